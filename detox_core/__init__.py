@@ -1,0 +1,10 @@
+"""detox-dashboard: evaluation of text detoxification systems.
+
+The package is importable without Streamlit; only :mod:`detox_core.ui` talks to it.
+"""
+
+from detox_core.errors import DetoxInputError
+
+__version__ = "0.1.0"
+
+__all__ = ["DetoxInputError", "__version__"]

@@ -1,0 +1,220 @@
+"""Searching, filtering and describing a parallel corpus.
+
+:func:`prepare_corpus` adds the derived columns once (lengths, lexicon hits,
+lower-cased search text); :func:`filter_corpus` then answers a search over the
+8,600 RUSSE-2022 pairs in milliseconds, and :func:`corpus_stats` gives the numbers the
+Corpus page plots.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pandas as pd
+
+from detox_core.data import REFERENCE_COLUMNS, normalise_word
+from detox_core.errors import DetoxInputError
+from detox_core.text import edit_kind, lexicon_hits, words
+
+Field = Literal["toxic", "neutral", "both"]
+LexiconFilter = Literal["any", "with", "without"]
+
+
+def prepare_corpus(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Add the columns search, filters and statistics need.
+
+    Adds ``toxic_words``, ``toxic_chars``, ``lexicon_words`` (the toxic sentence's
+    lexicon words, comma-separated), ``n_lexicon`` and lower-cased, ``ё``-folded
+    ``_toxic_lc`` / ``_neutral_lc`` for case-insensitive search.
+    """
+    out = frame.copy()
+    out["toxic_words"] = out["toxic_comment"].map(lambda t: len(words(t))).astype(int)
+    out["toxic_chars"] = out["toxic_comment"].str.len().astype(int)
+    hits = out["toxic_comment"].map(lambda t: lexicon_hits(t, lexicon))
+    out["lexicon_words"] = hits.map(lambda h: ", ".join(dict.fromkeys(h)))
+    out["n_lexicon"] = hits.map(len).astype(int)
+    out["_toxic_lc"] = out["toxic_comment"].map(normalise_word)
+    neutral = out[list(REFERENCE_COLUMNS)].agg("\n".join, axis=1)
+    out["_neutral"] = neutral
+    out["_neutral_lc"] = neutral.map(normalise_word)
+    return out
+
+
+@dataclass
+class CorpusQuery:
+    """What the user asked for on the Corpus page.
+
+    Attributes:
+        text: substring or regular expression; empty matches everything.
+        regex: treat ``text`` as a Python regular expression.
+        case_sensitive: off by default; then case and ``ё``/``е`` are ignored.
+        search_in: search in the toxic sentence, the paraphrases, or both.
+        splits: keep only these splits (empty = all).
+        n_refs: keep rows with these numbers of paraphrases (empty = all).
+        min_words / max_words: toxic sentence length in words (None = no bound).
+        lexicon: ``with`` / ``without`` lexicon words in the toxic sentence.
+    """
+
+    text: str = ""
+    regex: bool = False
+    case_sensitive: bool = False
+    search_in: Field = "both"
+    splits: Sequence[str] = field(default_factory=tuple)
+    n_refs: Sequence[int] = field(default_factory=tuple)
+    min_words: int | None = None
+    max_words: int | None = None
+    lexicon: LexiconFilter = "any"
+
+
+def compile_pattern(text: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
+    """The search as a compiled pattern; a bad regex raises DetoxInputError."""
+    if not case_sensitive:
+        # The searched columns are lower-cased with ё folded into е; fold the pattern
+        # the same way (only ё: lower-casing a regex would turn \W into \w).
+        text = text.replace("ё", "е").replace("Ё", "Е")
+    pattern = text if regex else re.escape(text)
+    try:
+        return re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
+    except re.error as err:
+        where = f" at position {err.pos + 1}" if err.pos is not None else ""
+        raise DetoxInputError(f"invalid regular expression{where}: {err.msg}", column=err.pos + 1 if err.pos is not None else None) from None
+
+
+def filter_corpus(prepared: pd.DataFrame, query: CorpusQuery) -> pd.DataFrame:
+    """Rows of a :func:`prepare_corpus` frame that match ``query``, in corpus order."""
+    mask = pd.Series(True, index=prepared.index)
+    if query.splits:
+        mask &= prepared["split"].isin(list(query.splits))
+    if query.n_refs:
+        mask &= prepared["n_refs"].isin(list(query.n_refs))
+    if query.min_words is not None:
+        mask &= prepared["toxic_words"] >= query.min_words
+    if query.max_words is not None:
+        mask &= prepared["toxic_words"] <= query.max_words
+    if query.lexicon == "with":
+        mask &= prepared["n_lexicon"] > 0
+    elif query.lexicon == "without":
+        mask &= prepared["n_lexicon"] == 0
+    if query.text:
+        sub = prepared[mask]
+        if query.case_sensitive:
+            cols = {"toxic": ["toxic_comment"], "neutral": ["_neutral"], "both": ["toxic_comment", "_neutral"]}[query.search_in]
+        else:
+            cols = {"toxic": ["_toxic_lc"], "neutral": ["_neutral_lc"], "both": ["_toxic_lc", "_neutral_lc"]}[query.search_in]
+        if query.regex:
+            pattern = compile_pattern(query.text, True, query.case_sensitive)
+            hit = pd.Series(False, index=sub.index)
+            for c in cols:
+                hit |= sub[c].map(lambda s: pattern.search(s) is not None).astype(bool)
+        else:
+            needle = query.text if query.case_sensitive else normalise_word(query.text)
+            hit = pd.Series(False, index=sub.index)
+            for c in cols:
+                hit |= sub[c].str.contains(needle, regex=False)
+        mask.loc[sub.index] &= hit
+    return prepared[mask]
+
+
+def public_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Drop the internal search columns (for display and export)."""
+    return frame[[c for c in frame.columns if not c.startswith("_")]]
+
+
+@dataclass
+class CorpusStats:
+    """Numbers that describe a corpus (or a filtered part of it).
+
+    Attributes:
+        n_pairs: toxic sentences.
+        n_edits: (toxic, paraphrase) pairs.
+        lengths: long frame ``text`` (toxic/neutral), ``words`` per sentence.
+        refs_per_input: paraphrases per toxic sentence -> rows.
+        removed: most often removed words with ``count`` and ``in_lexicon``.
+        edit_kinds: ``unchanged``/``deletion``/``rewrite`` -> number of edits.
+    """
+
+    n_pairs: int
+    n_edits: int
+    lengths: pd.DataFrame
+    refs_per_input: pd.Series
+    removed: pd.DataFrame
+    edit_kinds: pd.Series
+
+    @property
+    def deletion_share(self) -> float:
+        """Share of edits that only delete words (unchanged copies excluded)."""
+        changed = self.edit_kinds.get("deletion", 0) + self.edit_kinds.get("rewrite", 0)
+        return float(self.edit_kinds.get("deletion", 0) / changed) if changed else 0.0
+
+
+def prepare_edits(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (toxic sentence, paraphrase), with what the paraphrase changed.
+
+    Columns: ``pair_id``, ``toxic``, ``neutral``, ``neutral_words`` (length),
+    ``kind`` (see :func:`detox_core.text.edit_kind`) and ``removed`` (the set of
+    source words missing from the paraphrase). Computed once per corpus, so that
+    statistics of any filtered subset are a cheap aggregation.
+    """
+    parts = []
+    for col in REFERENCE_COLUMNS:
+        sub = frame[frame[col] != ""]
+        parts.append(pd.DataFrame({"pair_id": sub["pair_id"], "toxic": sub["toxic_comment"], "neutral": sub[col]}))
+    out = pd.concat(parts, ignore_index=True)
+    out["neutral_words"] = out["neutral"].map(lambda t: len(words(t))).astype(int)
+    out["kind"] = [edit_kind(a, b) for a, b in zip(out["toxic"], out["neutral"])]
+    out["removed"] = [frozenset(words(a)) - frozenset(words(b)) for a, b in zip(out["toxic"], out["neutral"])]
+    return out
+
+
+def corpus_stats(
+    prepared: pd.DataFrame,
+    edits: pd.DataFrame,
+    lexicon: frozenset[str] = frozenset(),
+    top: int = 30,
+    min_word_chars: int = 3,
+) -> CorpusStats:
+    """Describe a prepared corpus (or a filtered part of it).
+
+    Args:
+        prepared: rows of :func:`prepare_corpus` (filtered or not).
+        edits: :func:`prepare_edits` of the whole corpus; only edits of
+            ``prepared``'s pairs are counted.
+        lexicon: marks which removed words are lexicon words.
+        top: how many removed words to return.
+        min_word_chars: removed words shorter than this (conjunctions,
+            prepositions) are left out of the ranking.
+    """
+    keep = set(prepared["pair_id"])
+    pairs = edits[[pid in keep for pid in edits["pair_id"]]]
+    lengths = pd.concat(
+        [
+            pd.DataFrame({"text": "toxic", "words": prepared["toxic_words"]}),
+            pd.DataFrame({"text": "neutral", "words": pairs["neutral_words"]}),
+        ],
+        ignore_index=True,
+    )
+    counts: dict[str, int] = {}
+    for gone in pairs["removed"]:
+        for w in gone:
+            if len(w) >= min_word_chars:
+                counts[w] = counts.get(w, 0) + 1
+    removed = (
+        pd.DataFrame({"word": list(counts), "count": list(counts.values())}, columns=["word", "count"])
+        .sort_values(["count", "word"], ascending=[False, True])
+        .head(top)
+        .reset_index(drop=True)
+    )
+    # Set membership in Python: pandas' isin against a 100k-word set is far slower.
+    removed["in_lexicon"] = [w in lexicon for w in removed["word"]]
+    edit_kinds = pairs["kind"].value_counts().reindex(["unchanged", "deletion", "rewrite"], fill_value=0)
+    return CorpusStats(
+        n_pairs=len(prepared),
+        n_edits=len(pairs),
+        lengths=lengths,
+        refs_per_input=prepared["n_refs"].value_counts().sort_index(),
+        removed=removed,
+        edit_kinds=edit_kinds,
+    )

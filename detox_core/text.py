@@ -1,0 +1,136 @@
+"""Words, lexicon matches and word-level diffs of a toxic sentence and its rewrite.
+
+Pure functions over strings; the HTML rendering of a diff lives in
+:mod:`detox_core.ui.render`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from detox_core.data import normalise_word
+
+# A word may hold inner hyphens, apostrophes or masking asterisks ("по-русски", "х*й").
+WORD_RE = re.compile(r"\w+(?:[-'’*]+\w+)*")
+# Every character belongs to exactly one token, so joining tokens restores the text.
+TOKEN_RE = re.compile(r"\w+(?:[-'’*]+\w+)*|\s+|[^\w\s]+")
+
+Op = Literal["equal", "delete", "insert"]
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of ``text`` (lower case, ``ё`` folded to ``е``)."""
+    return [normalise_word(w) for w in WORD_RE.findall(text)]
+
+
+def lexicon_hits(text: str, lexicon: frozenset[str] | set[str]) -> list[str]:
+    """The words of ``text`` found in ``lexicon``, in order, normalised."""
+    if not lexicon:
+        return []
+    return [w for w in words(text) if w in lexicon]
+
+
+@dataclass(frozen=True)
+class Token:
+    """One piece of a text in a diff view.
+
+    Attributes:
+        text: the original characters (whitespace tokens included).
+        op: ``equal``, or ``delete`` (only in the source) / ``insert`` (only in the
+            target).
+        is_word: a word, as opposed to whitespace or punctuation.
+        toxic: the word is in the lexicon.
+    """
+
+    text: str
+    op: Op
+    is_word: bool
+    toxic: bool = False
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    """Both sides of a word-level diff; joining each side's texts restores it."""
+
+    source: list[Token]
+    target: list[Token]
+
+    @property
+    def removed(self) -> list[str]:
+        return [normalise_word(t.text) for t in self.source if t.op == "delete" and t.is_word]
+
+    @property
+    def added(self) -> list[str]:
+        return [normalise_word(t.text) for t in self.target if t.op == "insert" and t.is_word]
+
+
+def _tokens(text: str) -> list[str]:
+    return TOKEN_RE.findall(text)
+
+
+def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = frozenset()) -> WordDiff:
+    """Diff two texts word by word (case- and ``ё``-insensitive).
+
+    Whitespace is kept for display but takes no part in the alignment, so a changed
+    space never shows as an edit; punctuation marks are tokens of their own.
+    """
+    src_tokens, tgt_tokens = _tokens(source), _tokens(target)
+    src_idx = [i for i, t in enumerate(src_tokens) if not t.isspace()]
+    tgt_idx = [i for i, t in enumerate(tgt_tokens) if not t.isspace()]
+    a = [normalise_word(src_tokens[i]) for i in src_idx]
+    b = [normalise_word(tgt_tokens[i]) for i in tgt_idx]
+    src_ops: list[Op] = ["equal"] * len(src_tokens)
+    tgt_ops: list[Op] = ["equal"] * len(tgt_tokens)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("delete", "replace"):
+            for k in range(i1, i2):
+                src_ops[src_idx[k]] = "delete"
+        if tag in ("insert", "replace"):
+            for k in range(j1, j2):
+                tgt_ops[tgt_idx[k]] = "insert"
+
+    def build(tokens: list[str], ops: list[Op]) -> list[Token]:
+        out = []
+        for tok, op in zip(tokens, ops):
+            is_word = bool(WORD_RE.fullmatch(tok))
+            out.append(Token(tok, op, is_word, is_word and normalise_word(tok) in lexicon))
+        return out
+
+    return WordDiff(build(src_tokens, src_ops), build(tgt_tokens, tgt_ops))
+
+
+EditKind = Literal["unchanged", "deletion", "rewrite"]
+
+
+def edit_kind(source: str, target: str) -> EditKind:
+    """Classify a rewrite by its words (punctuation and case ignored).
+
+    ``unchanged``: same words; ``deletion``: the target's words are the source's
+    with some removed and nothing added or replaced (the "Delete" baseline's kind of
+    edit); ``rewrite``: anything else.
+    """
+    a, b = words(source), words(target)
+    if a == b:
+        return "unchanged"
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    if all(tag in ("equal", "delete") for tag, *_ in matcher.get_opcodes()):
+        return "deletion"
+    return "rewrite"
+
+
+def removed_words(pairs: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """Count, over (source, target) pairs, the source words missing from the target.
+
+    A word counts once per pair in which it was removed.
+    """
+    counts: dict[str, int] = {}
+    for source, target in pairs:
+        gone = set(words(source)) - set(words(target))
+        for w in gone:
+            counts[w] = counts.get(w, 0) + 1
+    return counts

@@ -1,0 +1,1 @@
+"""The only Streamlit-aware code of the package: cached loaders, sidebar, rendering."""

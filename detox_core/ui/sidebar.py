@@ -1,0 +1,133 @@
+"""The shared sidebar: which corpus every page works on.
+
+``app.py`` renders it once per run, before the page, and leaves the choice in the
+session state; a page run on its own (tests) renders it itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+import streamlit as st
+
+from detox_core import data
+from detox_core.errors import DetoxInputError
+from detox_core.ui import cache
+from detox_core.ui.navigation import ensure_app_navigation
+
+CHOICE_KEY = "_corpus_choice"
+OWNER_KEY = "_sidebar_owner"
+UPLOAD = "upload"
+MAX_UPLOAD_MB = 50
+
+
+@dataclass
+class CorpusChoice:
+    """The corpus picked in the sidebar.
+
+    Attributes:
+        source: a registered dataset name, or ``"upload"``.
+        label: human-readable name of the source.
+        splits: the chosen splits (``("upload",)`` for an uploaded file).
+        prepared: :func:`detox_core.corpus.prepare_corpus` frame, None if no data.
+        edits: :func:`detox_core.corpus.prepare_edits` frame, None if no data.
+        lexicon: the toxic lexicon in use (may be empty).
+        problem: why there is no data, in words a user can act on.
+    """
+
+    source: str
+    label: str
+    splits: tuple[str, ...] = ()
+    prepared: pd.DataFrame | None = None
+    edits: pd.DataFrame | None = None
+    lexicon: frozenset[str] = field(default_factory=frozenset)
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.prepared is not None
+
+
+def _source_label(source: str) -> str:
+    return "Upload a corpus TSV" if source == UPLOAD else data.DATASETS[source].title
+
+
+def render_sidebar(owner: str = "page") -> CorpusChoice:
+    """Draw the dataset/split pickers and return (and remember) the choice.
+
+    Args:
+        owner: ``"app"`` when called by app.py, so that pages reuse the choice
+            instead of drawing the widgets a second time.
+    """
+    st.session_state[OWNER_KEY] = owner
+    sources = [*data.DATASETS, UPLOAD]
+    with st.sidebar:
+        st.subheader("Data")
+        source = st.selectbox(
+            "Dataset", sources, format_func=_source_label, key="dataset", bind="query-params",
+            help="A dataset fetched with `python -m detox_core fetch-data`, or a TSV file of your own.",
+        )
+        if source == UPLOAD:
+            choice = _upload_choice()
+        else:
+            choice = _dataset_choice(source)
+        if choice.ok:
+            st.caption(f"{len(choice.prepared):,} toxic sentences · {len(choice.edits):,} paraphrases")
+    st.session_state[CHOICE_KEY] = choice
+    return choice
+
+
+def _dataset_choice(name: str) -> CorpusChoice:
+    ds = data.DATASETS[name]
+    available = ds.available_splits()
+    if not available:
+        st.warning("Not fetched yet.")
+        return CorpusChoice(
+            name, ds.title,
+            problem=(
+                f"The {ds.title} files are not in `{data.data_dir() / name}`. Fetch them with "
+                "`python -m detox_core fetch-data` (from a mirror with `--mirror DIR`), or pick "
+                "**Upload a corpus TSV** in the sidebar to explore a file of your own."
+            ),
+        )
+    splits = st.multiselect(
+        "Splits", available, default=available, key="splits", bind="query-params",
+        help="Every page works on these splits.",
+    )
+    if not splits:
+        return CorpusChoice(name, ds.title, problem="Pick at least one split in the sidebar.")
+    prepared, edits = cache.prepared_dataset(name, tuple(splits))
+    return CorpusChoice(name, ds.title, tuple(splits), prepared, edits, cache.lexicon(name))
+
+
+def _upload_choice() -> CorpusChoice:
+    upload = st.file_uploader(
+        "Corpus TSV", type=["tsv", "txt"], key="corpus_upload",
+        help="Tab-separated, UTF-8, with a header: toxic_comment, neutral_comment1..3 (optional), index (optional).",
+    )
+    label = "Uploaded corpus"
+    if upload is None:
+        return CorpusChoice(
+            UPLOAD, label,
+            problem=(
+                "Upload a tab-separated UTF-8 file in the sidebar. Its header names the columns: "
+                "`toxic_comment` (required), `neutral_comment1`..`neutral_comment3` (paraphrases, "
+                "empty = none) and an optional integer `index`."
+            ),
+        )
+    try:
+        prepared, edits = cache.prepared_upload(upload.getvalue(), upload.name)
+    except DetoxInputError as err:
+        st.error(str(err))
+        return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {err}")
+    return CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits, cache.lexicon("russe2022"))
+
+
+def current_choice() -> CorpusChoice:
+    """The choice ``app.py`` made this run; renders the sidebar when run alone."""
+    ensure_app_navigation()
+    choice = st.session_state.get(CHOICE_KEY)
+    if st.session_state.get(OWNER_KEY) == "app" and isinstance(choice, CorpusChoice):
+        return choice
+    return render_sidebar()

@@ -1,0 +1,225 @@
+"""Corpus: browse the parallel corpus of toxic sentences and their paraphrases."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, public_columns
+from detox_core.data import REFERENCE_COLUMNS
+from detox_core.errors import DetoxInputError
+from detox_core.text import edit_kind, word_diff
+from detox_core.ui import render
+from detox_core.ui.sidebar import current_choice
+
+TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *REFERENCE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
+EDIT_KIND_LABEL = {
+    "unchanged": "unchanged copy",
+    "deletion": "pure deletion",
+    "rewrite": "rewrite",
+}
+
+st.title("Corpus")
+choice = current_choice()
+if not choice.ok:
+    st.info(choice.problem or "No corpus loaded.", icon=":material/info:")
+    st.stop()
+
+prepared, edits = choice.prepared, choice.edits
+st.caption(
+    f"{choice.label} · splits: {', '.join(choice.splits)} · {len(prepared):,} toxic sentences with "
+    f"{len(edits):,} neutral paraphrases" + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon else "")
+)
+
+# ------------------------------------------------------------------ search and filters
+c1, c2, c3, c4 = st.columns([4.2, 1.3, 1.6, 2.8], vertical_alignment="bottom")
+text = c1.text_input(
+    "Search", key="q", bind="query-params", placeholder="a word, a phrase or a regular expression",
+    help="Case and ё/е are ignored unless **Match case** is on.",
+)
+use_regex = c2.toggle("Regex", key="regex", bind="query-params", help="Python regular expression syntax.")
+case = c3.toggle("Match case", key="case", bind="query-params")
+search_in = c4.segmented_control(
+    "Search in", ["both", "toxic", "neutral"], default="both", required=True, key="in", bind="query-params",
+    format_func={"both": "both", "toxic": "toxic", "neutral": "paraphrases"}.get,
+)
+
+with st.expander("Filters", icon=":material/filter_list:"):
+    f1, f2, f3 = st.columns(3)
+    ref_options = sorted(int(n) for n in prepared["n_refs"].unique())
+    n_refs = f1.multiselect(
+        "Paraphrases per input", ref_options, key="refs", bind="query-params",
+        placeholder="any number", help="Keep toxic sentences with this many neutral paraphrases.",
+    )
+    lo, hi = int(prepared["toxic_words"].min()), int(prepared["toxic_words"].max())
+    if hi > lo:
+        length = f2.slider("Toxic sentence length (words)", lo, hi, (lo, hi), key="len", bind="query-params")
+    else:
+        length = (lo, hi)
+    lexicon_filter = f3.selectbox(
+        "Lexicon words in the toxic sentence", ["any", "with", "without"], key="lex", bind="query-params",
+        format_func={"any": "any", "with": "at least one", "without": "none"}.get,
+        disabled=not choice.lexicon, help="Words of the toxic lexicon (`lexicon/toxic_vocab.txt`).",
+    )
+
+query = CorpusQuery(
+    text=text or "",
+    regex=use_regex,
+    case_sensitive=case,
+    search_in=search_in or "both",
+    n_refs=tuple(n_refs),
+    min_words=length[0] if length[0] > lo else None,
+    max_words=length[1] if length[1] < hi else None,
+    lexicon=lexicon_filter if choice.lexicon else "any",
+)
+try:
+    shown = filter_corpus(prepared, query)
+except DetoxInputError as err:
+    st.error(f"Search: {err}", icon=":material/error:")
+    shown = prepared.iloc[0:0]
+
+# ------------------------------------------------------------------ table
+m1, m2, m3 = st.columns(3)
+m1.metric("Pairs shown", f"{len(shown):,}", help="Toxic sentences matching the search and filters.")
+m2.metric("of all", f"{len(prepared):,}")
+m3.metric("Paraphrases shown", f"{int(shown['n_refs'].sum()):,}")
+
+view = public_columns(shown)[TABLE_COLUMNS]
+# A new search is a new table: the row selection belongs to the old one.
+table_key = "corpus_table_" + hashlib.md5(repr(query).encode() + repr(choice.splits).encode()).hexdigest()[:10]
+url_pair = st.query_params.get("pair")
+default_rows = []
+if url_pair is not None:
+    hits = [i for i, pid in enumerate(view["pair_id"]) if pid == url_pair]
+    default_rows = hits[:1]
+event = st.dataframe(
+    view,
+    key=table_key,
+    on_select="rerun",
+    selection_mode="single-row",
+    selection_default={"selection": {"rows": default_rows}} if default_rows else None,
+    hide_index=True,
+    height=380,
+    column_config={
+        "pair_id": st.column_config.TextColumn("Pair", help="split-index; select a row to see the pair", width="small"),
+        "split": st.column_config.TextColumn("Split", width="small"),
+        "toxic_comment": st.column_config.TextColumn("Toxic", width="large"),
+        "neutral_comment1": st.column_config.TextColumn("Paraphrase 1", width="large"),
+        "neutral_comment2": st.column_config.TextColumn("Paraphrase 2", width="medium"),
+        "neutral_comment3": st.column_config.TextColumn("Paraphrase 3", width="medium"),
+        "n_refs": st.column_config.NumberColumn("# para.", help="Number of neutral paraphrases", width="small"),
+        "toxic_words": st.column_config.NumberColumn("Words", help="Length of the toxic sentence in words", width="small"),
+        "lexicon_words": st.column_config.TextColumn("Lexicon words", help="Toxic-lexicon words in the toxic sentence"),
+    },
+)
+rows = list(event.selection.rows) if event is not None else []
+prev_key, prev_rows = st.session_state.get("_corpus_prev", (None, []))
+if rows:
+    picked = str(view.iloc[rows[0]]["pair_id"])
+    if picked != url_pair:
+        st.query_params["pair"] = picked
+        url_pair = picked
+elif prev_key == table_key and prev_rows:
+    # The user cleared the selection of this very table.
+    st.query_params.pop("pair", None)
+    url_pair = None
+st.session_state["_corpus_prev"] = (table_key, rows)
+
+d1, d2, _ = st.columns([1, 1.3, 3])
+d1.download_button(
+    "Export CSV", view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
+    mime="text/csv", icon=":material/download:", help="The shown rows, all columns.",
+)
+corpus_tsv = view[["toxic_comment", *REFERENCE_COLUMNS]].to_csv(sep="\t", index=False).encode("utf-8")
+d2.download_button(
+    "Export corpus TSV", corpus_tsv, file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
+    icon=":material/download:", help="The shown rows in the corpus format, ready to upload again.",
+)
+
+# ------------------------------------------------------------------ the selected pair
+st.subheader("Pair")
+if url_pair is None:
+    st.caption("Select a row of the table to compare the toxic sentence with each paraphrase.")
+else:
+    match = prepared[prepared["pair_id"] == url_pair]
+    if match.empty:
+        st.warning(f"Pair `{url_pair}` is not in the chosen dataset and splits.", icon=":material/warning:")
+    else:
+        row = match.iloc[0]
+        st.markdown(render.STYLE + render.LEGEND, unsafe_allow_html=True)
+        meta = f"`{row['pair_id']}` · line {row['line']} of the {row['split']} file · {row['toxic_words']} words"
+        if row["lexicon_words"]:
+            meta += f" · lexicon words: {row['lexicon_words']}"
+        st.caption(meta + " · the address bar now links to this pair")
+        refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+        if not refs:
+            src, _ = render.diff_html(word_diff(row["toxic_comment"], "", choice.lexicon))
+            st.markdown(src, unsafe_allow_html=True)
+            st.caption("This input has no paraphrase (test inputs without references).")
+        for k, ref in enumerate(refs, 1):
+            diff = word_diff(row["toxic_comment"], ref, choice.lexicon)
+            src, tgt = render.diff_html(diff)
+            left, right = st.columns(2)
+            left.markdown(f"**Toxic**", help="Removed words struck through; lexicon words in bold.")
+            left.markdown(src, unsafe_allow_html=True)
+            right.markdown(f"**Paraphrase {k}** · {EDIT_KIND_LABEL[edit_kind(row['toxic_comment'], ref)]}")
+            right.markdown(tgt, unsafe_allow_html=True)
+            removed, added = diff.removed, diff.added
+            st.caption(
+                f"removed: {', '.join(dict.fromkeys(removed)) or '—'} · added: {', '.join(dict.fromkeys(added)) or '—'}"
+            )
+
+# ------------------------------------------------------------------ statistics
+st.subheader("Statistics of the shown pairs")
+if shown.empty:
+    st.caption("No pairs match.")
+    st.stop()
+stats = corpus_stats(shown, edits, choice.lexicon)
+s1, s2, s3, s4 = st.columns(4)
+s1.metric("Toxic sentences", f"{stats.n_pairs:,}")
+s2.metric("Paraphrases", f"{stats.n_edits:,}")
+s3.metric(
+    "Pure deletions", f"{stats.deletion_share:.1%}",
+    help="Share of changed paraphrases whose words are the toxic sentence's words with some removed "
+    "and nothing added or replaced (case and punctuation ignored).",
+)
+s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}", help="Paraphrases with the same words as the input.")
+
+t1, t2, t3, t4 = st.tabs(["Lengths", "Paraphrases per input", "Most often removed words", "Kinds of edit"])
+with t1:
+    cap = int(stats.lengths["words"].quantile(0.995)) + 1
+    fig = px.histogram(
+        stats.lengths[stats.lengths["words"] <= cap], x="words", color="text", barmode="overlay",
+        nbins=min(cap, 80), opacity=0.65, labels={"words": "length in words", "text": ""},
+        category_orders={"text": ["toxic", "neutral"]},
+    )
+    fig.update_layout(height=340, margin=dict(t=10, b=10), yaxis_title="sentences")
+    st.plotly_chart(fig, width="stretch")
+    med = stats.lengths.groupby("text")["words"].median()
+    st.caption(
+        f"Median length: toxic {med.get('toxic', 0):.0f} words, neutral {med.get('neutral', 0):.0f} words"
+        f" (the longest 0.5% are cut from the plot)."
+    )
+with t2:
+    refs = stats.refs_per_input.rename_axis("paraphrases").reset_index(name="toxic sentences")
+    fig = px.bar(refs, x="paraphrases", y="toxic sentences", text="toxic sentences")
+    fig.update_layout(height=320, margin=dict(t=10, b=10), xaxis=dict(dtick=1))
+    st.plotly_chart(fig, width="stretch")
+with t3:
+    removed = stats.removed.assign(kind=lambda d: d["in_lexicon"].map({True: "lexicon word", False: "other word"}))
+    fig = px.bar(
+        removed.iloc[::-1], x="count", y="word", orientation="h", color="kind",
+        color_discrete_map={"lexicon word": "#c0392b", "other word": "#7f8c8d"},
+        labels={"count": "paraphrases that removed the word", "word": "", "kind": ""},
+    )
+    fig.update_layout(height=max(320, 18 * len(removed)), margin=dict(t=10, b=10))
+    st.plotly_chart(fig, width="stretch")
+    st.caption("Words of 3+ letters present in the toxic sentence and absent from the paraphrase, counted once per paraphrase.")
+with t4:
+    kinds = stats.edit_kinds.rename(index=EDIT_KIND_LABEL).rename_axis("kind").reset_index(name="paraphrases")
+    fig = px.bar(kinds, x="kind", y="paraphrases", text="paraphrases", color="kind")
+    fig.update_layout(height=320, margin=dict(t=10, b=10), showlegend=False)
+    st.plotly_chart(fig, width="stretch")

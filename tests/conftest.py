@@ -1,0 +1,60 @@
+"""Shared fixtures: a tiny RUSSE-like dataset on disk and the real fetched data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from detox_core.data import PROJECT_ROOT
+
+TINY_TRAIN = (
+    "index\ttoxic_comment\tneutral_comment1\tneutral_comment2\tneutral_comment3\n"
+    "0\tты дебил, иди отсюда\tты неправ, иди отсюда\tуйди, пожалуйста\t\n"
+    "1\tэтот мудак опять врёт\tэтот человек опять врёт\t\t\n"
+    "2\tкакая хрень эта ваша новость\tкакая ерунда эта ваша новость\tэта новость плохая\tнеинтересная новость\n"
+    "3\tЁлки, ну и погода блять\tЁлки, ну и погода\t\t\n"
+    "4\t\"цитата \"\"дебилы\"\" с кавычками\"\tцитата с кавычками\t\t\n"
+)
+TINY_DEV = (
+    "toxic_comment\tneutral_comment1\tneutral_comment2\tneutral_comment3\n"
+    "заткнись уже, идиот\tпомолчи уже\t\t\n"
+    "<script>alert(1)</script> тупой\t<b>не</b> умный\t\t\n"
+)
+TINY_TEST = "toxic_comment\tneutral_comment1\nсука как же надоело\tкак же надоело\n"
+TINY_LEXICON = "дебил\nмудак\nхрень\nблять\nсука\nидиот\nтупой\n"
+
+
+def write_tiny_dataset(root: Path) -> Path:
+    """Write a small dataset in the RUSSE-2022 layout under ``root/russe2022``."""
+    base = root / "russe2022"
+    (base / "lexicon").mkdir(parents=True, exist_ok=True)
+    (base / "train.tsv").write_text(TINY_TRAIN, encoding="utf-8")
+    (base / "dev.tsv").write_text(TINY_DEV, encoding="utf-8")
+    (base / "test_references.tsv").write_text(TINY_TEST, encoding="utf-8")
+    (base / "lexicon" / "toxic_vocab.txt").write_text(TINY_LEXICON, encoding="utf-8")
+    return base
+
+
+@pytest.fixture
+def tiny_data(tmp_path, monkeypatch) -> Path:
+    """A tiny dataset, made the app's data directory."""
+    write_tiny_dataset(tmp_path)
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def real_data() -> Path:
+    """The fetched RUSSE-2022 data (``make test`` fetches it first).
+
+    In CI a missing dataset is a failure, elsewhere the tests that need it skip.
+    """
+    base = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "russe2022"
+    if not (base / "train.tsv").is_file():
+        msg = f"RUSSE-2022 data not fetched into {base}: run `python -m detox_core fetch-data`"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return base

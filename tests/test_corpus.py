@@ -1,0 +1,108 @@
+"""Search, filters and corpus statistics."""
+
+from __future__ import annotations
+
+import pytest
+
+from detox_core import data
+from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, prepare_corpus, prepare_edits, public_columns
+from detox_core.errors import DetoxInputError
+from tests.conftest import write_tiny_dataset
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    write_tiny_dataset(tmp_path)
+    frame = data.load_dataset("russe2022", None, tmp_path)
+    lexicon = data.load_dataset_lexicon("russe2022", tmp_path)
+    prepared = prepare_corpus(frame, lexicon)
+    return prepared, prepare_edits(prepared), lexicon
+
+
+def ids(frame):
+    return list(frame["pair_id"])
+
+
+def test_prepare_adds_lengths_and_lexicon_words(tiny):
+    prepared, _, _ = tiny
+    row = prepared.set_index("pair_id").loc["train-0"]
+    assert row["toxic_words"] == 4 and row["lexicon_words"] == "дебил" and row["n_lexicon"] == 1
+    assert prepared.set_index("pair_id").loc["train-3", "lexicon_words"] == "блять"
+
+
+def test_substring_search_ignores_case_and_yo(tiny):
+    prepared, _, _ = tiny
+    assert ids(filter_corpus(prepared, CorpusQuery(text="ДЕБИЛ"))) == ["train-0", "train-4"]
+    assert ids(filter_corpus(prepared, CorpusQuery(text="елки"))) == ["train-3"]
+    assert ids(filter_corpus(prepared, CorpusQuery(text="ёлки", case_sensitive=True))) == []
+    assert ids(filter_corpus(prepared, CorpusQuery(text="Ёлки", case_sensitive=True))) == ["train-3"]
+
+
+def test_search_field(tiny):
+    prepared, _, _ = tiny
+    assert ids(filter_corpus(prepared, CorpusQuery(text="человек", search_in="toxic"))) == []
+    assert ids(filter_corpus(prepared, CorpusQuery(text="человек", search_in="neutral"))) == ["train-1"]
+    # A paraphrase other than the first one matches too.
+    assert ids(filter_corpus(prepared, CorpusQuery(text="неинтересная"))) == ["train-2"]
+
+
+def test_regex_search_and_special_characters(tiny):
+    prepared, _, _ = tiny
+    assert ids(filter_corpus(prepared, CorpusQuery(text=r"^эт\w+ (мудак|человек)", regex=True))) == ["train-1"]
+    # Without regex, special characters are literal.
+    assert ids(filter_corpus(prepared, CorpusQuery(text="<script>"))) == ["dev-1"]
+    assert ids(filter_corpus(prepared, CorpusQuery(text="("))) == ["dev-1"]
+
+
+def test_invalid_regex_is_a_clear_error(tiny):
+    prepared, _, _ = tiny
+    with pytest.raises(DetoxInputError, match="invalid regular expression at position"):
+        filter_corpus(prepared, CorpusQuery(text="(дебил", regex=True))
+
+
+def test_filters_combine(tiny):
+    prepared, _, _ = tiny
+    assert ids(filter_corpus(prepared, CorpusQuery(splits=["dev", "test"]))) == ["dev-0", "dev-1", "test-0"]
+    assert ids(filter_corpus(prepared, CorpusQuery(n_refs=[2, 3]))) == ["train-0", "train-2"]
+    assert ids(filter_corpus(prepared, CorpusQuery(min_words=5))) == ["train-2", "train-3", "dev-1"]
+    assert ids(filter_corpus(prepared, CorpusQuery(max_words=3))) == ["dev-0"]
+    assert ids(filter_corpus(prepared, CorpusQuery(lexicon="without"))) == ["train-4"]
+    assert ids(filter_corpus(prepared, CorpusQuery(text="дебил", lexicon="with"))) == ["train-0"]
+
+
+def test_public_columns_drop_internal(tiny):
+    prepared, _, _ = tiny
+    assert not [c for c in public_columns(prepared).columns if c.startswith("_")]
+
+
+def test_stats_by_hand(tiny):
+    prepared, edits, lexicon = tiny
+    stats = corpus_stats(prepared, edits, lexicon)
+    assert stats.n_pairs == 8 and stats.n_edits == 11
+    # Pure deletions: train-3 (drops "блять"), train-4 (drops "дебилы" and quotes),
+    # test-0 (drops "сука"); the 8 other paraphrases add or replace words.
+    assert stats.edit_kinds.to_dict() == {"unchanged": 0, "deletion": 3, "rewrite": 8}
+    assert stats.deletion_share == pytest.approx(3 / 11)
+    assert stats.refs_per_input.to_dict() == {1: 6, 2: 1, 3: 1}
+    top = stats.removed.set_index("word")
+    assert top.loc["дебил", "count"] == 2 and bool(top.loc["дебил", "in_lexicon"])
+    assert top.loc["хрень", "count"] == 3
+
+
+def test_stats_of_a_subset_use_only_its_edits(tiny):
+    prepared, edits, lexicon = tiny
+    sub = filter_corpus(prepared, CorpusQuery(splits=["test"]))
+    stats = corpus_stats(sub, edits, lexicon)
+    assert stats.n_edits == 1 and stats.removed["word"].tolist() == ["сука"]
+
+
+def test_real_corpus_statistics(real_data):
+    frame = data.load_dataset("russe2022", None, real_data.parent)
+    lexicon = data.load_dataset_lexicon("russe2022", real_data.parent)
+    prepared = prepare_corpus(frame, lexicon)
+    stats = corpus_stats(prepared, prepare_edits(prepared), lexicon)
+    assert stats.n_pairs == 6948 + 800 + 875
+    assert stats.n_edits == int(prepared["n_refs"].sum())
+    # Most removed words are swear words of the lexicon.
+    assert stats.removed.head(5)["in_lexicon"].all()
+    assert 0.1 < stats.deletion_share < 0.5

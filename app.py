@@ -17,14 +17,14 @@ pages = {
         st.Page("pages/corpus.py", title="Corpus", icon=":material/menu_book:", default=True),
     ],
     "Score": [
-        st.Page("pages/live_scoring.py", title="Live scoring", icon=":material/bolt:", url_path="live"),
-        st.Page("pages/submissions.py", title="Submissions", icon=":material/upload_file:", url_path="submissions"),
-        st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
-        st.Page("pages/compare.py", title="Compare systems", icon=":material/compare_arrows:", url_path="compare"),
+        st.Page("pages/live_scoring.py", title="Live scoring", icon=":material/bolt:"),
+        st.Page("pages/submissions.py", title="Submissions", icon=":material/upload_file:"),
+        st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
+        st.Page("pages/compare.py", title="Compare systems", icon=":material/compare_arrows:"),
     ],
     "Humans": [
-        st.Page("pages/human_eval.py", title="Human vs automatic", icon=":material/groups:", url_path="human"),
-        st.Page("pages/annotation.py", title="Annotation", icon=":material/edit_note:", url_path="annotate"),
+        st.Page("pages/human_eval.py", title="Human vs automatic", icon=":material/groups:"),
+        st.Page("pages/annotation.py", title="Annotation", icon=":material/edit_note:"),
     ],
 }
 page = st.navigation(pages)

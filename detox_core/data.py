@@ -553,6 +553,7 @@ class Dataset:
 
     name: str
     title: str
+    short: str
     language: str
     splits: dict[str, tuple[str, ...]]  # split -> candidate files, best first
     lexicon: str | None = None
@@ -583,6 +584,7 @@ DATASETS: dict[str, Dataset] = {
     "russe2022": Dataset(
         name="russe2022",
         title="RUSSE-2022 (Russian)",
+        short="RUSSE-2022",
         language="ru",
         splits={
             "train": ("train.tsv",),

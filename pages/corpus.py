@@ -42,10 +42,11 @@ text = c1.text_input(
 )
 use_regex = c2.toggle("Regex", key="regex", bind="query-params", help="Python regular expression syntax.")
 case = c3.toggle("Match case", key="case", bind="query-params")
-search_in = c4.segmented_control(
-    "Search in", ["both", "toxic", "neutral"], default="both", required=True, key="in", bind="query-params",
-    format_func={"both": "both", "toxic": "toxic", "neutral": "paraphrases"}.get,
-)
+SEARCH_IN = {"both": "both", "toxic": "toxic", "paraphrases": "neutral"}
+search_in = SEARCH_IN[
+    c4.segmented_control("Search in", list(SEARCH_IN), default="both", required=True, key="in", bind="query-params")
+    or "both"
+]
 
 with st.expander("Filters", icon=":material/filter_list:"):
     f1, f2, f3 = st.columns(3)
@@ -59,17 +60,20 @@ with st.expander("Filters", icon=":material/filter_list:"):
         length = f2.slider("Toxic sentence length (words)", lo, hi, (lo, hi), key="len", bind="query-params")
     else:
         length = (lo, hi)
-    lexicon_filter = f3.selectbox(
-        "Lexicon words in the toxic sentence", ["any", "with", "without"], key="lex", bind="query-params",
-        format_func={"any": "any", "with": "at least one", "without": "none"}.get,
-        disabled=not choice.lexicon, help="Words of the toxic lexicon (`lexicon/toxic_vocab.txt`).",
-    )
+    LEXICON_FILTER = {"any": "any", "present": "with", "absent": "without"}
+    lexicon_filter = LEXICON_FILTER[
+        f3.selectbox(
+            "Lexicon words in the toxic sentence", list(LEXICON_FILTER), key="lex", bind="query-params",
+            disabled=not choice.lexicon, help="Words of the toxic lexicon (`lexicon/toxic_vocab.txt`): "
+            "any = no filter, present = at least one, absent = none.",
+        )
+    ]
 
 query = CorpusQuery(
     text=text or "",
     regex=use_regex,
     case_sensitive=case,
-    search_in=search_in or "both",
+    search_in=search_in,
     n_refs=tuple(n_refs),
     min_words=length[0] if length[0] > lo else None,
     max_words=length[1] if length[1] < hi else None,

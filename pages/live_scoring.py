@@ -1,7 +1,5 @@
 """Live scoring: placeholder until its issue lands."""
 
-import streamlit as st
-
 from detox_core.ui.placeholder import placeholder_page
 
 placeholder_page(

@@ -49,8 +49,13 @@ class CorpusChoice:
         return self.prepared is not None
 
 
-def _source_label(source: str) -> str:
-    return "Upload a corpus TSV" if source == UPLOAD else data.DATASETS[source].title
+UPLOAD_LABEL = "Upload a corpus TSV"
+
+
+def _source_labels() -> dict[str, str]:
+    """Option label -> source. Bound widgets put the label in the URL, so labels are
+    short and stable: ``?dataset=RUSSE-2022``."""
+    return {**{ds.short: name for name, ds in data.DATASETS.items()}, UPLOAD_LABEL: UPLOAD}
 
 
 def render_sidebar(owner: str = "page") -> CorpusChoice:
@@ -61,13 +66,14 @@ def render_sidebar(owner: str = "page") -> CorpusChoice:
             instead of drawing the widgets a second time.
     """
     st.session_state[OWNER_KEY] = owner
-    sources = [*data.DATASETS, UPLOAD]
+    labels = _source_labels()
     with st.sidebar:
         st.subheader("Data")
-        source = st.selectbox(
-            "Dataset", sources, format_func=_source_label, key="dataset", bind="query-params",
+        label = st.selectbox(
+            "Dataset", list(labels), key="dataset", bind="query-params",
             help="A dataset fetched with `python -m detox_core fetch-data`, or a TSV file of your own.",
         )
+        source = labels[label]
         if source == UPLOAD:
             choice = _upload_choice()
         else:

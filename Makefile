@@ -1,0 +1,45 @@
+# detox-dashboard: the two commands of the README are `make run` and `make test`.
+# Both create .venv in the project, install requirements.txt into it (again only when
+# the file changes) and fetch the data (from ../shared/data/russe2022 when it is there,
+# else from the public sources; when neither can be reached they say what is missing
+# and go on: the app still starts and the tests that need the data are skipped).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.requirements-installed
+PORT   ?= 8501
+
+.PHONY: run test setup data e2e screenshots bench clean
+
+run: setup data
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: setup data
+	$(BIN)/python -m pytest
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+data: setup
+	@$(BIN)/python -m detox_core fetch-data --quiet || \
+		echo "fetch-data: some files are missing (see above); continuing without them."
+
+# Browser tests only (needs Debian's chromium: apt-get install chromium).
+e2e: setup data
+	$(BIN)/python -m pytest -m e2e tests/e2e
+
+# Re-take the README's screenshots in headless Chromium.
+screenshots: setup data
+	DETOX_SCREENSHOTS=tests/e2e/screenshots $(BIN)/python -m pytest -m e2e tests/e2e -q
+
+bench: setup data
+	$(BIN)/python benchmarks/bench_corpus_search.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,109 @@
+"""AppTest of the Corpus page, on a tiny dataset and on the real one."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+
+PAGE = str(PROJECT_ROOT / "pages" / "corpus.py")
+
+
+def run_page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def visible_text(at: AppTest) -> str:
+    """What a reader sees of the page's markdown: tags dropped, entities decoded."""
+    raw = "".join(m.value for m in at.markdown)
+    return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+def table(at: AppTest):
+    return at.dataframe[0].value
+
+
+def test_page_renders_with_key_widgets(tiny_data):
+    at = run_page()
+    assert at.title[0].value == "Corpus"
+    assert at.text_input(key="q").value == ""
+    assert at.toggle(key="regex").value is False and at.toggle(key="case").value is False
+    assert at.multiselect(key="refs").options == ["1", "2", "3"]
+    assert at.slider(key="len") is not None and at.selectbox(key="lex").value == "any"
+    assert [b.label for b in at.get("download_button")] == ["Export CSV", "Export corpus TSV"]
+    assert len(table(at)) == 8
+    assert at.selectbox(key="dataset").value == "RUSSE-2022"
+    assert at.multiselect(key="splits").value == ["train", "dev", "test"]
+
+
+def test_search_narrows_the_table(tiny_data):
+    at = run_page()
+    at.text_input(key="q").input("дебил").run()
+    assert not at.exception
+    assert list(table(at)["pair_id"]) == ["train-0", "train-4"]
+    assert at.metric[0].value == "2"
+
+
+def test_filters_and_splits(tiny_data):
+    at = run_page()
+    at.multiselect(key="splits").set_value(["dev"]).run()
+    assert list(table(at)["pair_id"]) == ["dev-0", "dev-1"]
+    at.selectbox(key="lex").set_value("absent").run()
+    assert len(table(at)) == 0
+    assert "No pairs match." in [c.value for c in at.caption]
+
+
+def test_invalid_regex_shows_an_error_not_a_crash(tiny_data):
+    at = run_page()
+    at.toggle(key="regex").set_value(True).run()
+    at.text_input(key="q").input("(дебил").run()
+    assert not at.exception
+    assert any("invalid regular expression" in e.value for e in at.error)
+    assert len(table(at)) == 0
+
+
+def test_pair_from_the_url_is_shown(tiny_data):
+    at = run_page({"pair": "train-2"})
+    text = visible_text(at)
+    assert "какая ерунда эта ваша новость" in text and "неинтересная новость" in text
+    assert any("train-2" in c.value for c in at.caption)
+
+
+def test_unknown_pair_in_the_url_warns(tiny_data):
+    at = run_page({"pair": "train-999"})
+    assert any("train-999" in w.value for w in at.warning)
+
+
+def test_user_text_is_html_escaped(tiny_data):
+    at = run_page({"pair": "dev-1"})
+    raw = "".join(m.value for m in at.markdown)
+    assert "<script" not in raw and "<b>" not in raw
+    assert "&lt;" in raw and "&gt;" in raw
+    text = visible_text(at)
+    assert "<script>alert(1)</script> тупой" in text and "<b>не</b> умный" in text
+
+
+def test_no_data_explains_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    at = run_page()
+    text = " ".join(i.value for i in at.info)
+    assert "fetch-data" in text and "Upload a corpus TSV" in text
+    assert len(at.dataframe) == 0
+
+
+def test_real_corpus_train_split(real_data, monkeypatch):
+    monkeypatch.setenv("DETOX_DATA_DIR", str(real_data.parent))
+    at = run_page({"splits": "train"})
+    assert len(table(at)) == 6948
+    at.text_input(key="q").input("дебил").run()
+    n = len(table(at))
+    assert 0 < n < 6948

@@ -1,0 +1,56 @@
+"""AppTests of app.py (navigation, shared sidebar) and of every placeholder page."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+
+PLACEHOLDERS = {
+    "live_scoring.py": ("Live scoring", 4),
+    "submissions.py": ("Submissions", 4),
+    "leaderboard.py": ("Leaderboard", 4),
+    "compare.py": ("Compare systems", 4),
+    "human_eval.py": ("Human vs automatic", 5),
+    "annotation.py": ("Annotation", 6),
+}
+
+
+def test_every_page_file_is_tested():
+    pages = {p.name for p in (PROJECT_ROOT / "pages").glob("*.py")}
+    assert pages == set(PLACEHOLDERS) | {"corpus.py"}
+
+
+@pytest.mark.parametrize("page", sorted(PLACEHOLDERS))
+def test_placeholder_pages_say_they_are_not_built(page, tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "pages" / page), default_timeout=30).run()
+    assert not at.exception
+    title, issue = PLACEHOLDERS[page]
+    assert at.title[0].value == title
+    assert "Not built yet" in at.info[0].value and f"#{issue}" in at.info[0].value
+
+
+def test_app_opens_on_the_corpus_page_with_the_shared_sidebar(tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Corpus"
+    assert at.sidebar.selectbox(key="dataset").value == "RUSSE-2022"
+    assert len(at.dataframe[0].value) == 8
+
+
+def test_app_sidebar_choice_reaches_the_page(tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    at.sidebar.multiselect(key="splits").set_value(["test"]).run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["pair_id"]) == ["test-0"]
+
+
+@pytest.mark.parametrize("page", sorted(PLACEHOLDERS))
+def test_app_switches_to_every_page(page, tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(f"pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == PLACEHOLDERS[page][0]
+    # The shared sidebar is still there on every page.
+    assert at.sidebar.selectbox(key="dataset").value == "RUSSE-2022"

@@ -1,0 +1,192 @@
+"""The running app in headless Chromium, driven by Playwright.
+
+Skipped when Debian's Chromium is not installed. With ``DETOX_SCREENSHOTS=DIR`` the
+tests also save the screenshots shown in the README.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from detox_core.data import PROJECT_ROOT
+from tests.conftest import write_tiny_dataset
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+SHOTS = os.environ.get("DETOX_SCREENSHOTS")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory) -> Path:
+    """The real data when fetched (for true screenshots), else a tiny dataset."""
+    real = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    if (real / "russe2022" / "train.tsv").is_file():
+        return real
+    root = tmp_path_factory.mktemp("data")
+    write_tiny_dataset(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(data_root):
+    port = _free_port()
+    env = {**os.environ, "DETOX_DATA_DIR": str(data_root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.fileWatcherType", "none"],
+        cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start: " + proc.stderr.read().decode()[-2000:])
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def wait_idle(pg, timeout: float = 60) -> None:
+    """Wait until Streamlit has finished the current run."""
+    pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    deadline = time.time() + timeout
+    time.sleep(0.5)
+    while time.time() < deadline:
+        running = pg.query_selector('[data-testid="stStatusWidget"]')
+        skeleton = pg.query_selector('[data-testid="stSkeleton"]')
+        if running is None and skeleton is None:
+            time.sleep(0.7)
+            if pg.query_selector('[data-testid="stStatusWidget"]') is None:
+                return
+        time.sleep(0.3)
+    raise AssertionError("the app kept running")
+
+
+def shown_pairs(pg) -> int:
+    metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Pairs shown").first
+    return int(metric.locator('[data-testid="stMetricValue"]').inner_text().replace(",", ""))
+
+
+def no_exception(pg) -> None:
+    assert pg.query_selector('[data-testid="stException"]') is None, pg.inner_text("body")[:2000]
+
+
+def shot(pg, name: str, height: int | None = None) -> None:
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    if height:
+        pg.set_viewport_size({"width": 1400, "height": height})
+        wait_idle(pg)
+    pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+
+
+def test_corpus_page_search_and_pair(server, page, data_root):
+    page.goto(server + "/")
+    wait_idle(page)
+    no_exception(page)
+    assert page.get_by_role("heading", name="Corpus").is_visible()
+    total = shown_pairs(page)
+    assert total > 0
+    box = page.get_by_role("textbox", name="Search", exact=True)
+    box.fill("дебил")
+    box.press("Enter")
+    wait_idle(page)
+    narrowed = shown_pairs(page)
+    assert 0 < narrowed < total
+    assert "q=" in page.url  # the search is in the address bar
+    shot(page, "corpus", 2300)
+
+
+def test_deep_link_to_a_pair_survives_reload(server, page):
+    page.goto(server + "/?pair=train-3")
+    wait_idle(page)
+    no_exception(page)
+    assert "train-3" in page.inner_text("body")
+    page.reload()
+    wait_idle(page)
+    assert "train-3" in page.inner_text("body") and "pair=train-3" in page.url
+
+
+def test_upload_own_corpus_and_a_bad_one(server, page, tmp_path):
+    good = tmp_path / "mine.tsv"
+    good.write_text("toxic_comment\tneutral_comment1\nэто <b>тупо</b>\tэто странно\n", encoding="utf-8")
+    bad = tmp_path / "broken.tsv"
+    bad.write_text("toxic_comment\tneutral_comment1\nа\tб\nв\tг\tлишнее\n", encoding="utf-8")
+    page.goto(server + "/?dataset=Upload+a+corpus+TSV")
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
+    wait_idle(page)
+    no_exception(page)
+    assert shown_pairs(page) == 1
+    page.goto(server + "/?dataset=Upload+a+corpus+TSV&pair=upload-0")
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
+    wait_idle(page)
+    body = page.inner_text("body")
+    assert "<b>тупо</b>" in body  # shown as text, not as markup
+    assert page.query_selector(".dx-text b") is None
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    wait_idle(page)
+    assert "line 3" in page.inner_text("body") and "expected 2" in page.inner_text("body")
+
+
+@pytest.mark.parametrize(
+    "path, title",
+    [("live_scoring", "Live scoring"), ("submissions", "Submissions"), ("leaderboard", "Leaderboard"),
+     ("compare", "Compare systems"), ("human_eval", "Human vs automatic"), ("annotation", "Annotation")],
+)
+def test_every_page_opens(server, page, path, title):
+    page.goto(f"{server}/{path}")
+    wait_idle(page)
+    no_exception(page)
+    assert page.get_by_role("heading", name=title).is_visible()
+    assert "Page not found" not in page.inner_text("body")
+    shot(page, path)

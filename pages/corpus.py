@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pandas as pd
-import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, public_columns
@@ -26,6 +26,18 @@ st.title("Corpus")
 choice = current_choice()
 if not choice.ok:
     st.info(choice.problem or "No corpus loaded.", icon=":material/info:")
+    with st.expander("The corpus file format", icon=":material/description:"):
+        st.markdown(
+            "A UTF-8 text file, one toxic sentence per line, columns separated by tabs, with a header "
+            "line. Quote a field that holds a tab, a line break or a quote with `\"`, and write a quote "
+            "inside it as `\"\"`."
+        )
+        st.code(
+            "index\ttoxic_comment\tneutral_comment1\tneutral_comment2\tneutral_comment3\n"
+            "0\tты дебил, иди отсюда\tты неправ, иди отсюда\tуйди, пожалуйста\t\n"
+            "1\tэтот мудак опять врёт\tэтот человек опять врёт\t\t",
+            language=None,
+        )
     st.stop()
 
 prepared, edits = choice.prepared, choice.edits
@@ -133,13 +145,14 @@ elif prev_key == table_key and prev_rows:
 st.session_state["_corpus_prev"] = (table_key, rows)
 
 d1, d2, _ = st.columns([1, 1.3, 3])
+# Callables: the files are built only when a button is clicked, not on every rerun.
 d1.download_button(
-    "Export CSV", view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
+    "Export CSV", lambda: view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
     mime="text/csv", icon=":material/download:", help="The shown rows, all columns.",
 )
-corpus_tsv = view[["toxic_comment", *REFERENCE_COLUMNS]].to_csv(sep="\t", index=False).encode("utf-8")
 d2.download_button(
-    "Export corpus TSV", corpus_tsv, file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
+    "Export corpus TSV",
+    lambda: view[["toxic_comment", *REFERENCE_COLUMNS]].to_csv(sep="\t", index=False).encode("utf-8"), file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
     icon=":material/download:", help="The shown rows in the corpus format, ready to upload again.",
 )
 
@@ -192,38 +205,56 @@ s3.metric(
 )
 s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}", help="Paraphrases with the same words as the input.")
 
-t1, t2, t3, t4 = st.tabs(["Lengths", "Paraphrases per input", "Most often removed words", "Kinds of edit"])
-with t1:
-    cap = int(stats.lengths["words"].quantile(0.995)) + 1
-    fig = px.histogram(
-        stats.lengths[stats.lengths["words"] <= cap], x="words", color="text", barmode="overlay",
-        nbins=min(cap, 80), opacity=0.65, labels={"words": "length in words", "text": ""},
-        category_orders={"text": ["toxic", "neutral"]},
-    )
-    fig.update_layout(height=340, margin=dict(t=10, b=10), yaxis_title="sentences")
-    st.plotly_chart(fig, width="stretch")
-    med = stats.lengths.groupby("text")["words"].median()
-    st.caption(
-        f"Median length: toxic {med.get('toxic', 0):.0f} words, neutral {med.get('neutral', 0):.0f} words"
-        f" (the longest 0.5% are cut from the plot)."
-    )
-with t2:
-    refs = stats.refs_per_input.rename_axis("paraphrases").reset_index(name="toxic sentences")
-    fig = px.bar(refs, x="paraphrases", y="toxic sentences", text="toxic sentences")
-    fig.update_layout(height=320, margin=dict(t=10, b=10), xaxis=dict(dtick=1))
-    st.plotly_chart(fig, width="stretch")
-with t3:
-    removed = stats.removed.assign(kind=lambda d: d["in_lexicon"].map({True: "lexicon word", False: "other word"}))
-    fig = px.bar(
-        removed.iloc[::-1], x="count", y="word", orientation="h", color="kind",
-        color_discrete_map={"lexicon word": "#c0392b", "other word": "#7f8c8d"},
-        labels={"count": "paraphrases that removed the word", "word": "", "kind": ""},
-    )
-    fig.update_layout(height=max(320, 18 * len(removed)), margin=dict(t=10, b=10))
-    st.plotly_chart(fig, width="stretch")
-    st.caption("Words of 3+ letters present in the toxic sentence and absent from the paraphrase, counted once per paraphrase.")
-with t4:
-    kinds = stats.edit_kinds.rename(index=EDIT_KIND_LABEL).rename_axis("kind").reset_index(name="paraphrases")
-    fig = px.bar(kinds, x="kind", y="paraphrases", text="paraphrases", color="kind")
-    fig.update_layout(height=320, margin=dict(t=10, b=10), showlegend=False)
-    st.plotly_chart(fig, width="stretch")
+# Tabs that track their state: only the open tab's chart is built on a rerun.
+tabs = st.tabs(
+    ["Lengths", "Paraphrases per input", "Most often removed words", "Kinds of edit"],
+    key="chart", on_change="rerun", bind="query-params",
+)
+LAYOUT = dict(height=340, margin=dict(t=10, b=10, l=10, r=10), bargap=0.05)
+if tabs[0].open is not False:
+    with tabs[0]:
+        lengths = stats.lengths
+        cap = int(lengths["words"].quantile(0.995)) + 1
+        fig = go.Figure()
+        for kind, color in (("toxic", "#c0392b"), ("neutral", "#2e7d5b")):
+            values = lengths.loc[(lengths["text"] == kind) & (lengths["words"] <= cap), "words"]
+            fig.add_trace(go.Histogram(x=values, name=kind, marker_color=color, opacity=0.6, xbins=dict(start=0.5, size=1), histnorm="percent"))
+        fig.update_layout(barmode="overlay", xaxis_title="length in words", yaxis_title="% of sentences", **LAYOUT)
+        st.plotly_chart(fig, width="stretch")
+        med = lengths.groupby("text")["words"].median()
+        st.caption(
+            f"Median length: toxic {med.get('toxic', 0):.0f} words, neutral {med.get('neutral', 0):.0f} words"
+            " (the longest 0.5% are cut from the plot)."
+        )
+if tabs[1].open:
+    with tabs[1]:
+        refs = stats.refs_per_input
+        fig = go.Figure(go.Bar(x=refs.index, y=refs.values, text=refs.values, marker_color="#2e7d5b"))
+        fig.update_layout(xaxis=dict(title="paraphrases per toxic sentence", dtick=1), yaxis_title="toxic sentences", **LAYOUT)
+        st.plotly_chart(fig, width="stretch")
+if tabs[2].open:
+    with tabs[2]:
+        removed = stats.removed.iloc[::-1]
+        fig = go.Figure(
+            go.Bar(
+                x=removed["count"], y=removed["word"], orientation="h",
+                marker_color=["#c0392b" if lex else "#7f8c8d" for lex in removed["in_lexicon"]],
+                hovertemplate="%{y}: removed in %{x} paraphrases<extra></extra>",
+            )
+        )
+        fig.update_layout(**{**LAYOUT, "height": max(340, 18 * len(removed))}, xaxis_title="paraphrases that removed the word")
+        st.plotly_chart(fig, width="stretch")
+        st.caption(
+            "Words of 3+ letters present in the toxic sentence and absent from the paraphrase, counted once per "
+            "paraphrase. Red: words of the toxic lexicon; grey: other words."
+        )
+if tabs[3].open:
+    with tabs[3]:
+        kinds = stats.edit_kinds.rename(index=EDIT_KIND_LABEL)
+        fig = go.Figure(go.Bar(x=kinds.index, y=kinds.values, text=kinds.values, marker_color=["#7f8c8d", "#e67e22", "#2e7d5b"]))
+        fig.update_layout(yaxis_title="paraphrases", **LAYOUT)
+        st.plotly_chart(fig, width="stretch")
+        st.caption(
+            "Unchanged copy: the same words as the input. Pure deletion: only words removed. "
+            "Rewrite: words added or replaced (case and punctuation ignored)."
+        )

@@ -89,6 +89,8 @@ def _dataset_choice(name: str) -> CorpusChoice:
     available = ds.available_splits()
     if not available:
         st.warning("Not fetched yet.")
+        if name == "russe2022" and st.button("Fetch the RUSSE-2022 data", icon=":material/download:"):
+            _fetch_with_progress()
         return CorpusChoice(
             name, ds.title,
             problem=(
@@ -105,6 +107,27 @@ def _dataset_choice(name: str) -> CorpusChoice:
         return CorpusChoice(name, ds.title, problem="Pick at least one split in the sidebar.")
     prepared, edits = cache.prepared_dataset(name, tuple(splits))
     return CorpusChoice(name, ds.title, tuple(splits), prepared, edits, cache.lexicon(name))
+
+
+def _fetch_with_progress() -> None:
+    """Run fetch-data from the app, with a progress bar; rerun when it succeeded."""
+    from detox_core import fetch
+
+    files = fetch.RUSSE2022_FILES
+    bar = st.progress(0.0, text="Fetching…")
+    done: list[fetch.FetchResult] = []
+
+    def progress(result: fetch.FetchResult) -> None:
+        done.append(result)
+        bar.progress(len(done) / len(files), text=f"{result.rel}: {result.status}")
+
+    report = fetch.fetch_russe2022(files=files, progress=progress)
+    if report.ok:
+        st.rerun()
+    st.error(
+        f"{len(report.missing)} of {len(files)} files could not be fetched:\n"
+        + "\n".join(f"- `{r.rel}`: {r.detail}" for r in report.missing)
+    )
 
 
 def _upload_choice() -> CorpusChoice:

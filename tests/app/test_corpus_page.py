@@ -107,3 +107,29 @@ def test_real_corpus_train_split(real_data, monkeypatch):
     at.text_input(key="q").input("дебил").run()
     n = len(table(at))
     assert 0 < n < 6948
+
+
+def test_fetch_button_fills_an_empty_data_dir(real_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DETOX_MIRROR", str(real_data))
+    at = run_page()
+    assert len(at.dataframe) == 0
+    at.sidebar.button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert (tmp_path / "russe2022" / "train.tsv").is_file()
+    assert len(table(at)) == 6948 + 800 + 875
+
+
+def test_fetch_button_reports_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DETOX_MIRROR", str(tmp_path / "no-mirror"))
+    monkeypatch.setattr("detox_core.fetch.PROJECT_ROOT", tmp_path)  # no ../shared either
+    from detox_core.fetch import DataFile, _count_corpus
+
+    monkeypatch.setattr("detox_core.fetch.RUSSE2022_FILES", (DataFile("train.tsv", 6948, _count_corpus),))
+    at = run_page()
+    at.sidebar.button[0].click().run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.sidebar.error)
+    assert "1 of 1 files could not be fetched" in errors and "train.tsv" in errors
+    assert "fetch-data" in at.info[0].value  # the page still explains what to do

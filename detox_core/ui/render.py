@@ -18,25 +18,20 @@ STYLE = """
 """
 
 
+# (css class, tooltip) of each mark a token can carry.
+_OP_MARK = {"delete": ("dx-del", "removed"), "insert": ("dx-ins", "added")}
+_TOXIC_MARK = ("dx-tox", "lexicon word")
+
+
 def token_html(tok: Token) -> str:
-    classes = []
-    if tok.op == "delete":
-        classes.append("dx-del")
-    elif tok.op == "insert":
-        classes.append("dx-ins")
-    if tok.toxic:
-        classes.append("dx-tox")
+    """One token as HTML: its text escaped, wrapped in a span when it is marked."""
+    marks = [m for m in (_OP_MARK.get(tok.op), _TOXIC_MARK if tok.toxic else None) if m]
     text = html.escape(tok.text)
-    if not classes:
+    if not marks:
         return text
-    title = []
-    if tok.op == "delete":
-        title.append("removed")
-    if tok.op == "insert":
-        title.append("added")
-    if tok.toxic:
-        title.append("lexicon word")
-    return f'<span class="{" ".join(classes)}" title="{", ".join(title)}">{text}</span>'
+    classes = " ".join(c for c, _ in marks)
+    title = ", ".join(t for _, t in marks)
+    return f'<span class="{classes}" title="{title}">{text}</span>'
 
 
 def tokens_html(tokens: list[Token]) -> str:

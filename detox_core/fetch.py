@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -276,6 +278,8 @@ def _fetch_one(spec: DataFile, target: Path, mirrors: list[Path], download: bool
                 problems.append(f"{url}: HTTP {err.code}")
             except (urllib.error.URLError, OSError, TimeoutError) as err:
                 reason = getattr(err, "reason", err)
+                if isinstance(reason, socket.gaierror):
+                    reason = f"no network (cannot resolve {urllib.parse.urlsplit(url).hostname})"
                 problems.append(f"{url}: {reason}")
                 break  # the network is down: the other URLs share the host
             except DetoxInputError as err:

@@ -1,8 +1,9 @@
 # detox-dashboard: the two commands of the README are `make run` and `make test`.
 # Both create .venv in the project, install requirements.txt into it (again only when
-# the file changes) and fetch the data (from ../shared/data/russe2022 when it is there,
-# else from the public sources; when neither can be reached they say what is missing
-# and go on: the app still starts and the tests that need the data are skipped).
+# the file changes), fetch the data (from ../shared/data/russe2022 when it is there,
+# else from the public sources) and train the offline models of the embedded preset
+# when they are missing. When the data cannot be had they say what is missing and go
+# on: the app still starts and the tests that need the data are skipped.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -29,6 +30,8 @@ $(STAMP): requirements.txt
 data: setup
 	@$(BIN)/python -m detox_core fetch-data --quiet || \
 		echo "fetch-data: some files are missing (see above); continuing without them."
+	@$(BIN)/python -m detox_core train-embedded || \
+		echo "train-embedded: skipped (see above); the embedded preset needs the corpus."
 
 # Browser tests only (needs Debian's chromium: apt-get install chromium).
 e2e: setup data
@@ -40,6 +43,8 @@ screenshots: setup data
 
 bench: setup data
 	$(BIN)/python benchmarks/bench_corpus_search.py
+	$(BIN)/python benchmarks/bench_embedded.py
+	$(BIN)/python benchmarks/bench_scoring.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -1,7 +1,9 @@
 """Command line: ``python -m detox_core <command> ...``.
 
 Commands:
-    fetch-data   fill ``data/russe2022`` from a mirror or the public sources.
+    fetch-data       fill ``data/russe2022`` from a mirror or the public sources.
+    train-embedded   train the offline models of the ``embedded`` preset.
+    score            score submissions with a metric preset.
 """
 
 from __future__ import annotations
@@ -57,6 +59,51 @@ def _cmd_fetch_data(args: argparse.Namespace) -> int:
     return 1
 
 
+def _cmd_train_embedded(args: argparse.Namespace) -> int:
+    from detox_core.embedded.recipe import EmbeddedMissingError, train_embedded
+
+    try:
+        folder = train_embedded(Path(args.data_dir) if args.data_dir else None, force=args.force,
+                                step=lambda msg: print(f"train-embedded: {msg}", file=sys.stderr))
+    except EmbeddedMissingError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(folder)
+    return 0
+
+
+def _parse_models(items: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise DetoxInputError(f"--model expects ROLE=DIR_OR_ID (roles: sta, sim, fl), found {item!r}")
+        role, value = item.split("=", 1)
+        out[role.strip()] = value.strip()
+    return out
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from detox_core.models import ModelPool, ModelUnavailableError
+    from detox_core.scoring import score_submissions
+
+    pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
+    try:
+        written = score_submissions(
+            Path(args.inputs), [Path(p) for p in args.preds], Path(args.out), preset=args.preset,
+            calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
+            references=Path(args.refs) if args.refs else None, quiet=args.quiet,
+        )
+    except ModelUnavailableError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 3
+    except KeyError as err:
+        print(f"error: {err.args[0]}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -70,6 +117,29 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--timeout", type=float, default=20.0, help="seconds per download (default 20)")
     fetch.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     fetch.set_defaults(func=_cmd_fetch_data)
+
+    train = sub.add_parser("train-embedded", help="train the offline models of the embedded preset")
+    train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
+    train.add_argument("--force", action="store_true", help="train again even when the models exist")
+    train.set_defaults(func=_cmd_train_embedded)
+
+    score = sub.add_parser("score", help="score submissions with a metric preset")
+    score.add_argument("--inputs", required=True, metavar="FILE",
+                       help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references) "
+                            "or a text file with one input per line")
+    score.add_argument("--preds", required=True, nargs="+", metavar="FILE", help="submissions (text or TSV)")
+    score.add_argument("--preset", default="embedded", help="embedded (default), russe2022 or textdetox2024")
+    score.add_argument("--model", action="append", metavar="ROLE=DIR",
+                       help="load a preset's model (sta, sim, fl) from a local folder or another id")
+    score.add_argument("--refs", metavar="FILE", help="references as a corpus TSV (default: those of --inputs)")
+    score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
+    score.add_argument("--out", required=True, metavar="DIR", help="where the score files go")
+    score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
+    score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
+                       help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
+    score.add_argument("--batch-size", type=int, default=32)
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    score.set_defaults(func=_cmd_score)
     return parser
 
 

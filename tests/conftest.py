@@ -23,6 +23,7 @@ TINY_DEV = (
     "<script>alert(1)</script> тупой\t<b>не</b> умный\t\t\n"
 )
 TINY_TEST = "toxic_comment\tneutral_comment1\nсука как же надоело\tкак же надоело\n"
+TINY_TOXIC_10K = "\n".join(["ты дебил", "вот хрень", "сука надоело", "мудак ты", "идиот полный", "тупой как пробка"] * 3) + "\n"
 TINY_LEXICON = "дебил\nмудак\nхрень\nблять\nсука\nидиот\nтупой\n"
 
 
@@ -34,6 +35,7 @@ def write_tiny_dataset(root: Path) -> Path:
     (base / "dev.tsv").write_text(TINY_DEV, encoding="utf-8")
     (base / "test_references.tsv").write_text(TINY_TEST, encoding="utf-8")
     (base / "lexicon" / "toxic_vocab.txt").write_text(TINY_LEXICON, encoding="utf-8")
+    (base / "lexicon" / "ru_toxic_10k.txt").write_text(TINY_TOXIC_10K, encoding="utf-8")
     return base
 
 
@@ -58,3 +60,19 @@ def real_data() -> Path:
             pytest.fail(msg)
         pytest.skip(msg)
     return base
+
+
+@pytest.fixture(scope="session")
+def embedded_models(real_data) -> Path:
+    """The embedded preset trained on the real corpus (reused when already trained)."""
+    from detox_core.embedded.recipe import train_embedded
+
+    return train_embedded(real_data.parent)
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict[str, Path]:
+    """Tiny STA/FL classifiers, a SIM encoder and a sentence-transformers model, on disk."""
+    from tests.tiny_models import build_all
+
+    return build_all(tmp_path_factory.mktemp("models"))

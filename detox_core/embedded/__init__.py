@@ -1,0 +1,1 @@
+"""The offline embedded preset: models the project trains from the corpus."""

@@ -1,0 +1,110 @@
+"""The ``embedded`` preset: offline CPU metrics from :mod:`detox_core.embedded.recipe`."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from detox_core.embedded.recipe import (
+    PARAMS,
+    RECIPE_VERSION,
+    EmbeddedModels,
+    cosine,
+    find_artifacts,
+    sentence_vector,
+)
+from detox_core.metrics.base import Signature, make_score_frame
+from detox_core.metrics.chrf import chrf_signature, sentence_chrf
+from detox_core.metrics.presets import Preset, check_pairs
+
+_LOADED: dict[Path, EmbeddedModels] = {}
+_LOCK = threading.Lock()
+
+
+def load_models(folder: Path | None = None) -> EmbeddedModels:
+    """The trained embedded models, loaded once per process."""
+    folder = folder or find_artifacts()
+    with _LOCK:
+        if folder not in _LOADED:
+            _LOADED[folder] = EmbeddedModels.load(folder)
+        return _LOADED[folder]
+
+
+class _TextMemo:
+    """Per-text results shared by every call (inputs of a test set are scored once)."""
+
+    def __init__(self, limit: int = 500_000) -> None:
+        self.limit = limit
+        self.values: dict[tuple[str, str], object] = {}
+        self.lock = threading.Lock()
+
+    def many(self, kind: str, texts: Sequence[str], compute) -> list:
+        with self.lock:
+            todo = list(dict.fromkeys(t for t in texts if (kind, t) not in self.values))
+        if todo:
+            fresh = compute(todo)
+            with self.lock:
+                if len(self.values) > self.limit:
+                    self.values.clear()
+                self.values.update({(kind, t): v for t, v in zip(todo, fresh)})
+        with self.lock:
+            return [self.values[(kind, t)] for t in texts]
+
+
+_MEMO = _TextMemo()
+
+
+class EmbeddedPreset(Preset):
+    """Offline CPU metrics trained by the project (no download, no GPU).
+
+    STA = P(neutral | output); SIM = mean of navec cosine and chrF(output, input);
+    FL = fluency of the output; J = STA x SIM x FL; no calibration (the scores are
+    already on a 0-1 scale). See :mod:`detox_core.embedded.recipe`.
+    """
+
+    name = "embedded"
+    version = RECIPE_VERSION
+    title = "Embedded (offline CPU)"
+
+    def __init__(self, pool=None, models=None, folder: Path | None = None) -> None:
+        super().__init__(pool=pool, models=models)
+        self.folder = folder
+
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+        refs = check_pairs(inputs, outputs, references)
+        m = load_models(self.folder)
+        n = len(outputs)
+
+        def report(step: str, done: int) -> None:
+            if progress:
+                progress(step, done, n)
+
+        sta = np.array(_MEMO.many("sta", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
+        report("STA", n)
+        vec_in = _MEMO.many("vec", inputs, lambda ts: [sentence_vector(t) for t in ts])
+        vec_out = _MEMO.many("vec", outputs, lambda ts: [sentence_vector(t) for t in ts])
+        cos = np.clip([cosine(a, b) for a, b in zip(vec_in, vec_out)], 0.0, 1.0)
+        chrf_in = sentence_chrf(outputs, [[t] for t in inputs])
+        w_cos, w_chrf = PARAMS["sim"]["weights"]
+        sim = w_cos * cos + w_chrf * chrf_in
+        report("SIM", n)
+        fl = np.array(_MEMO.many(f"fl:{m.folder.name}", outputs, lambda ts: list(m.fluency(ts))), dtype=np.float64)
+        report("FL", n)
+        chrf = sentence_chrf(outputs, refs)
+        return make_score_frame(sta, sim, fl, chrf, self.signature(calibrated))
+
+    def signature(self, calibrated: bool = True) -> Signature:
+        sig = super().signature(calibrated)
+        m = load_models(self.folder)
+        sig.models = {
+            "sta": {"id": "embedded/tfidf-char-logreg", "revision": m.meta["hash"]},
+            "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}+chrF", "revision": m.meta["hash"]},
+            "fl": {"id": "embedded/charlm5+pymorphy3", "revision": m.meta["hash"]},
+        }
+        sig.calibration = None
+        sig.calibrated = False
+        return sig

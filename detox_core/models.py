@@ -1,0 +1,421 @@
+"""The model pool: every transformer model is loaded once per process and shared.
+
+Keyed by (model, kind, device, dtype, backend). Models load lazily on first use, on
+CUDA in half precision when a GPU is present and on the CPU in fp32 otherwise; on the
+CPU a model can run through ONNX Runtime (exported once and cached under
+``data/models/onnx``), which is faster than PyTorch eager mode there and gives the same
+numbers. Inference is batched with texts sorted by length (little padding) and the
+original order restored, under ``torch.inference_mode()``. Results are memoised per
+text: the 875 test inputs are scored once and reused by every submission.
+
+A model id can be mapped to a local directory (air-gapped machines, tests) with
+:class:`ModelPool`'s ``model_map``, the ``DETOX_MODEL_MAP`` environment variable
+(``id=DIR;id2=DIR2``) or ``DETOX_MODEL_DIR`` (a folder holding ``<org>__<name>``
+sub-folders). Loading goes through the same ``from_pretrained`` code either way.
+
+The pool is thread-safe: Streamlit serves sessions from threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["classifier", "encoder", "sentence-transformer"]
+Backend = Literal["auto", "torch", "onnx"]
+Progress = Callable[[int, int], None]
+
+
+class ModelUnavailableError(RuntimeError):
+    """A model that cannot be loaded: which one, why, and how to fix it."""
+
+    def __init__(self, model_id: str, reason: str, role: str | None = None) -> None:
+        self.model_id = model_id
+        self.reason = reason
+        self.role = role
+        what = f"the {role} model " if role else "model "
+        super().__init__(
+            f"Cannot load {what}'{model_id}': {reason}. If this machine cannot reach the model hub, "
+            f"download the model elsewhere and point to its folder: `--model {role or 'ROLE'}=DIR` on the "
+            f"command line, DETOX_MODEL_MAP='{model_id}=DIR' in the environment, or the model settings "
+            "of the app. The embedded preset needs no download."
+        )
+
+
+def model_map_from_env() -> dict[str, str]:
+    """Model id -> local folder, from ``DETOX_MODEL_MAP`` (``id=DIR;id=DIR``)."""
+    out: dict[str, str] = {}
+    for item in os.environ.get("DETOX_MODEL_MAP", "").replace(",", ";").split(";"):
+        if "=" in item:
+            key, value = item.split("=", 1)
+            out[key.strip()] = value.strip()
+    return out
+
+
+_HUB_STATE: dict[str, float | bool] = {}
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers (remembered for a minute).
+
+    Without this check an offline machine spends most of a minute in the hub
+    client's retries before a load fails.
+    """
+    import socket
+    import time
+
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"}:
+        return False
+    now = time.monotonic()
+    if _HUB_STATE and now - float(_HUB_STATE["at"]) < 60:
+        return bool(_HUB_STATE["ok"])
+    host = os.environ.get("HF_ENDPOINT", "https://huggingface.co").split("://")[-1].split("/")[0]
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        ok = True
+    except OSError:
+        ok = False
+    _HUB_STATE.update(ok=ok, at=now)
+    return ok
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@dataclass
+class _Loaded:
+    model_id: str
+    source: str
+    local: bool
+    kind: Kind
+    device: str
+    dtype: str
+    backend: str
+    tokenizer: Any = None
+    model: Any = None  # torch module, ORT session or SentenceTransformer
+    id2label: dict[int, str] = field(default_factory=dict)
+    revision: str | None = None
+    input_names: tuple[str, ...] = ()
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "id": self.model_id, "source": self.source if self.local else "hub", "revision": self.revision,
+            "device": self.device, "dtype": self.dtype, "backend": self.backend,
+        }
+
+
+class ModelPool:
+    """Loads, places and runs transformer models; shared by all callers of a process.
+
+    Args:
+        device: ``"cuda"``, ``"cpu"`` or None (CUDA when available).
+        model_map: model id -> local folder; merged over ``DETOX_MODEL_MAP``.
+        batch_size: texts per forward pass.
+        max_length: tokens kept per text (the official evaluation truncates at 512).
+        backend: ``"onnx"`` (CPU only), ``"torch"`` or ``"auto"`` (ONNX Runtime on the
+            CPU when installed, PyTorch otherwise and on CUDA).
+        cache_dir: where ONNX exports are kept (default ``data/models/onnx``).
+        memoise: keep per-text results (turn off only to measure).
+    """
+
+    def __init__(
+        self,
+        device: str | None = None,
+        model_map: dict[str, str] | None = None,
+        batch_size: int = 32,
+        max_length: int = 512,
+        backend: Backend = "auto",
+        cache_dir: str | Path | None = None,
+        memoise: bool = True,
+        sort_by_length: bool = True,
+    ) -> None:
+        self.device = device or default_device()
+        self.dtype = "float16" if self.device.startswith("cuda") else "float32"
+        self.model_map = {**model_map_from_env(), **(model_map or {})}
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.backend = self._choose_backend(backend)
+        if cache_dir is None:
+            from detox_core.data import data_dir
+
+            cache_dir = data_dir() / "models" / "onnx"
+        self.cache_dir = Path(cache_dir)
+        self.memoise = memoise
+        self.sort_by_length = sort_by_length
+        self._lock = threading.RLock()
+        self._load_locks: dict[tuple, threading.Lock] = {}
+        self._models: dict[tuple, _Loaded] = {}
+        self._memo: dict[tuple, dict[str, np.ndarray]] = {}
+        self.forward_texts = 0  # texts actually run through a model (for tests and benchmarks)
+
+    # ------------------------------------------------------------------ loading
+
+    def _choose_backend(self, backend: Backend) -> str:
+        if backend == "torch" or self.device != "cpu":
+            if backend == "onnx" and self.device != "cpu":
+                raise ValueError("the ONNX backend runs on the CPU only; use backend='torch' on CUDA")
+            return "torch"
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            if backend == "onnx":
+                raise ValueError("backend='onnx' needs the onnxruntime package") from None
+            return "torch"
+        return "onnx"
+
+    def resolve(self, model_id: str) -> tuple[str, bool]:
+        """Where ``model_id`` loads from: ``(folder or hub id, is_local)``."""
+        if model_id in self.model_map:
+            return self.model_map[model_id], True
+        root = os.environ.get("DETOX_MODEL_DIR")
+        if root:
+            cand = Path(root) / model_id.replace("/", "__")
+            if cand.is_dir():
+                return str(cand), True
+        if Path(model_id).is_dir():
+            return model_id, True
+        return model_id, False
+
+    def get(self, model_id: str, kind: Kind, role: str | None = None) -> _Loaded:
+        """The loaded model (loading it on first use). Raises ModelUnavailableError."""
+        # Keyed by where the model loads from: remapping an id to another folder
+        # never serves the old model or its memoised results.
+        key = (self.resolve(model_id)[0], kind, self.device, self.dtype, self.backend)
+        with self._lock:
+            if key in self._models:
+                return self._models[key]
+            lock = self._load_locks.setdefault(key, threading.Lock())
+        with lock:  # one thread loads; the others wait for it
+            with self._lock:
+                if key in self._models:
+                    return self._models[key]
+            loaded = self._load(model_id, kind, role)
+            with self._lock:
+                self._models[key] = loaded
+            return loaded
+
+    def _load(self, model_id: str, kind: Kind, role: str | None) -> _Loaded:
+        source, local = self.resolve(model_id)
+        if local and not Path(source).is_dir():
+            raise ModelUnavailableError(model_id, f"the folder {source} does not exist", role)
+        loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch")
+        # Offline, a hub id can still load from the local Hugging Face cache.
+        cache_only = local or not hub_reachable()
+        try:
+            if kind == "sentence-transformer":
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(source, device=self.device, local_files_only=cache_only)
+                if self.dtype == "float16":
+                    model = model.half()
+                loaded.model = model
+                loaded.revision = _revision(source, local)
+                return loaded
+            import torch
+            from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+
+            loaded.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=cache_only)
+            cls = AutoModelForSequenceClassification if kind == "classifier" else AutoModel
+            model = cls.from_pretrained(source, local_files_only=cache_only)
+        except ModelUnavailableError:
+            raise
+        except Exception as err:  # hub unreachable, missing files, wrong architecture
+            reason = str(err).strip().splitlines()[0].rstrip(".") if str(err).strip() else type(err).__name__
+            if cache_only and not local:
+                reason = f"the model hub cannot be reached and the model is not in the local cache ({reason})"
+            raise ModelUnavailableError(model_id, reason, role) from err
+        model.eval()
+        loaded.id2label = {int(k): str(v) for k, v in (model.config.id2label or {}).items()}
+        loaded.revision = getattr(model.config, "_commit_hash", None) or _revision(source, local)
+        if self.device != "cpu":
+            model = model.to(self.device, dtype=torch.float16 if self.dtype == "float16" else torch.float32)
+        if self.backend == "onnx":
+            loaded.model = self._onnx_session(model, loaded)
+            loaded.backend = "onnx"
+        else:
+            loaded.model = model
+        return loaded
+
+    def _onnx_session(self, model: Any, loaded: _Loaded) -> Any:
+        """Export ``model`` to ONNX once (cached by content hash) and open a session."""
+        import onnxruntime as ort
+        import torch
+
+        digest = _content_hash(loaded.source if loaded.local else None, model)
+        folder = self.cache_dir / f"{loaded.model_id.replace('/', '__')}-{loaded.kind}-{digest}"
+        path = folder / "model.onnx"
+        names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in loaded.tokenizer.model_input_names]
+        if not path.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            sample = loaded.tokenizer(["a b", "c"], padding=True, return_tensors="pt")
+            args = tuple(sample[n] for n in names)
+            outputs = ["logits"] if loaded.kind == "classifier" else ["pooler_output"]
+
+            class _Wrap(torch.nn.Module):
+                def __init__(self, inner: Any) -> None:
+                    super().__init__()
+                    self.inner = inner
+
+                def forward(self, *tensors: Any) -> Any:
+                    out = self.inner(**dict(zip(names, tensors)))
+                    return out.logits if loaded.kind == "classifier" else out.pooler_output
+
+            tmp = folder / "model.onnx.part"
+            with torch.inference_mode(False), torch.no_grad():
+                torch.onnx.export(
+                    _Wrap(model), args, str(tmp), input_names=names, output_names=outputs,
+                    dynamic_axes={**{n: {0: "batch", 1: "seq"} for n in names}, outputs[0]: {0: "batch"}},
+                    opset_version=17, dynamo=False,
+                )
+            os.replace(tmp, path)
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        loaded.input_names = tuple(i.name for i in session.get_inputs())
+        return session
+
+    def info(self, model_id: str, kind: Kind, role: str | None = None) -> dict[str, Any]:
+        """Id, source, revision, device, dtype and backend of a (loaded) model."""
+        return self.get(model_id, kind, role).info()
+
+    # ------------------------------------------------------------------ inference
+
+    def probabilities(
+        self, model_id: str, texts: Sequence[str], role: str | None = None, progress: Progress | None = None
+    ) -> np.ndarray:
+        """Softmax class probabilities of a sequence classifier, one row per text."""
+        return self._run(model_id, "classifier", texts, role, progress)
+
+    def label_index(self, model_id: str, candidates: Sequence[str], fallback: int, role: str | None = None) -> int:
+        """The class index whose label name matches one of ``candidates`` (any case)."""
+        id2label = self.get(model_id, "classifier", role).id2label
+        wanted = [c.lower() for c in candidates]
+        for idx, name in sorted(id2label.items()):
+            if name.lower() in wanted:
+                return idx
+        return fallback
+
+    def embeddings(
+        self, model_id: str, texts: Sequence[str], kind: Kind = "encoder", role: str | None = None,
+        progress: Progress | None = None,
+    ) -> np.ndarray:
+        """L2-normalised sentence embeddings: the ``pooler_output`` of an encoder
+        (``kind="encoder"``) or a sentence-transformers model's own pooling."""
+        return self._run(model_id, kind, texts, role, progress)
+
+    def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None) -> np.ndarray:
+        loaded = self.get(model_id, kind, role)
+        memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
+        with self._lock:
+            memo = self._memo.setdefault(memo_key, {})
+            todo = list(dict.fromkeys(t for t in texts if t not in memo)) if self.memoise else list(texts)
+        done = len(texts) - len(todo) if self.memoise else 0
+        if progress:
+            progress(done, len(texts))
+        results: dict[str, np.ndarray] = {}
+        if todo:
+            if kind == "sentence-transformer":
+                vectors = loaded.model.encode(
+                    todo, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                    show_progress_bar=False,
+                ).astype(np.float64)
+                results = dict(zip(todo, vectors))
+                self.forward_texts += len(todo)
+            else:
+                for batch_texts, values in self._batches(loaded, todo):
+                    results.update(zip(batch_texts, values))
+                    self.forward_texts += len(batch_texts)
+                    done += len(batch_texts)
+                    if progress:
+                        progress(done, len(texts))
+        if not self.memoise:
+            # Duplicates within one call still share a result.
+            return np.stack([results[t] for t in texts]) if texts else np.zeros((0, 0))
+        with self._lock:
+            memo.update(results)
+            out = [memo[t] for t in texts]
+        if progress:
+            progress(len(texts), len(texts))
+        return np.stack(out) if out else np.zeros((0, 0))
+
+    def _batches(self, loaded: _Loaded, texts: list[str]):
+        """Yield ``(texts, values)`` per batch, longest texts first."""
+        import torch
+
+        tok = loaded.tokenizer
+        encoded = tok(texts, truncation=True, max_length=self.max_length)
+        lengths = [len(ids) for ids in encoded["input_ids"]]
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i]) if self.sort_by_length else list(range(len(texts)))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            features = [{k: encoded[k][i] for k in encoded.keys()} for i in idx]
+            batch = tok.pad(features, padding=True, return_tensors="np" if loaded.backend == "onnx" else "pt")
+            if loaded.backend == "onnx":
+                feed = {n: np.asarray(batch[n], dtype=np.int64) for n in loaded.input_names}
+                raw = loaded.model.run(None, feed)[0].astype(np.float64)
+            else:
+                with torch.inference_mode():
+                    inputs = {k: v.to(self.device) for k, v in batch.items()}
+                    out = loaded.model(**inputs)
+                    raw = (out.logits if loaded.kind == "classifier" else out.pooler_output).float().cpu().numpy()
+                raw = raw.astype(np.float64)
+            if loaded.kind == "classifier":
+                raw = raw - raw.max(axis=1, keepdims=True)
+                values = np.exp(raw) / np.exp(raw).sum(axis=1, keepdims=True)
+            else:
+                values = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
+            yield [texts[i] for i in idx], list(values)
+
+    def clear_memo(self) -> None:
+        with self._lock:
+            self._memo.clear()
+
+
+def _revision(source: str, local: bool) -> str | None:
+    """A local model's identity: a hash of its config and weights' sizes and times."""
+    if not local:
+        return None
+    h = hashlib.sha1()
+    for p in sorted(Path(source).glob("*")):
+        if p.is_file():
+            st = p.stat()
+            h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return "local-" + h.hexdigest()[:10]
+
+
+def _content_hash(source: str | None, model: Any) -> str:
+    """Hash of the weights, so that an ONNX export is redone when they change."""
+    h = hashlib.sha1()
+    state = model.state_dict()
+    for name in sorted(state)[:8] + sorted(state)[-8:]:
+        t = state[name].detach().float().cpu().flatten()
+        h.update(name.encode())
+        h.update(t[:: max(1, t.numel() // 1024)].numpy().tobytes())
+    h.update(str(sum(t.numel() for t in state.values())).encode())
+    return h.hexdigest()[:12]
+
+
+_DEFAULT_POOL: ModelPool | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_pool() -> ModelPool:
+    """The process-wide pool (the app wraps it in ``st.cache_resource``)."""
+    global _DEFAULT_POOL
+    with _DEFAULT_LOCK:
+        if _DEFAULT_POOL is None:
+            _DEFAULT_POOL = ModelPool()
+        return _DEFAULT_POOL

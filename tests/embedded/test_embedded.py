@@ -1,0 +1,80 @@
+"""The embedded preset: training, artifacts, invariances and agreement with humans."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from detox_core import data
+from detox_core.embedded import recipe
+from detox_core.embedded.preset import EmbeddedPreset
+from detox_core.metrics import score
+from tests.conftest import write_tiny_dataset
+
+
+@pytest.fixture(scope="module")
+def tiny_trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("emb")
+    write_tiny_dataset(root)
+    # The tiny dev split has no header index; train.tsv and dev.tsv and the 10k file exist.
+    return root, recipe.train_embedded(root)
+
+
+def test_training_writes_versioned_artifacts(tiny_trained):
+    root, folder = tiny_trained
+    assert folder.name == f"embedded-{recipe.recipe_hash(root / 'russe2022')}"
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    assert meta["recipe_version"] == recipe.RECIPE_VERSION and meta["training"]["neutral"] == 11 - 1  # test ref excluded
+    assert {p.name for p in folder.iterdir()} >= {"sta.joblib", "charlm.pkl", "words.json", "meta.json"}
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no temporary folder left
+    # Training again with the same recipe and data reuses the folder.
+    assert recipe.train_embedded(root) == folder
+
+
+def test_hash_follows_the_training_data(tiny_trained, tmp_path):
+    root, folder = tiny_trained
+    write_tiny_dataset(tmp_path)
+    assert recipe.recipe_hash(tmp_path / "russe2022") == recipe.recipe_hash(root / "russe2022")
+    with open(tmp_path / "russe2022" / "train.tsv", "a", encoding="utf-8") as f:
+        f.write("5\tещё одна строка\tещё одна\t\t\n")
+    assert recipe.recipe_hash(tmp_path / "russe2022") != recipe.recipe_hash(root / "russe2022")
+
+
+def test_missing_training_data_is_explained(tmp_path):
+    with pytest.raises(recipe.EmbeddedMissingError, match="fetch-data"):
+        recipe.recipe_hash(tmp_path)
+    with pytest.raises(recipe.EmbeddedMissingError, match="train-embedded"):
+        recipe.find_artifacts(tmp_path)
+
+
+def test_scores_are_in_range_and_order_invariant(tiny_trained):
+    root, folder = tiny_trained
+    preset = EmbeddedPreset(folder=folder)
+    inputs = ["ты дебил, иди отсюда", "этот мудак опять врёт", "сука как же надоело", "ну и погода"]
+    outputs = ["ты неправ, иди отсюда", "этот человек опять врёт", "как же надоело", "ну и погода"]
+    frame = preset.score(inputs, outputs, [["ты не прав"], [], ["надоело"], ["погода"]])
+    cols = ["sta", "sim", "fl", "j"]
+    assert ((frame[cols] >= 0) & (frame[cols] <= 1)).all().all()
+    assert np.allclose(frame["j"], frame["sta"] * frame["sim"] * frame["fl"])
+    rev = preset.score(inputs[::-1], outputs[::-1], [["погода"], ["надоело"], [], ["ты не прав"]])
+    assert np.allclose(rev[cols].to_numpy()[::-1], frame[cols].to_numpy())
+    assert frame.attrs["signature"]["preset"] == "embedded"
+    # An output identical to its input has SIM 1.
+    assert frame["sim"].iloc[3] == pytest.approx(1.0)
+
+
+def test_agreement_with_human_judgements(real_data, embedded_models):
+    """Acceptance: sentence-level ROC-AUC vs the human labels (never trained on them)."""
+    human = data.load_human_judgements(real_data / "human_eval_test.csv")
+    frame = score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
+                  [[r] for r in human["neutral_sentence_reference"]], preset="embedded")
+    auc = {
+        "sta": roc_auc_score(human["non-toxicity"], frame["sta"]),
+        "sim": roc_auc_score(human["content"], frame["sim"]),
+        "fl": roc_auc_score(human["fluency"], frame["fl"]),
+        "j": roc_auc_score(human["J"], frame["j"]),
+    }
+    assert auc["sta"] >= 0.76 and auc["sim"] >= 0.69 and auc["fl"] >= 0.62 and auc["j"] >= 0.68, auc

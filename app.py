@@ -6,10 +6,11 @@ page, the navigation and the shared sidebar (the corpus every page works on).
 
 import streamlit as st
 
+from detox_core.ui.models import render_model_settings
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import render_sidebar
 
-ensure_app_navigation()
+ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 
 pages = {
@@ -31,4 +32,5 @@ page = st.navigation(pages)
 with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")
 render_sidebar(owner="app")
+render_model_settings()
 page.run()

@@ -218,10 +218,16 @@ class EmbeddedModels:
         return 1.0 / (1.0 + np.exp(-z.mean(axis=1)))
 
 
+@lru_cache(maxsize=300_000)
+def word_vector(word: str) -> np.ndarray | None:
+    """The navec vector of a word (decoded once: navec stores them quantised)."""
+    navec = load_navec()
+    return navec.get(word)
+
+
 def sentence_vector(text: str) -> np.ndarray | None:
     """Mean navec vector of a text's words (None when no word is known)."""
-    navec = load_navec()
-    vecs = [navec[w] for w in words(text) if w in navec]
+    vecs = [v for v in map(word_vector, words(text)) if v is not None]
     if not vecs:
         return None
     return np.mean(vecs, axis=0)

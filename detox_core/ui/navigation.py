@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 
-def ensure_app_navigation() -> None:
+def ensure_app_navigation(entry: bool = False) -> None:
     """Leave Streamlit's legacy ``pages/`` mode if this process is still in it.
 
     A Streamlit process that sees a ``pages/`` folder beside the entry script runs
@@ -15,6 +15,11 @@ def ensure_app_navigation() -> None:
     ``app.py`` switches the mode off for the process, but only once ``app.py`` has
     run. Pages call this first: it switches the mode off and reruns, so the same
     URL is served through ``app.py``.
+
+    Args:
+        entry: True when called from ``app.py`` itself: then the legacy mode is
+            switched off without a rerun, since ``app.py``'s own ``st.navigation``
+            takes over in this very run (a rerun would drop a pending button click).
     """
     try:
         from streamlit.runtime.pages_manager import PagesManager
@@ -22,4 +27,5 @@ def ensure_app_navigation() -> None:
         return
     if getattr(PagesManager, "uses_pages_directory", False):
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        if not entry:
+            st.rerun()

@@ -1,0 +1,88 @@
+"""The shared model pool and the sidebar's model settings.
+
+The pool is one per server process (``st.cache_resource``): models load once and
+serve every session. The settings map an official model id to a local folder (for
+servers that cannot reach the model hub) and check that the models load; they apply
+to the whole server, as the pool does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, train_embedded
+from detox_core.metrics.presets import Russe2022, TextDetox2024
+from detox_core.models import ModelPool, ModelUnavailableError, default_pool
+
+KINDS = {
+    (Russe2022, "sta"): "classifier", (Russe2022, "sim"): "encoder", (Russe2022, "fl"): "classifier",
+    (TextDetox2024, "sta"): "classifier", (TextDetox2024, "sim"): "sentence-transformer",
+}
+
+
+@st.cache_resource(show_spinner=False)
+def shared_pool() -> ModelPool:
+    """The process-wide model pool."""
+    return default_pool()
+
+
+def _embedded_status() -> None:
+    try:
+        folder = find_artifacts()
+        st.caption(f"**Embedded preset** (offline): trained, `{folder.name}`.")
+    except EmbeddedMissingError as err:
+        st.warning(f"Embedded preset: {err}")
+        if st.button("Train the embedded models", key="train_embedded"):
+            bar = st.progress(0.0, text="Training…")
+            steps = ["STA", "FL: character", "FL: pymorphy3", "FL: z-statistics", "SIM", "trained"]
+            seen: list[str] = []
+
+            def step(msg: str) -> None:
+                seen.append(msg)
+                bar.progress(min(len(seen) / len(steps), 1.0), text=msg)
+
+            try:
+                train_embedded(step=step)
+            except EmbeddedMissingError as fail:
+                st.error(str(fail))
+            else:
+                st.rerun()
+
+
+def render_model_settings() -> None:
+    """Sidebar expander: embedded status, local folders for the official models, a check."""
+    pool = shared_pool()
+    with st.sidebar.expander("Metric models", icon=":material/memory:"):
+        _embedded_status()
+        st.caption(
+            f"**Official models** run on `{pool.device}`. Leave a folder empty to load from the model hub; "
+            "give a folder for a local copy. Applies to everyone using this server."
+        )
+        for (preset, role), kind in KINDS.items():
+            model_id = preset.default_models()[role]
+            key = f"model_dir::{model_id}"
+            current = pool.model_map.get(model_id, "")
+            value = st.text_input(
+                f"{model_id} ({preset.name} {role.upper()})", value=current, key=key,
+                placeholder="local folder (optional)",
+            ).strip()
+            if value == current:
+                continue
+            if not value:
+                pool.model_map.pop(model_id, None)
+            elif Path(value).is_dir():
+                pool.model_map[model_id] = value
+            else:
+                st.error(f"`{value}` is not a folder on this server.")
+        if st.button("Check that the official models load", key="check_models"):
+            for (preset, role), kind in KINDS.items():
+                model_id = preset.default_models()[role]
+                try:
+                    info = pool.info(model_id, kind, role)
+                except ModelUnavailableError as err:
+                    st.error(f"{preset.name} {role.upper()}: {err.reason}")
+                else:
+                    where = info["source"] if info["source"] != "hub" else "the hub cache"
+                    st.success(f"{preset.name} {role.upper()}: loaded from {where} on {info['device']}")

@@ -1,0 +1,59 @@
+"""AppTest of the sidebar's model settings: local folders, the load check, embedded status."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from detox_core.models import default_pool
+
+APP = str(PROJECT_ROOT / "tests" / "app" / "model_settings_harness.py")
+STA_ID = "s-nlp/russian_toxicity_classifier"
+
+
+@pytest.fixture
+def clean_pool(monkeypatch):
+    pool = default_pool()
+    saved = dict(pool.model_map)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no hub here: fail fast
+    yield pool
+    pool.model_map.clear()
+    pool.model_map.update(saved)
+
+
+def test_local_folder_is_used_and_checked(tiny_data, tiny_models, clean_pool):
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception
+    at.sidebar.text_input(key=f"model_dir::{STA_ID}").input(str(tiny_models["sta"])).run()
+    assert clean_pool.model_map[STA_ID] == str(tiny_models["sta"])
+    at.sidebar.button(key="check_models").click().run()
+    assert not at.exception
+    ok = [s.value for s in at.sidebar.success]
+    errors = [e.value for e in at.sidebar.error]
+    assert any("russe2022 STA: loaded from" in s and str(tiny_models["sta"]) in s for s in ok)
+    # The models without a folder cannot be had offline: said clearly, per model.
+    assert any("russe2022 SIM" in e and "cannot be reached" in e for e in errors)
+
+
+def test_a_path_that_is_not_a_folder_is_refused(tiny_data, clean_pool, tmp_path):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.text_input(key=f"model_dir::{STA_ID}").input(str(tmp_path / "missing")).run()
+    assert any("is not a folder" in e.value for e in at.sidebar.error)
+    assert STA_ID not in clean_pool.model_map
+
+
+def test_app_shows_the_model_settings(tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert at.sidebar.text_input(key=f"model_dir::{STA_ID}") is not None
+    assert at.sidebar.button(key="check_models") is not None
+
+
+def test_embedded_status_offers_training_when_missing(tiny_data):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert any("train-embedded" in w.value for w in at.sidebar.warning)
+    at.sidebar.button(key="train_embedded").click().run()
+    assert not at.exception
+    # Trained from the tiny dataset: the status now names the artifacts.
+    assert any("trained, `embedded-" in c.value for c in at.sidebar.caption)

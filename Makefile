@@ -44,6 +44,7 @@ screenshots: setup data
 bench: setup data
 	$(BIN)/python benchmarks/bench_corpus_search.py
 	$(BIN)/python benchmarks/bench_embedded.py
+	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
 
 clean:

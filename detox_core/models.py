@@ -32,7 +32,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["classifier", "encoder", "sentence-transformer"]
+Kind = Literal["classifier", "encoder", "sentence-transformer", "seq2seq"]
 Backend = Literal["auto", "torch", "onnx"]
 Progress = Callable[[int, int], None]
 
@@ -229,10 +229,10 @@ class ModelPool:
                 loaded.revision = _revision(source, local)
                 return loaded
             import torch
-            from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+            from transformers import AutoModel, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
 
             loaded.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=cache_only)
-            cls = AutoModelForSequenceClassification if kind == "classifier" else AutoModel
+            cls = {"classifier": AutoModelForSequenceClassification, "seq2seq": AutoModelForSeq2SeqLM}.get(kind, AutoModel)
             model = cls.from_pretrained(source, local_files_only=cache_only)
         except ModelUnavailableError:
             raise
@@ -246,7 +246,7 @@ class ModelPool:
         loaded.revision = getattr(model.config, "_commit_hash", None) or _revision(source, local)
         if self.device != "cpu":
             model = model.to(self.device, dtype=torch.float16 if self.dtype == "float16" else torch.float32)
-        if self.backend == "onnx":
+        if self.backend == "onnx" and kind != "seq2seq":
             loaded.model = self._onnx_session(model, loaded)
             loaded.backend = "onnx"
         else:

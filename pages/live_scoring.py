@@ -1,13 +1,104 @@
-"""Live scoring: placeholder until its issue lands."""
+"""Live scoring: type a toxic sentence and rewrites, see STA, SIM, FL, J and chrF at once."""
 
-from detox_core.ui.placeholder import placeholder_page
+from __future__ import annotations
 
-placeholder_page(
-    "Live scoring",
-    issue=4,
-    plans=[
-        "Type a toxic sentence and candidate rewrites and see STA, SIM, FL, J and chrF at once.",
-        "See the factor that limits J, the word diff to the input and flags (copy, more toxic, empty).",
-        "Suggest rewrites with the Delete baseline or a configured seq2seq model."
-    ],
-)
+import random
+
+import streamlit as st
+
+from detox_core.baselines import Seq2SeqDetoxifier, delete_baseline
+from detox_core.data import REFERENCE_COLUMNS
+from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core.metrics import score
+from detox_core.models import ModelUnavailableError
+from detox_core.ui.models import shared_pool
+from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.sidebar import current_choice
+
+DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
+
+st.title("Live scoring")
+choice = current_choice()
+preset, calibrated = preset_picker()
+
+
+def load_example() -> None:
+    """Put a random corpus pair (with its paraphrases as references) into the boxes."""
+    frame = choice.prepared
+    row = frame.iloc[random.randrange(len(frame))]
+    st.session_state["live_input"] = row["toxic_comment"]
+    refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+    st.session_state["live_refs"] = "\n".join(refs)
+    st.session_state["live_candidates"] = refs[0] if refs else ""
+
+
+def suggest_delete() -> None:
+    text = st.session_state.get("live_input", "")
+    rewrite = delete_baseline(text, choice.lexicon)
+    _add_candidate(rewrite)
+
+
+def suggest_seq2seq() -> None:
+    model_id = st.session_state.get("live_seq2seq", "").strip() or DEFAULT_SEQ2SEQ
+    try:
+        rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool()).rewrite([st.session_state.get("live_input", "")])[0]
+    except ModelUnavailableError as err:
+        st.session_state["_live_seq2seq_error"] = str(err)
+        return
+    _add_candidate(rewrite)
+
+
+def _add_candidate(rewrite: str) -> None:
+    lines = [ln for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
+    if rewrite and rewrite not in lines:
+        lines.append(rewrite)
+    st.session_state["live_candidates"] = "\n".join(lines)
+
+
+c1, c2 = st.columns([1, 1])
+with c1:
+    st.text_area("Toxic sentence", key="live_input", height=90, placeholder="a toxic sentence to rewrite")
+    st.text_area("References (optional, one per line)", key="live_refs", height=90,
+                 help="Human rewrites of the input; chrF compares each candidate with them.")
+with c2:
+    st.text_area("Candidate rewrites (one per line)", key="live_candidates", height=200,
+                 placeholder="one or more neutral rewrites")
+b1, b2, b3 = st.columns(3)
+b1.button("Example from the corpus", on_click=load_example, disabled=not choice.ok, icon=":material/shuffle:",
+          help="A random pair of the corpus chosen in the sidebar; its paraphrases become the references.")
+b2.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
+          help="Remove the toxic lexicon's words and tidy the punctuation (the RUSSE-2022 Delete baseline).",
+          disabled=not choice.lexicon)
+b3.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
+          help="Rewrite with the seq2seq detox model set below (loaded once per server).")
+with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
+    st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ)
+if err := st.session_state.pop("_live_seq2seq_error", None):
+    st.error(err, icon=":material/error:")
+
+source = st.session_state.get("live_input", "").strip()
+candidates = [ln.strip() for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
+references = [ln.strip() for ln in st.session_state.get("live_refs", "").split("\n") if ln.strip()]
+
+if not source or not candidates:
+    st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",
+            icon=":material/keyboard:")
+    st.stop()
+
+try:
+    with st.spinner("Scoring…"):
+        frame = score([source] * len(candidates), candidates, [references] * len(candidates), preset=preset,
+                      calibrated=calibrated, pool=shared_pool())
+        sta_input = float(score([source], [source], preset=preset, calibrated=calibrated, pool=shared_pool())["sta_raw"].iloc[0])
+except (ModelUnavailableError, EmbeddedMissingError) as err:
+    show_scoring_error(err)
+    st.stop()
+
+order = frame["j"].sort_values(ascending=False, kind="stable").index
+for rank, i in enumerate(order, 1):
+    score_card(source, candidates[i], frame.loc[i].to_dict(), choice.lexicon, sta_input=sta_input,
+               title=f"Rewrite {i + 1}" + (" · best J" if rank == 1 and len(candidates) > 1 else ""))
+sig = frame.attrs["signature"]
+st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
+           + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")
+           + f" · P(neutral) of the input: {sta_input:.2f}")

@@ -42,6 +42,9 @@ def data_root(tmp_path_factory) -> Path:
         return real
     root = tmp_path_factory.mktemp("data")
     write_tiny_dataset(root)
+    from detox_core.embedded.recipe import train_embedded
+
+    train_embedded(root)
     return root
 
 
@@ -178,6 +181,21 @@ def test_upload_own_corpus_and_a_bad_one(server, page, tmp_path):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
     wait_idle(page)
     assert "line 3" in page.inner_text("body") and "expected 2" in page.inner_text("body")
+
+
+def test_live_scoring_shows_j_for_a_typed_pair(server, page):
+    page.goto(server + "/live_scoring")
+    wait_idle(page)
+    page.get_by_role("textbox", name="Toxic sentence").fill("ты дебил, иди отсюда")
+    page.get_by_role("textbox", name="Candidate rewrites (one per line)").fill("ты неправ, иди отсюда")
+    page.get_by_role("textbox", name="Candidate rewrites (one per line)").press("Control+Enter")
+    wait_idle(page)
+    no_exception(page)
+    j = page.locator('[data-testid="stMetric"]').filter(has_text="J").first
+    value = float(j.locator('[data-testid="stMetricValue"]').inner_text())
+    assert 0.0 <= value <= 1.0
+    assert "held down by" in page.inner_text("body") or "no axis is weak" in page.inner_text("body")
+    shot(page, "live_scoring_pair", 1250)
 
 
 @pytest.mark.parametrize(

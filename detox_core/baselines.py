@@ -1,0 +1,70 @@
+"""Rewrite baselines: the rule-based Delete baseline of RUSSE-2022, and seq2seq models.
+
+Delete (Dementieva et al., 2021): remove every word of the toxic lexicon, then tidy the
+spaces and punctuation left behind. It is the shared task's simplest baseline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from detox_core.data import normalise_word
+from detox_core.text import TOKEN_RE, WORD_RE
+
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:)»])")
+_REPEATED_COMMAS = re.compile(r"([,;:])(\s*[,;:])+")
+_LEADING_PUNCT = re.compile(r"^[\s,;:.!?)-]+")
+_TRAILING_SEPARATORS = re.compile(r"[\s,;:-]+$")
+_SPACES = re.compile(r"\s{2,}")
+
+
+def delete_baseline(text: str, lexicon: frozenset[str] | set[str]) -> str:
+    """``text`` without its lexicon words, with spaces and punctuation tidied."""
+    kept = []
+    for tok in TOKEN_RE.findall(text):
+        if WORD_RE.fullmatch(tok) and normalise_word(tok) in lexicon:
+            continue
+        kept.append(tok)
+    out = "".join(kept)
+    out = _SPACES.sub(" ", out)
+    out = _SPACE_BEFORE_PUNCT.sub(r"\1", out)
+    out = _REPEATED_COMMAS.sub(r"\1", out)
+    out = _LEADING_PUNCT.sub("", out).strip()
+    out = _TRAILING_SEPARATORS.sub("", out)
+    if out and text[:1].isupper() and out[:1].islower():
+        out = out[0].upper() + out[1:]
+    return out
+
+
+class Seq2SeqDetoxifier:
+    """Rewrites with a seq2seq detox model (e.g. ``s-nlp/ruT5-base-detox``).
+
+    Loaded through the same folder mapping as the metric models; generation is
+    greedy by default so that a suggestion is reproducible.
+
+    Args:
+        model_id: hub id or local folder.
+        pool: the model pool whose ``model_map`` and device to use.
+        num_beams: beams for generation.
+        max_new_tokens: cap on the rewrite's length.
+    """
+
+    def __init__(self, model_id: str, pool=None, num_beams: int = 1, max_new_tokens: int = 96) -> None:
+        from detox_core.models import default_pool
+
+        self.model_id = model_id
+        self.pool = pool or default_pool()
+        self.num_beams = num_beams
+        self.max_new_tokens = max_new_tokens
+
+    def rewrite(self, texts: Sequence[str]) -> list[str]:
+        import torch
+
+        loaded = self.pool.get(self.model_id, "seq2seq", role="rewrite")
+        tok, model = loaded.tokenizer, loaded.model
+        batch = tok(list(texts), return_tensors="pt", padding=True, truncation=True, max_length=256).to(self.pool.device)
+        batch.pop("token_type_ids", None)  # encoder-decoder models take ids and mask only
+        with torch.inference_mode():
+            out = model.generate(**batch, num_beams=self.num_beams, max_new_tokens=self.max_new_tokens, do_sample=False)
+        return [t.strip() for t in tok.batch_decode(out, skip_special_tokens=True)]

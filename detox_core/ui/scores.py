@@ -1,0 +1,94 @@
+"""Widgets shared by the scoring pages: preset picker, score cards, error display."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core.explain import explain_j, flags
+from detox_core.metrics.presets import PRESETS, get_preset
+from detox_core.models import ModelUnavailableError
+from detox_core.text import word_diff
+from detox_core.ui import render
+
+PRESET_LABELS = {
+    "embedded": "Embedded (offline CPU)",
+    "russe2022": "RUSSE-2022 official",
+    "textdetox2024": "TextDetox 2024",
+}
+AXES = (("sta", "STA", "non-toxic"), ("sim", "SIM", "same meaning"), ("fl", "FL", "fluency"), ("j", "J", "joint"),
+        ("chrf", "chrF", "vs references"))
+
+
+def preset_picker(key: str = "preset") -> tuple[str, bool]:
+    """Preset (``embedded`` by default) and whether calibration is on."""
+    get_preset("embedded")  # registers the embedded preset
+    names = [n for n in PRESET_LABELS if n in PRESETS]
+    c1, c2 = st.columns([3, 1.2], vertical_alignment="bottom")
+    label = c1.segmented_control(
+        "Metric preset", [PRESET_LABELS[n] for n in names], default=PRESET_LABELS["embedded"], required=True,
+        key=key, bind="query-params",
+        help="Embedded runs offline on the CPU. The official presets need their models (model hub, or local "
+        "folders under **Metric models** in the sidebar).",
+    )
+    name = {v: k for k, v in PRESET_LABELS.items()}[label or PRESET_LABELS["embedded"]]
+    calibrated = c2.toggle(
+        "Calibrated", value=True, key=f"{key}_cal", disabled=name != "russe2022",
+        help="The official RUSSE-2022 calibration; off = raw scores. Only the RUSSE-2022 preset is calibrated.",
+    )
+    return name, calibrated if name == "russe2022" else True
+
+
+def show_scoring_error(err: Exception) -> None:
+    """A model that cannot load: what happened and what to do, never a zero score."""
+    if isinstance(err, ModelUnavailableError):
+        st.error(str(err), icon=":material/error:")
+        st.info("Switch the preset to **Embedded (offline CPU)** to score without any download.")
+    elif isinstance(err, EmbeddedMissingError):
+        st.error(f"Embedded preset: {err}", icon=":material/error:")
+        st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")
+    else:
+        raise err
+
+
+def score_bars(row: dict) -> go.Figure:
+    names = [label for _, label, _ in AXES]
+    values = [row.get(key) for key, _, _ in AXES]
+    colors = ["#2e7d5b" if (v is not None and v == v and v >= 0.7) else "#e67e22" if (v is not None and v == v and v >= 0.4)
+              else "#c0392b" for v in values]
+    fig = go.Figure(go.Bar(
+        x=[0 if v is None or v != v else v for v in values], y=names, orientation="h", marker_color=colors,
+        text=["n/a" if v is None or v != v else f"{v:.2f}" for v in values], textposition="outside",
+        hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+    ))
+    fig.update_layout(height=200, margin=dict(t=5, b=5, l=5, r=30), xaxis=dict(range=[0, 1.12], showgrid=False),
+                      yaxis=dict(autorange="reversed"))
+    return fig
+
+
+def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta_input: float | None = None,
+               title: str | None = None) -> None:
+    """One rewrite: metrics, bars, what limits J, flags and the word diff to the input."""
+    with st.container(border=True):
+        if title:
+            st.markdown(f"**{title}**")
+        cols = st.columns(5)
+        for col, (key, label, help_text) in zip(cols, AXES):
+            value = row.get(key)
+            col.metric(label, "n/a" if value is None or value != value else f"{value:.2f}", help=help_text)
+        left, right = st.columns([1.1, 1])
+        with left:
+            st.markdown(render.STYLE, unsafe_allow_html=True)
+            diff = word_diff(source, output, lexicon)
+            src_html, out_html = render.diff_html(diff)
+            st.caption("Input")
+            st.markdown(src_html, unsafe_allow_html=True)
+            st.caption("Rewrite")
+            st.markdown(out_html, unsafe_allow_html=True)
+        with right:
+            st.plotly_chart(score_bars(row), width="stretch", config={"displayModeBar": False})
+        st.markdown(explain_j(row["sta"], row["sim"], row["fl"]))
+        labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()
+        if labels:
+            st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))

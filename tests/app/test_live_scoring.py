@@ -1,0 +1,90 @@
+"""AppTest of the Live scoring page (embedded preset trained on the tiny corpus)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from detox_core.embedded.recipe import train_embedded
+
+PAGE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
+
+
+@pytest.fixture
+def trained(tiny_data):
+    train_embedded(tiny_data)
+    return tiny_data
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for m in at.metric:
+        out.setdefault(m.label, []).append(m.value)
+    return out
+
+
+def test_empty_page_explains_what_to_do(trained):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    assert at.title[0].value == "Live scoring"
+    assert "Type a toxic sentence" in at.info[0].value
+
+
+def test_scores_every_candidate_and_names_the_limit(trained):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_input"] = "ты дебил, иди отсюда"
+    at.session_state["live_candidates"] = "ты неправ, иди отсюда\nты дебил, иди отсюда"
+    at.session_state["live_refs"] = "ты не прав, уходи"
+    run(at)
+    m = metrics(at)
+    assert len(m["J"]) == 2 and len(m["STA"]) == 2
+    assert all(0 <= float(v) <= 1 for v in m["J"])
+    text = " ".join(x.value for x in at.markdown)
+    assert "is held down by" in text or "no axis is weak" in text
+    # The unchanged copy is flagged.
+    assert "unchanged copy of the input" in text
+    # chrF against the reference is computed.
+    assert all(v != "n/a" for v in m["chrF"])
+
+
+def test_delete_suggestion_adds_a_candidate(trained):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_input"] = "ну ты и дебил, сука"
+    run(at)
+    at.button[1].click()  # Suggest: Delete baseline
+    run(at)
+    assert at.session_state["live_candidates"] == "ну ты и"
+    assert len(metrics(at)["J"]) == 1
+
+
+def test_user_text_is_escaped(trained):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_input"] = "<script>alert(1)</script> дебил"
+    at.session_state["live_candidates"] = "<img src=x onerror=alert(2)> человек"
+    run(at)
+    raw = "".join(m.value for m in at.markdown)
+    assert "<script" not in raw and "<img" not in raw
+    visible = html.unescape(re.sub(r"<[^>]+>", "", raw))
+    assert "<img src=x onerror=alert(2)> человек" in visible
+
+
+def test_official_preset_without_models_says_so(trained, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_input"] = "ты дебил"
+    at.session_state["live_candidates"] = "ты неправ"
+    run(at)
+    at.segmented_control(key="preset").set_value("RUSSE-2022 official")
+    run(at)
+    assert any("Cannot load the sta model" in e.value for e in at.error)
+    assert any("Embedded" in i.value for i in at.info)
+    assert "J" not in metrics(at)  # nothing scored with zeros

@@ -1,13 +1,147 @@
-"""Submissions: placeholder until its issue lands."""
+"""Submissions: score a system's outputs for a test set and understand every low score."""
 
-from detox_core.ui.placeholder import placeholder_page
+from __future__ import annotations
 
-placeholder_page(
-    "Submissions",
-    issue=4,
-    plans=[
-        "Upload a submission (one output per line, or TSV) and see every problem with its line number.",
-        "Per-sentence scores with the reason each J is low; filters, distributions and CSV export.",
-        "Load the shipped baseline and participant outputs with one click."
-    ],
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core.errors import DetoxInputError
+from detox_core.explain import FLAGS
+from detox_core.models import ModelUnavailableError
+from detox_core.submissions import filter_sentences, score_and_store, sentence_table, shipped_outputs, split_inputs
+from detox_core.ui.models import shared_pool
+from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.sidebar import current_choice
+from detox_core.ui.store import shared_store
+
+st.title("Submissions")
+choice = current_choice()
+if not choice.ok:
+    st.info(choice.problem or "No corpus loaded.", icon=":material/info:")
+    st.stop()
+store = shared_store()
+dataset = choice.source
+
+c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
+default_split = "test" if "test" in choice.splits else choice.splits[0]
+split = c1.selectbox("Test set", list(choice.splits), index=list(choice.splits).index(default_split), key="sub_split",
+                     help="The inputs the submission answers, one output per input in this order.")
+with c2:
+    preset, calibrated = preset_picker("sub_preset")
+inputs, references = split_inputs(choice.prepared, split)
+st.caption(f"{len(inputs):,} inputs in `{split}` · a submission is a text file with one output per line in this "
+           "order, or a TSV with `toxic_sentence` and `neutral_sentence` columns.")
+
+
+def run_scoring(content: bytes, name: str, source: str) -> None:
+    bar = st.progress(0.0, text="Checking the file…")
+
+    def progress(step: str, done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done:,} / {total:,}")
+
+    try:
+        stored, already = score_and_store(
+            store, content, name, dataset=dataset, split=split, inputs=inputs, references=references,
+            preset=preset, calibrated=calibrated, source=source, pool=shared_pool(), progress=progress,
+        )
+    except DetoxInputError as err:
+        bar.empty()
+        st.error(f"Not scored, nothing stored. {err}", icon=":material/error:")
+        return
+    except (ModelUnavailableError, EmbeddedMissingError) as err:
+        bar.empty()
+        show_scoring_error(err)
+        return
+    bar.empty()
+    st.session_state["sub_view"] = stored.id
+    if already:
+        st.info(f"`{name}` was scored before with this preset ({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the "
+                "stored scores.", icon=":material/history:")
+    else:
+        st.success(f"`{name}` scored and stored.", icon=":material/check_circle:")
+
+
+with st.container(border=True):
+    st.markdown("**Add a submission**")
+    u1, u2 = st.columns(2)
+    with u1:
+        upload = st.file_uploader("Upload outputs", type=["txt", "tsv"], key="sub_upload")
+        if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:"):
+            run_scoring(upload.getvalue(), upload.name, "upload")
+    with u2:
+        shipped = shipped_outputs(dataset, split) if dataset != "upload" else {}
+        if shipped:
+            name = st.selectbox("Or a shipped system output", list(shipped), key="sub_shipped",
+                                help="Baselines and participants of the shared task, fetched with the data.")
+            if st.button("Score this output", icon=":material/play_arrow:"):
+                path = shipped[name]
+                run_scoring(path.read_bytes(), path.name, "shipped")
+        else:
+            st.caption(f"No shipped outputs for `{split}`.")
+
+listed = store.list(dataset=dataset, split=split, preset=preset)
+listed = listed[listed["calibrated"] == calibrated]
+if listed.empty:
+    st.info("No submission scored for this test set and preset yet.", icon=":material/info:")
+    st.stop()
+
+st.subheader("Stored submissions")
+st.dataframe(
+    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at"]], hide_index=True,
+    column_config={
+        "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
+        "n": st.column_config.NumberColumn("Sentences"),
+        **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0, format="%.3f")
+           for c in ("sta", "sim", "fl", "j", "chrf")},
+        "created_at": st.column_config.DatetimeColumn("Scored", format="YYYY-MM-DD HH:mm"),
+    },
 )
+ids = listed["id"].tolist()
+names = dict(zip(listed["id"], listed["name"]))
+current = st.session_state.get("sub_view")
+view_id = st.selectbox("Show", ids, index=ids.index(current) if current in ids else len(ids) - 1,
+                       format_func=lambda i: names[i], key="sub_view_select")
+st.session_state["sub_view"] = view_id
+
+table = sentence_table(store.scores(view_id), references, choice.lexicon)
+st.subheader(f"Sentences of {names[view_id]}")
+f1, f2, f3, f4 = st.columns([2, 1.2, 1.6, 1.6])
+text = f1.text_input("Search input or output", key="sub_q")
+j_max = f2.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter")
+flag_filter = f3.multiselect("Flags", list(FLAGS.values()), key="sub_flags")
+limit_filter = f4.multiselect("Limited by", ["sta", "sim", "fl"], key="sub_limit",
+                              format_func=str.upper)
+shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
+st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
+event = st.dataframe(
+    shown[["line", "input", "output", "sta", "sim", "fl", "j", "chrf", "limiting", "flags"]],
+    key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, height=360,
+    column_config={
+        "line": st.column_config.NumberColumn("Line", help="Line of the submission", width="small"),
+        "input": st.column_config.TextColumn("Input", width="large"),
+        "output": st.column_config.TextColumn("Output", width="large"),
+        **{c: st.column_config.NumberColumn(c.upper() if c != "chrf" else "chrF", format="%.2f", width="small")
+           for c in ("sta", "sim", "fl", "j", "chrf")},
+        "limiting": st.column_config.TextColumn("Limit", help="The axis that holds J down", width="small"),
+        "flags": st.column_config.TextColumn("Flags"),
+    },
+)
+st.download_button("Export CSV", lambda: shown.to_csv(index=False).encode("utf-8"),
+                   file_name=f"{names[view_id]}.scores.csv", mime="text/csv", icon=":material/download:")
+rows = list(event.selection.rows) if event is not None else []
+if rows:
+    row = shown.iloc[rows[0]]
+    refs = references[int(row["idx"])]
+    score_card(row["input"], row["output"], row.to_dict(), choice.lexicon,
+               title=f"Sentence {int(row['idx']) + 1}" + (f" · references: {' | '.join(refs)}" if refs else ""))
+else:
+    st.caption("Select a row to see the pair, its references, the diff and why J is what it is.")
+
+st.subheader("Distributions")
+fig = go.Figure()
+for col, color in (("sta", "#2e7d5b"), ("sim", "#2c7fb8"), ("fl", "#e67e22"), ("j", "#6a1b9a")):
+    fig.add_trace(go.Histogram(x=table[col], name=col.upper(), marker_color=color, opacity=0.6,
+                               xbins=dict(start=0, end=1.0001, size=0.05)))
+fig.update_layout(barmode="overlay", height=320, margin=dict(t=10, b=10), xaxis_title="score", yaxis_title="sentences")
+st.plotly_chart(fig, width="stretch")

@@ -36,6 +36,9 @@ def write_tiny_dataset(root: Path) -> Path:
     (base / "test_references.tsv").write_text(TINY_TEST, encoding="utf-8")
     (base / "lexicon" / "toxic_vocab.txt").write_text(TINY_LEXICON, encoding="utf-8")
     (base / "lexicon" / "ru_toxic_10k.txt").write_text(TINY_TOXIC_10K, encoding="utf-8")
+    (base / "outputs").mkdir(exist_ok=True)
+    (base / "outputs" / "delete_test.txt").write_text("как же надоело\n", encoding="utf-8")
+    (base / "outputs" / "copy_test.txt").write_text("сука как же надоело\n", encoding="utf-8")
     return base
 
 
@@ -44,6 +47,7 @@ def tiny_data(tmp_path, monkeypatch) -> Path:
     """A tiny dataset, made the app's data directory."""
     write_tiny_dataset(tmp_path)
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
     return tmp_path
 
 

@@ -49,9 +49,10 @@ def data_root(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(data_root):
+def server(data_root, tmp_path_factory):
     port = _free_port()
-    env = {**os.environ, "DETOX_DATA_DIR": str(data_root)}
+    env = {**os.environ, "DETOX_DATA_DIR": str(data_root),
+           "DETOX_DB_URL": f"sqlite:///{tmp_path_factory.mktemp('db') / 'detox.sqlite'}"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
@@ -135,7 +136,7 @@ def test_corpus_page_search_and_pair(server, page, data_root):
     page.goto(server + "/")
     wait_idle(page)
     no_exception(page)
-    assert page.get_by_role("heading", name="Corpus").is_visible()
+    assert page.get_by_role("heading", name="Corpus", exact=True).is_visible()
     total = shown_pairs(page)
     assert total > 0
     box = page.get_by_role("textbox", name="Search", exact=True)
@@ -198,6 +199,34 @@ def test_live_scoring_shows_j_for_a_typed_pair(server, page):
     shot(page, "live_scoring_pair", 1250)
 
 
+def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root, tmp_path):
+    from detox_core.data import load_dataset
+
+    inputs = load_dataset("russe2022", ["test"], data_root)["toxic_comment"].tolist()
+    good = tmp_path / "mine.txt"
+    good.write_text("<script>alert(1)</script> вежливо\n" + "".join(f"{t}\n" for t in inputs[1:]), encoding="utf-8")
+    bad = tmp_path / "broken.txt"
+    bad.write_text("".join(f"{t}\n" for t in inputs) + "лишняя строка\n", encoding="utf-8")
+    page.goto(server + "/submissions")
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    wait_idle(page)
+    page.get_by_role("button", name="Score the upload").click()
+    wait_idle(page)
+    body = page.inner_text("body")
+    assert "Not scored, nothing stored" in body and f"line {len(inputs) + 1}" in body
+    assert "No submission scored" in body
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
+    wait_idle(page)
+    page.get_by_role("button", name="Score the upload").click()
+    wait_idle(page)
+    no_exception(page)
+    assert "mine.txt scored and stored" in page.inner_text("body")
+    assert page.evaluate("document.querySelectorAll('script').length") == page.evaluate(
+        "[...document.querySelectorAll('script')].filter(s => !s.textContent.includes('alert(1)')).length")
+    shot(page, "submissions", 1900)
+
+
 @pytest.mark.parametrize(
     "path, title",
     [("live_scoring", "Live scoring"), ("submissions", "Submissions"), ("leaderboard", "Leaderboard"),
@@ -207,6 +236,6 @@ def test_every_page_opens(server, page, path, title):
     page.goto(f"{server}/{path}")
     wait_idle(page)
     no_exception(page)
-    assert page.get_by_role("heading", name=title).is_visible()
+    assert page.get_by_role("heading", name=title, exact=True).is_visible()
     assert "Page not found" not in page.inner_text("body")
     shot(page, path)

@@ -1,0 +1,196 @@
+"""Scored submissions, stored so that a reload or another user sees them unscored.
+
+SQLAlchemy over SQLite by default (``data/detox.sqlite``, WAL mode); a PostgreSQL URL
+in ``DETOX_DB_URL`` works the same. A submission is identified by the SHA-256 of its
+file, the dataset and split it answers, the preset and the calibration: uploading the
+same file again finds the stored scores instead of scoring it twice. A submission and
+its per-sentence scores are written in one transaction, so a failure stores nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import (
+    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, delete, event, select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from detox_core.data import data_dir
+from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class SubmissionRow(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (UniqueConstraint("sha256", "dataset", "split", "preset", "calibrated", name="uq_submission"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    dataset: Mapped[str] = mapped_column(String(100))
+    split: Mapped[str] = mapped_column(String(50))
+    preset: Mapped[str] = mapped_column(String(50))
+    calibrated: Mapped[bool] = mapped_column(Boolean)
+    source: Mapped[str] = mapped_column(String(20))  # upload | shipped | cli
+    n: Mapped[int] = mapped_column(Integer)
+    signature: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    sentences: Mapped[list["SentenceRow"]] = relationship(back_populates="submission", cascade="all, delete-orphan")
+
+
+class SentenceRow(Base):
+    __tablename__ = "sentence_scores"
+
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    input: Mapped[str] = mapped_column(Text)
+    output: Mapped[str] = mapped_column(Text)
+    sta: Mapped[float] = mapped_column(Float)
+    sim: Mapped[float] = mapped_column(Float)
+    fl: Mapped[float] = mapped_column(Float)
+    j: Mapped[float] = mapped_column(Float)
+    chrf: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sta_raw: Mapped[float] = mapped_column(Float)
+    sim_raw: Mapped[float] = mapped_column(Float)
+    fl_raw: Mapped[float] = mapped_column(Float)
+    j_raw: Mapped[float] = mapped_column(Float)
+    submission: Mapped[SubmissionRow] = relationship(back_populates="sentences")
+
+
+@dataclass(frozen=True)
+class StoredSubmission:
+    id: int
+    name: str
+    sha256: str
+    dataset: str
+    split: str
+    preset: str
+    calibrated: bool
+    source: str
+    n: int
+    signature: dict[str, Any]
+    created_at: datetime
+
+
+def file_sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def default_url() -> str:
+    return os.environ.get("DETOX_DB_URL") or f"sqlite:///{data_dir() / 'detox.sqlite'}"
+
+
+class Store:
+    """Scored submissions in a SQL database.
+
+    Args:
+        url: SQLAlchemy URL (default: ``$DETOX_DB_URL`` or ``data/detox.sqlite``).
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_url()
+        if self.url.startswith("sqlite:///"):
+            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.engine: Engine = create_engine(self.url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            @event.listens_for(self.engine, "connect")
+            def _pragmas(conn, _record) -> None:  # noqa: ANN001 - DBAPI connection
+                cur = conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+        Base.metadata.create_all(self.engine)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _meta(row: SubmissionRow) -> StoredSubmission:
+        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)  # SQLite drops it
+        return StoredSubmission(row.id, row.name, row.sha256, row.dataset, row.split, row.preset, row.calibrated,
+                                row.source, row.n, json.loads(row.signature), created)
+
+    def find(self, sha256: str, dataset: str, split: str, preset: str, calibrated: bool) -> StoredSubmission | None:
+        with Session(self.engine) as s:
+            row = s.scalars(select(SubmissionRow).where(
+                SubmissionRow.sha256 == sha256, SubmissionRow.dataset == dataset, SubmissionRow.split == split,
+                SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)).first()
+            return self._meta(row) if row else None
+
+    def add(self, *, name: str, sha256: str, dataset: str, split: str, preset: str, calibrated: bool, source: str,
+            inputs: list[str], outputs: list[str], scores: pd.DataFrame) -> StoredSubmission:
+        """Store a scored submission (one transaction); returns the existing one if the
+        same file was stored meanwhile."""
+        if not (len(inputs) == len(outputs) == len(scores)):
+            raise ValueError("inputs, outputs and scores must have the same length")
+        with self._lock, Session(self.engine) as s, s.begin():
+            existing = s.scalars(select(SubmissionRow).where(
+                SubmissionRow.sha256 == sha256, SubmissionRow.dataset == dataset, SubmissionRow.split == split,
+                SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)).first()
+            if existing:
+                return self._meta(existing)
+            row = SubmissionRow(
+                name=name, sha256=sha256, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
+                source=source, n=len(outputs), signature=json.dumps(scores.attrs.get("signature", {}), ensure_ascii=False),
+                created_at=datetime.now(timezone.utc),
+            )
+            cols = list(SCORE_COLUMNS) + list(RAW_COLUMNS)
+            values = scores[cols].astype(float).where(scores[cols].notna(), None).to_dict("records")
+            row.sentences = [
+                SentenceRow(idx=i, input=src, output=out, **{k: (None if v != v else v) for k, v in vals.items()})
+                for i, (src, out, vals) in enumerate(zip(inputs, outputs, values))
+            ]
+            s.add(row)
+            s.flush()
+            return self._meta(row)
+
+    def list(self, dataset: str | None = None, split: str | None = None, preset: str | None = None) -> pd.DataFrame:
+        """Stored submissions with their system-level means."""
+        with Session(self.engine) as s:
+            q = select(SubmissionRow)
+            if dataset:
+                q = q.where(SubmissionRow.dataset == dataset)
+            if split:
+                q = q.where(SubmissionRow.split == split)
+            if preset:
+                q = q.where(SubmissionRow.preset == preset)
+            rows = s.scalars(q.order_by(SubmissionRow.created_at)).all()
+            out = []
+            for r in rows:
+                means = self.scores(r.id)[list(SCORE_COLUMNS)].mean().to_dict()
+                out.append({"id": r.id, "name": r.name, "dataset": r.dataset, "split": r.split, "preset": r.preset,
+                            "calibrated": r.calibrated, "source": r.source, "n": r.n, **means, "created_at": r.created_at})
+        return pd.DataFrame(out, columns=["id", "name", "dataset", "split", "preset", "calibrated", "source", "n",
+                                          *SCORE_COLUMNS, "created_at"])
+
+    def get(self, submission_id: int) -> StoredSubmission | None:
+        with Session(self.engine) as s:
+            row = s.get(SubmissionRow, submission_id)
+            return self._meta(row) if row else None
+
+    def scores(self, submission_id: int) -> pd.DataFrame:
+        """Per-sentence rows of a stored submission, in input order."""
+        with Session(self.engine) as s:
+            rows = s.scalars(select(SentenceRow).where(SentenceRow.submission_id == submission_id)
+                             .order_by(SentenceRow.idx)).all()
+            cols = ["idx", "input", "output", *SCORE_COLUMNS, *RAW_COLUMNS]
+            frame = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in rows], columns=cols)
+        for c in (*SCORE_COLUMNS, *RAW_COLUMNS):
+            frame[c] = frame[c].astype(float)
+        return frame
+
+    def remove(self, submission_id: int) -> None:
+        with self._lock, Session(self.engine) as s, s.begin():
+            s.execute(delete(SentenceRow).where(SentenceRow.submission_id == submission_id))
+            s.execute(delete(SubmissionRow).where(SubmissionRow.id == submission_id))

@@ -1,0 +1,92 @@
+"""Submissions: validate, score once, store, and explain every sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from detox_core import data
+from detox_core.explain import explain_frame
+from detox_core.metrics.presets import StepProgress, get_preset
+from detox_core.models import ModelPool
+from detox_core.storage import Store, StoredSubmission, file_sha256
+
+
+def shipped_outputs(dataset: str, split: str, root: Path | None = None) -> dict[str, Path]:
+    """System outputs that come with a dataset for ``split`` (``outputs/<name>_<split>.txt``)."""
+    folder = (root or data.data_dir()) / dataset / "outputs"
+    return {p.name.removesuffix(f"_{split}.txt"): p for p in sorted(folder.glob(f"*_{split}.txt"))}
+
+
+def split_inputs(prepared: pd.DataFrame, split: str) -> tuple[list[str], list[list[str]]]:
+    """Inputs of one split in file order, with their references."""
+    rows = prepared[prepared["split"] == split].sort_values("line")
+    refs = [[r for r in row if r] for row in rows[list(data.REFERENCE_COLUMNS)].itertuples(index=False)]
+    return rows["toxic_comment"].tolist(), refs
+
+
+def score_and_store(
+    store: Store,
+    content: bytes,
+    name: str,
+    *,
+    dataset: str,
+    split: str,
+    inputs: Sequence[str],
+    references: Sequence[Sequence[str]],
+    preset: str,
+    calibrated: bool,
+    source: str,
+    pool: ModelPool | None = None,
+    progress: StepProgress | None = None,
+) -> tuple[StoredSubmission, bool]:
+    """Validate a submission file, score it unless already stored, and store it.
+
+    Returns:
+        The stored submission and whether it was already there (not scored again).
+
+    Raises:
+        DetoxInputError: the file breaks the submission format (nothing is stored).
+        ModelUnavailableError / EmbeddedMissingError: the preset cannot run.
+    """
+    sub = data.load_submission(content, inputs=list(inputs), name=name)
+    sha = file_sha256(content)
+    existing = store.find(sha, dataset, split, preset, calibrated)
+    if existing:
+        return existing, True
+    outputs = sub["neutral_sentence"].tolist()
+    frame = get_preset(preset, pool=pool).score(list(inputs), outputs, list(references), calibrated=calibrated,
+                                                 progress=progress)
+    stored = store.add(name=name, sha256=sha, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
+                       source=source, inputs=list(inputs), outputs=outputs, scores=frame)
+    return stored, False
+
+
+def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str]) -> pd.DataFrame:
+    """Stored per-sentence scores with references, the limiting axis, why, and flags."""
+    table = scores.copy()
+    table.insert(0, "line", table["idx"] + 1)
+    table["references"] = [" | ".join(r) for r in references][: len(table)]
+    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon)
+    return pd.concat([table, why], axis=1)
+
+
+def filter_sentences(table: pd.DataFrame, text: str = "", j_below: float | None = None,
+                     flags: Sequence[str] = (), limiting: Sequence[str] = ()) -> pd.DataFrame:
+    """Rows matching a text search (input or output), J below a bound, flags, limiting axes."""
+    mask = pd.Series(True, index=table.index)
+    if text:
+        needle = text.lower()
+        mask &= table["input"].str.lower().str.contains(needle, regex=False) | table["output"].str.lower().str.contains(needle, regex=False)
+    if j_below is not None:
+        mask &= table["j"] < j_below
+    for flag in flags:
+        mask &= table["flags"].str.contains(flag, regex=False)
+    if limiting:
+        mask &= table["limiting"].isin(list(limiting))
+    return table[mask]
+
+
+ProgressFn = Callable[[str, int, int], None]

@@ -1,0 +1,76 @@
+"""AppTest of the Submissions page: shipped outputs scored, stored, recognised, filtered."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from detox_core.embedded.recipe import train_embedded
+from detox_core.storage import Store
+
+PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
+
+
+@pytest.fixture
+def trained(tiny_data):
+    train_embedded(tiny_data)
+    return tiny_data
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def score_shipped(at: AppTest, name: str) -> AppTest:
+    at.selectbox(key="sub_shipped").set_value(name)
+    run(at)
+    next(b for b in at.button if b.label == "Score this output").click()
+    return run(at)
+
+
+def test_shipped_output_is_scored_stored_and_shown(trained):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    assert at.selectbox(key="sub_split").value == "test"
+    assert "No submission scored" in at.info[0].value
+    score_shipped(at, "delete")
+    assert any("scored and stored" in s.value for s in at.success)
+    stored = Store(f"sqlite:///{trained / 'detox.sqlite'}").list()
+    assert list(stored["name"]) == ["delete_test.txt"] and stored.loc[0, "n"] == 1
+    table = at.dataframe[1].value
+    assert list(table["output"]) == ["как же надоело"] and list(table["line"]) == [1]
+    # A reload (a new session) sees it without scoring.
+    again = run(AppTest.from_file(PAGE, default_timeout=60))
+    assert "delete_test.txt" in again.dataframe[0].value["name"].tolist()
+
+
+def test_the_same_file_is_recognised(trained):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    score_shipped(at, "delete")
+    score_shipped(at, "delete")
+    assert any("scored before" in i.value for i in at.info)
+    assert len(Store(f"sqlite:///{trained / 'detox.sqlite'}").list()) == 1
+
+
+def test_filters_and_flags(trained):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    score_shipped(at, "copy")
+    assert at.dataframe[1].value["flags"].iloc[0].startswith("unchanged copy")
+    at.multiselect(key="sub_flags").set_value(["unchanged copy of the input"])
+    run(at)
+    assert len(at.dataframe[1].value) == 1
+    at.text_input(key="sub_q").input("нет такого текста")
+    run(at)
+    assert len(at.dataframe[1].value) == 0
+
+
+def test_official_preset_without_models_stores_nothing(trained, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.segmented_control(key="sub_preset").set_value("RUSSE-2022 official")
+    run(at)
+    score_shipped(at, "delete")
+    assert any("Cannot load" in e.value for e in at.error)
+    assert Store(f"sqlite:///{trained / 'detox.sqlite'}").list().empty

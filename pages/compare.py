@@ -1,11 +1,99 @@
-"""Compare systems: placeholder until its issue lands."""
+"""Compare systems: two or more submissions on the same inputs, side by side."""
 
-from detox_core.ui.placeholder import placeholder_page
+from __future__ import annotations
 
-placeholder_page(
-    "Compare systems",
-    issue=4,
-    plans=[
-        "Two or more systems on the same inputs: per-sentence scores, largest differences, win/tie/loss per axis."
-    ],
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_loss
+from detox_core.text import word_diff
+from detox_core.ui import render
+from detox_core.ui.scores import PRESET_LABELS
+from detox_core.ui.sidebar import current_choice
+from detox_core.ui.store import shared_store
+
+AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
+
+st.title("Compare systems")
+choice = current_choice()
+if not choice.ok:
+    st.info(choice.problem or "No corpus loaded.")
+    st.stop()
+store = shared_store()
+c1, c2 = st.columns(2)
+split = c1.selectbox("Test set", list(choice.splits),
+                     index=list(choice.splits).index("test") if "test" in choice.splits else 0, key="cmp_split")
+listed = store.list(dataset=choice.source, split=split)
+if listed.empty:
+    st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.", icon=":material/info:")
+    st.stop()
+groups = sorted({(p, c) for p, c in zip(listed["preset"], listed["calibrated"])})
+group = c2.selectbox("Preset", groups, key="cmp_preset",
+                     format_func=lambda g: PRESET_LABELS.get(g[0], g[0]) + ("" if g[1] or g[0] != "russe2022" else " · raw"))
+subset = listed[(listed["preset"] == group[0]) & (listed["calibrated"] == group[1])]
+names = dict(zip(subset["id"], subset["name"]))
+if len(names) < 2:
+    st.info("Score at least two submissions with this preset to compare them.", icon=":material/info:")
+    st.stop()
+picked = st.multiselect("Systems", list(names), default=list(names)[:2], format_func=names.get, key="cmp_systems",
+                        max_selections=6)
+if len(picked) < 2:
+    st.info("Pick two or more systems.")
+    st.stop()
+frames = {names[i]: store.scores(i) for i in picked}
+table = side_by_side(frames)
+labels = list(frames)
+
+st.subheader("Means")
+fig = go.Figure()
+for name in labels:
+    fig.add_trace(go.Bar(name=name, x=[AXIS_NAMES[a] for a in AXES], y=[frames[name][a].mean() for a in AXES]))
+fig.update_layout(barmode="group", height=300, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]))
+st.plotly_chart(fig, width="stretch")
+
+a, b = labels[0], labels[1]
+if len(labels) > 2:
+    p1, p2 = st.columns(2)
+    a = p1.selectbox("Pair: system A", labels, index=0, key="cmp_a")
+    b = p2.selectbox("system B", [n for n in labels if n != a], index=0, key="cmp_b")
+st.subheader(f"{a} vs {b}")
+wtl = win_tie_loss(table, a, b)
+fig = go.Figure()
+for part, color in (("win", "#2e7d5b"), ("tie", "#bdbdbd"), ("loss", "#c0392b")):
+    fig.add_trace(go.Bar(name={"win": f"{a} better", "tie": "tie", "loss": f"{b} better"}[part], y=[AXIS_NAMES[x] for x in wtl["axis"]],
+                         x=wtl[part], orientation="h", marker_color=color, text=wtl[part], textposition="inside"))
+fig.update_layout(barmode="stack", height=260, margin=dict(t=10, b=10), xaxis_title="sentences",
+                  yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.25))
+st.plotly_chart(fig, width="stretch")
+st.caption("Win / tie / loss per sentence: a tie is a difference of at most 0.05, or identical outputs.")
+axis = st.segmented_control("Largest differences in", list(AXIS_NAMES), default="j", required=True, key="cmp_axis",
+                            format_func=AXIS_NAMES.get) or "j"
+ranked = largest_differences(table, a, b, axis)
+view = ranked[["line", "input", f"output:{a}", f"output:{b}", f"{axis}:{a}", f"{axis}:{b}", "delta"]]
+event = st.dataframe(
+    view, key=f"cmp_table_{a}_{b}_{axis}", on_select="rerun", selection_mode="single-row", hide_index=True, height=360,
+    column_config={
+        "line": st.column_config.NumberColumn("Line", width="small"),
+        "input": st.column_config.TextColumn("Input", width="medium"),
+        f"output:{a}": st.column_config.TextColumn(a, width="medium"),
+        f"output:{b}": st.column_config.TextColumn(b, width="medium"),
+        f"{axis}:{a}": st.column_config.NumberColumn(f"{AXIS_NAMES[axis]} {a}", format="%.2f"),
+        f"{axis}:{b}": st.column_config.NumberColumn(f"{AXIS_NAMES[axis]} {b}", format="%.2f"),
+        "delta": st.column_config.NumberColumn("A - B", format="%+.2f"),
+    },
 )
+st.download_button("Export CSV", lambda: ranked.to_csv(index=False).encode("utf-8"), file_name=f"compare_{a}_{b}.csv",
+                   mime="text/csv", icon=":material/download:")
+rows = list(event.selection.rows) if event is not None else []
+if rows:
+    row = view.iloc[rows[0]]
+    st.markdown(render.STYLE + render.LEGEND, unsafe_allow_html=True)
+    st.caption(f"Line {int(row['line'])}: words of {b}'s output against {a}'s.")
+    src, tgt = render.diff_html(word_diff(row[f"output:{a}"], row[f"output:{b}"], choice.lexicon))
+    left, right = st.columns(2)
+    left.markdown(f"**{a}**")
+    left.markdown(src, unsafe_allow_html=True)
+    right.markdown(f"**{b}**")
+    right.markdown(tgt, unsafe_allow_html=True)
+else:
+    st.caption("Select a row to see the two outputs' word diff.")

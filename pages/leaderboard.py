@@ -1,12 +1,108 @@
-"""Leaderboard: placeholder until its issue lands."""
+"""Leaderboard: the published ranking and locally scored submissions, with significance."""
 
-from detox_core.ui.placeholder import placeholder_page
+from __future__ import annotations
 
-placeholder_page(
-    "Leaderboard",
-    issue=4,
-    plans=[
-        "The published RUSSE-2022 leaderboard with automatic and human columns.",
-        "Locally scored submissions ranked per preset, with bootstrap confidence intervals and tied groups."
-    ],
-)
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core import data
+from detox_core.errors import DetoxInputError
+from detox_core.leaderboard import correlation, human_scores, human_vs_auto, local_boards, published_key, rank_label
+from detox_core.ui.scores import PRESET_LABELS
+from detox_core.ui.sidebar import current_choice
+from detox_core.ui.store import shared_store
+
+AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
+
+st.title("Leaderboard")
+choice = current_choice()
+score_cfg = {
+    c: st.column_config.ProgressColumn(label, min_value=0.0, max_value=1.0, format="%.2f")
+    for c, label in [("sta_auto", "STA"), ("sim_auto", "SIM"), ("fl_auto", "FL"), ("j_auto", "J"), ("chrf", "chrF"),
+                     ("sta_human", "STA (human)"), ("sim_human", "SIM (human)"), ("fl_human", "FL (human)"),
+                     ("j_human", "J (human)")]
+}
+
+st.subheader("RUSSE-2022: the published leaderboard")
+published_path = data.data_dir() / "russe2022" / "leaderboard_published.csv"
+published = None
+if published_path.is_file():
+    try:
+        published = data.load_leaderboard(published_path)
+    except DetoxInputError as err:
+        st.error(str(err))
+if published is not None:
+    st.dataframe(
+        published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True,
+        column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
+                       **score_cfg},
+    )
+    st.caption("Automatic scores (official GPU metrics, calibrated) and human judgements of the final ranking, as "
+               "published in the RUSSE-2022 findings. Sorted by human J; click a header to sort by another column.")
+else:
+    st.info("The published leaderboard is not fetched (`python -m detox_core fetch-data`).")
+
+st.subheader("Locally scored submissions")
+if not choice.ok:
+    st.info(choice.problem or "No corpus loaded.")
+    st.stop()
+c1, c2 = st.columns([1, 1])
+split = c1.selectbox("Test set", list(choice.splits),
+                     index=list(choice.splits).index("test") if "test" in choice.splits else 0, key="lb_split")
+axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis",
+                            format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
+boards = local_boards(shared_store(), choice.source, split, axis or "j")
+if not boards:
+    st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.",
+            icon=":material/info:")
+    st.stop()
+st.caption("Ranked within each preset only. Intervals: 95% bootstrap over sentences (1,000 resamples). Rank: the "
+           "range of ranks compatible with paired bootstrap tests at p < 0.05; systems in one group are not "
+           "significantly different from the group's best.")
+humans = human_scores()
+for board in boards:
+    label = PRESET_LABELS.get(board.preset, board.preset) + ("" if board.calibrated or board.preset != "russe2022" else " · raw")
+    st.markdown(f"#### {label}")
+    table = board.table.merge(humans[["key", "j_human"]], on="key", how="left")
+    table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
+    ax = axis or "j"
+    table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
+    st.dataframe(
+        table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], "j_human", "n"]],
+        hide_index=True,
+        column_config={
+            "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
+            "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
+            "system": st.column_config.TextColumn("Submission"),
+            ax: st.column_config.ProgressColumn(AXIS_NAMES[ax], min_value=0.0, max_value=1.0, format="%.3f"),
+            "interval": st.column_config.TextColumn("95% CI"),
+            **{c: st.column_config.NumberColumn(AXIS_NAMES[c], format="%.3f") for c in AXIS_NAMES if c != ax},
+            "j_human": st.column_config.NumberColumn("J (human)", format="%.2f",
+                                                     help="From the human-evaluation sample or the published table"),
+            "n": st.column_config.NumberColumn("Sentences"),
+        },
+    )
+    if len(board.table) > 1:
+        with st.expander("Paired bootstrap p-values", icon=":material/grid_on:"):
+            p = board.ranking.p_values
+            fig = go.Figure(go.Heatmap(z=p.values, x=list(p.columns), y=list(p.index), zmin=0, zmax=0.2,
+                                       colorscale="RdYlGn_r", text=[[f"{v:.3f}" for v in row] for row in p.values],
+                                       texttemplate="%{text}", hovertemplate="%{y} vs %{x}: p=%{z:.3f}<extra></extra>"))
+            fig.update_layout(height=120 + 40 * len(p), margin=dict(t=10, b=10))
+            st.plotly_chart(fig, width="stretch")
+    pairs = human_vs_auto(board, humans)
+    if len(pairs) >= 2:
+        fig = go.Figure(go.Scatter(x=pairs["j_human"], y=pairs["j"], mode="markers", text=pairs["system"],
+                                   marker=dict(size=11, color="#2e7d5b"), name=f"local ({label})",
+                                   hovertemplate="%{text}: human %{x:.2f}, auto %{y:.3f}<extra></extra>"))
+        if published is not None:
+            fig.add_trace(go.Scatter(x=published["j_human"], y=published["j_auto"], mode="markers",
+                                     marker=dict(size=8, color="#bbbbbb"), name="published (official metrics)",
+                                     text=[published_key(t, m) for t, m in zip(published["team"], published["method"])],
+                                     hovertemplate="%{text}: human %{x:.2f}, auto %{y:.2f}<extra></extra>"))
+        fig.update_layout(height=380, margin=dict(t=10, b=10), xaxis_title="human J", yaxis_title="automatic J",
+                          xaxis=dict(range=[0, 1]), yaxis=dict(range=[0, 1]))
+        st.plotly_chart(fig, width="stretch")
+        rho = correlation(pairs["j_human"].to_numpy(), pairs["j"].to_numpy())
+        st.caption(f"Human vs automatic J per system ({len(pairs)} systems with human scores"
+                   + (f"; Spearman {rho:.2f}" if rho == rho else "") + ").")

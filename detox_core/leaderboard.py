@@ -1,0 +1,110 @@
+"""System-level tables: the published leaderboard and locally scored submissions.
+
+Local submissions are ranked only against submissions scored with the same preset
+and calibration on the same test set: numbers of different presets never share a
+ranking.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from detox_core import data
+from detox_core.analysis import Ranking, bootstrap_ci, rank_systems
+from detox_core.metrics.base import SCORE_COLUMNS
+from detox_core.storage import Store
+
+#: Shipped output names whose system appears under another name in the paper.
+ALIASES = {"t5_base_10000": "rut5", "ruprompts": "ruprompts", "delete": "delete"}
+
+
+def system_key(name: str) -> str:
+    """A comparable key from a submission or team name: ``"orzhan_test.txt"`` -> ``"orzhan"``."""
+    stem = re.sub(r"(_(test|dev))?\.(txt|tsv)$", "", name.strip().lower())
+    stem = ALIASES.get(stem, stem)
+    return re.sub(r"[^\w]+", "_", stem).strip("_")
+
+
+def published_key(team: str, method: str) -> str:
+    """Baselines are named by method in the paper, participants by team."""
+    return system_key(method if team.strip().lower() == "baseline" else team)
+
+
+def human_scores(root: Path | None = None) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system: the human-evaluation sample, else the paper.
+
+    Returns columns ``key``, ``sta_human``, ``sim_human``, ``fl_human``, ``j_human``,
+    ``source``.
+    """
+    base = (root or data.data_dir()) / "russe2022"
+    rows = []
+    path = base / "human_eval_test.csv"
+    if path.is_file():
+        human = data.load_human_judgements(path)
+        for name, g in human.groupby("participant_name"):
+            rows.append({"key": system_key(str(name)), "sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
+                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "source": "human_eval_test.csv"})
+    path = base / "leaderboard_published.csv"
+    seen = {r["key"] for r in rows}
+    if path.is_file():
+        for r in data.load_leaderboard(path).itertuples(index=False):
+            key = published_key(r.team, r.method)
+            if key not in seen:
+                rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
+                             "j_human": r.j_human, "source": "published leaderboard"})
+    return pd.DataFrame(rows, columns=["key", "sta_human", "sim_human", "fl_human", "j_human", "source"])
+
+
+@dataclass
+class PresetBoard:
+    """One ranking: submissions of one preset and calibration on one test set."""
+
+    preset: str
+    calibrated: bool
+    table: pd.DataFrame  # one row per submission
+    ranking: Ranking
+
+
+def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot: int = 1000) -> list[PresetBoard]:
+    """Rankings of the stored submissions, one per (preset, calibration)."""
+    listed = store.list(dataset=dataset, split=split)
+    boards = []
+    for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
+        per_sentence = {row.name: store.scores(row.id) for row in group.itertuples(index=False)}
+        lengths = {len(f) for f in per_sentence.values()}
+        if len(lengths) != 1:
+            continue  # cannot happen for one split; kept as a guard
+        ranking = rank_systems({name: f[axis].to_numpy() for name, f in per_sentence.items()}, n_boot=n_boot)
+        rows = []
+        for name, frame in per_sentence.items():
+            row = {"system": name, "key": system_key(name), "n": len(frame)}
+            for col in SCORE_COLUMNS:
+                mean, lo, hi = bootstrap_ci(frame[col].to_numpy(), n_boot=n_boot)
+                row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
+            rows.append(row)
+        table = pd.DataFrame(rows).merge(ranking.table[["system", "rank_low", "rank_high", "group"]], on="system")
+        table = table.sort_values(axis, ascending=False).reset_index(drop=True)
+        boards.append(PresetBoard(str(preset), bool(calibrated), table, ranking))
+    return boards
+
+
+def rank_label(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def human_vs_auto(board: PresetBoard, humans: pd.DataFrame) -> pd.DataFrame:
+    """Systems of a board that have human scores: automatic and human J side by side."""
+    merged = board.table.merge(humans, on="key", how="inner")
+    return merged[["system", "j", "j_human", "source"]]
+
+
+def correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman correlation (NaN with fewer than 3 systems)."""
+    if len(x) < 3:
+        return float("nan")
+    return float(pd.Series(x).rank().corr(pd.Series(y).rank()))

@@ -1,0 +1,72 @@
+"""AppTests of the Leaderboard and Compare pages over stored submissions."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core import data
+from detox_core.corpus import prepare_corpus
+from detox_core.data import PROJECT_ROOT
+from detox_core.embedded.recipe import train_embedded
+from detox_core.storage import Store
+from detox_core.submissions import score_and_store, split_inputs
+
+LEADERBOARD = str(PROJECT_ROOT / "pages" / "leaderboard.py")
+COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
+
+
+@pytest.fixture
+def scored(tiny_data):
+    train_embedded(tiny_data)
+    store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
+    inputs, refs = split_inputs(prepare_corpus(data.load_dataset("russe2022", ["test"], tiny_data)), "test")
+    for name in ("delete", "copy"):
+        path = tiny_data / "russe2022" / "outputs" / f"{name}_test.txt"
+        score_and_store(store, path.read_bytes(), path.name, dataset="russe2022", split="test", inputs=inputs,
+                        references=refs, preset="embedded", calibrated=True, source="shipped")
+    return store
+
+
+def run(path: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_leaderboard_ranks_stored_submissions(scored):
+    at = run(LEADERBOARD)
+    table = at.dataframe[-1].value
+    assert set(table["system"]) == {"delete_test.txt", "copy_test.txt"}
+    assert list(table["j"]) == sorted(table["j"], reverse=True)
+    assert {"rank", "group", "interval"} <= set(table.columns)
+    at.segmented_control(key="lb_axis").set_value("sta").run()
+    assert not at.exception
+    assert list(at.dataframe[-1].value["sta"]) == sorted(at.dataframe[-1].value["sta"], reverse=True)
+
+
+def test_leaderboard_without_submissions(tiny_data):
+    at = run(LEADERBOARD)
+    assert any("Nothing scored" in i.value for i in at.info)
+
+
+def test_compare_two_systems(scored):
+    at = run(COMPARE)
+    assert len(at.multiselect(key="cmp_systems").value) == 2
+    table = at.dataframe[0].value
+    assert len(table) == 1 and {"delta", "line"} <= set(table.columns)
+
+
+def test_compare_needs_two(tiny_data):
+    at = run(COMPARE)
+    assert any("Nothing scored" in i.value for i in at.info)
+
+
+def test_a_submission_scored_on_its_page_appears_on_the_leaderboard(tiny_data):
+    train_embedded(tiny_data)
+    sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
+    sub.selectbox(key="sub_shipped").set_value("delete").run()
+    next(b for b in sub.button if b.label == "Score this output").click().run()
+    assert not sub.exception
+    board = run(LEADERBOARD)
+    assert "delete_test.txt" in board.dataframe[-1].value["system"].tolist()

@@ -1,0 +1,49 @@
+"""Bootstrap intervals, paired significance and rank ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from detox_core.analysis import bootstrap_ci, paired_bootstrap_p, rank_systems
+
+
+def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n():
+    rng = np.random.default_rng(1)
+    small = rng.random(50)
+    large = rng.random(5000)
+    m, lo, hi = bootstrap_ci(small)
+    assert lo < m < hi and m == pytest.approx(small.mean())
+    _, lo2, hi2 = bootstrap_ci(large)
+    assert hi2 - lo2 < hi - lo
+    # For the mean of uniform(0,1) the 95% interval half-width is about 1.96 * 0.2887 / sqrt(n).
+    assert (hi2 - lo2) / 2 == pytest.approx(1.96 * 0.2887 / np.sqrt(5000), rel=0.15)
+
+
+def test_paired_bootstrap_detects_a_real_difference_and_not_noise():
+    rng = np.random.default_rng(2)
+    base = rng.random(800)
+    better = np.clip(base + 0.05, 0, 1)
+    assert paired_bootstrap_p(better, base) < 0.01
+    noise = base + rng.normal(0, 0.001, size=800) * rng.choice([-1, 1], size=800)
+    assert paired_bootstrap_p(noise, base) > 0.05
+    assert paired_bootstrap_p(base, base) == 1.0
+    with pytest.raises(ValueError):
+        paired_bootstrap_p(base, base[:10])
+
+
+def test_rank_systems_groups_ties():
+    rng = np.random.default_rng(3)
+    base = rng.random(875)
+    systems = {
+        "A": np.clip(base + 0.10, 0, 1),
+        "B": np.clip(base + 0.10 + rng.normal(0, 0.002, 875), 0, 1),  # tied with A
+        "C": base,
+    }
+    ranking = rank_systems(systems)
+    t = ranking.table.set_index("system")
+    assert t.loc["A", "group"] == t.loc["B", "group"] == 1 and t.loc["C", "group"] == 2
+    assert (t.loc["A", "rank_low"], t.loc["A", "rank_high"]) == (1, 2)
+    assert (t.loc["C", "rank_low"], t.loc["C", "rank_high"]) == (3, 3)
+    assert ranking.p_values.loc["A", "C"] < 0.05 and ranking.p_values.loc["A", "B"] > 0.05
+    assert ranking.p_values.loc["A", "C"] == ranking.p_values.loc["C", "A"]

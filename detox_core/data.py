@@ -358,31 +358,43 @@ def load_submission(
         lines = list(range(1, len(outputs) + 1))
         toxic = list(inputs) if inputs is not None and len(inputs) == len(outputs) else None
         lang = None
+    # Every problem is collected, so one upload reports all of them at once.
+    problems: list[DetoxInputError] = []
     empty = [ln for ln, out in zip(lines, outputs) if not out.strip()]
     if inputs is not None and len(outputs) != len(inputs):
         shift = _first_shift(outputs, inputs)
         hint = f"; outputs look shifted from line {shift} on (that line resembles another input)" if shift else ""
-        raise DetoxInputError(
+        problems.append(DetoxInputError(
             f"expected {len(inputs)} outputs (one per input, same order), found {len(outputs)}{hint}",
             label,
             shift or (len(outputs) if len(outputs) < len(inputs) else len(inputs) + 1),
-        )
+        ))
     if empty:
         listed = ", ".join(map(str, empty[:20])) + (f" and {len(empty) - 20} more" if len(empty) > 20 else "")
-        raise DetoxInputError(
+        problems.append(DetoxInputError(
             f"{len(empty)} empty output(s) on line(s) {listed}; every input needs a non-empty output "
             "(copy the input to keep it unchanged)",
             label,
             empty[0],
-        )
+        ))
     if inputs is not None and toxic is not None and _is_tsv_submission(text, label):
-        for ln, given, expected in zip(lines, toxic, inputs):
-            if given.strip() != expected.strip():
-                raise DetoxInputError(
-                    f"toxic_sentence differs from input {lines.index(ln) + 1} of the test set: "
-                    f"expected {expected.strip()[:60]!r}, found {given.strip()[:60]!r}",
-                    label, ln, "toxic_sentence",
-                )
+        wrong = [(i, ln) for i, (ln, given, expected) in enumerate(zip(lines, toxic, inputs)) if given.strip() != expected.strip()]
+        if wrong:
+            i, ln = wrong[0]
+            more = f" ({len(wrong) - 1} more rows differ)" if len(wrong) > 1 else ""
+            problems.append(DetoxInputError(
+                f"toxic_sentence differs from input {i + 1} of the test set: "
+                f"expected {inputs[i].strip()[:60]!r}, found {toxic[i].strip()[:60]!r}{more}",
+                label, ln, "toxic_sentence",
+            ))
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise DetoxInputError(
+            f"{len(problems)} problems: " + "; ".join(
+                f"({k}) line {p.line}: {p.problem}" for k, p in enumerate(problems, 1)),
+            label, problems[0].line,
+        )
     frame = pd.DataFrame({"line": lines, "toxic_sentence": toxic if toxic is not None else None, "neutral_sentence": outputs})
     if lang is not None:
         frame["lang"] = [v.strip() for v in lang]

@@ -330,3 +330,8 @@ def test_dataset_missing_says_how_to_fetch(tmp_path):
     with pytest.raises(data.DataMissingError, match="fetch-data"):
         data.load_dataset("russe2022", ["train"], tmp_path)
     assert data.DATASETS["russe2022"].available_splits(tmp_path) == []
+
+
+def test_submission_reports_every_problem_at_once():
+    err = err_of(load_submission, "а\n\nв\nг\n".encode(), inputs=INPUTS, name="sub.txt")
+    assert "2 problems" in str(err) and "expected 3 outputs" in str(err) and "empty output(s) on line(s) 2" in str(err)

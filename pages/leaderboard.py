@@ -7,10 +7,10 @@ import streamlit as st
 
 from detox_core import data
 from detox_core.errors import DetoxInputError
-from detox_core.leaderboard import correlation, human_scores, human_vs_auto, local_boards, published_key, rank_label
+from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
 from detox_core.ui.scores import PRESET_LABELS
 from detox_core.ui.sidebar import current_choice
-from detox_core.ui.store import shared_store
+from detox_core.ui.store import cached_boards, cached_human_scores
 
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
 
@@ -51,7 +51,7 @@ split = c1.selectbox("Test set", list(choice.splits),
                      index=list(choice.splits).index("test") if "test" in choice.splits else 0, key="lb_split")
 axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis",
                             format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
-boards = local_boards(shared_store(), choice.source, split, axis or "j")
+boards = cached_boards(choice.source, split, axis or "j")
 if not boards:
     st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.",
             icon=":material/info:")
@@ -59,7 +59,9 @@ if not boards:
 st.caption("Ranked within each preset only. Intervals: 95% bootstrap over sentences (1,000 resamples). Rank: the "
            "range of ranks compatible with paired bootstrap tests at p < 0.05; systems in one group are not "
            "significantly different from the group's best.")
-humans = human_scores()
+base = data.data_dir() / "russe2022"
+humans = cached_human_scores(tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
+                                                                          base / "leaderboard_published.csv") if p.is_file()))
 for board in boards:
     label = PRESET_LABELS.get(board.preset, board.preset) + ("" if board.calibrated or board.preset != "russe2022" else " · raw")
     st.markdown(f"#### {label}")

@@ -15,3 +15,24 @@ def _store(url: str) -> Store:
 def shared_store() -> Store:
     """The store at ``$DETOX_DB_URL`` or ``data/detox.sqlite``."""
     return _store(default_url())
+
+
+@st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
+def _boards(url: str, dataset: str, split: str, axis: str, ids: tuple[int, ...]):
+    from detox_core.leaderboard import local_boards
+
+    return local_boards(_store(url), dataset, split, axis)
+
+
+def cached_boards(dataset: str, split: str, axis: str):
+    """Local leaderboards, recomputed only when the stored submissions change."""
+    store = shared_store()
+    ids = tuple(store.list(dataset=dataset, split=split)["id"].tolist())
+    return _boards(store.url, dataset, split, axis, ids)
+
+
+@st.cache_data(show_spinner=False)
+def cached_human_scores(stamp: tuple):
+    from detox_core.leaderboard import human_scores
+
+    return human_scores()

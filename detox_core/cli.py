@@ -4,6 +4,7 @@ Commands:
     fetch-data       fill ``data/russe2022`` from a mirror or the public sources.
     train-embedded   train the offline models of the ``embedded`` preset.
     score            score submissions with a metric preset.
+    meta-eval        agreement of automatic metrics with human judgements.
 """
 
 from __future__ import annotations
@@ -104,6 +105,39 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fmt(value: float, lo: float, hi: float) -> str:
+    if value != value:
+        return "n/a"
+    return f"{value:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _cmd_meta_eval(args: argparse.Namespace) -> int:
+    from detox_core import data
+    from detox_core.humaneval import add_2025_recipes, join_score_files, meta_eval
+
+    frame = add_2025_recipes(data.load_human_judgements(Path(args.human)))
+    if args.scores:
+        frame = join_score_files(frame, Path(args.scores))
+    table = meta_eval(frame, n_boot=args.n_boot)
+    if table.empty:
+        print("no automatic metric found: pass --scores DIR or a file with metric columns", file=sys.stderr)
+        return 1
+    print(f"{'axis':<4} {'metric':<18} {'level':<8} {'n':>5}  {'Spearman':<24} {'Pearson':<24} {'ROC-AUC / ranking acc.':<24}")
+    for r in table.itertuples(index=False):
+        third = _fmt(r.roc_auc, r.roc_auc_low, r.roc_auc_high) if r.level == "sentence" else _fmt(
+            r.ranking_accuracy, r.ranking_accuracy_low, r.ranking_accuracy_high)
+        print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  {_fmt(r.spearman, r.spearman_low, r.spearman_high):<24} "
+              f"{_fmt(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.part")
+        table.to_csv(tmp, index=False, float_format="%.6f")
+        tmp.replace(out)
+        print(f"written: {out}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -140,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--batch-size", type=int, default=32)
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     score.set_defaults(func=_cmd_score)
+
+    meta = sub.add_parser("meta-eval", help="agreement of automatic metrics with human judgements")
+    meta.add_argument("--human", required=True, metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
+    meta.add_argument("--scores", metavar="DIR", help="a folder written by `score --out`, joined by system and text")
+    meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
+    meta.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    meta.set_defaults(func=_cmd_meta_eval)
     return parser
 
 

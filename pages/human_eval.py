@@ -1,12 +1,190 @@
-"""Human vs automatic: placeholder until its issue lands."""
+"""Human vs automatic: how well automatic metrics agree with human judgements."""
 
-from detox_core.ui.placeholder import placeholder_page
+from __future__ import annotations
 
-placeholder_page(
-    "Human vs automatic",
-    issue=5,
-    plans=[
-        "Human judgements beside automatic metrics, sentence by sentence.",
-        "Correlations with confidence intervals at sentence, system and ranking level; calibration."
-    ],
+import hashlib
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core import data
+from detox_core.analysis import agreement
+from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core.errors import DetoxInputError
+from detox_core.humaneval import (
+    HUMAN_AXES, Calibrator, add_2025_recipes, add_preset_scores, available_metrics, calibration_report, confusion,
+    disagreements, meta_eval, simple_features,
 )
+from detox_core.metrics import score
+from detox_core.ui.sidebar import current_choice
+
+AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (fluency)", "j": "J"}
+N_BOOT = 300
+
+st.title("Human vs automatic")
+choice = current_choice()
+
+
+@st.cache_data(show_spinner="Reading the judgements and scoring them…", max_entries=8)
+def prepared(content: bytes, name: str, with_embedded: bool) -> pd.DataFrame:
+    frame = add_2025_recipes(data.load_human_judgements(content, name=name))
+    if with_embedded:
+        scores = score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist(),
+                       [[r] if r else [] for r in frame["neutral_sentence_reference"]], preset="embedded")
+        frame = add_preset_scores(frame, scores, "embedded")
+    return frame
+
+
+@st.cache_data(show_spinner="Bootstrapping the agreement statistics…", max_entries=8)
+def cached_meta(key: str, frame: pd.DataFrame) -> pd.DataFrame:
+    return meta_eval(frame, n_boot=N_BOOT)
+
+
+shipped = data.data_dir() / "russe2022" / "human_eval_test.csv"
+c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+source = c1.radio("Human judgements", ["shipped RUSSE-2022 sample", "upload a file"], horizontal=True, key="he_source",
+                  disabled=not shipped.is_file(), index=0 if shipped.is_file() else 1)
+with_embedded = c2.toggle("Add the embedded preset's scores", value=True, key="he_embedded",
+                          help="Scores every judged pair with the offline preset (a few seconds, cached).")
+content, name = None, None
+if source.startswith("shipped") and shipped.is_file():
+    content, name = shipped.read_bytes(), shipped.name
+else:
+    upload = st.file_uploader("Judgements (CSV or TSV, humaneval_textdetox_ru schema)", type=["csv", "tsv"], key="he_upload")
+    if upload is not None:
+        content, name = upload.getvalue(), upload.name
+if content is None:
+    st.info("Upload human judgements with the columns `toxic_sentence` (or `original`), `neutral_sentence` (or "
+            "`method_output`), `participant_name`, `non-toxicity`, `content`, `fluency` and `J`; metric columns "
+            "such as `CLS_OLD_GEN`, `SIM-INPUT-GEN`, `XCOMET-LITE` are used as automatic metrics.", icon=":material/info:")
+    st.stop()
+try:
+    frame = prepared(content, name, with_embedded)
+except DetoxInputError as err:
+    st.error(str(err), icon=":material/error:")
+    st.stop()
+except EmbeddedMissingError as err:
+    st.warning(f"Embedded preset: {err}")
+    frame = prepared(content, name, False)
+metrics = available_metrics(frame)
+key = hashlib.sha1(content).hexdigest() + str(with_embedded)
+st.caption(f"{len(frame):,} judged outputs of {frame['participant_name'].nunique()} systems · automatic metrics: "
+           + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
+
+tab_sent, tab_corr, tab_meta, tab_cal = st.tabs(["Per sentence", "Correlations", "Meta-evaluation", "Calibration"])
+
+with tab_sent:
+    a1, a2, a3 = st.columns(3)
+    axis = a1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis")
+    if not metrics[axis]:
+        st.info("No automatic metric for this axis.")
+    else:
+        metric = a2.selectbox("Automatic metric", metrics[axis], key=f"he_metric_{axis}")
+        threshold = a3.slider("Metric says yes from", 0.0, 1.0, 0.5, 0.01, key="he_threshold")
+        conf = confusion(frame, axis, metric, threshold)
+        m1, m2 = st.columns([1, 2])
+        with m1:
+            st.markdown("**Confusion matrix**")
+            st.dataframe(conf, column_config={c: st.column_config.NumberColumn(c) for c in conf.columns})
+            total = conf.values.sum()
+            st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
+        with m2:
+            view = st.segmented_control("Show", ["all", "human yes, metric no", "human no, metric yes"], default="all",
+                                        required=True, key="he_view")
+            rows = frame if view == "all" else disagreements(frame, axis, metric, threshold)[view]
+            st.dataframe(
+                rows[["participant_name", "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
+                      *HUMAN_AXES.values(), metric]],
+                hide_index=True, height=340,
+                column_config={
+                    "participant_name": st.column_config.TextColumn("System"),
+                    "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
+                    "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
+                    "neutral_sentence_reference": st.column_config.TextColumn("Reference", width="medium"),
+                    metric: st.column_config.NumberColumn(metric, format="%.2f"),
+                },
+            )
+            st.caption(f"{len(rows):,} rows")
+
+meta = cached_meta(key, frame)
+with tab_corr:
+    axis_c = st.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis_corr")
+    sent = meta[(meta["axis"] == axis_c) & (meta["level"] == "sentence")]
+    if sent.empty:
+        st.info("No automatic metric for this axis.")
+    else:
+        fig = go.Figure()
+        for stat, color in (("roc_auc", "#2e7d5b"), ("spearman", "#2c7fb8"), ("pearson", "#e67e22")):
+            fig.add_trace(go.Bar(
+                name={"roc_auc": "ROC-AUC", "spearman": "Spearman", "pearson": "Pearson"}[stat], x=sent["metric"],
+                y=sent[stat], marker_color=color,
+                error_y=dict(type="data", symmetric=False, array=sent[f"{stat}_high"] - sent[stat],
+                             arrayminus=sent[stat] - sent[f"{stat}_low"]),
+            ))
+        fig.update_layout(barmode="group", height=360, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]))
+        st.plotly_chart(fig, width="stretch")
+        st.caption(f"Sentence level, 95% bootstrap intervals ({N_BOOT} resamples). ROC-AUC against the binary human "
+                   "label (>= 0.5 is yes).")
+        metric_c = st.selectbox("Per-system agreement of", sent["metric"].tolist(), key="he_metric_sys")
+        per_sys = []
+        for system, g in frame.groupby("participant_name"):
+            a = agreement(g[metric_c].to_numpy(float), g[HUMAN_AXES[axis_c]].to_numpy(float), n_boot=200)
+            per_sys.append({"system": system, "auc": a.roc_auc[0], "lo": a.roc_auc[1], "hi": a.roc_auc[2]})
+        per_sys = pd.DataFrame(per_sys).sort_values("auc")
+        fig = go.Figure(go.Bar(x=per_sys["auc"], y=per_sys["system"], orientation="h", marker_color="#2e7d5b",
+                               error_x=dict(type="data", symmetric=False, array=per_sys["hi"] - per_sys["auc"],
+                                            arrayminus=per_sys["auc"] - per_sys["lo"])))
+        fig.update_layout(height=80 + 40 * len(per_sys), margin=dict(t=10, b=10), xaxis=dict(range=[0, 1], title="ROC-AUC"))
+        st.plotly_chart(fig, width="stretch")
+        st.caption("Which systems' outputs the metric judges worst: sentence-level ROC-AUC within each system.")
+        system_rows = meta[(meta["axis"] == axis_c) & (meta["level"] == "system")]
+        st.markdown("**System and ranking level** (means per system; ranking accuracy = share of system pairs in "
+                    "the same order)")
+        st.dataframe(system_rows[["metric", "n", "spearman", "spearman_low", "spearman_high", "pearson",
+                                  "ranking_accuracy"]], hide_index=True,
+                     column_config={"n": st.column_config.NumberColumn("Systems"),
+                                    **{c: st.column_config.NumberColumn(c, format="%.3f") for c in
+                                       ("spearman", "spearman_low", "spearman_high", "pearson", "ranking_accuracy")}})
+
+with tab_meta:
+    st.markdown("Every automatic metric ranked by its agreement with each human axis (sentence level by ROC-AUC, "
+                "system level by Spearman), including the 2025 recipes computed from the file's columns.")
+    shown = meta.copy()
+    st.dataframe(shown, hide_index=True, height=480,
+                 column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in shown.columns
+                                if shown[c].dtype.kind == "f"})
+    st.download_button("Export CSV", lambda: meta.to_csv(index=False).encode("utf-8"), file_name="meta_eval.csv",
+                       mime="text/csv", icon=":material/download:")
+
+with tab_cal:
+    st.markdown("Fit a map from automatic scores to a human label. Every figure here is **held out**: each system is "
+                "predicted by a calibrator fitted on the other systems (leave-one-system-out).")
+    k1, k2, k3 = st.columns(3)
+    cal_axis = k1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_cal_axis")
+    if not metrics[cal_axis]:
+        st.info("No automatic metric for this axis.")
+        st.stop()
+    cal_metric = k2.selectbox("Automatic score", metrics[cal_axis], key="he_cal_metric")
+    kind = k3.selectbox("Calibrator", ["isotonic", "logistic", "linear"], key="he_cal_kind")
+    candidates = {f"{kind} on {cal_metric}": (kind, [cal_metric], HUMAN_AXES[cal_axis])}
+    feats = None
+    if cal_axis == "j" and all(f"embedded:{a}" in frame for a in ("sta", "sim", "fl")):
+        feats = pd.concat([frame, simple_features(frame, choice.lexicon if choice.ok else frozenset())], axis=1)
+        candidates["learned J (embedded axes + features)"] = (
+            "logistic", ["embedded:j", "embedded:sta", "embedded:sim", "embedded:fl", "length_ratio", "copy_rate",
+                         "lexicon_hits"], "J")
+    work = feats if feats is not None else frame
+    report = calibration_report(work, candidates, n_boot=200)
+    st.dataframe(report, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(c, format="%.3f") for c in report.columns if report[c].dtype.kind == "f"})
+    if st.button("Save the first calibrator (fitted on all systems)", key="he_cal_save"):
+        kind0, features0, target0 = next(iter(candidates.values()))
+        cal = Calibrator(kind0, features0, target0, meta={"fitted_on": name, "n": len(work)}).fit(work)
+        folder = data.data_dir() / "models" / "calibrators"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{target0}-{kind0}-{'-'.join(features0)}.joblib".replace(":", "_")
+        cal.save(path)
+        st.success(f"Saved to `{path.relative_to(data.data_dir())}` under the data folder; its signature: "
+                   f"`{cal.signature()}`")

@@ -47,3 +47,40 @@ def test_rank_systems_groups_ties():
     assert (t.loc["C", "rank_low"], t.loc["C", "rank_high"]) == (3, 3)
     assert ranking.p_values.loc["A", "C"] < 0.05 and ranking.p_values.loc["A", "B"] > 0.05
     assert ranking.p_values.loc["A", "C"] == ranking.p_values.loc["C", "A"]
+
+
+def test_agreement_matches_scipy_and_sklearn():
+    from scipy.stats import pearsonr, spearmanr
+    from sklearn.metrics import roc_auc_score
+
+    from detox_core.analysis import agreement
+
+    rng = np.random.default_rng(4)
+    human = rng.integers(0, 2, 300).astype(float)
+    metric = human * 0.3 + rng.random(300)
+    a = agreement(metric, human, n_boot=300)
+    assert a.n == 300
+    assert a.spearman[0] == pytest.approx(spearmanr(metric, human).statistic)
+    assert a.pearson[0] == pytest.approx(pearsonr(metric, human).statistic)
+    assert a.roc_auc[0] == pytest.approx(roc_auc_score(human, metric))
+    for lo_hi in (a.spearman, a.pearson, a.roc_auc):
+        assert lo_hi[1] < lo_hi[0] < lo_hi[2]
+    # NaNs are dropped, constant labels give NaN rather than an error.
+    metric[0] = np.nan
+    assert agreement(metric, human, n_boot=50).n == 299
+    assert np.isnan(agreement(metric, np.ones(300), n_boot=50).roc_auc[0])
+
+
+def test_system_agreement():
+    from detox_core.analysis import system_agreement
+
+    rng = np.random.default_rng(5)
+    systems = np.repeat(["a", "b", "c", "d"], 200)
+    quality = np.repeat([0.2, 0.4, 0.6, 0.8], 200)
+    human = (rng.random(800) < quality).astype(float)
+    metric = quality + rng.normal(0, 0.05, 800)
+    out = system_agreement(metric, human, systems, n_boot=200)
+    assert out["n_systems"] == 4
+    assert out["spearman"][0] == pytest.approx(1.0) and out["ranking_accuracy"][0] == pytest.approx(1.0)
+    reversed_metric = -metric
+    assert system_agreement(reversed_metric, human, systems, n_boot=50)["ranking_accuracy"][0] == pytest.approx(0.0)

@@ -1,0 +1,87 @@
+"""Human-vs-automatic: 2025 recipes, meta-evaluation, joins, calibration with LOSO."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from detox_core.humaneval import (
+    Calibrator, add_2025_recipes, available_metrics, confusion, disagreements, join_score_files,
+    leave_one_system_out, meta_eval,
+)
+
+
+def frame(n_per=60, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k, system in enumerate(["a", "b", "c"]):
+        for i in range(n_per):
+            tox = float(rng.random() < 0.4 + 0.2 * k)
+            rows.append({"toxic_sentence": f"in {i}", "neutral_sentence": f"out {system} {i}", "participant_name": system,
+                         "non-toxicity": tox, "content": float(rng.random() < 0.6), "fluency": 1.0, "J": tox,
+                         "CLS_OLD_GEN": 0.6 * tox + 0.4 * rng.random(),
+                         "CLS_NEW_INPUT": rng.random(), "CLS_NEW_GEN": rng.random(), "CLS_NEW_REF": rng.random(),
+                         "SIM-INPUT-GEN": rng.random(), "SIM-GEN-REF": rng.random(), "XCOMET-LITE": rng.random()})
+    return pd.DataFrame(rows)
+
+
+def test_2025_recipes_by_hand():
+    f = add_2025_recipes(frame())
+    r = f.iloc[0]
+    p_in, p_gen, p_ref = r["CLS_NEW_INPUT"], r["CLS_NEW_GEN"], r["CLS_NEW_REF"]
+    expected = max(float(p_ref <= p_gen), (p_gen + float(p_in <= p_gen)) / 2)
+    assert r["CLS-NEW"] == pytest.approx(expected)
+    assert r["SIM-JOINED"] == pytest.approx(0.4 * r["SIM-INPUT-GEN"] + 0.6 * r["SIM-GEN-REF"])
+    assert r["J-2025"] == pytest.approx(r["CLS-NEW"] * r["SIM-JOINED"] * r["XCOMET-LITE"])
+    metrics = available_metrics(f)
+    assert {"CLS_OLD_GEN", "CLS-NEW"} <= set(metrics["sta"]) and "J-2025" in metrics["j"]
+
+
+def test_meta_eval_ranks_the_informative_metric_first():
+    table = meta_eval(add_2025_recipes(frame()), n_boot=100)
+    sta = table[(table["axis"] == "sta") & (table["level"] == "sentence")]
+    assert sta.iloc[0]["metric"] == "CLS_OLD_GEN" and sta.iloc[0]["roc_auc"] > 0.9
+    assert set(table["level"]) == {"sentence", "system"}
+
+
+def test_confusion_and_disagreements():
+    f = frame()
+    conf = confusion(f, "sta", "CLS_OLD_GEN", 0.5)
+    assert conf.values.sum() == len(f)
+    d = disagreements(f, "sta", "CLS_OLD_GEN", 0.5)
+    assert len(d["human yes, metric no"]) == conf.loc["human: yes", "metric: no"]
+    assert len(d["human no, metric yes"]) == conf.loc["human: no", "metric: yes"]
+
+
+def test_leave_one_system_out_never_sees_the_held_out_system():
+    f = frame()
+    # System c's labels are inverted relative to the score: a calibrator fitted with c
+    # would learn a weaker slope; held out, c is predicted from a and b only.
+    f.loc[f["participant_name"] == "c", "non-toxicity"] = 1 - f.loc[f["participant_name"] == "c", "non-toxicity"]
+    held = leave_one_system_out(f, "logistic", ["CLS_OLD_GEN"], "non-toxicity")
+    fit_ab = Calibrator("logistic", ["CLS_OLD_GEN"], "non-toxicity").fit(f[f["participant_name"] != "c"])
+    c = f["participant_name"] == "c"
+    assert np.allclose(held[c.to_numpy()], fit_ab.predict(f[c]))
+
+
+@pytest.mark.parametrize("kind", ["linear", "isotonic", "logistic"])
+def test_calibrator_round_trip(kind, tmp_path):
+    f = frame()
+    cal = Calibrator(kind, ["CLS_OLD_GEN"], "non-toxicity", meta={"n": len(f)}).fit(f)
+    pred = cal.predict(f)
+    assert pred.min() >= 0 and pred.max() <= 1
+    cal.save(tmp_path / "cal.joblib")
+    again = Calibrator.load(tmp_path / "cal.joblib")
+    assert np.allclose(again.predict(f), pred) and again.signature()["calibrator"] == kind
+
+
+def test_join_score_files(tmp_path):
+    f = frame(n_per=3)
+    scores = pd.DataFrame({"input": f["toxic_sentence"][:3], "output": f["neutral_sentence"][:3],
+                           "sta": [0.1, 0.2, 0.3], "sim": 0.5, "fl": 0.5, "j": 0.1})
+    scores.to_csv(tmp_path / "a_test.scores.csv", index=False)
+    (tmp_path / "a_test.signature.json").write_text('{"preset": "embedded"}', encoding="utf-8")
+    joined = join_score_files(f, tmp_path)
+    assert list(joined["embedded:sta"][:3]) == [0.1, 0.2, 0.3]
+    assert joined["embedded:sta"][3:].isna().all()  # other systems: no scores

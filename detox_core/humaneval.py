@@ -92,6 +92,49 @@ def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
     return out
 
 
+def join_stored(frame: pd.DataFrame, store) -> pd.DataFrame:
+    """Add scores of submissions stored by the app (any preset) as ``<preset>:<axis>``
+    columns, matched by system name and (input, output) text like :func:`join_score_files`."""
+    from detox_core.leaderboard import system_key
+
+    out = frame.copy()
+    keys = frame["participant_name"].map(system_key)
+    pair = list(zip(keys, frame["toxic_sentence"].str.strip(), frame["neutral_sentence"].str.strip()))
+    listed = store.list()
+    wanted = set(keys)
+    for row in listed.itertuples(index=False):
+        key = system_key(row.name)
+        if key not in wanted:
+            continue
+        scores = store.scores(row.id)
+        preset = row.preset if row.calibrated or row.preset != "russe2022" else f"{row.preset}-raw"
+        lookup = {(key, str(i).strip(), str(o).strip()): vals for i, o, vals in
+                  zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
+        for pos, axis in enumerate(HUMAN_AXES):
+            col = f"{preset}:{axis}"
+            values = pd.Series([lookup[p][pos] if p in lookup else np.nan for p in pair], index=out.index)
+            out[col] = out[col].where(out[col].notna(), values) if col in out else values
+    return out
+
+
+def apply_calibrator(scores: pd.DataFrame, cal: "Calibrator", axis: str) -> pd.DataFrame:
+    """A score frame with ``axis`` replaced by the calibrator's output (J recomputed
+    when a single axis changes) and the calibrator recorded in its signature.
+
+    The calibrator's features are read from the frame: ``<axis>`` names (``sta`` ...)
+    or ``<preset>:<axis>`` names are both accepted.
+    """
+    feats = pd.DataFrame({f: scores[f.split(":", 1)[-1]] if f not in scores else scores[f] for f in cal.features})
+    out = scores.copy()
+    out[axis] = cal.predict(feats)
+    if axis != "j":
+        out["j"] = out["sta"] * out["sim"] * out["fl"]
+    sig = dict(scores.attrs.get("signature", {}))
+    sig["calibrators"] = {**sig.get("calibrators", {}), axis: cal.signature()}
+    out.attrs["signature"] = sig
+    return out
+
+
 def available_metrics(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Human axis -> automatic metric columns of ``frame`` that estimate it."""
     out: dict[str, list[str]] = {axis: [] for axis in HUMAN_AXES}

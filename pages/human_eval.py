@@ -15,10 +15,11 @@ from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
 from detox_core.humaneval import (
     HUMAN_AXES, Calibrator, add_2025_recipes, add_preset_scores, available_metrics, calibration_report, confusion,
-    disagreements, meta_eval, simple_features,
+    disagreements, join_stored, meta_eval, simple_features,
 )
 from detox_core.metrics import score
 from detox_core.ui.sidebar import current_choice
+from detox_core.ui.store import shared_store
 
 AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (fluency)", "j": "J"}
 N_BOOT = 300
@@ -48,6 +49,9 @@ source = c1.radio("Human judgements", ["shipped RUSSE-2022 sample", "upload a fi
                   disabled=not shipped.is_file(), index=0 if shipped.is_file() else 1)
 with_embedded = c2.toggle("Add the embedded preset's scores", value=True, key="he_embedded",
                           help="Scores every judged pair with the offline preset (a few seconds, cached).")
+with_stored = c2.toggle("Add stored submissions' scores", value=True, key="he_stored",
+                        help="Submissions scored on the Submissions page (any preset) whose name matches a judged "
+                        "system, joined by input and output text.")
 content, name = None, None
 if source.startswith("shipped") and shipped.is_file():
     content, name = shipped.read_bytes(), shipped.name
@@ -68,8 +72,13 @@ except DetoxInputError as err:
 except EmbeddedMissingError as err:
     st.warning(f"Embedded preset: {err}")
     frame = prepared(content, name, False)
-metrics = available_metrics(frame)
 key = hashlib.sha1(content).hexdigest() + str(with_embedded)
+if with_stored:
+    store = shared_store()
+    stored_ids = tuple(store.list()["id"].tolist())
+    frame = join_stored(frame, store)
+    key += str(stored_ids)
+metrics = available_metrics(frame)
 st.caption(f"{len(frame):,} judged outputs of {frame['participant_name'].nunique()} systems · automatic metrics: "
            + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
 

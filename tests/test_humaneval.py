@@ -85,3 +85,25 @@ def test_join_score_files(tmp_path):
     joined = join_score_files(f, tmp_path)
     assert list(joined["embedded:sta"][:3]) == [0.1, 0.2, 0.3]
     assert joined["embedded:sta"][3:].isna().all()  # other systems: no scores
+
+
+def test_join_stored_and_apply_calibrator(tmp_path):
+    from detox_core.humaneval import apply_calibrator, join_stored
+    from detox_core.metrics.base import Signature, make_score_frame
+    from detox_core.storage import Store
+
+    f = frame(n_per=3)
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    scores = make_score_frame(np.array([0.1, 0.2, 0.3]), np.ones(3) * 0.5, np.ones(3), np.full(3, np.nan),
+                              Signature(preset="embedded", preset_version="1"))
+    store.add(name="b_test.txt", sha256="x", dataset="russe2022", split="test", preset="embedded", calibrated=True,
+              source="upload", inputs=f["toxic_sentence"][3:6].tolist(), outputs=f["neutral_sentence"][3:6].tolist(),
+              scores=scores)
+    joined = join_stored(f, store)
+    assert list(joined["embedded:sta"][3:6]) == [0.1, 0.2, 0.3] and joined["embedded:sta"][:3].isna().all()
+
+    cal = Calibrator("linear", ["sta"], "non-toxicity").fit(pd.DataFrame({"sta": [0.0, 1.0], "non-toxicity": [0.2, 0.8]}))
+    out = apply_calibrator(scores, cal, "sta")
+    assert np.allclose(out["sta"], 0.2 + 0.6 * np.array([0.1, 0.2, 0.3]))
+    assert np.allclose(out["j"], out["sta"] * out["sim"] * out["fl"])
+    assert out.attrs["signature"]["calibrators"]["sta"]["calibrator"] == "linear"

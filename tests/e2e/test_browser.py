@@ -243,4 +243,4 @@ def test_every_page_opens(server, page, path, title):
     no_exception(page)
     assert page.get_by_role("heading", name=title, exact=True).is_visible()
     assert "Page not found" not in page.inner_text("body")
-    shot(page, path, {"leaderboard": 2000, "compare": 1500}.get(path))
+    shot(page, path, {"leaderboard": 2000, "compare": 1500, "human_eval": 1300}.get(path))

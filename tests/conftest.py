@@ -80,3 +80,12 @@ def tiny_models(tmp_path_factory) -> dict[str, Path]:
     from tests.tiny_models import build_all
 
     return build_all(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture
+def trained(tiny_data) -> Path:
+    """The tiny dataset with the embedded preset trained on it."""
+    from detox_core.embedded.recipe import train_embedded
+
+    train_embedded(tiny_data)
+    return tiny_data

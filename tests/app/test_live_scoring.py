@@ -5,25 +5,13 @@ from __future__ import annotations
 import html
 import re
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.embedded.recipe import train_embedded
+from tests.app.helpers import run
 
 PAGE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
 
-
-@pytest.fixture
-def trained(tiny_data):
-    train_embedded(tiny_data)
-    return tiny_data
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def metrics(at: AppTest) -> dict[str, list[str]]:

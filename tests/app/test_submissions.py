@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.embedded.recipe import train_embedded
+from tests.app.helpers import run
 from detox_core.storage import Store
 
 PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
 
-
-@pytest.fixture
-def trained(tiny_data):
-    train_embedded(tiny_data)
-    return tiny_data
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def score_shipped(at: AppTest, name: str) -> AppTest:

@@ -5,6 +5,7 @@ Commands:
     train-embedded   train the offline models of the ``embedded`` preset.
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.
+    aggregate        aggregate crowd answers (majority vote or Dawid-Skene).
 """
 
 from __future__ import annotations
@@ -138,6 +139,22 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_aggregate(args: argparse.Namespace) -> int:
+    from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
+
+    results = load_crowd_tsv(Path(args.crowd), args.task)
+    table = aggregate_crowd(results, args.method, args.min_control_accuracy)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    labelled = int(table["label"].notna().sum())
+    print(f"{len(table)} items, {labelled} labelled, {len(table) - labelled} without a label; skipped rows: "
+          f"{results.skipped_empty} with empty input, {results.skipped_rejected} rejected; written: {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -181,6 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
     meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
     meta.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
     meta.set_defaults(func=_cmd_meta_eval)
+
+    agg = sub.add_parser("aggregate", help="aggregate crowd answers exported from a crowdsourcing platform")
+    agg.add_argument("--crowd", required=True, metavar="FILE.tsv", help="INPUT:/OUTPUT:/GOLDEN:/ASSIGNMENT: columns")
+    agg.add_argument("--task", required=True, choices=["toxicity", "content", "fluency"])
+    agg.add_argument("--method", choices=["mv", "ds"], default="ds",
+                     help="mv: majority vote with at least 3 votes; ds: Dawid-Skene (default)")
+    agg.add_argument("--min-control-accuracy", type=float, default=0.5,
+                     help="drop workers below this accuracy on control items (default 0.5)")
+    agg.add_argument("--out", required=True, metavar="FILE.csv")
+    agg.set_defaults(func=_cmd_aggregate)
     return parser
 
 

@@ -1,0 +1,136 @@
+"""Aggregating crowd answers into labels, in the crowd-kit style.
+
+Aggregators take their hyperparameters in the constructor; ``fit(answers)`` returns
+the aggregator, with ``labels_`` (task -> label, NaN when there is none),
+``confidence_`` (task -> confidence of that label) and ``votes_`` (task -> number of
+answers). Quality control (control accuracy, worker filtering) and agreement
+(Krippendorff's alpha) live here too.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+
+def same_label(a: pd.Series, b: pd.Series) -> pd.Series:
+    """Element-wise equality of labels, numeric when both sides are numbers (1 == 1.0)."""
+    try:
+        return pd.to_numeric(a).astype(float) == pd.to_numeric(b).astype(float)
+    except (ValueError, TypeError):
+        return a.astype(str) == b.astype(str)
+
+
+def control_accuracy(answers: pd.DataFrame) -> pd.Series:
+    """Per worker, the share of control items answered with the golden label."""
+    if "golden" not in answers:
+        return pd.Series(dtype=float)
+    ctrl = answers[answers["golden"].notna()]
+    return same_label(ctrl["label"], ctrl["golden"]).groupby(ctrl["worker"]).mean()
+
+
+def filter_workers(answers: pd.DataFrame, min_accuracy: float = 0.5) -> pd.DataFrame:
+    """Answers of workers whose control accuracy is at least ``min_accuracy``, without the
+    control items themselves. Workers who answered no control item are kept."""
+    acc = control_accuracy(answers)
+    bad = set(acc[acc < min_accuracy].index)
+    out = answers[~answers["worker"].isin(bad)]
+    if "golden" in out:
+        out = out[out["golden"].isna()]
+    return out
+
+
+class MajorityVote:
+    """Majority vote that needs a minimum number of votes for the winning label.
+
+    Args:
+        min_votes: the winning label needs at least this many votes and strictly more
+            than any other label; otherwise the task stays unlabelled (NaN).
+    """
+
+    def __init__(self, min_votes: int = 3) -> None:
+        self.min_votes = min_votes
+
+    def fit(self, answers: pd.DataFrame) -> "MajorityVote":
+        counts = answers.groupby(["task", "label"]).size().unstack(fill_value=0)
+        top = counts.max(axis=1)
+        winners = counts.idxmax(axis=1)
+        ties = (counts.eq(top, axis=0)).sum(axis=1) > 1
+        ok = (top >= self.min_votes) & ~ties
+        self.votes_ = counts.sum(axis=1)
+        self.labels_ = winners.where(ok)
+        self.confidence_ = (top / self.votes_).where(ok)
+        self.unlabelled_ = int((~ok).sum())
+        return self
+
+
+class DawidSkene:
+    """Dawid-Skene (1979) via crowd-kit, with the label's posterior as confidence.
+
+    Args:
+        n_iter: EM iterations.
+        tol: convergence tolerance.
+    """
+
+    def __init__(self, n_iter: int = 100, tol: float = 1e-5) -> None:
+        self.n_iter = n_iter
+        self.tol = tol
+
+    def fit(self, answers: pd.DataFrame) -> "DawidSkene":
+        from crowdkit.aggregation import DawidSkene as CrowdKitDS
+
+        data = answers[["worker", "task", "label"]].copy()
+        model = CrowdKitDS(n_iter=self.n_iter, tol=self.tol).fit(data)
+        self.model_ = model
+        self.labels_ = model.labels_
+        self.confidence_ = model.probas_.max(axis=1)
+        self.votes_ = data.groupby("task").size()
+        self.unlabelled_ = 0
+        return self
+
+
+AGGREGATORS = {"mv": MajorityVote, "ds": DawidSkene}
+
+
+def review_queue(confidence: pd.Series, threshold: float = 0.9) -> pd.Index:
+    """Tasks whose label confidence is under ``threshold`` (or missing): for an expert."""
+    return confidence.index[(confidence < threshold) | confidence.isna()]
+
+
+def krippendorff_alpha(answers: pd.DataFrame, level: Literal["nominal", "ordinal", "interval"] = "nominal") -> float:
+    """Krippendorff's alpha of the answers (workers x tasks, missing answers allowed)."""
+    import krippendorff
+
+    labels = answers["label"]
+    if level == "nominal":
+        codes = {v: i for i, v in enumerate(sorted(labels.astype(str).unique()))}
+        values = labels.astype(str).map(codes).astype(float)
+    else:
+        values = pd.to_numeric(labels, errors="raise").astype(float)
+    matrix = pd.DataFrame({"worker": answers["worker"], "task": answers["task"], "v": values}).pivot_table(
+        index="worker", columns="task", values="v", aggfunc="first")
+    if matrix.shape[1] < 2 or matrix.notna().sum(axis=0).max() < 2:
+        return float("nan")
+    value_domain = None
+    if level == "ordinal":
+        value_domain = sorted(values.unique())
+    return float(krippendorff.alpha(reliability_data=matrix.to_numpy(), level_of_measurement=level,
+                                    value_domain=value_domain))
+
+
+def worker_stats(answers: pd.DataFrame, labels: pd.Series) -> pd.DataFrame:
+    """Per worker: answers, control accuracy, agreement with the aggregate, median seconds."""
+    acc = control_accuracy(answers)
+    real = answers[answers["golden"].isna()] if "golden" in answers else answers
+    agg = real["task"].map(labels)
+    agree = same_label(real["label"], agg.fillna(-1)).where(agg.notna())
+    out = pd.DataFrame({
+        "answers": answers.groupby("worker").size(),
+        "control_accuracy": acc,
+        "agreement_with_aggregate": agree.groupby(real["worker"]).mean(),
+    })
+    if "seconds" in answers:
+        out["median_seconds"] = answers.groupby("worker")["seconds"].median()
+    return out.sort_index()

@@ -1,0 +1,128 @@
+"""Results exported from a crowdsourcing platform: one TSV per task.
+
+Columns: ``INPUT:<field>`` (the item), ``OUTPUT:<answer>`` (the worker's answer),
+``GOLDEN:<answer>`` (filled on control items), ``ASSIGNMENT:worker_id``,
+``ASSIGNMENT:started``, ``ASSIGNMENT:submitted`` and ``ASSIGNMENT:status``. Rows with an
+empty input are skipped and counted; rejected assignments are skipped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from detox_core.annotation.aggregation import AGGREGATORS, filter_workers
+from detox_core.data import Source, parse_table, read_text
+from detox_core.errors import DetoxInputError
+
+TASKS = ("toxicity", "content", "fluency")
+_YES = {"1", "true", "yes", "y", "toxic", "same", "ok"}
+_NO = {"0", "false", "no", "n", "neutral", "non-toxic", "different"}
+_FLUENCY = {"1": 1.0, "1.0": 1.0, "fluent": 1.0, "0.5": 0.5, "partially": 0.5, "partially fluent": 0.5,
+            "0": 0.0, "0.0": 0.0, "not": 0.0, "not fluent": 0.0}
+
+
+def normalise_label(value: str, task: str) -> float | None:
+    """A worker's answer as a number: yes/no -> 1/0; fluency -> 1 / 0.5 / 0; '' -> None."""
+    v = value.strip().lower()
+    if not v:
+        return None
+    if task == "fluency":
+        if v in _FLUENCY:
+            return _FLUENCY[v]
+    elif v in _YES:
+        return 1.0
+    elif v in _NO:
+        return 0.0
+    raise ValueError(v)
+
+
+@dataclass
+class CrowdResults:
+    """Parsed answers plus what was skipped."""
+
+    answers: pd.DataFrame  # worker, task, label, golden, seconds + the INPUT fields
+    inputs: pd.DataFrame  # task -> INPUT fields
+    skipped_empty: int
+    skipped_rejected: int
+
+
+def load_crowd_tsv(source: Source, task: str, *, name: str | None = None) -> CrowdResults:
+    """Read a crowd-platform export (see the module docstring) for ``task``.
+
+    Raises:
+        DetoxInputError: missing columns, or an answer that is not a label of ``task``
+            (with its line and column).
+    """
+    if task not in TASKS:
+        raise DetoxInputError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
+    text, label = read_text(source, name)
+    table = parse_table(text, label, "\t")
+    inputs = [c for c in table.header if c.startswith("INPUT:")]
+    outputs = [c for c in table.header if c.startswith("OUTPUT:")]
+    if not inputs or len(outputs) != 1 or "ASSIGNMENT:worker_id" not in table.header:
+        raise DetoxInputError(
+            "expected INPUT:<field> columns, exactly one OUTPUT:<answer> column and ASSIGNMENT:worker_id; "
+            f"the header has {', '.join(table.header)}", label, 1)
+    out_col = outputs[0]
+    golden_col = "GOLDEN:" + out_col.split(":", 1)[1]
+    col = {c: i for i, c in enumerate(table.header)}
+    rows, empty, rejected = [], 0, 0
+    for rec, line in zip(table.rows, table.lines):
+        fields = tuple(rec[col[c]].strip() for c in inputs)
+        if not any(fields):
+            empty += 1
+            continue
+        status = rec[col["ASSIGNMENT:status"]].strip().upper() if "ASSIGNMENT:status" in col else ""
+        if status == "REJECTED":
+            rejected += 1
+            continue
+        try:
+            value = normalise_label(rec[col[out_col]], task)
+            golden = normalise_label(rec[col[golden_col]], task) if golden_col in col else None
+        except ValueError as err:
+            raise DetoxInputError(f"{err.args[0]!r} is not an answer of the {task} task", label, line, out_col) from None
+        if value is None:
+            continue
+        seconds = np.nan
+        if "ASSIGNMENT:started" in col and "ASSIGNMENT:submitted" in col:
+            start = pd.to_datetime(rec[col["ASSIGNMENT:started"]], errors="coerce")
+            end = pd.to_datetime(rec[col["ASSIGNMENT:submitted"]], errors="coerce")
+            if pd.notna(start) and pd.notna(end):
+                seconds = (end - start).total_seconds()
+        rows.append({"worker": rec[col["ASSIGNMENT:worker_id"]].strip(), "task": "\t".join(fields), "label": value,
+                     "golden": golden, "seconds": seconds, "_assignment": (rec[col["ASSIGNMENT:worker_id"]],
+                                                                           rec[col.get("ASSIGNMENT:started", 0)]),
+                     **dict(zip(inputs, fields))})
+    answers = pd.DataFrame(rows)
+    if answers.empty:
+        raise DetoxInputError("no answers left after skipping empty and rejected rows", label)
+    # An assignment's time is shared by the items on its page.
+    per_page = answers.groupby("_assignment")["task"].transform("size")
+    answers["seconds"] = answers["seconds"] / per_page
+    answers = answers.drop(columns="_assignment")
+    item_inputs = answers.drop_duplicates("task").set_index("task")[inputs]
+    return CrowdResults(answers, item_inputs, empty, rejected)
+
+
+def aggregate_crowd(results: CrowdResults, method: str = "ds", min_control_accuracy: float = 0.5,
+                    min_votes: int = 3) -> pd.DataFrame:
+    """One row per real (non-control) item: its input fields, label, confidence, votes."""
+    kept = filter_workers(results.answers, min_control_accuracy)
+    if kept.empty:
+        raise DetoxInputError("no answers left after removing control items and low-accuracy workers")
+    if method == "mv":
+        agg = AGGREGATORS["mv"](min_votes=min_votes).fit(kept)
+    elif method == "ds":
+        agg = AGGREGATORS["ds"]().fit(kept)
+    else:
+        raise DetoxInputError(f"unknown method {method!r}; expected mv or ds")
+    tasks = kept["task"].unique()
+    out = results.inputs.loc[tasks].copy()
+    out["label"] = agg.labels_.reindex(tasks).to_numpy()
+    out["confidence"] = agg.confidence_.reindex(tasks).to_numpy()
+    out["votes"] = agg.votes_.reindex(tasks).fillna(0).astype(int).to_numpy()
+    return out.reset_index(drop=True)

@@ -130,25 +130,19 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  {_fmt(r.spearman, r.spearman_low, r.spearman_high):<24} "
               f"{_fmt(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.part")
-        table.to_csv(tmp, index=False, float_format="%.6f")
-        tmp.replace(out)
-        print(f"written: {out}", file=sys.stderr)
+        data.write_text_atomic(Path(args.out), table.to_csv(index=False, float_format="%.6f"))
+        print(f"written: {args.out}", file=sys.stderr)
     return 0
 
 
 def _cmd_aggregate(args: argparse.Namespace) -> int:
+    from detox_core import data
     from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 
     results = load_crowd_tsv(Path(args.crowd), args.task)
     table = aggregate_crowd(results, args.method, args.min_control_accuracy)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
+    data.write_text_atomic(out, table.to_csv(index=False))
     labelled = int(table["label"].notna().sum())
     print(f"{len(table)} items, {labelled} labelled, {len(table) - labelled} without a label; skipped rows: "
           f"{results.skipped_empty} with empty input, {results.skipped_rejected} rejected; written: {out}")

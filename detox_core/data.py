@@ -116,6 +116,23 @@ def read_text(source: Source, name: str | None = None, max_bytes: int = MAX_FILE
     return decode_utf8(data, label), label
 
 
+def write_text_atomic(path: Path, content: str) -> None:
+    """Write ``content`` to ``path`` through a temporary file beside it, so a reader never
+    sees half a file and a failure leaves the old file (or none)."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(content)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 @dataclass(frozen=True)
 class Table:
     """A parsed delimited file: header, records and the line each record starts on."""

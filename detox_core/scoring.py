@@ -6,9 +6,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -44,17 +42,6 @@ def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], 
             raise DetoxInputError(f"expected {len(inputs)} rows of references (one per input), found {len(ref_corpus)}", references)
         refs = [[r for r in row if r] for row in ref_corpus[list(data.REFERENCE_COLUMNS)].itertuples(index=False)]
     return inputs, refs
-
-
-def _write_atomic(path: Path, content: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(content)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def score_submissions(
@@ -127,12 +114,12 @@ def score_submissions(
     for name, table in results.items():
         sig = table.attrs["signature"]
         path = out_dir / f"{name}.scores.csv"
-        _write_atomic(path, table.to_csv(index=False, float_format="%.6f"))
+        data.write_text_atomic(path, table.to_csv(index=False, float_format="%.6f"))
         sig_path = out_dir / f"{name}.signature.json"
-        _write_atomic(sig_path, json.dumps(sig, ensure_ascii=False, indent=2) + "\n")
+        data.write_text_atomic(sig_path, json.dumps(sig, ensure_ascii=False, indent=2) + "\n")
         written += [path, sig_path]
         rows.append({"submission": name, "n": len(table), **system_scores(table), "signature": json.dumps(sig, ensure_ascii=False, sort_keys=True)})
     summary = out_dir / "summary.csv"
-    _write_atomic(summary, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
+    data.write_text_atomic(summary, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
     written.append(summary)
     return written

@@ -20,7 +20,8 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import (
-    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, delete, event, select,
+    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, delete, event, func,
+    select,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
@@ -157,20 +158,24 @@ class Store:
 
     def list(self, dataset: str | None = None, split: str | None = None, preset: str | None = None) -> pd.DataFrame:
         """Stored submissions with their system-level means."""
+        # One query: the means are SQL averages over the sentence rows (NULL chrF skipped,
+        # as pandas' mean skips NaN), not a load of every submission's scores.
+        means = [func.avg(getattr(SentenceRow, c)).label(c) for c in SCORE_COLUMNS]
+        q = (select(SubmissionRow, *means).join(SentenceRow, SentenceRow.submission_id == SubmissionRow.id)
+             .group_by(SubmissionRow.id))
+        if dataset:
+            q = q.where(SubmissionRow.dataset == dataset)
+        if split:
+            q = q.where(SubmissionRow.split == split)
+        if preset:
+            q = q.where(SubmissionRow.preset == preset)
         with Session(self.engine) as s:
-            q = select(SubmissionRow)
-            if dataset:
-                q = q.where(SubmissionRow.dataset == dataset)
-            if split:
-                q = q.where(SubmissionRow.split == split)
-            if preset:
-                q = q.where(SubmissionRow.preset == preset)
-            rows = s.scalars(q.order_by(SubmissionRow.created_at)).all()
             out = []
-            for r in rows:
-                means = self.scores(r.id)[list(SCORE_COLUMNS)].mean().to_dict()
+            for r, *values in s.execute(q.order_by(SubmissionRow.created_at)).all():
                 out.append({"id": r.id, "name": r.name, "dataset": r.dataset, "split": r.split, "preset": r.preset,
-                            "calibrated": r.calibrated, "source": r.source, "n": r.n, **means, "created_at": r.created_at})
+                            "calibrated": r.calibrated, "source": r.source, "n": r.n,
+                            **{c: (float(v) if v is not None else float("nan")) for c, v in zip(SCORE_COLUMNS, values)},
+                            "created_at": r.created_at})
         return pd.DataFrame(out, columns=["id", "name", "dataset", "split", "preset", "calibrated", "source", "n",
                                           *SCORE_COLUMNS, "created_at"])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -88,5 +88,3 @@ def filter_sentences(table: pd.DataFrame, text: str = "", j_below: float | None 
         mask &= table["limiting"].isin(list(limiting))
     return table[mask]
 
-
-ProgressFn = Callable[[str, int, int], None]

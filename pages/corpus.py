@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -180,7 +179,7 @@ else:
             diff = word_diff(row["toxic_comment"], ref, choice.lexicon)
             src, tgt = render.diff_html(diff)
             left, right = st.columns(2)
-            left.markdown(f"**Toxic**", help="Removed words struck through; lexicon words in bold.")
+            left.markdown("**Toxic**", help="Removed words struck through; lexicon words in bold.")
             left.markdown(src, unsafe_allow_html=True)
             right.markdown(f"**Paraphrase {k}** · {EDIT_KIND_LABEL[edit_kind(row['toxic_comment'], ref)]}")
             right.markdown(tgt, unsafe_allow_html=True)

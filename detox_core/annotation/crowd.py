@@ -9,7 +9,6 @@ empty input are skipped and counted; rejected assignments are skipped and counte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

@@ -18,7 +18,7 @@ from detox_core.embedded.recipe import (
     sentence_vector,
 )
 from detox_core.metrics.base import Signature, make_score_frame
-from detox_core.metrics.chrf import chrf_signature, sentence_chrf
+from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.presets import Preset, check_pairs
 
 _LOADED: dict[Path, EmbeddedModels] = {}

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import shutil
 import tempfile
@@ -334,6 +333,3 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     say(f"trained in {time.time() - started:.0f} s: {target}")
     return target
 
-
-def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))

@@ -58,6 +58,8 @@ class Preset(ABC):
     title: ClassVar[str]
     #: role -> model id
     models: dict[str, str]
+    #: role -> how the pool loads that role's model
+    model_kinds: ClassVar[dict[str, str]] = {}
 
     def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None) -> None:
         self.pool = pool
@@ -93,6 +95,7 @@ class Russe2022(Preset):
     version = "1"
     title = "RUSSE-2022 official (GPU models)"
     calibration = Calibration()
+    model_kinds = {"sta": "classifier", "sim": "encoder", "fl": "classifier"}
 
     @classmethod
     def default_models(cls) -> dict[str, str]:
@@ -137,8 +140,7 @@ class Russe2022(Preset):
     def signature(self, calibrated: bool = True) -> Signature:
         sig = super().signature(calibrated)
         pool = self.get_pool()
-        kinds = {"sta": "classifier", "sim": "encoder", "fl": "classifier"}
-        sig.models = {role: pool.info(mid, kinds[role], role) for role, mid in self.models.items()}
+        sig.models = {role: pool.info(mid, self.model_kinds[role], role) for role, mid in self.models.items()}
         sig.calibration = asdict(self.calibration) if calibrated else asdict(NO_CALIBRATION)
         return sig
 
@@ -149,6 +151,7 @@ class TextDetox2024(Preset):
     name = "textdetox2024"
     version = "1"
     title = "TextDetox 2024 multilingual (GPU models)"
+    model_kinds = {"sta": "classifier", "sim": "sentence-transformer"}
 
     @classmethod
     def default_models(cls) -> dict[str, str]:
@@ -174,8 +177,7 @@ class TextDetox2024(Preset):
         sig = super().signature(calibrated)
         pool = self.get_pool()
         sig.models = {
-            "sta": pool.info(self.models["sta"], "classifier", "sta"),
-            "sim": pool.info(self.models["sim"], "sentence-transformer", "sim"),
+            **{role: pool.info(self.models[role], kind, role) for role, kind in self.model_kinds.items()},
             "fl": {"id": "chrF vs references", "revision": chrf_signature()},
         }
         sig.calibration = None

@@ -16,10 +16,8 @@ from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, tra
 from detox_core.metrics.presets import Russe2022, TextDetox2024
 from detox_core.models import ModelPool, ModelUnavailableError, default_pool
 
-KINDS = {
-    (Russe2022, "sta"): "classifier", (Russe2022, "sim"): "encoder", (Russe2022, "fl"): "classifier",
-    (TextDetox2024, "sta"): "classifier", (TextDetox2024, "sim"): "sentence-transformer",
-}
+#: (preset, role) -> model kind, for every official model.
+KINDS = {(preset, role): kind for preset in (Russe2022, TextDetox2024) for role, kind in preset.model_kinds.items()}
 
 
 @st.cache_resource(show_spinner=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import re
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT

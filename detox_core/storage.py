@@ -11,22 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import (
-    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, delete, event, func,
-    select,
-)
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, delete, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
-from detox_core.data import data_dir
+from detox_core.db import default_url, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
 
 
@@ -90,10 +85,6 @@ def file_sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def default_url() -> str:
-    return os.environ.get("DETOX_DB_URL") or f"sqlite:///{data_dir() / 'detox.sqlite'}"
-
-
 class Store:
     """Scored submissions in a SQL database.
 
@@ -103,17 +94,8 @@ class Store:
 
     def __init__(self, url: str | None = None) -> None:
         self.url = url or default_url()
-        if self.url.startswith("sqlite:///"):
-            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        self.engine: Engine = create_engine(self.url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            @event.listens_for(self.engine, "connect")
-            def _pragmas(conn, _record) -> None:  # noqa: ANN001 - DBAPI connection
-                cur = conn.cursor()
-                cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA foreign_keys=ON")
-                cur.close()
-        Base.metadata.create_all(self.engine)
+        self.engine: Engine = make_engine(self.url)
+        upgrade(self.engine, Base.metadata)
         self._lock = threading.Lock()
 
     @staticmethod

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from detox_core.annotation.aggregation import AGGREGATORS, filter_workers
+from detox_core.annotation.tasks import TASKS
 from detox_core.data import Source, parse_table, read_text
 from detox_core.errors import DetoxInputError
 
-TASKS = ("toxicity", "content", "fluency")
 _YES = {"1", "true", "yes", "y", "toxic", "same", "ok"}
 _NO = {"0", "false", "no", "n", "neutral", "non-toxic", "different"}
 _FLUENCY = {"1": 1.0, "1.0": 1.0, "fluent": 1.0, "0.5": 0.5, "partially": 0.5, "partially fluent": 0.5,

@@ -1,0 +1,158 @@
+"""Control questions: items with a known answer, mixed into annotators' pages.
+
+Generated from a parallel corpus:
+
+- toxicity: a toxic input is toxic (inputs with a lexicon word are preferred, they
+  are the clear cases), its human paraphrase is not (paraphrases without one);
+- content: an input and its own paraphrase mean the same; an input and another
+  input's paraphrase do not (the one sharing the fewest character trigrams);
+- fluency: a corpus paraphrase is fluent; a corrupted copy (shuffled word order,
+  letters swapped inside words) is not.
+
+Or uploaded as a TSV with the columns ``task``, ``text``, ``golden`` and optional
+``input`` (the content task's original) and ``explanation``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pandas as pd
+
+from detox_core.annotation.crowd import normalise_label
+from detox_core.annotation.tasks import TASKS
+from detox_core.data import REFERENCE_COLUMNS, Source, parse_table, read_text
+from detox_core.errors import DetoxInputError
+from detox_core.text import WORD_RE, lexicon_hits
+
+
+@dataclass(frozen=True)
+class Control:
+    task: str
+    text: str
+    golden: float
+    input: str = ""
+    explanation: str = ""
+
+
+def _trigrams(text: str) -> set[str]:
+    t = f" {text.lower()} "
+    return {t[i:i + 3] for i in range(len(t) - 2)}
+
+
+def corrupt(text: str, rng: random.Random) -> str:
+    """A not-fluent copy of ``text``: words in another order, letters swapped inside the
+    longer words, one short word repeated."""
+    tokens = WORD_RE.findall(text)
+    if len(tokens) < 2:
+        tokens = tokens * 2
+    order = tokens[:]
+    for _ in range(10):
+        rng.shuffle(order)
+        if order != tokens:
+            break
+    out = []
+    for w in order:
+        if len(w) >= 4 and rng.random() < 0.7:
+            i = rng.randrange(1, len(w) - 2)
+            w = w[:i] + w[i + 1] + w[i] + w[i + 2:]
+        out.append(w)
+    out.insert(rng.randrange(len(out) + 1), rng.choice(out))
+    return " ".join(out)
+
+
+def _pairs(corpus: pd.DataFrame) -> list[tuple[str, str]]:
+    pairs = []
+    for row in corpus.itertuples(index=False):
+        refs = [getattr(row, c) for c in REFERENCE_COLUMNS if getattr(row, c)]
+        if refs and refs[0].strip() and refs[0].strip() != row.toxic_comment.strip():
+            pairs.append((row.toxic_comment.strip(), refs[0].strip()))
+    return pairs
+
+
+def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: frozenset[str] = frozenset(),
+                      seed: int = 0, min_words: int = 3, max_words: int = 30) -> list[Control]:
+    """``n`` control items for ``task`` from ``corpus`` (half with each answer).
+
+    Raises:
+        DetoxInputError: the corpus has too few usable pairs.
+    """
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}")
+    rng = random.Random(seed)
+    pairs = [(a, b) for a, b in _pairs(corpus) if min_words <= len(a.split()) <= max_words
+             and min_words <= len(b.split()) <= max_words]
+    rng.shuffle(pairs)
+    n_pos = (n + 1) // 2
+    n_neg = n - n_pos
+    if len(pairs) < n:
+        raise DetoxInputError(f"the corpus has {len(pairs)} pairs of {min_words}-{max_words} words with a paraphrase; "
+                              f"{n} control items of the {task} task need at least {n}")
+    out: list[Control] = []
+    if task == "toxicity":
+        toxic = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
+        used = set()
+        for a, _b in toxic[:n_pos]:
+            out.append(Control(task, a, 1.0, explanation="An offensive sentence of the corpus's toxic side."))
+            used.add(a)
+        clean = [b for a, b in pairs if a not in used and not lexicon_hits(b, lexicon)]
+        out += [Control(task, b, 0.0, explanation="A neutral paraphrase written by a person.") for b in clean[:n_neg]]
+    elif task == "content":
+        same, rest = pairs[:n_pos], pairs[n_pos:]
+        out += [Control(task, b, 1.0, input=a, explanation="The original and its own polite paraphrase.")
+                for a, b in same]
+        others = [b for _a, b in pairs]
+        grams = {b: _trigrams(b) for b in others}
+        for a, own in rest[:n_neg]:
+            ga = _trigrams(a)
+            candidates = rng.sample(others, min(20, len(others)))
+            far = min((b for b in candidates if b != own), key=lambda b: len(ga & grams[b]) / (len(grams[b]) or 1))
+            out.append(Control(task, far, 0.0, input=a, explanation="The rewrite belongs to another sentence."))
+    else:
+        good, bad = pairs[:n_pos], pairs[n_pos:]
+        out += [Control(task, b, 1.0, explanation="A sentence of the corpus, written by a person.") for _a, b in good]
+        out += [Control(task, corrupt(b, rng), 0.0, explanation="Words shuffled and letters swapped: not a sentence.")
+                for _a, b in bad[:n_neg]]
+    if len(out) < n:
+        raise DetoxInputError(f"could make only {len(out)} of {n} control items of the {task} task from the corpus")
+    rng.shuffle(out)
+    return out
+
+
+def load_controls(source: Source, *, name: str | None = None) -> list[Control]:
+    """Read uploaded control items (see the module docstring).
+
+    Raises:
+        DetoxInputError: missing columns, an unknown task, an empty text, a content
+            item without its input, or an answer that is not one of the task's labels
+            (with line and column).
+    """
+    text, label = read_text(source, name)
+    table = parse_table(text, label, "\t")
+    for col in ("task", "text", "golden"):
+        if col not in table.header:
+            raise DetoxInputError(f"missing column {col!r}; the header has {', '.join(table.header)}", label, 1)
+    if not table.rows:
+        raise DetoxInputError("expected at least one control item after the header, found none", label)
+    col = {c: i for i, c in enumerate(table.header)}
+    out = []
+    for rec, line in zip(table.rows, table.lines):
+        task = rec[col["task"]].strip().lower()
+        if task not in TASKS:
+            raise DetoxInputError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}", label, line, "task")
+        body = rec[col["text"]].strip()
+        if not body:
+            raise DetoxInputError("text is empty", label, line, "text")
+        src = rec[col["input"]].strip() if "input" in col else ""
+        if task == "content" and not src:
+            raise DetoxInputError("a content control needs the original sentence in 'input'", label, line, "input")
+        try:
+            golden = normalise_label(rec[col["golden"]], task)
+        except ValueError:
+            golden = None
+        if golden is None or (task != "fluency" and golden not in (0.0, 1.0)) or (task == "fluency" and golden not in (0.0, 0.5, 1.0)):
+            raise DetoxInputError(f"{rec[col['golden']]!r} is not an answer of the {task} task", label, line, "golden")
+        expl = rec[col["explanation"]].strip() if "explanation" in col else ""
+        out.append(Control(task, body, golden, src, expl))
+    return out

@@ -1,0 +1,170 @@
+"""From a project's stored answers to labels, progress figures and human judgements.
+
+- :func:`aggregate_project`: per task, answers of banned annotators and of annotators
+  under the control-accuracy filter left out, control items removed, then majority
+  vote or Dawid-Skene; an expert's label replaces the aggregate (confidence 1).
+- :func:`progress`: items done per task, annotators, bans, agreement, expected finish.
+- :func:`humaneval_table`: one row per judged pair in the ``humaneval_textdetox_ru``
+  schema (``toxic_sentence``, ``neutral_sentence``, ``participant_name``,
+  ``non-toxicity``, ``content``, ``fluency``, ``J``); human FL is 1 when the output is
+  judged at least as fluent as the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import pandas as pd
+
+from detox_core.annotation.aggregation import (
+    AGGREGATORS, control_accuracy, filter_workers, krippendorff_alpha, review_queue, worker_stats,
+)
+from detox_core.annotation.store import AnnotationStore, Project, utc_now
+
+ALPHA_LEVEL = {"toxicity": "nominal", "content": "nominal", "fluency": "ordinal"}
+
+
+@dataclass
+class TaskResult:
+    """Aggregated labels of one task's real items."""
+
+    task: str
+    items: pd.DataFrame  # item, input, text, label, confidence, votes, source (aggregate|expert|none)
+    alpha: float
+    workers: pd.DataFrame  # per annotator statistics
+    excluded_workers: list[str]
+    unlabelled: int
+
+    def review(self, threshold: float) -> pd.DataFrame:
+        """Items for an expert: confidence under ``threshold`` or no label, not yet reviewed."""
+        todo = self.items[self.items["source"] != "expert"]
+        queue = review_queue(todo.set_index("item")["confidence"], threshold)
+        return todo[todo["item"].isin(queue)].sort_values("confidence", na_position="first")
+
+
+def aggregate_project(store: AnnotationStore, project: Project, method: str = "ds",
+                      min_accuracy: float | None = None) -> dict[str, TaskResult]:
+    """Labels of every task of ``project`` (see the module docstring)."""
+    if method not in AGGREGATORS:
+        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(AGGREGATORS)}")
+    min_accuracy = project.settings.aggregate_min_accuracy if min_accuracy is None else min_accuracy
+    answers = store.answers(project.id)
+    items = store.items(project.id, kind="real")
+    out: dict[str, TaskResult] = {}
+    for task in project.tasks:
+        task_items = items[items["task"] == task][["item", "input", "text", "expert_label"]].copy()
+        task_answers = answers[(answers["item_task"] == task) & (answers["status"] != "banned")]
+        acc = control_accuracy(task_answers)
+        excluded = sorted(acc[acc < min_accuracy].index)
+        kept = filter_workers(task_answers, min_accuracy)
+        labels = pd.Series(dtype=float)
+        confidence = pd.Series(dtype=float)
+        votes = pd.Series(dtype=float)
+        if not kept.empty:
+            agg = (AGGREGATORS[method](min_votes=3) if method == "mv" else AGGREGATORS[method]()).fit(kept)
+            labels = pd.to_numeric(agg.labels_, errors="coerce").astype(float)
+            confidence, votes = agg.confidence_.astype(float), agg.votes_
+        task_items["label"] = task_items["item"].map(labels)
+        task_items["confidence"] = task_items["item"].map(confidence)
+        task_items["votes"] = task_items["item"].map(votes).fillna(0).astype(int)
+        expert = task_items["expert_label"].notna()
+        task_items["source"] = np.where(expert, "expert", np.where(task_items["label"].notna(), "aggregate", "none"))
+        task_items.loc[expert, "label"] = task_items.loc[expert, "expert_label"]
+        task_items.loc[expert, "confidence"] = 1.0
+        alpha = krippendorff_alpha(kept, ALPHA_LEVEL[task]) if len(kept) else float("nan")
+        workers = (worker_stats(task_answers, labels) if len(task_answers) else
+                   pd.DataFrame(columns=["answers", "control_accuracy", "agreement_with_aggregate", "median_seconds"]))
+        out[task] = TaskResult(task, task_items.drop(columns="expert_label").reset_index(drop=True), alpha,
+                               workers, excluded, int(task_items["label"].isna().sum()))
+    return out
+
+
+def humaneval_table(store: AnnotationStore, project: Project, results: dict[str, TaskResult],
+                    complete_only: bool = True) -> pd.DataFrame:
+    """Human judgements per judged pair, in the ``humaneval_textdetox_ru`` schema.
+
+    Axes of tasks the project does not ask are NaN; with ``complete_only`` rows are
+    kept only when every asked axis has a label.
+    """
+    pairs = store.pairs(project.id)
+    label = {task: {(r.input, r.text): r.label for r in res.items.itertuples(index=False)}
+             for task, res in results.items()}
+    out = pd.DataFrame({"toxic_sentence": pairs["input"], "neutral_sentence": pairs["output"],
+                        "participant_name": pairs["system"], "idx": pairs["idx"]})
+    keys_out = list(zip([""] * len(pairs), pairs["output"]))
+    nan = float("nan")
+    if "toxicity" in label:
+        out["non-toxicity"] = [1.0 - label["toxicity"].get(k, nan) for k in keys_out]
+    else:
+        out["non-toxicity"] = nan
+    if "content" in label:
+        out["content"] = [label["content"].get(k, nan) for k in zip(pairs["input"], pairs["output"])]
+    else:
+        out["content"] = nan
+    if "fluency" in label:
+        fl_in = np.array([label["fluency"].get(("", t), nan) for t in pairs["input"]], dtype=float)
+        fl_out = np.array([label["fluency"].get(k, nan) for k in keys_out], dtype=float)
+        out["fluency"] = np.where(np.isnan(fl_in) | np.isnan(fl_out), nan, (fl_out >= fl_in).astype(float))
+        out["fluency_input"], out["fluency_output"] = fl_in, fl_out
+    else:
+        out["fluency"] = nan
+    asked = [ax for ax, task in (("non-toxicity", "toxicity"), ("content", "content"), ("fluency", "fluency"))
+             if task in project.tasks]
+    out["J"] = out[["non-toxicity", "content", "fluency"]].prod(axis=1, skipna=False)
+    if complete_only:
+        out = out[out[asked].notna().all(axis=1)]
+    return out.reset_index(drop=True)
+
+
+def system_means(table: pd.DataFrame) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system of a :func:`humaneval_table`."""
+    g = table.groupby("participant_name")
+    return pd.DataFrame({"sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
+                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "n": g.size()}).reset_index()
+
+
+@dataclass
+class Progress:
+    tasks: pd.DataFrame  # task, items, done, answers, slots_left, share_done
+    annotators: pd.DataFrame  # status -> count
+    bans: pd.DataFrame  # name, ban_reason, banned_at
+    answers_per_hour: float
+    expected_finish: datetime | None
+    timeline: pd.DataFrame  # created_at (hour), answers
+
+
+def progress(store: AnnotationStore, project: Project, now: datetime | None = None) -> Progress:
+    """How far the project is (see the module docstring). The expected finish assumes
+    the answer rate of the last 24 hours goes on."""
+    answers = store.answers(project.id)
+    items = store.items(project.id, kind="real")
+    people = store.annotators(project.id)
+    valid = answers[(answers["kind"] == "real") & (answers["status"] != "banned")]
+    per_item = valid.groupby("task").size()
+    overlap = project.settings.overlap
+    rows = []
+    for task in project.tasks:
+        ids = items.loc[items["task"] == task, "item"]
+        counts = ids.map(per_item).fillna(0).clip(upper=overlap)
+        rows.append({"task": task, "items": len(ids), "done": int((counts >= overlap).sum()),
+                     "answers": int(counts.sum()), "slots_left": int(len(ids) * overlap - counts.sum())})
+    tasks = pd.DataFrame(rows)
+    tasks["share_done"] = tasks["answers"] / (tasks["items"] * overlap).where(tasks["items"] > 0)
+    now = now or utc_now()
+    recent = valid[pd.to_datetime(valid["created_at"]) >= now - timedelta(hours=24)]
+    rate = 0.0
+    if len(recent) >= 2:
+        times = pd.to_datetime(recent["created_at"])
+        span_h = max((times.max() - times.min()).total_seconds() / 3600, 1 / 60)
+        rate = len(recent) / span_h
+    left = int(tasks["slots_left"].sum()) if len(tasks) else 0
+    finish = now + timedelta(hours=left / rate) if rate > 0 and left > 0 else (now if left == 0 else None)
+    timeline = pd.DataFrame(columns=["hour", "answers"])
+    if len(answers):
+        timeline = (answers.assign(hour=pd.to_datetime(answers["created_at"]).dt.floor("h"))
+                    .groupby("hour").size().rename("answers").reset_index())
+    status = people["status"].value_counts().rename_axis("status").reset_index(name="annotators")
+    bans = people[people["status"] == "banned"][["name", "ban_reason", "banned_at"]]
+    return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline)

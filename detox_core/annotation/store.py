@@ -1,0 +1,725 @@
+"""Annotation projects in the SQL database: items, annotators, pages and answers.
+
+One project holds the pairs it judges (system, input, output), the items annotators
+see (one per task and distinct text: identical outputs of two systems are judged
+once), control items with their known answers, exam items, annotators, the pages
+(assignments) handed out and every answer, committed as it is submitted.
+
+Guarantees, kept by the database and by allocating pages in a write-locked
+transaction (``db.writer``):
+
+- an annotator never gets the same item twice (a unique key on annotator and item);
+- no item gets more answers than the overlap: answers of annotators in good standing
+  plus items reserved on open pages never exceed it (a ban frees its slots, so the
+  item is asked again);
+- an annotator never sees a control answer or another annotator's answer: the items
+  a page returns carry only their texts.
+
+Quality control runs on every submitted page: a ban for control accuracy under the
+threshold (after a minimum number of control answers), for a page answered faster
+than the minimum time, or for too many skipped pages. A banned annotator's later
+pages are refused; the earlier answers stay stored and are left out of aggregation.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import (
+    DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from detox_core.annotation.controls import Control
+from detox_core.annotation.tasks import TASKS, spec
+from detox_core.db import default_url, make_engine, upgrade, writer
+
+
+class AnnotationError(ValueError):
+    """A request the annotation store refuses, with a message for the user."""
+
+
+@dataclass
+class Settings:
+    """A project's quality-control thresholds and page layout (all configurable)."""
+
+    overlap: int = 5
+    page_size: int = 10
+    controls_per_page: int = 2
+    ban_control_accuracy: float = 0.7
+    min_control_answers: int = 6
+    min_page_seconds: float = 15.0
+    max_skipped_pages: int = 5
+    exam_pass: float = 0.8
+    page_timeout_minutes: float = 30.0
+    aggregate_min_accuracy: float = 0.5
+    review_confidence: float = 0.9
+
+    def validate(self) -> None:
+        if self.overlap < 1:
+            raise AnnotationError("overlap must be at least 1")
+        if self.page_size < 1:
+            raise AnnotationError("items per page must be at least 1")
+        if not 0 <= self.controls_per_page < self.page_size:
+            raise AnnotationError("control items per page must be fewer than the items per page")
+        for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise AnnotationError(f"{name} must be between 0 and 1")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ProjectRow(Base):
+    __tablename__ = "ann_projects"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    access_code: Mapped[str] = mapped_column(String(64), unique=True)
+    dataset: Mapped[str] = mapped_column(String(100), default="")
+    tasks: Mapped[str] = mapped_column(Text)  # JSON list
+    settings: Mapped[str] = mapped_column(Text)  # JSON of Settings
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PairRow(Base):
+    __tablename__ = "ann_pairs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    system: Mapped[str] = mapped_column(String(200))
+    idx: Mapped[int] = mapped_column(Integer)
+    input: Mapped[str] = mapped_column(Text)
+    output: Mapped[str] = mapped_column(Text)
+
+
+class ItemRow(Base):
+    __tablename__ = "ann_items"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    task: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))  # real | control | exam
+    text: Mapped[str] = mapped_column(Text)
+    input: Mapped[str] = mapped_column(Text, default="")
+    golden: Mapped[float | None] = mapped_column(Float, nullable=True)
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    expert_label: Mapped[float | None] = mapped_column(Float, nullable=True)
+    expert_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    expert_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AnnotatorRow(Base):
+    __tablename__ = "ann_annotators"
+    __table_args__ = (UniqueConstraint("project_id", "name", name="uq_annotator_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20))  # training | exam | active | failed | banned
+    exam_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ban_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime)
+    banned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AssignmentRow(Base):
+    __tablename__ = "ann_assignments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
+    task: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))  # work | exam
+    status: Mapped[str] = mapped_column(String(20))  # open | submitted | skipped | expired
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AssignmentItemRow(Base):
+    __tablename__ = "ann_assignment_items"
+    # The database itself refuses to give an annotator the same item twice.
+    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_seen_once"),)
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), primary_key=True, index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class AnswerRow(Base):
+    __tablename__ = "ann_answers"
+    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_answer_once"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), index=True)
+    label: Mapped[float] = mapped_column(Float)
+    seconds: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+# --------------------------------------------------------------------------- views
+
+
+@dataclass(frozen=True)
+class Project:
+    id: int
+    name: str
+    access_code: str
+    dataset: str
+    tasks: tuple[str, ...]
+    settings: Settings
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Annotator:
+    id: int
+    project_id: int
+    name: str
+    status: str
+    exam_score: float | None
+    ban_reason: str | None
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What an annotator sees of an item: never its kind, answer or other answers."""
+
+    id: int
+    task: str
+    text: str
+    input: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    assignment_id: int
+    task: str
+    kind: str
+    items: tuple[ItemView, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PageResult:
+    accepted: int
+    seconds: float
+    banned: bool
+    reason: str | None
+    control_answers: int
+    control_accuracy: float | None
+
+
+@dataclass(frozen=True)
+class ExamResult:
+    score: float
+    correct: int
+    total: int
+    passed: bool
+    mistakes: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+def utc_now() -> datetime:
+    """Now, as the store keeps times: naive UTC."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)  # stored as naive UTC on every database
+
+
+def _naive(moment: datetime | None) -> datetime:
+    if moment is None:
+        return utc_now()
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _project(row: ProjectRow) -> Project:
+    return Project(row.id, row.name, row.access_code, row.dataset, tuple(json.loads(row.tasks)),
+                   Settings(**json.loads(row.settings)), row.status, row.created_at)
+
+
+def _annotator(row: AnnotatorRow) -> Annotator:
+    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason)
+
+
+def _check_label(task: str, label: float) -> float:
+    allowed = [v for v, _ in spec(task).options]
+    try:
+        value = float(label)
+    except (TypeError, ValueError):
+        raise AnnotationError(f"{label!r} is not an answer of the {task} task") from None
+    if value not in allowed:
+        raise AnnotationError(f"{label!r} is not an answer of the {task} task (expected one of {allowed})")
+    return value
+
+
+class AnnotationStore:
+    """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_url()
+        self.engine: Engine = make_engine(self.url)
+        self.upgrades = upgrade(self.engine, Base.metadata)
+        self._writer = writer(self.engine)
+        self._lock = threading.Lock()  # one writer per process; the database serialises processes
+
+    def _write(self) -> Session:
+        return Session(self._writer)
+
+    # ------------------------------------------------------------------ projects
+
+    def create_project(self, name: str, tasks: Sequence[str], pairs: pd.DataFrame, *,
+                       controls: Sequence[Control] = (), exam: Sequence[Control] = (),
+                       settings: Settings | None = None, dataset: str = "", access_code: str | None = None) -> Project:
+        """Create a project judging ``pairs`` (columns ``system``, ``idx``, ``input``,
+        ``output``) on ``tasks``, with control and exam items.
+
+        Raises:
+            AnnotationError: empty name or pairs, a name or code in use, unknown task,
+                control items of a task the project does not ask.
+        """
+        settings = settings or Settings()
+        settings.validate()
+        name = name.strip()
+        if not name:
+            raise AnnotationError("the project needs a name")
+        unknown = sorted(set(tasks) - set(TASKS))
+        tasks = [t for t in TASKS if t in set(tasks)]
+        if not tasks or unknown:
+            raise AnnotationError(f"choose one or more tasks of {', '.join(TASKS)}"
+                                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+        missing = {"system", "idx", "input", "output"} - set(pairs.columns)
+        if missing:
+            raise AnnotationError(f"pairs lack the columns {', '.join(sorted(missing))}")
+        if pairs.empty:
+            raise AnnotationError("the project has no pairs to judge")
+        for c in (*controls, *exam):
+            if c.task not in tasks:
+                raise AnnotationError(f"a control item of the {c.task} task, which the project does not ask")
+        code = access_code or secrets.token_urlsafe(6)
+        with self._lock, self._write() as s, s.begin():
+            if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.name == name)):
+                raise AnnotationError(f"a project named {name!r} exists")
+            if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.access_code == code)):
+                raise AnnotationError("that access code is in use by another project")
+            row = ProjectRow(name=name, access_code=code, dataset=dataset, tasks=json.dumps(tasks),
+                             settings=json.dumps(asdict(settings)), status="open", created_at=utc_now())
+            s.add(row)
+            s.flush()
+            s.add_all(PairRow(project_id=row.id, system=str(p.system), idx=int(p.idx), input=str(p.input),
+                              output=str(p.output)) for p in pairs.itertuples(index=False))
+            seen: set[tuple[str, str, str]] = set()
+            items = []
+            for key in _real_item_keys(pairs, tasks):
+                if key not in seen:
+                    seen.add(key)
+                    items.append(ItemRow(project_id=row.id, task=key[0], kind="real", input=key[1], text=key[2]))
+            for kind, group in (("control", controls), ("exam", exam)):
+                items += [ItemRow(project_id=row.id, task=c.task, kind=kind, text=c.text, input=c.input,
+                                  golden=c.golden, explanation=c.explanation) for c in group]
+            s.add_all(items)
+            s.flush()
+            return _project(row)
+
+    def projects(self) -> list[Project]:
+        with Session(self.engine) as s:
+            return [_project(r) for r in s.scalars(select(ProjectRow).order_by(ProjectRow.created_at))]
+
+    def project(self, project_id: int) -> Project:
+        with Session(self.engine) as s:
+            row = s.get(ProjectRow, project_id)
+            if row is None:
+                raise AnnotationError(f"no project with id {project_id}")
+            return _project(row)
+
+    def update_settings(self, project_id: int, settings: Settings, status: str | None = None) -> Project:
+        settings.validate()
+        with self._lock, self._write() as s, s.begin():
+            row = s.get(ProjectRow, project_id)
+            if row is None:
+                raise AnnotationError(f"no project with id {project_id}")
+            row.settings = json.dumps(asdict(settings))
+            if status:
+                row.status = status
+            return _project(row)
+
+    def add_controls(self, project_id: int, controls: Sequence[Control], kind: str = "control") -> int:
+        project = self.project(project_id)
+        for c in controls:
+            if c.task not in project.tasks:
+                raise AnnotationError(f"a control item of the {c.task} task, which the project does not ask")
+        with self._lock, self._write() as s, s.begin():
+            s.add_all(ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input,
+                              golden=c.golden, explanation=c.explanation) for c in controls)
+        return len(controls)
+
+    # ------------------------------------------------------------------ annotators
+
+    def join(self, access_code: str, name: str) -> Annotator:
+        """Join the project of ``access_code`` as ``name``, or come back as ``name``."""
+        name = " ".join(name.split())
+        if not name:
+            raise AnnotationError("enter your name")
+        if len(name) > 200:
+            raise AnnotationError("the name is longer than 200 characters")
+        with self._lock, self._write() as s, s.begin():
+            project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
+            if project is None:
+                raise AnnotationError("no project has this access code")
+            row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project.id,
+                                                       AnnotatorRow.name == name)).first()
+            if row is None:
+                if project.status != "open":
+                    raise AnnotationError("this project is closed")
+                row = AnnotatorRow(project_id=project.id, name=name, status="training", joined_at=utc_now())
+                s.add(row)
+                s.flush()
+            return _annotator(row)
+
+    def annotator(self, annotator_id: int) -> Annotator:
+        with Session(self.engine) as s:
+            row = s.get(AnnotatorRow, annotator_id)
+            if row is None:
+                raise AnnotationError(f"no annotator with id {annotator_id}")
+            return _annotator(row)
+
+    def finish_training(self, annotator_id: int) -> Annotator:
+        """Training done: on to the exam (or straight to work when the project has none)."""
+        with self._lock, self._write() as s, s.begin():
+            row = s.get(AnnotatorRow, annotator_id)
+            if row.status == "training":
+                has_exam = s.scalar(select(func.count()).select_from(ItemRow).where(
+                    ItemRow.project_id == row.project_id, ItemRow.kind == "exam"))
+                row.status = "exam" if has_exam else "active"
+            return _annotator(row)
+
+    def admit(self, annotator_id: int) -> Annotator:
+        """Admit an annotator without training and exam (for imports and tests)."""
+        with self._lock, self._write() as s, s.begin():
+            row = s.get(AnnotatorRow, annotator_id)
+            if row.status in ("training", "exam"):
+                row.status = "active"
+            return _annotator(row)
+
+    def exam(self, annotator_id: int) -> Page:
+        """The exam page (all exam items, in a random order), the same on every call."""
+        with self._lock, self._write() as s, s.begin():
+            ann = s.get(AnnotatorRow, annotator_id)
+            if ann.status != "exam":
+                raise AnnotationError(f"the exam is not open to you (status: {ann.status})")
+            asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
+                                                        AssignmentRow.kind == "exam")).first()
+            if asg is None:
+                ids = list(s.scalars(select(ItemRow.id).where(ItemRow.project_id == ann.project_id,
+                                                              ItemRow.kind == "exam")))
+                random.shuffle(ids)
+                asg = AssignmentRow(project_id=ann.project_id, annotator_id=annotator_id, task="mixed", kind="exam",
+                                    status="open", created_at=utc_now())
+                s.add(asg)
+                s.flush()
+                s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
+                          for p, i in enumerate(ids))
+            return self._page(s, asg)
+
+    def submit_exam(self, annotator_id: int, answers: Mapping[int, float], now: datetime | None = None) -> ExamResult:
+        """Grade the exam: admitted (``active``) at the project's pass mark, else ``failed``."""
+        page = self.exam(annotator_id)
+        now = _naive(now)
+        with self._lock, self._write() as s, s.begin():
+            ann = s.get(AnnotatorRow, annotator_id)
+            settings = Settings(**json.loads(s.get(ProjectRow, ann.project_id).settings))
+            asg = s.get(AssignmentRow, page.assignment_id)
+            items = {i.id: s.get(ItemRow, i.id) for i in page.items}
+            _check_complete(items, answers)
+            correct, mistakes = 0, []
+            for item_id, item in items.items():
+                label = _check_label(item.task, answers[item_id])
+                s.add(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=item_id, label=label,
+                                seconds=(now - asg.created_at).total_seconds() / len(items), created_at=now))
+                if label == item.golden:
+                    correct += 1
+                else:
+                    mistakes.append({"task": item.task, "input": item.input, "text": item.text,
+                                     "answer": spec(item.task).answer_text(label),
+                                     "expected": spec(item.task).answer_text(item.golden),
+                                     "explanation": item.explanation})
+            score = correct / len(items) if items else 1.0
+            passed = score >= settings.exam_pass
+            asg.status, asg.closed_at = "submitted", now
+            ann.exam_score = score
+            ann.status = "active" if passed else "failed"
+            return ExamResult(score, correct, len(items), passed, tuple(mistakes))
+
+    # ------------------------------------------------------------------ work pages
+
+    def next_page(self, annotator_id: int, task: str, now: datetime | None = None) -> Page | None:
+        """The annotator's open page of ``task``, or a new one; None when no item is left
+        for them. Control items are placed at random positions among the real ones.
+
+        Raises:
+            AnnotationError: the annotator is not admitted, is banned, or the project
+                does not ask ``task``.
+        """
+        now = _naive(now)
+        with self._lock, self._write() as s, s.begin():
+            ann = s.get(AnnotatorRow, annotator_id)
+            if ann is None:
+                raise AnnotationError(f"no annotator with id {annotator_id}")
+            project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
+            _require_active(ann)
+            if task not in json.loads(project.tasks):
+                raise AnnotationError(f"the project does not ask the {task} task")
+            if project.status != "open":
+                raise AnnotationError("this project is closed")
+            settings = Settings(**json.loads(project.settings))
+            self._expire(s, project.id, settings, now)
+            open_page = s.scalars(select(AssignmentRow).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
+                AssignmentRow.task == task, AssignmentRow.status == "open")).first()
+            if open_page is not None:
+                return self._page(s, open_page)
+            seen = select(AssignmentItemRow.item_id).where(AssignmentItemRow.annotator_id == annotator_id)
+            usage = self._usage(s, project.id, task)
+            real = s.execute(select(ItemRow.id).where(
+                ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
+                ItemRow.id.not_in(seen))).scalars().all()
+            free = [i for i in real if usage.get(i, 0) < settings.overlap]
+            if not free:
+                return None
+            # Fill the items closest to done first, so that finished labels appear early.
+            rng = random.Random()
+            rng.shuffle(free)
+            free.sort(key=lambda i: -usage.get(i, 0))
+            n_real = max(1, settings.page_size - settings.controls_per_page)
+            chosen = free[:n_real]
+            controls = s.execute(select(ItemRow.id).where(
+                ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "control",
+                ItemRow.id.not_in(seen))).scalars().all()
+            chosen += rng.sample(controls, min(settings.controls_per_page, len(controls)))
+            rng.shuffle(chosen)
+            asg = AssignmentRow(project_id=project.id, annotator_id=annotator_id, task=task, kind="work",
+                                status="open", created_at=now)
+            s.add(asg)
+            s.flush()
+            s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
+                      for p, i in enumerate(chosen))
+            s.flush()
+            return self._page(s, asg)
+
+    def submit_page(self, annotator_id: int, assignment_id: int, answers: Mapping[int, float],
+                    now: datetime | None = None) -> PageResult:
+        """Store a page's answers (one transaction) and run quality control.
+
+        Raises:
+            AnnotationError: a banned annotator, a page that is not theirs or no longer
+                open (submitted, skipped or expired), a missing or unknown answer.
+        """
+        now = _naive(now)
+        with self._lock, self._write() as s, s.begin():
+            ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
+            items = {r.id: r for r in s.scalars(select(ItemRow).join(
+                AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id).where(
+                AssignmentItemRow.assignment_id == assignment_id))}
+            _check_complete(items, answers)
+            labels = {i: _check_label(items[i].task, answers[i]) for i in items}
+            seconds = (now - asg.created_at).total_seconds()
+            s.add_all(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=i, label=v,
+                                seconds=seconds / len(items), created_at=now) for i, v in labels.items())
+            asg.status, asg.closed_at = "submitted", now
+            s.flush()
+            n_ctrl, acc = self._control_accuracy(s, annotator_id)
+            reason = None
+            if seconds < settings.min_page_seconds:
+                reason = f"a page of {len(items)} items answered in {seconds:.0f} s (minimum {settings.min_page_seconds:g} s)"
+            elif n_ctrl >= settings.min_control_answers and acc is not None and acc < settings.ban_control_accuracy:
+                reason = (f"control accuracy {acc:.0%} over {n_ctrl} control answers "
+                          f"(minimum {settings.ban_control_accuracy:.0%})")
+            if reason:
+                ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
+            return PageResult(len(items), seconds, reason is not None, reason, n_ctrl, acc)
+
+    def skip_page(self, annotator_id: int, assignment_id: int, now: datetime | None = None) -> PageResult:
+        """Skip a page: its items go to others (never back to this annotator); too many
+        skipped pages ban."""
+        now = _naive(now)
+        with self._lock, self._write() as s, s.begin():
+            ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
+            asg.status, asg.closed_at = "skipped", now
+            s.flush()
+            skipped = s.scalar(select(func.count()).select_from(AssignmentRow).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.status == "skipped"))
+            reason = None
+            if skipped >= settings.max_skipped_pages:
+                reason = f"{skipped} pages skipped (maximum {settings.max_skipped_pages - 1})"
+                ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
+            n_ctrl, acc = self._control_accuracy(s, annotator_id)
+            return PageResult(0, (now - asg.created_at).total_seconds(), reason is not None, reason, n_ctrl, acc)
+
+    def _open_page(self, s: Session, annotator_id: int, assignment_id: int,
+                   now: datetime) -> tuple[AnnotatorRow, AssignmentRow, Settings]:
+        ann = s.get(AnnotatorRow, annotator_id)
+        if ann is None:
+            raise AnnotationError(f"no annotator with id {annotator_id}")
+        _require_active(ann)
+        asg = s.get(AssignmentRow, assignment_id)
+        if asg is None or asg.annotator_id != annotator_id or asg.kind != "work":
+            raise AnnotationError("this page is not yours")
+        settings = Settings(**json.loads(s.get(ProjectRow, ann.project_id).settings))
+        if asg.status == "open" and now - asg.created_at > timedelta(minutes=settings.page_timeout_minutes):
+            # Its items may be with others by now; the next allocation marks it expired.
+            raise AnnotationError(f"this page expired after {settings.page_timeout_minutes:g} minutes; "
+                                  "take the next one")
+        if asg.status != "open":
+            raise AnnotationError(f"this page is no longer open ({asg.status}); take the next one")
+        return ann, asg, settings
+
+    @staticmethod
+    def _expire(s: Session, project_id: int, settings: Settings, now: datetime) -> None:
+        cutoff = now - timedelta(minutes=settings.page_timeout_minutes)
+        s.execute(update(AssignmentRow).where(
+            AssignmentRow.project_id == project_id, AssignmentRow.status == "open", AssignmentRow.kind == "work",
+            AssignmentRow.created_at < cutoff).values(status="expired", closed_at=now))
+
+    @staticmethod
+    def _usage(s: Session, project_id: int, task: str) -> dict[int, int]:
+        """Per real item: answers of annotators in good standing plus open reservations."""
+        good = AnnotatorRow.status != "banned"
+        answered = s.execute(
+            select(AnswerRow.item_id, func.count()).join(ItemRow, ItemRow.id == AnswerRow.item_id)
+            .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+            .where(ItemRow.project_id == project_id, ItemRow.task == task, ItemRow.kind == "real", good)
+            .group_by(AnswerRow.item_id)).all()
+        reserved = s.execute(
+            select(AssignmentItemRow.item_id, func.count())
+            .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+            .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
+            .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
+                   AssignmentRow.kind == "work", AssignmentRow.status == "open", good)
+            .group_by(AssignmentItemRow.item_id)).all()
+        usage: dict[int, int] = {}
+        for item_id, n in (*answered, *reserved):
+            usage[item_id] = usage.get(item_id, 0) + n
+        return usage
+
+    @staticmethod
+    def _control_accuracy(s: Session, annotator_id: int) -> tuple[int, float | None]:
+        rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
+                         .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
+        if not rows:
+            return 0, None
+        return len(rows), sum(label == golden for label, golden in rows) / len(rows)
+
+    @staticmethod
+    def _page(s: Session, asg: AssignmentRow) -> Page:
+        rows = s.execute(select(ItemRow).join(AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id)
+                         .where(AssignmentItemRow.assignment_id == asg.id)
+                         .order_by(AssignmentItemRow.position)).scalars().all()
+        return Page(asg.id, asg.task, asg.kind, tuple(ItemView(r.id, r.task, r.text, r.input) for r in rows),
+                    asg.created_at.replace(tzinfo=timezone.utc))
+
+    # ------------------------------------------------------------------ organizer views
+
+    def answers(self, project_id: int) -> pd.DataFrame:
+        """Every stored answer of the project's work pages: ``worker`` (annotator name),
+        ``task`` (item id), ``label``, ``golden`` (control items), ``seconds``,
+        ``item_task``, ``kind``, ``status`` (the annotator's), ``created_at``."""
+        q = (select(AnnotatorRow.name, AnswerRow.item_id, AnswerRow.label, ItemRow.golden, AnswerRow.seconds,
+                    ItemRow.task, ItemRow.kind, AnnotatorRow.status, AnswerRow.created_at)
+             .join(ItemRow, ItemRow.id == AnswerRow.item_id)
+             .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+             .where(ItemRow.project_id == project_id, ItemRow.kind != "exam"))
+        cols = ["worker", "task", "label", "golden", "seconds", "item_task", "kind", "status", "created_at"]
+        with Session(self.engine) as s:
+            frame = pd.DataFrame(s.execute(q).all(), columns=cols)
+        frame["golden"] = frame["golden"].astype(float)
+        frame["label"] = frame["label"].astype(float)
+        return frame
+
+    def items(self, project_id: int, kind: str | None = None) -> pd.DataFrame:
+        q = select(ItemRow.id, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text, ItemRow.golden,
+                   ItemRow.expert_label, ItemRow.expert_name).where(ItemRow.project_id == project_id)
+        if kind:
+            q = q.where(ItemRow.kind == kind)
+        with Session(self.engine) as s:
+            frame = pd.DataFrame(s.execute(q.order_by(ItemRow.id)).all(),
+                                 columns=["item", "task", "kind", "input", "text", "golden", "expert_label", "expert_name"])
+        for c in ("golden", "expert_label"):
+            frame[c] = frame[c].astype(float)
+        return frame
+
+    def pairs(self, project_id: int) -> pd.DataFrame:
+        with Session(self.engine) as s:
+            rows = s.execute(select(PairRow.system, PairRow.idx, PairRow.input, PairRow.output)
+                             .where(PairRow.project_id == project_id).order_by(PairRow.id)).all()
+        return pd.DataFrame(rows, columns=["system", "idx", "input", "output"])
+
+    def annotators(self, project_id: int) -> pd.DataFrame:
+        with Session(self.engine) as s:
+            rows = s.execute(select(AnnotatorRow.id, AnnotatorRow.name, AnnotatorRow.status, AnnotatorRow.exam_score,
+                                    AnnotatorRow.ban_reason, AnnotatorRow.joined_at, AnnotatorRow.banned_at)
+                             .where(AnnotatorRow.project_id == project_id).order_by(AnnotatorRow.id)).all()
+        return pd.DataFrame(rows, columns=["id", "name", "status", "exam_score", "ban_reason", "joined_at", "banned_at"])
+
+    def set_expert_label(self, item_id: int, label: float | None, expert: str) -> None:
+        """The organizer's final label of an item (None clears it)."""
+        with self._lock, self._write() as s, s.begin():
+            item = s.get(ItemRow, item_id)
+            if item is None:
+                raise AnnotationError(f"no item with id {item_id}")
+            item.expert_label = None if label is None else _check_label(item.task, label)
+            item.expert_name = None if label is None else expert
+            item.expert_at = None if label is None else utc_now()
+
+    def page_counts(self, project_id: int) -> pd.DataFrame:
+        """Work pages per annotator and status."""
+        with Session(self.engine) as s:
+            rows = s.execute(select(AnnotatorRow.name, AssignmentRow.status, func.count())
+                             .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
+                             .where(AssignmentRow.project_id == project_id, AssignmentRow.kind == "work")
+                             .group_by(AnnotatorRow.name, AssignmentRow.status)).all()
+        return pd.DataFrame(rows, columns=["worker", "status", "pages"])
+
+
+def _require_active(ann: AnnotatorRow) -> None:
+    if ann.status == "banned":
+        raise AnnotationError(f"your answers are no longer accepted: {ann.ban_reason}")
+    if ann.status == "failed":
+        raise AnnotationError("you did not pass the exam of this project")
+    if ann.status != "active":
+        raise AnnotationError("finish the training and the exam first")
+
+
+def _check_complete(items: Mapping[int, Any], answers: Mapping[int, float]) -> None:
+    missing = [i for i in items if answers.get(i) is None]
+    extra = [i for i in answers if i not in items]
+    if extra:
+        raise AnnotationError(f"answers to items that are not on this page: {extra}")
+    if missing:
+        raise AnnotationError(f"{len(missing)} of {len(items)} items have no answer yet")
+
+
+def _real_item_keys(pairs: pd.DataFrame, tasks: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(task, input, text) of the items that judge ``pairs``: toxicity of the output,
+    content of input and output, fluency of the input and of the output."""
+    keys = []
+    for p in pairs.itertuples(index=False):
+        inp, out = str(p.input), str(p.output)
+        if "toxicity" in tasks:
+            keys.append(("toxicity", "", out))
+        if "content" in tasks:
+            keys.append(("content", inp, out))
+        if "fluency" in tasks:
+            keys += [("fluency", "", inp), ("fluency", "", out)]
+    return keys

@@ -1,0 +1,108 @@
+"""The app's SQL database: engine set-up and schema upgrades, shared by every store.
+
+SQLite under ``data/`` by default (WAL journal, foreign keys on, a busy timeout so that
+concurrent writers wait instead of failing); any SQLAlchemy URL (PostgreSQL included)
+in ``DETOX_DB_URL`` works with the same code.
+
+Schema upgrades are additive: a table the database lacks is created, a column a table
+lacks is added (nullable, or with its declared server default). Rows are never dropped
+or rewritten, so a database written by an older version opens in a newer one with all
+its rows. Each upgrade is recorded in ``schema_history``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, create_engine, event, inspect, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.schema import CreateColumn
+
+from detox_core.data import data_dir
+
+_history = MetaData()
+schema_history = Table(
+    "schema_history", _history,
+    Column("id", Integer, primary_key=True),
+    Column("change", String(300), nullable=False),
+    Column("applied_at", DateTime(timezone=True), nullable=False),
+)
+
+
+def default_url() -> str:
+    """``$DETOX_DB_URL``, else the SQLite file ``data/detox.sqlite``."""
+    return os.environ.get("DETOX_DB_URL") or f"sqlite:///{data_dir() / 'detox.sqlite'}"
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for ``url`` (default :func:`default_url`), with SQLite pragmas set."""
+    url = url or default_url()
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {}
+    engine = create_engine(url, future=True, connect_args=connect_args)
+    if engine.dialect.name == "sqlite":
+        @event.listens_for(engine, "connect")
+        def _pragmas(conn, _record) -> None:  # noqa: ANN001 - DBAPI connection
+            # SQLAlchemy, not the driver, begins transactions (see ``_begin``), so that a
+            # transaction's reads and writes are one transaction.
+            conn.isolation_level = None
+            cur = conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn) -> None:  # noqa: ANN001 - SQLAlchemy connection
+            mode = conn.get_execution_options().get("sqlite_begin", "")
+            conn.exec_driver_sql(f"BEGIN {mode}".strip())
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The engine for transactions that read and then write what they read (allocating
+    work, checking limits): SQLite takes its write lock at BEGIN, so such transactions
+    run one after another, across threads and processes. Other databases lock rows with
+    ``SELECT ... FOR UPDATE`` in the transaction itself."""
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine
+
+
+def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
+    """Bring the database up to ``metadata``: create missing tables, add missing columns.
+
+    Returns the changes made (empty when the database was current).
+
+    Raises:
+        RuntimeError: a missing column is NOT NULL without a server default, so it
+            cannot be added to a table that has rows.
+    """
+    changes: list[str] = []
+    _history.create_all(engine)
+    existing = set(inspect(engine).get_table_names())
+    missing_tables = [t for t in metadata.sorted_tables if t.name not in existing]
+    if missing_tables and existing - {"schema_history"}:
+        changes += [f"create table {t.name}" for t in missing_tables]
+    metadata.create_all(engine, tables=missing_tables)
+    insp = inspect(engine)
+    with engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            if table in missing_tables:
+                continue
+            have = {c["name"] for c in insp.get_columns(table.name)}
+            for col in table.columns:
+                if col.name in have:
+                    continue
+                if not col.nullable and col.server_default is None:
+                    raise RuntimeError(f"cannot add NOT NULL column {table.name}.{col.name} without a server default")
+                ddl = CreateColumn(col).compile(dialect=engine.dialect)
+                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
+                changes.append(f"add column {table.name}.{col.name}")
+        now = datetime.now(timezone.utc)
+        for change in changes:
+            conn.execute(schema_history.insert().values(change=change, applied_at=now))
+    return changes

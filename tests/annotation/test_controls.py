@@ -1,0 +1,97 @@
+"""Control questions generated from the corpus, and uploaded ones."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+from detox_core.annotation.controls import corrupt, generate_controls, load_controls
+from detox_core.data import load_dataset, load_dataset_lexicon
+from detox_core.errors import DetoxInputError
+from detox_core.text import lexicon_hits, words
+
+NOUNS = ["кот", "дом", "сосед", "начальник", "водитель", "депутат", "учитель", "мастер", "продавец", "врач"]
+
+
+def corpus(n: int = 30) -> pd.DataFrame:
+    rows = []
+    for i in range(n):
+        noun = NOUNS[i % len(NOUNS)]
+        rows.append({"toxic_comment": f"этот тупой {noun} номер {i} опять всё испортил",
+                     "neutral_comment1": f"этот {noun} номер {i} опять всё испортил",
+                     "neutral_comment2": "", "neutral_comment3": ""})
+    return pd.DataFrame(rows)
+
+
+def test_toxicity_controls_take_inputs_as_toxic_and_paraphrases_as_neutral():
+    frame = corpus()
+    got = generate_controls(frame, "toxicity", 10, lexicon=frozenset({"тупой"}), seed=3)
+    assert len(got) == 10 and sum(c.golden for c in got) == 5
+    for c in got:
+        assert ("тупой" in c.text) == (c.golden == 1.0)
+    inputs = set(frame["toxic_comment"])
+    assert all((c.text in inputs) == (c.golden == 1.0) for c in got)
+
+
+def test_content_controls_pair_own_and_foreign_paraphrases():
+    frame = corpus()
+    own = dict(zip(frame["toxic_comment"], frame["neutral_comment1"]))
+    got = generate_controls(frame, "content", 12, seed=1)
+    assert sum(c.golden for c in got) == 6
+    for c in got:
+        assert (own[c.input] == c.text) == (c.golden == 1.0)
+
+
+def test_fluency_controls_corrupt_a_copy():
+    got = generate_controls(corpus(), "fluency", 8, seed=2)
+    bad = [c for c in got if c.golden == 0.0]
+    assert len(bad) == 4
+    paraphrases = set(corpus()["neutral_comment1"])
+    for c in got:
+        assert (c.text in paraphrases) == (c.golden == 1.0)
+    text = "этот водитель номер 3 опять всё испортил"
+    broken = corrupt(text, random.Random(0))
+    assert broken != text and len(words(broken)) == len(words(text)) + 1
+
+
+def test_too_small_corpus_is_a_clear_error():
+    with pytest.raises(DetoxInputError, match="need at least 40"):
+        generate_controls(corpus(10), "content", 40)
+
+
+def test_real_corpus_controls(real_data):
+    frame = load_dataset("russe2022", ["train"])
+    lexicon = load_dataset_lexicon("russe2022")
+    got = generate_controls(frame, "toxicity", 60, lexicon=lexicon, seed=0)
+    toxic = [c for c in got if c.golden == 1.0]
+    assert len(toxic) == 30 and all(lexicon_hits(c.text, lexicon) for c in toxic)
+    assert not any(lexicon_hits(c.text, lexicon) for c in got if c.golden == 0.0)
+
+
+def test_upload(tmp_path):
+    path = tmp_path / "controls.tsv"
+    path.write_text("task\tinput\ttext\tgolden\texplanation\n"
+                    "toxicity\t\tты дурак\tyes\tan insult\n"
+                    "content\tты дурак\tты неправ\t1\t\n"
+                    "fluency\t\tдом дом вы\tnot fluent\t\n", encoding="utf-8")
+    got = load_controls(path)
+    assert [(c.task, c.golden) for c in got] == [("toxicity", 1.0), ("content", 1.0), ("fluency", 0.0)]
+    assert got[0].explanation == "an insult"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("task\ttext\n", "missing column 'golden'"),
+    ("task\ttext\tgolden\n", "at least one control item"),
+    ("task\ttext\tgolden\nstyle\tx\t1\n", "line 2, column 'task': unknown task"),
+    ("task\ttext\tgolden\ntoxicity\t \t1\n", "line 2, column 'text': text is empty"),
+    ("task\ttext\tgolden\ncontent\tx\t1\n", "line 2, column 'input'"),
+    ("task\ttext\tgolden\ntoxicity\tx\tmaybe\n", "line 2, column 'golden': 'maybe' is not an answer"),
+    ("task\ttext\tgolden\ntoxicity\tx\t1\nfluency\ty\t0.7\n", "line 3, column 'golden'"),
+])
+def test_upload_errors_name_line_and_column(tmp_path, body, message):
+    path = tmp_path / "c.tsv"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(DetoxInputError, match=message):
+        load_controls(path)

@@ -25,7 +25,8 @@ pages = {
     ],
     "Humans": [
         st.Page("pages/human_eval.py", title="Human vs automatic", icon=":material/groups:"),
-        st.Page("pages/annotation.py", title="Annotation", icon=":material/edit_note:"),
+        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
+        st.Page("pages/annotation_projects.py", title="Annotation projects", icon=":material/assignment:"),
     ],
 }
 page = st.navigation(pages)

@@ -35,18 +35,29 @@ def published_key(team: str, method: str) -> str:
     return system_key(method if team.strip().lower() == "baseline" else team)
 
 
-def human_scores(root: Path | None = None) -> pd.DataFrame:
-    """Human STA/SIM/FL/J per system: the human-evaluation sample, else the paper.
+def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system: the app's own annotation projects
+    (``annotations``, see :func:`detox_core.annotation.results.project_human_scores`),
+    else the human-evaluation sample, else the paper.
 
     Returns columns ``key``, ``sta_human``, ``sim_human``, ``fl_human``, ``j_human``,
     ``source``.
     """
     base = (root or data.data_dir()) / "russe2022"
     rows = []
+    if annotations is not None:
+        for r in annotations.itertuples(index=False):
+            key = system_key(str(r.participant_name))
+            if key not in {x["key"] for x in rows}:
+                rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
+                             "j_human": r.j_human, "source": r.source})
     path = base / "human_eval_test.csv"
+    seen = {r["key"] for r in rows}
     if path.is_file():
         human = data.load_human_judgements(path)
         for name, g in human.groupby("participant_name"):
+            if system_key(str(name)) in seen:
+                continue
             rows.append({"key": system_key(str(name)), "sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
                          "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "source": "human_eval_test.csv"})
     path = base / "leaderboard_published.csv"

@@ -17,7 +17,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, delete, func, select
+from sqlalchemy import (
+    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, delete, func, select,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 

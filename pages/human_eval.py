@@ -17,6 +17,7 @@ from detox_core.humaneval import (
     disagreements, join_stored, meta_eval, simple_features,
 )
 from detox_core.metrics import score
+from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
 
@@ -43,17 +44,27 @@ def cached_meta(key: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 shipped = data.data_dir() / "russe2022" / "human_eval_test.csv"
+projects = project_judgements()
+SOURCES = ["shipped RUSSE-2022 sample", "an annotation project", "upload a file"]
+available = [s for s in SOURCES if (s != SOURCES[0] or shipped.is_file()) and (s != SOURCES[1] or projects)]
 c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-source = c1.radio("Human judgements", ["shipped RUSSE-2022 sample", "upload a file"], horizontal=True, key="he_source",
-                  disabled=not shipped.is_file(), index=0 if shipped.is_file() else 1)
+source = c1.radio("Human judgements", available, horizontal=True, key="he_source",
+                  help="Annotation projects of the app that ask all three tasks: their aggregated labels "
+                  "(complete pairs) in the same schema.")
 with_embedded = c2.toggle("Add the embedded preset's scores", value=True, key="he_embedded",
                           help="Scores every judged pair with the offline preset (a few seconds, cached).")
 with_stored = c2.toggle("Add stored submissions' scores", value=True, key="he_stored",
                         help="Submissions scored on the Submissions page (any preset) whose name matches a judged "
                         "system, joined by input and output text.")
 content, name = None, None
-if source.startswith("shipped") and shipped.is_file():
+if source == SOURCES[0]:
     content, name = shipped.read_bytes(), shipped.name
+elif source == SOURCES[1]:
+    chosen = st.selectbox("Project", list(projects), index=len(projects) - 1, key="he_project")
+    content, name = project_judgements_csv(projects[chosen]), f"{chosen}.humaneval.csv"
+    if content.count(b"\n") <= 1:
+        st.info(f"Project **{chosen}** has no pair with all three labels yet.", icon=":material/info:")
+        st.stop()
 else:
     upload = st.file_uploader("Judgements (CSV or TSV, humaneval_textdetox_ru schema)", type=["csv", "tsv"], key="he_upload")
     if upload is not None:

@@ -59,18 +59,20 @@ if not boards:
 st.caption("Ranked within each preset only. Intervals: 95% bootstrap over sentences (1,000 resamples). Rank: the "
            "range of ranks compatible with paired bootstrap tests at p < 0.05; systems in one group are not "
            "significantly different from the group's best.")
+HUMAN_COLUMNS = ["sta_human", "sim_human", "fl_human", "j_human"]
 base = data.data_dir() / "russe2022"
 humans = cached_human_scores(tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
                                                                           base / "leaderboard_published.csv") if p.is_file()))
 for board in boards:
     label = PRESET_LABELS.get(board.preset, board.preset) + ("" if board.calibrated or board.preset != "russe2022" else " · raw")
     st.markdown(f"#### {label}")
-    table = board.table.merge(humans[["key", "j_human"]], on="key", how="left")
+    table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "source"]], on="key", how="left")
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
     table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
     st.dataframe(
-        table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], "j_human", "n"]],
+        table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], *HUMAN_COLUMNS,
+               "source", "n"]],
         hide_index=True,
         column_config={
             "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
@@ -79,8 +81,11 @@ for board in boards:
             ax: st.column_config.ProgressColumn(AXIS_NAMES[ax], min_value=0.0, max_value=1.0, format="%.3f"),
             "interval": st.column_config.TextColumn("95% CI"),
             **{c: st.column_config.NumberColumn(AXIS_NAMES[c], format="%.3f") for c in AXIS_NAMES if c != ax},
-            "j_human": st.column_config.NumberColumn("J (human)", format="%.2f",
-                                                     help="From the human-evaluation sample or the published table"),
+            **{c: st.column_config.NumberColumn(f"{c.split('_')[0].upper()} (human)", format="%.2f")
+               for c in HUMAN_COLUMNS},
+            "source": st.column_config.TextColumn(
+                "Human from", help="The app's annotation projects first, then the human-evaluation sample, then the "
+                "published table"),
             "n": st.column_config.NumberColumn("Sentences"),
         },
     )

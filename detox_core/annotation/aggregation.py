@@ -110,8 +110,8 @@ def krippendorff_alpha(answers: pd.DataFrame, level: Literal["nominal", "ordinal
         values = pd.to_numeric(labels, errors="raise").astype(float)
     matrix = pd.DataFrame({"worker": answers["worker"], "task": answers["task"], "v": values}).pivot_table(
         index="worker", columns="task", values="v", aggfunc="first")
-    if matrix.shape[1] < 2 or matrix.notna().sum(axis=0).max() < 2:
-        return float("nan")
+    if matrix.shape[1] < 2 or matrix.notna().sum(axis=0).max() < 2 or values.nunique() < 2:
+        return float("nan")  # undefined: no pair of answers to compare, or one value only
     value_domain = None
     if level == "ordinal":
         value_domain = sorted(values.unique())

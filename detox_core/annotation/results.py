@@ -44,9 +44,11 @@ class TaskResult:
         return todo[todo["item"].isin(queue)].sort_values("confidence", na_position="first")
 
 
-def aggregate_project(store: AnnotationStore, project: Project, method: str = "ds",
+def aggregate_project(store: AnnotationStore, project: Project, method: str | None = None,
                       min_accuracy: float | None = None) -> dict[str, TaskResult]:
-    """Labels of every task of ``project`` (see the module docstring)."""
+    """Labels of every task of ``project`` (see the module docstring); the method and
+    the accuracy filter default to the project's settings."""
+    method = method or project.settings.method
     if method not in AGGREGATORS:
         raise ValueError(f"unknown method {method!r}; expected one of {', '.join(AGGREGATORS)}")
     min_accuracy = project.settings.aggregate_min_accuracy if min_accuracy is None else min_accuracy
@@ -168,3 +170,19 @@ def progress(store: AnnotationStore, project: Project, now: datetime | None = No
     status = people["status"].value_counts().rename_axis("status").reset_index(name="annotators")
     bans = people[people["status"] == "banned"][["name", "ban_reason", "banned_at"]]
     return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline)
+
+
+def project_human_scores(store: AnnotationStore) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system from every project that asks all three tasks
+    (complete pairs only): ``participant_name``, ``sta_human`` ... ``j_human``, ``n``,
+    ``source``. Later projects come first."""
+    frames = []
+    for project in reversed(store.projects()):
+        if set(project.tasks) != set(ALPHA_LEVEL):
+            continue
+        table = humaneval_table(store, project, aggregate_project(store, project))
+        if len(table):
+            frames.append(system_means(table).assign(source=f"annotation project {project.name}"))
+    if not frames:
+        return pd.DataFrame(columns=["participant_name", "sta_human", "sim_human", "fl_human", "j_human", "n", "source"])
+    return pd.concat(frames, ignore_index=True)

@@ -28,14 +28,12 @@ import random
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import (
-    DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, update,
-)
+from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -63,6 +61,14 @@ class Settings:
     page_timeout_minutes: float = 30.0
     aggregate_min_accuracy: float = 0.5
     review_confidence: float = 0.9
+    method: str = "ds"
+    training: bool = True
+
+    @classmethod
+    def from_json(cls, text: str) -> "Settings":
+        """Settings stored by any version: unknown keys ignored, missing ones defaulted."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in json.loads(text).items() if k in known})
 
     def validate(self) -> None:
         if self.overlap < 1:
@@ -71,6 +77,8 @@ class Settings:
             raise AnnotationError("items per page must be at least 1")
         if not 0 <= self.controls_per_page < self.page_size:
             raise AnnotationError("control items per page must be fewer than the items per page")
+        if self.method not in ("ds", "mv"):
+            raise AnnotationError("the aggregation method is ds (Dawid-Skene) or mv (majority vote)")
         for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AnnotationError(f"{name} must be between 0 and 1")
@@ -247,7 +255,7 @@ def _naive(moment: datetime | None) -> datetime:
 
 def _project(row: ProjectRow) -> Project:
     return Project(row.id, row.name, row.access_code, row.dataset, tuple(json.loads(row.tasks)),
-                   Settings(**json.loads(row.settings)), row.status, row.created_at)
+                   Settings.from_json(row.settings), row.status, row.created_at)
 
 
 def _annotator(row: AnnotatorRow) -> Annotator:
@@ -383,7 +391,11 @@ class AnnotationStore:
             if row is None:
                 if project.status != "open":
                     raise AnnotationError("this project is closed")
-                row = AnnotatorRow(project_id=project.id, name=name, status="training", joined_at=utc_now())
+                settings = Settings.from_json(project.settings)
+                has_exam = s.scalar(select(func.count()).select_from(ItemRow).where(
+                    ItemRow.project_id == project.id, ItemRow.kind == "exam"))
+                status = "training" if settings.training else ("exam" if has_exam else "active")
+                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now())
                 s.add(row)
                 s.flush()
             return _annotator(row)
@@ -439,7 +451,7 @@ class AnnotationStore:
         now = _naive(now)
         with self._lock, self._write() as s, s.begin():
             ann = s.get(AnnotatorRow, annotator_id)
-            settings = Settings(**json.loads(s.get(ProjectRow, ann.project_id).settings))
+            settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
             asg = s.get(AssignmentRow, page.assignment_id)
             items = {i.id: s.get(ItemRow, i.id) for i in page.items}
             _check_complete(items, answers)
@@ -483,7 +495,7 @@ class AnnotationStore:
                 raise AnnotationError(f"the project does not ask the {task} task")
             if project.status != "open":
                 raise AnnotationError("this project is closed")
-            settings = Settings(**json.loads(project.settings))
+            settings = Settings.from_json(project.settings)
             self._expire(s, project.id, settings, now)
             open_page = s.scalars(select(AssignmentRow).where(
                 AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
@@ -576,7 +588,7 @@ class AnnotationStore:
         asg = s.get(AssignmentRow, assignment_id)
         if asg is None or asg.annotator_id != annotator_id or asg.kind != "work":
             raise AnnotationError("this page is not yours")
-        settings = Settings(**json.loads(s.get(ProjectRow, ann.project_id).settings))
+        settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
         if asg.status == "open" and now - asg.created_at > timedelta(minutes=settings.page_timeout_minutes):
             # Its items may be with others by now; the next allocation marks it expired.
             raise AnnotationError(f"this page expired after {settings.page_timeout_minutes:g} minutes; "
@@ -681,6 +693,16 @@ class AnnotationStore:
             item.expert_label = None if label is None else _check_label(item.task, label)
             item.expert_name = None if label is None else expert
             item.expert_at = None if label is None else utc_now()
+
+    def stamp(self) -> tuple:
+        """Changes whenever an answer, an expert label or a project is added: a cache key."""
+        with Session(self.engine) as s:
+            return (s.scalar(select(func.count()).select_from(AnswerRow)),
+                    s.scalar(select(func.max(AnswerRow.id))),
+                    s.scalar(select(func.count()).select_from(ItemRow).where(ItemRow.expert_label.is_not(None))),
+                    s.scalar(select(func.max(ItemRow.expert_at))),
+                    s.scalar(select(func.count()).select_from(ProjectRow)),
+                    tuple(s.scalars(select(ProjectRow.settings))))
 
     def page_counts(self, project_id: int) -> pd.DataFrame:
         """Work pages per annotator and status."""

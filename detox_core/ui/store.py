@@ -31,8 +31,18 @@ def cached_boards(dataset: str, split: str, axis: str):
     return _boards(store.url, dataset, split, axis, ids)
 
 
-@st.cache_data(show_spinner=False)
-def cached_human_scores(stamp: tuple):
+@st.cache_data(show_spinner=False, max_entries=8)
+def _human_scores(stamp: tuple, annotation_stamp: tuple):
+    from detox_core.annotation.results import project_human_scores
     from detox_core.leaderboard import human_scores
+    from detox_core.ui.annotation import annotation_store
 
-    return human_scores()
+    return human_scores(annotations=project_human_scores(annotation_store()))
+
+
+def cached_human_scores(stamp: tuple):
+    """Human scores per system (annotation projects, the sample, the paper), recomputed
+    when the files (``stamp``) or the stored answers change."""
+    from detox_core.ui.annotation import annotation_store
+
+    return _human_scores(stamp, annotation_store().stamp())

@@ -88,6 +88,10 @@ def test_krippendorff_alpha_matches_the_package():
     assert krippendorff_alpha(answers, "nominal") == pytest.approx(
         krippendorff.alpha(reliability_data=nominal, level_of_measurement="nominal"))
 
+    # Everyone gave the same answer everywhere: alpha is undefined, not an error.
+    same = answers.assign(label=1.0)
+    assert np.isnan(krippendorff_alpha(same, "ordinal")) and np.isnan(krippendorff_alpha(same, "nominal"))
+
 
 def test_worker_stats():
     answers, truth = simulate(n_tasks=80, seed=2)

@@ -1,4 +1,4 @@
-"""AppTests of app.py (navigation, shared sidebar) and of every placeholder page."""
+"""AppTests of app.py: navigation, the shared sidebar, every page reachable."""
 
 from __future__ import annotations
 
@@ -7,27 +7,14 @@ from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
 
-PLACEHOLDERS = {
-    "annotation.py": ("Annotation", 6),
-}
-
-
 BUILT = {"live_scoring.py": "Live scoring", "submissions.py": "Submissions", "leaderboard.py": "Leaderboard",
-         "compare.py": "Compare systems", "human_eval.py": "Human vs automatic"}
+         "compare.py": "Compare systems", "human_eval.py": "Human vs automatic", "annotate.py": "Annotate",
+         "annotation_projects.py": "Annotation projects"}
 
 
 def test_every_page_file_is_tested():
     pages = {p.name for p in (PROJECT_ROOT / "pages").glob("*.py")}
-    assert pages == set(PLACEHOLDERS) | {"corpus.py", *BUILT}
-
-
-@pytest.mark.parametrize("page", sorted(PLACEHOLDERS))
-def test_placeholder_pages_say_they_are_not_built(page, tiny_data):
-    at = AppTest.from_file(str(PROJECT_ROOT / "pages" / page), default_timeout=30).run()
-    assert not at.exception
-    title, issue = PLACEHOLDERS[page]
-    assert at.title[0].value == title
-    assert "Not built yet" in at.info[0].value and f"#{issue}" in at.info[0].value
+    assert pages == {"corpus.py", *BUILT}
 
 
 def test_app_opens_on_the_corpus_page_with_the_shared_sidebar(tiny_data):
@@ -45,11 +32,11 @@ def test_app_sidebar_choice_reaches_the_page(tiny_data):
     assert list(at.dataframe[0].value["pair_id"]) == ["test-0"]
 
 
-@pytest.mark.parametrize("page", sorted(PLACEHOLDERS) + sorted(BUILT))
+@pytest.mark.parametrize("page", sorted(BUILT))
 def test_app_switches_to_every_page(page, tiny_data):
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
     at.switch_page(f"pages/{page}").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value == PLACEHOLDERS.get(page, (BUILT.get(page),))[0]
+    assert at.title[0].value == BUILT[page]
     # The shared sidebar is still there on every page.
     assert at.sidebar.selectbox(key="dataset").value == "RUSSE-2022"

@@ -48,11 +48,19 @@ def data_root(tmp_path_factory) -> Path:
     return root
 
 
+ORGANIZER_PASSWORD = "e2e-organizer"
+
+
 @pytest.fixture(scope="module")
-def server(data_root, tmp_path_factory):
+def db_url(tmp_path_factory) -> str:
+    return f"sqlite:///{tmp_path_factory.mktemp('db') / 'detox.sqlite'}"
+
+
+@pytest.fixture(scope="module")
+def server(data_root, db_url):
     port = _free_port()
-    env = {**os.environ, "DETOX_DATA_DIR": str(data_root),
-           "DETOX_DB_URL": f"sqlite:///{tmp_path_factory.mktemp('db') / 'detox.sqlite'}"}
+    env = {**os.environ, "DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
+           "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
@@ -235,7 +243,8 @@ def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root,
 @pytest.mark.parametrize(
     "path, title",
     [("live_scoring", "Live scoring"), ("submissions", "Submissions"), ("leaderboard", "Leaderboard"),
-     ("compare", "Compare systems"), ("human_eval", "Human vs automatic"), ("annotation", "Annotation")],
+     ("compare", "Compare systems"), ("human_eval", "Human vs automatic"), ("annotate", "Annotate"),
+     ("annotation_projects", "Annotation projects")],
 )
 def test_every_page_opens(server, page, path, title):
     page.goto(f"{server}/{path}")
@@ -244,3 +253,89 @@ def test_every_page_opens(server, page, path, title):
     assert page.get_by_role("heading", name=title, exact=True).is_visible()
     assert "Page not found" not in page.inner_text("body")
     shot(page, path, {"leaderboard": 2000, "compare": 1500, "human_eval": 1300}.get(path))
+
+
+def test_annotator_answers_a_page_with_the_keyboard(server, page, db_url):
+    import pandas as pd
+
+    from detox_core.annotation.store import AnnotationStore, Settings
+
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(3), "input": [f"ты дурак номер {i}" for i in range(3)],
+                          "output": ["ты неправ, друг мой", "ты <b>дурак</b>", "спасибо за ответ"]})
+    p = store.create_project("keyboard", ["toxicity"], pairs,
+                             settings=Settings(page_size=3, controls_per_page=0, min_page_seconds=0, training=False))
+    page.goto(f"{server}/annotate")
+    wait_idle(page)
+    page.get_by_label("Access code").fill(p.access_code)
+    page.get_by_label("Your name").fill("Kira")
+    page.get_by_role("button", name="Join").click()
+    wait_idle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    # Item texts are shown as text, markup included.
+    assert "ты <b>дурак</b>" in body
+    order = sorted(pairs["output"], key=body.index)
+    page.locator("h1").first.click()  # focus the page, not a field
+    for key in ("1", "2", "1"):
+        page.keyboard.press(key)
+        wait_idle(page)
+    no_exception(page)
+    shot(page, "annotate", 1300)
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    no_exception(page)
+    assert "Page saved: 3 answers" in page.inner_text("body")
+    items = store.items(p.id).set_index("item")["text"]
+    answers = store.answers(p.id)
+    got = dict(zip(answers["task"].map(items), answers["label"]))
+    assert [got[t] for t in order] == [1.0, 0.0, 1.0]
+
+
+def test_organizer_pages(server, page, db_url, data_root):
+    import numpy as np
+    import pandas as pd
+
+    from detox_core import data
+    from detox_core.annotation.projects import corpus_controls
+    from detox_core.annotation.store import AnnotationStore, Settings
+
+    store = AnnotationStore(db_url)
+    corpus = data.load_dataset("russe2022", ["train"], data_root)
+    test = data.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
+    pairs = pd.concat([pd.DataFrame({"system": system, "idx": range(len(test)), "input": test,
+                                     "output": [f(t) for t in test]})
+                       for system, f in (("copy_test.txt", str), ("upper_test.txt", str.upper))], ignore_index=True)
+    n_ctrl = 6 if len(corpus) > 100 else 2
+    controls, exam = corpus_controls(corpus, ["toxicity", "content", "fluency"], per_task=n_ctrl, exam_per_task=0)
+    p = store.create_project("pilot", ["toxicity", "content", "fluency"], pairs, controls=controls, exam=exam,
+                             settings=Settings(overlap=4, page_size=6, controls_per_page=1, min_page_seconds=0,
+                                               training=False, ban_control_accuracy=0.0))
+    golden = store.items(p.id).set_index("item")["golden"]
+    rng = np.random.default_rng(0)
+    truth = {i: (g if g == g else float(rng.integers(0, 2))) for i, g in golden.items()}
+    # Three careful annotators and one who answers at random (simulated through the store).
+    for name, accuracy in (("ann-1", 0.95), ("ann-2", 0.9), ("ann-3", 0.85), ("random", 0.5)):
+        ann = store.join(p.access_code, name)
+        for task in p.tasks:
+            while (pg := store.next_page(ann.id, task)) is not None:
+                answers = {}
+                for item in pg.items:
+                    right = truth[item.id]
+                    answers[item.id] = right if rng.random() < accuracy else (1.0 - right if task != "fluency" else 0.5)
+                store.submit_page(ann.id, pg.assignment_id, answers)
+    page.goto(f"{server}/annotation_projects")
+    wait_idle(page)
+    page.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "Access code for annotators" in body and p.access_code in body
+    assert "Krippendorff" in body
+    shot(page, "annotation_projects", 1400)
+    page.get_by_role("tab", name="Results").click()
+    wait_idle(page)
+    no_exception(page)
+    assert "Human judgements" in page.inner_text("body")
+    shot(page, "annotation_results", 1400)

@@ -1,0 +1,103 @@
+"""Widgets of the annotation pages: the shared store, the organizer's password gate,
+item cards and the keyboard-driven answer bar."""
+
+from __future__ import annotations
+
+import hmac
+import html
+import os
+
+import streamlit as st
+
+from detox_core.annotation.store import AnnotationStore, ItemView
+from detox_core.annotation.tasks import TaskSpec
+from detox_core.db import default_url
+
+SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> AnnotationStore:
+    return AnnotationStore(url)
+
+
+def annotation_store() -> AnnotationStore:
+    """The annotation store at ``$DETOX_DB_URL`` or ``data/detox.sqlite`` (one per process)."""
+    return _store(default_url())
+
+
+def organizer_secret() -> str | None:
+    """The organizer password: ``[annotation] organizer_password`` in
+    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
+    try:
+        value = st.secrets.get("annotation", {}).get("organizer_password")
+    except FileNotFoundError:  # no secrets.toml at all
+        value = None
+    except Exception:  # noqa: BLE001 - a malformed secrets.toml must not open the gate
+        value = None
+    value = value or os.environ.get(SECRET_ENV)
+    return str(value) if value else None
+
+
+def organizer_gate() -> None:
+    """Stop the page unless this session entered the organizer password.
+
+    Without a configured secret no organizer page opens, whatever is typed.
+    """
+    secret = organizer_secret()
+    if not secret:
+        st.error(
+            "**Refused: no organizer password is set on this server.** Organizer pages open only with a "
+            f"password: set `organizer_password` under `[annotation]` in `.streamlit/secrets.toml`, or the "
+            f"environment variable `{SECRET_ENV}`, and restart the app.", icon=":material/lock:")
+        st.stop()
+    if st.session_state.get("organizer_ok"):
+        return
+    with st.form("organizer_login"):
+        typed = st.text_input("Organizer password", type="password", key="organizer_password")
+        sent = st.form_submit_button("Sign in", type="primary")
+    if sent:
+        if hmac.compare_digest(typed.encode(), secret.encode()):
+            st.session_state["organizer_ok"] = True
+            st.rerun()
+        st.error("Wrong password.", icon=":material/lock:")
+    st.stop()
+
+
+def _block(label: str, text: str, strong: bool = False) -> str:
+    weight = "600" if strong else "400"
+    return (f"<div style='margin:.15rem 0'><span style='color:#5b6b63;font-size:.8rem'>{html.escape(label)}</span>"
+            f"<div style='font-size:1.05rem;font-weight:{weight};white-space:pre-wrap'>{html.escape(text)}</div></div>")
+
+
+def item_html(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: str = "") -> str:
+    """The texts of an item as the annotator sees them (all text escaped)."""
+    text = item.text if item else text
+    input = item.input if item else input
+    if spec.name == "content":
+        return _block("Original", input) + _block("Rewrite", text, strong=True)
+    return _block("Text", text, strong=True)
+
+
+@st.cache_data(show_spinner="Aggregating the project's answers…", max_entries=16)
+def _project_csv(project_id: int, stamp: tuple) -> bytes:
+    from detox_core.annotation.results import aggregate_project, humaneval_table
+
+    store = annotation_store()
+    project = store.project(project_id)
+    table = humaneval_table(store, project, aggregate_project(store, project))
+    return table.to_csv(index=False).encode("utf-8")
+
+
+def project_judgements() -> dict[str, int]:
+    """Projects whose judgements can feed the human-vs-automatic view (all three
+    tasks asked): name -> id."""
+    return {p.name: p.id for p in annotation_store().projects()
+            if {"toxicity", "content", "fluency"} <= set(p.tasks)}
+
+
+def project_judgements_csv(project_id: int) -> bytes:
+    """The project's complete human judgements as a humaneval CSV (cached until an
+    answer or an expert label is added)."""
+    store = annotation_store()
+    return _project_csv(project_id, store.stamp())

@@ -1,0 +1,341 @@
+"""Annotation projects: the organizer's side (password-protected).
+
+Create a project from scored submissions, follow its progress, review uncertain
+labels, export human judgements and aggregate crowd-platform exports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from detox_core.annotation.aggregation import krippendorff_alpha
+from detox_core.annotation.controls import load_controls
+from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
+from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
+from detox_core.annotation.results import aggregate_project, humaneval_table, progress, system_means
+from detox_core.annotation.store import AnnotationError, Settings
+from detox_core.annotation.tasks import TASKS, spec
+from detox_core.errors import DetoxInputError
+from detox_core.ui.annotation import annotation_store, organizer_gate
+from detox_core.ui.navigation import ensure_app_navigation
+from detox_core.ui.sidebar import current_choice
+from detox_core.ui.store import shared_store
+
+ensure_app_navigation()
+st.title("Annotation projects")
+organizer_gate()
+store = annotation_store()
+
+SETTING_HELP = {
+    "overlap": ("Annotators per item", "How many annotators judge each item."),
+    "page_size": ("Items per page", "Real and control items on one page."),
+    "controls_per_page": ("Control items per page", "Mixed in at random positions."),
+    "ban_control_accuracy": ("Ban under control accuracy", "Share of control items answered right."),
+    "min_control_answers": ("…after control answers", "Control answers before the accuracy rule applies."),
+    "min_page_seconds": ("Ban a page faster than (s)", "A whole page answered in less time bans."),
+    "max_skipped_pages": ("Ban at skipped pages", "Skipped pages that ban."),
+    "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted."),
+    "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this."),
+    "aggregate_min_accuracy": ("Aggregate annotators with control accuracy ≥", "Others are left out of the labels."),
+    "review_confidence": ("Expert review under confidence", "Labels less certain than this go to the review queue."),
+}
+
+
+def settings_form(prefix: str, current: Settings) -> Settings:
+    values = {}
+    cols = st.columns(4)
+    for k, f in enumerate(fields(Settings)):
+        if f.name not in SETTING_HELP:
+            continue
+        label, help_ = SETTING_HELP[f.name]
+        col = cols[k % 4]
+        value = getattr(current, f.name)
+        if isinstance(value, float) and f.name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy",
+                                                   "review_confidence"):
+            values[f.name] = col.slider(label, 0.0, 1.0, float(value), 0.05, help=help_, key=f"{prefix}_{f.name}")
+        elif isinstance(value, float):
+            values[f.name] = col.number_input(label, 0.0, 10_000.0, float(value), help=help_, key=f"{prefix}_{f.name}")
+        else:
+            values[f.name] = int(col.number_input(label, 0, 1000, int(value), help=help_, key=f"{prefix}_{f.name}"))
+    m1, m2 = st.columns(2)
+    values["method"] = m1.radio("Aggregation", ["ds", "mv"], index=["ds", "mv"].index(current.method), horizontal=True,
+                                format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get,
+                                key=f"{prefix}_method")
+    values["training"] = m2.toggle("Training round before the exam", value=current.training, key=f"{prefix}_training")
+    return Settings(**{**asdict(current), **values})
+
+
+projects = store.projects()
+tab_names = ["Progress", "Review queue", "Results", "Settings", "New project", "Crowd import"]
+if not projects:
+    st.info("No annotation project yet: create one under **New project**.", icon=":material/info:")
+names = {p.id: p.name for p in projects}
+project = None
+if "org_pending_project" in st.session_state:  # a project just created: show it
+    st.session_state["org_project"] = st.session_state.pop("org_pending_project")
+kind, message = st.session_state.pop("org_flash", (None, None))
+if message:
+    st.success(message, icon=":material/check_circle:")
+if projects:
+    pid = st.selectbox("Project", list(names), index=len(names) - 1, format_func=names.get, key="org_project")
+    project = store.project(pid)
+    st.caption(f"Access code for annotators: **`{project.access_code}`** · tasks: "
+               f"{', '.join(spec(t).title for t in project.tasks)} · {project.status}")
+tabs = dict(zip(tab_names, st.tabs(tab_names)))
+
+
+@st.cache_data(show_spinner="Aggregating the answers…", max_entries=16)
+def aggregated(project_id: int, method: str, stamp: tuple):
+    p = store.project(project_id)
+    results = aggregate_project(store, p, method=method)
+    return results, humaneval_table(store, p, results, complete_only=False)
+
+
+# ----------------------------------------------------------------------------- progress
+
+with tabs["Progress"]:
+    if project is None:
+        st.caption("Create a project first.")
+    else:
+        prog = progress(store, project)
+        results, table = aggregated(project.id, project.settings.method, store.stamp())
+        cols = st.columns(len(project.tasks) + 2)
+        for col, row in zip(cols, prog.tasks.itertuples(index=False)):
+            col.metric(f"{spec(row.task).title}: items done", f"{row.done:,} / {row.items:,}",
+                       help=f"{row.answers:,} valid answers of {row.items * project.settings.overlap:,}")
+            col.progress(float(row.share_done or 0.0))
+            alpha = results[row.task].alpha
+            col.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet")
+        counts = dict(zip(prog.annotators["status"], prog.annotators["annotators"]))
+        cols[-2].metric("Annotators working", counts.get("active", 0),
+                        help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
+        cols[-2].caption(f"{counts.get('banned', 0)} banned · {counts.get('failed', 0)} not admitted · "
+                         f"{counts.get('training', 0) + counts.get('exam', 0)} in training or exam")
+        if not prog.tasks["slots_left"].sum():
+            cols[-1].metric("Expected finish", "done", help="Every item has all its answers")
+        elif prog.expected_finish is not None:
+            cols[-1].metric("Expected finish", f"{prog.expected_finish:%d %b %H:%M}",
+                            help=f"UTC, at the last 24 hours' rate: {prog.answers_per_hour:,.0f} answers per hour, "
+                            f"{int(prog.tasks['slots_left'].sum()):,} answers to go")
+        else:
+            cols[-1].metric("Expected finish", "—", help="No answers in the last 24 hours")
+        if len(prog.timeline):
+            fig = go.Figure(go.Bar(x=prog.timeline["hour"], y=prog.timeline["answers"], marker_color="#2e7d5b",
+                                   width=3_600_000 * 0.8, hovertemplate="%{x|%d %b %H:00}: %{y} answers<extra></extra>"))
+            fig.update_layout(height=220, margin=dict(t=10, b=10), yaxis_title="answers per hour")
+            fig.update_xaxes(tickformat="%d %b %H:00", type="date", dtick=3_600_000 * max(1, len(prog.timeline) // 8))
+            st.plotly_chart(fig, width="stretch")
+        st.markdown("**Annotators**")
+        people = store.annotators(project.id)
+        per_task = [r.workers.assign(task=t) for t, r in results.items() if len(r.workers)]
+        stats = pd.concat(per_task) if per_task else pd.DataFrame()
+        if len(stats):
+            stats = stats.reset_index(names="name").merge(people[["name", "status", "exam_score", "ban_reason"]],
+                                                          on="name", how="left")
+            st.dataframe(stats[["name", "task", "status", "answers", "control_accuracy", "agreement_with_aggregate",
+                                "median_seconds", "exam_score", "ban_reason"]], hide_index=True, column_config={
+                "name": "Annotator", "task": "Task", "status": "Status", "answers": "Answers",
+                "control_accuracy": st.column_config.NumberColumn("Control accuracy", format="percent"),
+                "agreement_with_aggregate": st.column_config.NumberColumn("Agrees with label", format="percent"),
+                "median_seconds": st.column_config.NumberColumn("Median s / item", format="%.1f"),
+                "exam_score": st.column_config.NumberColumn("Exam", format="percent"),
+                "ban_reason": "Ban reason"})
+        elif len(people):
+            st.dataframe(people[["name", "status", "exam_score", "ban_reason"]], hide_index=True)
+        else:
+            st.caption(f"Nobody joined yet. Give annotators the access code `{project.access_code}` and the "
+                       "address of the **Annotate** page.")
+
+# ----------------------------------------------------------------------------- review
+
+with tabs["Review queue"]:
+    if project is None:
+        st.caption("Create a project first.")
+    else:
+        results, _ = aggregated(project.id, project.settings.method, store.stamp())
+        task = st.segmented_control("Task", list(project.tasks), format_func=lambda t: spec(t).title,
+                                    default=project.tasks[0], key="org_review_task") or project.tasks[0]
+        sp = spec(task)
+        queue = results[task].review(project.settings.review_confidence)
+        answered = queue[queue["votes"] > 0]
+        st.caption(f"{len(answered):,} answered items under {project.settings.review_confidence:.0%} confidence "
+                   f"(or without a label), plus {len(queue) - len(answered):,} not answered yet. Set the final label; "
+                   "it replaces the aggregate.")
+        if len(answered):
+            labels = {v: t for v, t in sp.options}
+            view = answered.head(200).assign(
+                current=answered["label"].map(labels).fillna("—"), expert=None)
+            edited = st.data_editor(
+                view[["item", "input", "text", "current", "confidence", "votes", "expert"]], hide_index=True,
+                disabled=["item", "input", "text", "current", "confidence", "votes"], key=f"org_review_{task}",
+                column_config={
+                    "item": None, "input": st.column_config.TextColumn("Original", width="medium"),
+                    "text": st.column_config.TextColumn("Text" if task != "content" else "Rewrite", width="large"),
+                    "current": "Aggregate", "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"),
+                    "votes": "Votes",
+                    "expert": st.column_config.SelectboxColumn("Expert label", options=list(labels.values())),
+                } if task == "content" else {
+                    "item": None, "input": None, "text": st.column_config.TextColumn("Text", width="large"),
+                    "current": "Aggregate", "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"),
+                    "votes": "Votes",
+                    "expert": st.column_config.SelectboxColumn("Expert label", options=list(labels.values())),
+                })
+            chosen = edited[edited["expert"].notna()]
+            if st.button(f"Save {len(chosen)} expert labels", type="primary", disabled=chosen.empty,
+                         key="org_review_save"):
+                by_text = {t: v for v, t in sp.options}
+                for r in chosen.itertuples(index=False):
+                    store.set_expert_label(int(r.item), by_text[r.expert], "organizer")
+                st.success(f"Saved {len(chosen)} expert labels.", icon=":material/check_circle:")
+                st.rerun()
+        reviewed = results[task].items[results[task].items["source"] == "expert"]
+        if len(reviewed):
+            with st.expander(f"{len(reviewed)} items with an expert label"):
+                st.dataframe(reviewed[["input", "text", "label"]], hide_index=True)
+
+# ----------------------------------------------------------------------------- results
+
+with tabs["Results"]:
+    if project is None:
+        st.caption("Create a project first.")
+    else:
+        method = st.radio("Aggregation", ["ds", "mv"], index=["ds", "mv"].index(project.settings.method),
+                          horizontal=True, key="org_method",
+                          format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get)
+        results, table = aggregated(project.id, method, store.stamp())
+        summary = pd.DataFrame([{
+            "task": spec(t).title, "items": len(r.items), "labelled": int(r.items["label"].notna().sum()),
+            "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,
+            "left out": ", ".join(r.excluded_workers)} for t, r in results.items()])
+        st.dataframe(summary, hide_index=True, column_config={
+            "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f"),
+            "left out": st.column_config.TextColumn("Annotators left out (control accuracy)")})
+        complete = table.dropna(subset=["non-toxicity", "content", "fluency"])
+        st.markdown(f"**Human judgements** · {len(complete):,} of {len(table):,} pairs have every label")
+        if len(complete):
+            st.dataframe(system_means(complete), hide_index=True, column_config={
+                "participant_name": "System",
+                **{c: st.column_config.NumberColumn(c.split("_")[0].upper() + " (human)", format="%.3f")
+                   for c in ("sta_human", "sim_human", "fl_human", "j_human")}, "n": "Pairs"})
+        st.dataframe(table, hide_index=True, height=300, column_config={
+            "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
+            "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
+            "participant_name": "System"})
+        st.download_button("Export (humaneval_textdetox_ru schema, CSV)", table.to_csv(index=False).encode("utf-8"),
+                           file_name=f"{project.name}.humaneval.csv", mime="text/csv", icon=":material/download:",
+                           key="org_export")
+        st.caption("Complete pairs of projects that ask all three tasks appear on **Human vs automatic** and in "
+                   "the leaderboard's human columns.")
+
+# ----------------------------------------------------------------------------- settings
+
+with tabs["Settings"]:
+    if project is None:
+        st.caption("Create a project first.")
+    else:
+        new = settings_form("org_set", project.settings)
+        status = st.radio("Status", ["open", "closed"], index=["open", "closed"].index(project.status),
+                          horizontal=True, key="org_status",
+                          help="A closed project takes no new annotators and hands out no pages.")
+        if st.button("Save settings", type="primary", key="org_set_save"):
+            try:
+                store.update_settings(project.id, new, status)
+                st.success("Saved.", icon=":material/check_circle:")
+                st.rerun()
+            except AnnotationError as err:
+                st.error(str(err), icon=":material/error:")
+        upload = st.file_uploader("Add control items (TSV: task, text, golden, optional input and explanation)",
+                                  type=["tsv", "txt"], key="org_controls_upload")
+        if upload is not None and st.button("Add these control items", key="org_controls_add"):
+            try:
+                n = store.add_controls(project.id, load_controls(upload.getvalue(), name=upload.name))
+                st.success(f"Added {n} control items.", icon=":material/check_circle:")
+            except (DetoxInputError, AnnotationError) as err:
+                st.error(f"Nothing added. {err}", icon=":material/error:")
+        items = store.items(project.id)
+        st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
+
+# ----------------------------------------------------------------------------- new project
+
+with tabs["New project"]:
+    choice = current_choice()
+    subs = shared_store().list(dataset=choice.source) if choice.ok else pd.DataFrame()
+    if subs.empty:
+        st.info("Projects judge scored submissions: score some on the **Submissions** page first.",
+                icon=":material/info:")
+    else:
+        name = st.text_input("Project name", key="new_name")
+        split = st.selectbox("Test set", sorted(subs["split"].unique()), key="new_split")
+        subs = subs[subs["split"] == split].drop_duplicates("name", keep="last")
+        labels = dict(zip(subs["id"], subs["name"] + " (" + subs["preset"] + ")"))
+        systems = st.multiselect("Systems", list(labels), default=list(labels), format_func=labels.get, key="new_systems")
+        n_inputs = int(subs["n"].max())
+        how = st.radio("Inputs", ["all", "a random sample"], horizontal=True, key="new_how")
+        sample = None
+        if how != "all":
+            s1, s2 = st.columns(2)
+            sample = int(s1.number_input("Inputs", 1, n_inputs, min(100, n_inputs), key="new_sample"))
+            seed = int(s2.number_input("Seed", 0, 10**6, 0, key="new_seed"))
+        tasks = st.multiselect("Tasks", list(TASKS), default=list(TASKS), format_func=lambda t: spec(t).title,
+                               key="new_tasks")
+        settings = settings_form("new_set", Settings())
+        c1, c2, c3 = st.columns(3)
+        n_ctrl = int(c1.number_input("Generated control items per task", 0, 2000, 40, key="new_n_ctrl",
+                                     help="From the corpus's other splits: toxic inputs vs their paraphrases, own vs "
+                                     "another input's paraphrase, corpus sentences vs corrupted copies."))
+        n_exam = int(c2.number_input("Exam items per task", 0, 100, 4, key="new_n_exam"))
+        ctrl_upload = c3.file_uploader("Uploaded control items (optional)", type=["tsv", "txt"], key="new_ctrl_upload")
+        if st.button("Create the project", type="primary", key="new_create", disabled=not (systems and tasks)):
+            try:
+                pairs = pairs_from_submissions(shared_store(), systems, sample=sample,
+                                               seed=seed if sample is not None else 0)
+                corpus = choice.prepared[choice.prepared["split"] != split]
+                if corpus.empty:
+                    corpus = choice.prepared
+                controls, exam = corpus_controls(corpus, tasks, per_task=n_ctrl, exam_per_task=n_exam,
+                                                 lexicon=choice.lexicon, exclude=set(pairs["input"].str.strip()))
+                if ctrl_upload is not None:
+                    controls += load_controls(ctrl_upload.getvalue(), name=ctrl_upload.name)
+                made = store.create_project(name, tasks, pairs, controls=controls, exam=exam, settings=settings,
+                                            dataset=choice.source)
+                st.session_state["org_pending_project"] = made.id
+                st.session_state["org_flash"] = ("success", f"Project **{made.name}** created: {len(pairs):,} pairs, "
+                                                 f"{len(controls):,} control and {len(exam):,} exam items. Access "
+                                                 f"code for annotators: **`{made.access_code}`**")
+                st.rerun()
+            except (AnnotationError, DetoxInputError, ValueError) as err:
+                st.error(f"Not created. {err}", icon=":material/error:")
+
+# ----------------------------------------------------------------------------- crowd import
+
+with tabs["Crowd import"]:
+    st.markdown("Aggregate results exported from a crowdsourcing platform: one TSV per task with `INPUT:<field>`, "
+                "`OUTPUT:<answer>`, `GOLDEN:<answer>` and `ASSIGNMENT:worker_id` / `started` / `submitted` / "
+                "`status` columns.")
+    c1, c2, c3 = st.columns(3)
+    ctask = c1.selectbox("Task", list(TASKS), format_func=lambda t: spec(t).title, key="crowd_task")
+    cmethod = c2.radio("Method", ["ds", "mv"], horizontal=True, key="crowd_method",
+                       format_func={"ds": "Dawid-Skene", "mv": "majority vote"}.get)
+    cacc = c3.slider("Minimum control accuracy", 0.0, 1.0, 0.5, 0.05, key="crowd_acc")
+    crowd = st.file_uploader("Crowd export (TSV)", type=["tsv", "txt"], key="crowd_upload")
+    if crowd is not None:
+        try:
+            parsed = load_crowd_tsv(crowd.getvalue(), ctask, name=crowd.name)
+            labels = aggregate_crowd(parsed, cmethod, cacc)
+        except DetoxInputError as err:
+            st.error(str(err), icon=":material/error:")
+        else:
+            real = parsed.answers[parsed.answers["golden"].isna()]
+            alpha = krippendorff_alpha(real, "ordinal" if ctask == "fluency" else "nominal")
+            st.caption(f"{len(parsed.answers):,} answers of {parsed.answers['worker'].nunique():,} workers · skipped "
+                       f"{parsed.skipped_empty} rows with empty input and {parsed.skipped_rejected} rejected · "
+                       f"Krippendorff's α {alpha:.3f}")
+            st.dataframe(labels, hide_index=True, column_config={
+                "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"), "votes": "Votes"})
+            st.download_button("Download the labels (CSV)", labels.to_csv(index=False).encode("utf-8"),
+                               file_name=f"{ctask}.labels.csv", mime="text/csv", key="crowd_download",
+                               icon=":material/download:")

@@ -1,0 +1,243 @@
+"""AppTests of the annotation pages: the annotator's flow and the organizer's gate."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.annotation.controls import Control
+from detox_core.annotation.store import AnnotationStore, Settings
+from detox_core.data import PROJECT_ROOT
+from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
+from detox_core.storage import Store
+from tests.app.helpers import run
+
+ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
+PROJECTS = str(PROJECT_ROOT / "pages" / "annotation_projects.py")
+
+
+def pairs(n: int = 12) -> pd.DataFrame:
+    return pd.DataFrame([{"system": "sys", "idx": i, "input": f"токсичный текст {i}", "output": f"вежливый текст {i}"}
+                         for i in range(n)])
+
+
+def controls(n: int) -> list[Control]:
+    return [Control("toxicity", f"контрольный текст {i}", float(i % 2)) for i in range(n)]
+
+
+@pytest.fixture
+def store(tiny_data) -> AnnotationStore:
+    return AnnotationStore()  # the app's database: DETOX_DB_URL of tiny_data
+
+
+def join(code: str, name: str) -> AppTest:
+    at = run(AppTest.from_file(ANNOTATE, default_timeout=60))
+    at.text_input(key="ann_code").input(code)
+    at.text_input(key="ann_name").input(name)
+    at.button(key="FormSubmitter:ann_join-Join").click()
+    return run(at)
+
+
+def golden(store: AnnotationStore, project_id: int) -> dict[int, float]:
+    items = store.items(project_id)
+    return dict(zip(items["item"], items["golden"]))
+
+
+def test_failed_exam_is_not_admitted(store):
+    p = store.create_project("exam", ["toxicity"], pairs(), exam=controls(5), settings=Settings(exam_pass=0.8))
+    answers = golden(store, p.id)
+    at = join(p.access_code, "Anna")
+    assert at.subheader[0].value.endswith("Instructions")
+    # Training: answer, check, see the explanations, go on.
+    for radio in at.radio:
+        if radio.key.startswith("tr_"):
+            radio.set_value(1.0)
+    at.button(key="FormSubmitter:ann_training-Check my answers").click()
+    run(at)
+    assert "of 4 right" in at.info[0].value
+    at.button(key="ann_to_exam").click()
+    run(at)
+    assert at.subheader[0].value == "Exam"
+    # Two of five right: 40% < 80%.
+    exam = [r for r in at.radio if r.key.startswith("ex_")]
+    assert len(exam) == 5
+    for k, radio in enumerate(exam):
+        right = answers[int(radio.key.removeprefix("ex_"))]
+        radio.set_value(right if k < 2 else 1.0 - right)
+    at.button(key="FormSubmitter:ann_exam-Submit the exam").click()
+    run(at)
+    assert "Not admitted" in at.error[0].value and "40%" in at.error[0].value
+    (annotator,) = store.annotators(p.id).itertuples()
+    assert annotator.status == "failed"
+    # No work page is offered to them.
+    assert not any(b.key == "kb_submit" for b in at.button)
+
+
+def test_passed_exam_opens_the_work_pages(store):
+    p = store.create_project("exam2", ["toxicity"], pairs(), exam=controls(5),
+                             settings=Settings(exam_pass=0.8, training=False))
+    answers = golden(store, p.id)
+    at = join(p.access_code, "Boris")
+    for radio in at.radio:
+        if radio.key.startswith("ex_"):
+            radio.set_value(answers[int(radio.key.removeprefix("ex_"))])
+    at.button(key="FormSubmitter:ann_exam-Submit the exam").click()
+    run(at)
+    assert "Admitted: 5 of 5" in at.success[0].value
+    assert any(b.key == "kb_submit" for b in at.button)
+
+
+def test_keyboard_buttons_answer_item_by_item(store):
+    p = store.create_project("keys", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    at = join(p.access_code, "Vera")
+    order = [int(sc.key.rsplit("_", 1)[1]) for sc in at.segmented_control if sc.key.startswith("a_")]
+    assert len(order) == 4
+    # "1" answers the marked item and moves the mark to the next one; "2" likewise.
+    for key in ("kb_1", "kb_2", "kb_2", "kb_1"):
+        at.button(key=key).click()
+        run(at)
+    assert [sc.value for sc in at.segmented_control if sc.key.startswith("a_")] == [1.0, 0.0, 0.0, 1.0]
+    at.button(key="kb_submit").click()
+    run(at)
+    assert "Page saved: 4 answers" in at.success[0].value
+    stored = store.answers(p.id).set_index("task")["label"]
+    assert [stored[i] for i in order] == [1.0, 0.0, 0.0, 1.0]
+    assert "No toxicity items are left" in at.success[-1].value
+
+
+def test_submit_with_missing_answers_keeps_the_page(store):
+    p = store.create_project("missing", ["toxicity"], pairs(3),
+                             settings=Settings(page_size=3, controls_per_page=0, min_page_seconds=0, training=False))
+    at = join(p.access_code, "Gleb")
+    at.button(key="kb_1").click()
+    run(at)
+    at.button(key="kb_submit").click()
+    run(at)
+    assert "Items 2, 3 have no answer yet" in at.warning[0].value
+    assert store.answers(p.id).empty
+
+
+def test_low_control_accuracy_bans(store):
+    p = store.create_project("ban", ["toxicity"], pairs(20), controls=controls(10),
+                             settings=Settings(page_size=5, controls_per_page=2, min_control_answers=4,
+                                               min_page_seconds=0, training=False))
+    answers = golden(store, p.id)
+    at = join(p.access_code, "Dima")
+    for _ in range(2):
+        for sc in at.segmented_control:
+            if sc.key and sc.key.startswith("a_"):
+                item = int(sc.key.rsplit("_", 1)[1])
+                right = answers[item]
+                sc.set_value(1.0 - right if right == right else 0.0)  # every control answered wrong
+        at.button(key="kb_submit").click()
+        run(at)
+    assert any("no longer accepted" in e.value and "control accuracy 0%" in e.value for e in at.error)
+    assert store.annotators(p.id)["status"].tolist() == ["banned"]
+    assert len(store.answers(p.id)) == 10  # both pages stored; left out of the labels
+    # Coming back: still refused.
+    again = join(p.access_code, "Dima")
+    assert "no longer accepted" in again.error[0].value
+
+
+def test_organizer_page_refused_without_a_secret(tiny_data, monkeypatch):
+    monkeypatch.delenv("DETOX_ORGANIZER_PASSWORD", raising=False)
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    assert "Refused" in at.error[0].value
+    assert not at.text_input and not at.tabs and not at.button
+
+
+def test_organizer_password(tiny_data, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.text_input(key="organizer_password").input("wrong")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    assert at.error[0].value == "Wrong password." and not at.tabs
+    at.text_input(key="organizer_password").input("s3cret")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    assert [t.label for t in at.tabs][:3] == ["Progress", "Review queue", "Results"]
+
+
+def _stored_submission(tiny_data, name: str, outputs: list[str]) -> None:
+    store = Store()
+    n = len(outputs)
+    scores = pd.DataFrame({c: [0.5] * n for c in (*SCORE_COLUMNS, *RAW_COLUMNS)})
+    store.add(name=name, sha256=name, dataset="russe2022", split="test", preset="embedded", calibrated=True,
+              source="upload", inputs=["сука как же надоело"] * n, outputs=outputs, scores=scores)
+
+
+def test_organizer_creates_a_project_from_stored_submissions(tiny_data, monkeypatch):
+    _stored_submission(tiny_data, "a_test.txt", ["как же надоело"])
+    _stored_submission(tiny_data, "b_test.txt", ["как же это надоело"])
+    at = AppTest.from_file(PROJECTS, default_timeout=60)
+    at.secrets["annotation"] = {"organizer_password": "pw"}
+    run(at)
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    at.text_input(key="new_name").input("pilot")
+    at.number_input(key="new_n_ctrl").set_value(2)
+    at.number_input(key="new_n_exam").set_value(2)
+    at.button(key="new_create").click()
+    run(at)
+    assert "Project **pilot** created: 2 pairs, 6 control and 6 exam items" in at.success[0].value
+    (project,) = AnnotationStore().projects()
+    assert project.settings.overlap == 5 and project.tasks == ("toxicity", "content", "fluency")
+    assert project.access_code in at.success[0].value
+    # The pages of the new project render: progress, review, results.
+    assert at.selectbox(key="org_project").value == project.id
+    assert "Nobody joined yet" in " ".join(c.value for c in at.caption)
+
+
+def _answered_project(store: AnnotationStore, systems=("alpha_test.txt", "beta_test.txt"), n: int = 6):
+    """A project with all three tasks, answered by three annotators who agree on a known truth."""
+    rows = [{"system": s, "idx": i, "input": f"ты дурак номер {i}", "output": f"{s[:4]} ответ номер {i}"}
+            for s in systems for i in range(n)]
+    p = store.create_project("judged", ["toxicity", "content", "fluency"], pd.DataFrame(rows),
+                             settings=Settings(overlap=3, page_size=50, controls_per_page=0, min_page_seconds=0,
+                                               training=False, method="mv"))
+    items = store.items(p.id).set_index("item")
+    # alpha outputs: clean, same meaning, fluent; beta: clean only on even inputs, never the same meaning.
+    def truth(item) -> float:
+        row = items.loc[item]
+        if row["task"] == "toxicity":
+            return 1.0 if row["text"].startswith("beta") and int(row["text"].split()[-1]) % 2 else 0.0
+        if row["task"] == "content":
+            return 1.0 if row["text"].startswith("alph") else 0.0
+        return 1.0
+    for name in ("a", "b", "c"):
+        ann = store.join(p.access_code, name)
+        for task in p.tasks:
+            while (page := store.next_page(ann.id, task)) is not None:
+                store.submit_page(ann.id, page.assignment_id, {i.id: truth(i.id) for i in page.items})
+    return p
+
+
+def test_project_feeds_human_vs_automatic_and_the_leaderboard(trained):
+    store = AnnotationStore()
+    _answered_project(store)
+    at = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "human_eval.py"), default_timeout=120))
+    at.radio(key="he_source").set_value("an annotation project")
+    run(at)
+    assert at.selectbox(key="he_project").value == "judged"
+    conf = at.dataframe[0].value
+    assert int(conf.values.sum()) == 12  # every judged pair, all labels present
+
+    from detox_core.annotation.results import project_human_scores
+    from detox_core.leaderboard import human_scores
+
+    humans = human_scores(annotations=project_human_scores(store)).set_index("key")
+    assert humans.loc["alpha", "j_human"] == 1.0
+    assert humans.loc["beta", "sta_human"] == 0.5 and humans.loc["beta", "j_human"] == 0.0
+    assert humans.loc["alpha", "source"] == "annotation project judged"
+
+    # The leaderboard's human columns of the same systems, scored and stored.
+    for name in ("alpha_test.txt", "beta_test.txt"):
+        _stored_submission(trained, name, ["a", "b", "c"])
+    board = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=120))
+    table = board.dataframe[-1].value.set_index("system")
+    assert table.loc["alpha_test.txt", "j_human"] == 1.0 and table.loc["beta_test.txt", "sta_human"] == 0.5
+    assert table.loc["beta_test.txt", "source"] == "annotation project judged"

@@ -6,6 +6,7 @@ Commands:
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.
     aggregate        aggregate crowd answers (majority vote or Dawid-Skene).
+    export-annotations  an annotation project's human judgements as a CSV.
 """
 
 from __future__ import annotations
@@ -149,6 +150,25 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export_annotations(args: argparse.Namespace) -> int:
+    from detox_core import data
+    from detox_core.annotation.results import aggregate_project, humaneval_table
+    from detox_core.annotation.store import AnnotationStore
+
+    store = AnnotationStore(args.db)
+    projects = {p.name: p for p in store.projects()}
+    if args.project not in projects:
+        raise DetoxInputError(f"no annotation project named {args.project!r}; the database has "
+                              f"{', '.join(sorted(projects)) or 'none'}")
+    project = projects[args.project]
+    table = humaneval_table(store, project, aggregate_project(store, project, method=args.method),
+                            complete_only=not args.all)
+    out = Path(args.out)
+    data.write_text_atomic(out, table.to_csv(index=False))
+    print(f"{len(table)} pairs of {table['participant_name'].nunique()} systems; written: {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -202,6 +222,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="drop workers below this accuracy on control items (default 0.5)")
     agg.add_argument("--out", required=True, metavar="FILE.csv")
     agg.set_defaults(func=_cmd_aggregate)
+
+    exp = sub.add_parser("export-annotations", help="an annotation project's human judgements as a CSV")
+    exp.add_argument("--project", required=True, help="the project's name")
+    exp.add_argument("--method", choices=["mv", "ds"], help="aggregation (default: the project's setting)")
+    exp.add_argument("--all", action="store_true", help="also pairs that miss a label (as empty cells)")
+    exp.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
+    exp.add_argument("--out", required=True, metavar="FILE.csv")
+    exp.set_defaults(func=_cmd_export_annotations)
     return parser
 
 

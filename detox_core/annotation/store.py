@@ -33,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, update
+from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, union_all, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -584,11 +584,14 @@ class AnnotationStore:
         ann = s.get(AnnotatorRow, annotator_id)
         if ann is None:
             raise AnnotationError(f"no annotator with id {annotator_id}")
+        # Page changes of a project run one at a time (SQLite: the write lock taken at BEGIN).
+        project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
+        s.refresh(ann)
         _require_active(ann)
         asg = s.get(AssignmentRow, assignment_id)
         if asg is None or asg.annotator_id != annotator_id or asg.kind != "work":
             raise AnnotationError("this page is not yours")
-        settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
+        settings = Settings.from_json(project.settings)
         if asg.status == "open" and now - asg.created_at > timedelta(minutes=settings.page_timeout_minutes):
             # Its items may be with others by now; the next allocation marks it expired.
             raise AnnotationError(f"this page expired after {settings.page_timeout_minutes:g} minutes; "
@@ -606,24 +609,23 @@ class AnnotationStore:
 
     @staticmethod
     def _usage(s: Session, project_id: int, task: str) -> dict[int, int]:
-        """Per real item: answers of annotators in good standing plus open reservations."""
+        """Per real item: answers of annotators in good standing plus open reservations.
+
+        One statement, so one snapshot: a page submitted meanwhile (its reservation
+        turning into answers) is counted once, never zero times.
+        """
         good = AnnotatorRow.status != "banned"
-        answered = s.execute(
-            select(AnswerRow.item_id, func.count()).join(ItemRow, ItemRow.id == AnswerRow.item_id)
-            .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
-            .where(ItemRow.project_id == project_id, ItemRow.task == task, ItemRow.kind == "real", good)
-            .group_by(AnswerRow.item_id)).all()
-        reserved = s.execute(
-            select(AssignmentItemRow.item_id, func.count())
-            .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
-            .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
-            .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
-                   AssignmentRow.kind == "work", AssignmentRow.status == "open", good)
-            .group_by(AssignmentItemRow.item_id)).all()
-        usage: dict[int, int] = {}
-        for item_id, n in (*answered, *reserved):
-            usage[item_id] = usage.get(item_id, 0) + n
-        return usage
+        answered = (select(AnswerRow.item_id.label("item_id"))
+                    .join(ItemRow, ItemRow.id == AnswerRow.item_id)
+                    .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+                    .where(ItemRow.project_id == project_id, ItemRow.task == task, ItemRow.kind == "real", good))
+        reserved = (select(AssignmentItemRow.item_id.label("item_id"))
+                    .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+                    .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
+                    .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
+                           AssignmentRow.kind == "work", AssignmentRow.status == "open", good))
+        both = union_all(answered, reserved).subquery()
+        return dict(s.execute(select(both.c.item_id, func.count()).group_by(both.c.item_id)).all())
 
     @staticmethod
     def _control_accuracy(s: Session, annotator_id: int) -> tuple[int, float | None]:

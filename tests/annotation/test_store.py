@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import threading
 from datetime import datetime, timedelta
 
 import pandas as pd
 import pytest
+from sqlalchemy import create_engine, text
 
 from detox_core.annotation.controls import Control
 from detox_core.annotation.results import aggregate_project, humaneval_table, progress
@@ -29,9 +30,30 @@ def controls(task: str, n: int) -> list[Control]:
                     explanation="known") for i in range(n)]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path) -> str:
+    """The same tests on SQLite and, when ``DETOX_TEST_POSTGRES_URL`` names a database
+    the tests may empty (``.ci/run`` starts one), on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ann.sqlite'}"
+    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("CI") and os.environ.get("DETOX_REQUIRE_POSTGRES"):
+            pytest.fail("DETOX_TEST_POSTGRES_URL is not set")
+        pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
+    engine = create_engine(url)
+    with engine.begin() as conn:  # start from an empty schema
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url
+
+
 @pytest.fixture()
-def store(tmp_path) -> AnnotationStore:
-    return AnnotationStore(f"sqlite:///{tmp_path / 'ann.sqlite'}")
+def store(db_url) -> AnnotationStore:
+    s = AnnotationStore(db_url)
+    yield s
+    s.engine.dispose()
 
 
 def active(store: AnnotationStore, code: str, name: str) -> int:
@@ -82,7 +104,12 @@ def test_overlap_and_no_repeats_sequential(store):
 
 
 def test_concurrent_annotators(store):
-    """20 threads x 50 answers through the storage layer: exactly 1,000 stored."""
+    """20 threads x 50 answers through the storage layer: exactly 1,000 stored.
+
+    Each thread has a store of its own (its own engine and connections), as separate
+    server processes would: the guarantees come from the database, not from a lock
+    shared in memory.
+    """
     # 200 real items x overlap 5 = 1,000 slots for the 800 real answers of 100 pages of 8 real + 2 control items.
     p = store.create_project("p", ["toxicity"], make_pairs(100), controls=controls("toxicity", 40),
                              settings=Settings(overlap=5, page_size=10, controls_per_page=2, min_page_seconds=0,
@@ -91,15 +118,18 @@ def test_concurrent_annotators(store):
     errors: list[BaseException] = []
 
     def work(k: int) -> None:
+        own = AnnotationStore(store.url)
         try:
-            ann = active(store, p.access_code, f"worker-{k}")
+            ann = active(own, p.access_code, f"worker-{k}")
             for _ in range(5):
-                page = store.next_page(ann, "toxicity")
+                page = own.next_page(ann, "toxicity")
                 assert page is not None and len(page.items) == 10
                 labels = {i.id: (golden[i.id] if golden[i.id] == golden[i.id] else float(k % 2)) for i in page.items}
-                store.submit_page(ann, page.assignment_id, labels)
+                own.submit_page(ann, page.assignment_id, labels)
         except BaseException as err:  # noqa: BLE001 - reported below
             errors.append(err)
+        finally:
+            own.engine.dispose()
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(20)]
     for t in threads:
@@ -260,29 +290,49 @@ def test_export_in_humaneval_schema(store):
     assert prog.expected_finish == T0 + timedelta(minutes=2)  # nothing left
 
 
-def test_older_database_upgrades_without_losing_rows(tmp_path):
+def test_older_database_upgrades_without_losing_rows(db_url):
     """A database written before items had expert labels opens with all its rows."""
-    path = tmp_path / "old.sqlite"
-    url = f"sqlite:///{path}"
-    store = AnnotationStore(url)
+    store = AnnotationStore(db_url)
     p = store.create_project("old", ["toxicity"], make_pairs(4), settings=Settings(page_size=2, controls_per_page=0,
                                                                                   min_page_seconds=0))
     a = active(store, p.access_code, "a")
     page = store.next_page(a, "toxicity", now=T0)
     store.submit_page(a, page.assignment_id, {i.id: 1.0 for i in page.items}, now=T0 + timedelta(minutes=1))
+    with store.engine.begin() as conn:  # back to the older schema
+        for col in ("expert_label", "expert_name", "expert_at"):
+            conn.execute(text(f"ALTER TABLE ann_items DROP COLUMN {col}"))
+        conn.execute(text("DROP TABLE schema_history"))
     store.engine.dispose()
-    con = sqlite3.connect(path)
-    for col in ("expert_label", "expert_name", "expert_at"):
-        con.execute(f"ALTER TABLE ann_items DROP COLUMN {col}")
-    con.execute("DROP TABLE schema_history")
-    con.commit()
-    con.close()
 
-    upgraded = AnnotationStore(url)
+    upgraded = AnnotationStore(db_url)
     assert upgraded.upgrades == ["add column ann_items.expert_label", "add column ann_items.expert_name",
                                  "add column ann_items.expert_at"]
     assert len(upgraded.answers(p.id)) == 2
     assert len(upgraded.items(p.id)) == 8
     upgraded.set_expert_label(int(upgraded.items(p.id)["item"].iloc[0]), 0.0, "expert")
     assert upgraded.items(p.id)["expert_label"].notna().sum() == 1
-    assert AnnotationStore(url).upgrades == []
+    assert AnnotationStore(db_url).upgrades == []
+
+
+def test_export_command(tmp_path, capsys):
+    from detox_core.cli import main
+    from detox_core.data import load_human_judgements
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    store = AnnotationStore(url)
+    pairs = pd.DataFrame({"system": ["A", "B"], "idx": [0, 0], "input": ["in", "in"], "output": ["x", "y"]})
+    p = store.create_project("cli", ["toxicity", "content", "fluency"], pairs,
+                             settings=Settings(overlap=3, page_size=20, controls_per_page=0, min_page_seconds=0))
+    for name in "abc":
+        ann = active(store, p.access_code, name)
+        for task in p.tasks:
+            page = store.next_page(ann, task, now=T0)
+            store.submit_page(ann, page.assignment_id, {i.id: 1.0 if task != "toxicity" else 0.0 for i in page.items},
+                              now=T0 + timedelta(minutes=1))
+    out = tmp_path / "human.csv"
+    assert main(["export-annotations", "--project", "cli", "--db", url, "--method", "mv", "--out", str(out)]) == 0
+    # The file loads as human judgements in the humaneval schema.
+    frame = load_human_judgements(out)
+    assert sorted(frame["participant_name"]) == ["A", "B"] and (frame["J"] == 1.0).all()
+    assert main(["export-annotations", "--project", "nope", "--db", url, "--out", str(out)]) == 2
+    assert "no annotation project named 'nope'; the database has cli" in capsys.readouterr().err

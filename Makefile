@@ -46,6 +46,7 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_annotation.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

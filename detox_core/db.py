@@ -5,7 +5,8 @@ concurrent writers wait instead of failing); any SQLAlchemy URL (PostgreSQL incl
 in ``DETOX_DB_URL`` works with the same code.
 
 Schema upgrades are additive: a table the database lacks is created, a column a table
-lacks is added (nullable, or with its declared server default). Rows are never dropped
+lacks is added (nullable, or with its declared server default), a missing index is
+built. Rows are never dropped
 or rewritten, so a database written by an older version opens in a newer one with all
 its rows. Each upgrade is recorded in ``schema_history``.
 """
@@ -102,6 +103,11 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
                 ddl = CreateColumn(col).compile(dialect=engine.dialect)
                 conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
                 changes.append(f"add column {table.name}.{col.name}")
+            indexes = {ix["name"] for ix in insp.get_indexes(table.name)}
+            for index in table.indexes:
+                if index.name not in indexes:
+                    index.create(conn)
+                    changes.append(f"create index {index.name}")
         now = datetime.now(timezone.utc)
         for change in changes:
             conn.execute(schema_history.insert().values(change=change, applied_at=now))

@@ -33,7 +33,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, func, select, union_all, update
+from sqlalchemy import (
+    DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, func, select, union_all, update,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -114,6 +116,7 @@ class PairRow(Base):
 
 class ItemRow(Base):
     __tablename__ = "ann_items"
+    __table_args__ = (Index("ix_ann_items_pick", "project_id", "task", "kind"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
@@ -144,6 +147,7 @@ class AnnotatorRow(Base):
 
 class AssignmentRow(Base):
     __tablename__ = "ann_assignments"
+    __table_args__ = (Index("ix_ann_assignments_open", "project_id", "task", "status"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
@@ -502,24 +506,24 @@ class AnnotationStore:
                 AssignmentRow.task == task, AssignmentRow.status == "open")).first()
             if open_page is not None:
                 return self._page(s, open_page)
-            seen = select(AssignmentItemRow.item_id).where(AssignmentItemRow.annotator_id == annotator_id)
-            usage = self._usage(s, project.id, task)
-            real = s.execute(select(ItemRow.id).where(
-                ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
-                ItemRow.id.not_in(seen))).scalars().all()
-            free = [i for i in real if usage.get(i, 0) < settings.overlap]
-            if not free:
-                return None
-            # Fill the items closest to done first, so that finished labels appear early.
-            rng = random.Random()
-            rng.shuffle(free)
-            free.sort(key=lambda i: -usage.get(i, 0))
             n_real = max(1, settings.page_size - settings.controls_per_page)
-            chosen = free[:n_real]
-            controls = s.execute(select(ItemRow.id).where(
-                ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "control",
-                ItemRow.id.not_in(seen))).scalars().all()
-            chosen += rng.sample(controls, min(settings.controls_per_page, len(controls)))
+            usage = self._usage(project.id, task)
+            used = func.coalesce(usage.c.n, 0)
+            unseen = ~select(AssignmentItemRow.item_id).where(
+                AssignmentItemRow.annotator_id == annotator_id, AssignmentItemRow.item_id == ItemRow.id).exists()
+            # Fill the items closest to done first, so that finished labels appear early.
+            chosen = list(s.scalars(
+                select(ItemRow.id).outerjoin(usage, usage.c.item_id == ItemRow.id)
+                .where(ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
+                       used < settings.overlap, unseen)
+                .order_by(used.desc(), func.random()).limit(n_real)))
+            if not chosen:
+                return None
+            chosen += s.scalars(
+                select(ItemRow.id).where(ItemRow.project_id == project.id, ItemRow.task == task,
+                                         ItemRow.kind == "control", unseen)
+                .order_by(func.random()).limit(settings.controls_per_page))
+            rng = random.Random()
             rng.shuffle(chosen)
             asg = AssignmentRow(project_id=project.id, annotator_id=annotator_id, task=task, kind="work",
                                 status="open", created_at=now)
@@ -608,11 +612,12 @@ class AnnotationStore:
             AssignmentRow.created_at < cutoff).values(status="expired", closed_at=now))
 
     @staticmethod
-    def _usage(s: Session, project_id: int, task: str) -> dict[int, int]:
-        """Per real item: answers of annotators in good standing plus open reservations.
+    def _usage(project_id: int, task: str):
+        """Per real item (``item_id``, ``n``): answers of annotators in good standing plus
+        open reservations.
 
-        One statement, so one snapshot: a page submitted meanwhile (its reservation
-        turning into answers) is counted once, never zero times.
+        Used inside one statement, so one snapshot: a page submitted meanwhile (its
+        reservation turning into answers) is counted once, never zero times.
         """
         good = AnnotatorRow.status != "banned"
         answered = (select(AnswerRow.item_id.label("item_id"))
@@ -625,7 +630,7 @@ class AnnotationStore:
                     .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
                            AssignmentRow.kind == "work", AssignmentRow.status == "open", good))
         both = union_all(answered, reserved).subquery()
-        return dict(s.execute(select(both.c.item_id, func.count()).group_by(both.c.item_id)).all())
+        return select(both.c.item_id, func.count().label("n")).group_by(both.c.item_id).subquery()
 
     @staticmethod
     def _control_accuracy(s: Session, annotator_id: int) -> tuple[int, float | None]:

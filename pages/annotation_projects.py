@@ -20,7 +20,7 @@ from detox_core.annotation.results import aggregate_project, humaneval_table, pr
 from detox_core.annotation.store import AnnotationError, Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
-from detox_core.ui.annotation import annotation_store, organizer_gate
+from detox_core.ui.annotation import annotation_store, item_html, organizer_gate
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
@@ -127,7 +127,9 @@ with tabs["Progress"]:
             fig = go.Figure(go.Bar(x=prog.timeline["hour"], y=prog.timeline["answers"], marker_color="#2e7d5b",
                                    width=3_600_000 * 0.8, hovertemplate="%{x|%d %b %H:00}: %{y} answers<extra></extra>"))
             fig.update_layout(height=220, margin=dict(t=10, b=10), yaxis_title="answers per hour")
-            fig.update_xaxes(tickformat="%d %b %H:00", type="date", dtick=3_600_000 * max(1, len(prog.timeline) // 8))
+            hours = pd.to_datetime(prog.timeline["hour"])
+            fig.update_xaxes(tickformat="%d %b %H:00", type="date", dtick=3_600_000 * max(1, len(hours) // 8),
+                             range=[hours.min() - pd.Timedelta(hours=2), hours.max() + pd.Timedelta(hours=2)])
             st.plotly_chart(fig, width="stretch")
         st.markdown("**Annotators**")
         people = store.annotators(project.id)
@@ -136,6 +138,7 @@ with tabs["Progress"]:
         if len(stats):
             stats = stats.reset_index(names="name").merge(people[["name", "status", "exam_score", "ban_reason"]],
                                                           on="name", how="left")
+            stats["ban_reason"] = stats["ban_reason"].fillna("")
             st.dataframe(stats[["name", "task", "status", "answers", "control_accuracy", "agreement_with_aggregate",
                                 "median_seconds", "exam_score", "ban_reason"]], hide_index=True, column_config={
                 "name": "Annotator", "task": "Task", "status": "Status", "answers": "Answers",
@@ -166,36 +169,37 @@ with tabs["Review queue"]:
                    f"(or without a label), plus {len(queue) - len(answered):,} not answered yet. Set the final label; "
                    "it replaces the aggregate.")
         if len(answered):
-            labels = {v: t for v, t in sp.options}
-            view = answered.head(200).assign(
-                current=answered["label"].map(labels).fillna("—"), expert=None)
-            edited = st.data_editor(
-                view[["item", "input", "text", "current", "confidence", "votes", "expert"]], hide_index=True,
-                disabled=["item", "input", "text", "current", "confidence", "votes"], key=f"org_review_{task}",
-                column_config={
-                    "item": None, "input": st.column_config.TextColumn("Original", width="medium"),
-                    "text": st.column_config.TextColumn("Text" if task != "content" else "Rewrite", width="large"),
-                    "current": "Aggregate", "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"),
-                    "votes": "Votes",
-                    "expert": st.column_config.SelectboxColumn("Expert label", options=list(labels.values())),
-                } if task == "content" else {
-                    "item": None, "input": None, "text": st.column_config.TextColumn("Text", width="large"),
-                    "current": "Aggregate", "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"),
-                    "votes": "Votes",
-                    "expert": st.column_config.SelectboxColumn("Expert label", options=list(labels.values())),
-                })
-            chosen = edited[edited["expert"].notna()]
-            if st.button(f"Save {len(chosen)} expert labels", type="primary", disabled=chosen.empty,
-                         key="org_review_save"):
-                by_text = {t: v for v, t in sp.options}
-                for r in chosen.itertuples(index=False):
-                    store.set_expert_label(int(r.item), by_text[r.expert], "organizer")
-                st.success(f"Saved {len(chosen)} expert labels.", icon=":material/check_circle:")
+            per_view = 20
+            n_views = (len(answered) - 1) // per_view + 1
+            view = 1
+            if n_views > 1:
+                view = int(st.number_input(f"Page of the queue (1-{n_views}, {per_view} items each)", 1, n_views, 1,
+                                           key=f"org_review_view_{task}"))
+            shown = answered.iloc[(view - 1) * per_view: view * per_view]
+            with st.form(f"org_review_{task}"):
+                for r in shown.itertuples(index=False):
+                    with st.container(border=True):
+                        left, right = st.columns([3, 2], vertical_alignment="center")
+                        left.html(item_html(None, sp, text=r.text, input=r.input))
+                        votes = " · ".join(f"{sp.answer_text(v)} {n}" for v, n in sorted(r.counts.items(), reverse=True))
+                        current = sp.answer_text(r.label) if r.label == r.label else "no label"
+                        conf = f"{r.confidence:.2f}" if r.confidence == r.confidence else "—"
+                        right.caption(f"Answers: {votes} · aggregate: **{current}** (confidence {conf})")
+                        right.segmented_control("Final label", [v for v, _ in sp.options], format_func=sp.answer_text,
+                                                key=f"org_expert_{r.item}")
+                saved = st.form_submit_button("Save the final labels", type="primary")
+            if saved:
+                chosen = {r.item: st.session_state.get(f"org_expert_{r.item}") for r in shown.itertuples(index=False)}
+                chosen = {k: v for k, v in chosen.items() if v is not None}
+                for item, label in chosen.items():
+                    store.set_expert_label(int(item), label, "organizer")
+                st.session_state["org_flash"] = ("success", f"Saved {len(chosen)} final labels.")
                 st.rerun()
         reviewed = results[task].items[results[task].items["source"] == "expert"]
         if len(reviewed):
-            with st.expander(f"{len(reviewed)} items with an expert label"):
-                st.dataframe(reviewed[["input", "text", "label"]], hide_index=True)
+            with st.expander(f"{len(reviewed)} items with a final label set here"):
+                st.dataframe(reviewed.assign(label=reviewed["label"].map(sp.answer_text))[["input", "text", "label"]],
+                             hide_index=True, column_config={"input": "Original", "text": "Text", "label": "Final label"})
 
 # ----------------------------------------------------------------------------- results
 

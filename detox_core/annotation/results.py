@@ -31,7 +31,7 @@ class TaskResult:
     """Aggregated labels of one task's real items."""
 
     task: str
-    items: pd.DataFrame  # item, input, text, label, confidence, votes, source (aggregate|expert|none)
+    items: pd.DataFrame  # item, input, text, label, confidence, votes, counts ({label: n}), source (aggregate|expert|none)
     alpha: float
     workers: pd.DataFrame  # per annotator statistics
     excluded_workers: list[str]
@@ -71,6 +71,9 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
         task_items["label"] = task_items["item"].map(labels)
         task_items["confidence"] = task_items["item"].map(confidence)
         task_items["votes"] = task_items["item"].map(votes).fillna(0).astype(int)
+        counts = kept.groupby(["task", "label"]).size()
+        per_item = {item: dict(counts.loc[item]) for item in counts.index.get_level_values(0).unique()}
+        task_items["counts"] = [per_item.get(i, {}) for i in task_items["item"]]
         expert = task_items["expert_label"].notna()
         task_items["source"] = np.where(expert, "expert", np.where(task_items["label"].notna(), "aggregate", "none"))
         task_items.loc[expert, "label"] = task_items.loc[expert, "expert_label"]

@@ -241,3 +241,30 @@ def test_project_feeds_human_vs_automatic_and_the_leaderboard(trained):
     table = board.dataframe[-1].value.set_index("system")
     assert table.loc["alpha_test.txt", "j_human"] == 1.0 and table.loc["beta_test.txt", "sta_human"] == 0.5
     assert table.loc["beta_test.txt", "source"] == "annotation project judged"
+
+
+def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    store = AnnotationStore()
+    p = store.create_project("review", ["toxicity"], pairs(2),
+                             settings=Settings(overlap=3, page_size=5, controls_per_page=0, min_page_seconds=0,
+                                               training=False, method="mv"))
+    items = store.items(p.id).set_index("text")["item"]
+    split, clear = int(items["вежливый текст 0"]), int(items["вежливый текст 1"])
+    for name, vote in (("a", 1.0), ("b", 1.0), ("c", 0.0)):  # 2 vs 1 on the first item: no 3-vote majority
+        ann = store.join(p.access_code, name)
+        page = store.next_page(ann.id, "toxicity")
+        store.submit_page(ann.id, page.assignment_id, {split: vote, clear: 0.0})
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    # Only the split item waits for review; its answers are shown.
+    assert [sc.key for sc in at.segmented_control if sc.key.startswith("org_expert_")] == [f"org_expert_{split}"]
+    assert any("Yes, toxic 2 · No 1" in c.value for c in at.caption)
+    at.segmented_control(key=f"org_expert_{split}").set_value(0.0)
+    at.button(key="FormSubmitter:org_review_toxicity-Save the final labels").click()
+    run(at)
+    assert "Saved 1 final labels" in at.success[0].value
+    assert store.items(p.id).set_index("item").loc[split, "expert_label"] == 0.0
+    assert not [sc for sc in at.segmented_control if sc.key.startswith("org_expert_")]  # the queue is empty

@@ -131,6 +131,11 @@ with tabs["Progress"]:
             fig.update_xaxes(tickformat="%d %b %H:00", type="date", dtick=3_600_000 * max(1, len(hours) // 8),
                              range=[hours.min() - pd.Timedelta(hours=2), hours.max() + pd.Timedelta(hours=2)])
             st.plotly_chart(fig, width="stretch")
+        if len(prog.bans):
+            st.markdown(f"**Bans** · {len(prog.bans)}")
+            st.dataframe(prog.bans, hide_index=True, column_config={
+                "name": "Annotator", "ban_reason": st.column_config.TextColumn("Reason", width="large"),
+                "banned_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm")})
         st.markdown("**Annotators**")
         people = store.annotators(project.id)
         per_task = [r.workers.assign(task=t) for t, r in results.items() if len(r.workers)]

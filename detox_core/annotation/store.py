@@ -396,9 +396,7 @@ class AnnotationStore:
                 if project.status != "open":
                     raise AnnotationError("this project is closed")
                 settings = Settings.from_json(project.settings)
-                has_exam = s.scalar(select(func.count()).select_from(ItemRow).where(
-                    ItemRow.project_id == project.id, ItemRow.kind == "exam"))
-                status = "training" if settings.training else ("exam" if has_exam else "active")
+                status = "training" if settings.training else ("exam" if _has_exam(s, project.id) else "active")
                 row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now())
                 s.add(row)
                 s.flush()
@@ -416,9 +414,7 @@ class AnnotationStore:
         with self._lock, self._write() as s, s.begin():
             row = s.get(AnnotatorRow, annotator_id)
             if row.status == "training":
-                has_exam = s.scalar(select(func.count()).select_from(ItemRow).where(
-                    ItemRow.project_id == row.project_id, ItemRow.kind == "exam"))
-                row.status = "exam" if has_exam else "active"
+                row.status = "exam" if _has_exam(s, row.project_id) else "active"
             return _annotator(row)
 
     def admit(self, annotator_id: int) -> Annotator:
@@ -719,6 +715,11 @@ class AnnotationStore:
                              .where(AssignmentRow.project_id == project_id, AssignmentRow.kind == "work")
                              .group_by(AnnotatorRow.name, AssignmentRow.status)).all()
         return pd.DataFrame(rows, columns=["worker", "status", "pages"])
+
+
+def _has_exam(s: Session, project_id: int) -> bool:
+    return bool(s.scalar(select(func.count()).select_from(ItemRow).where(
+        ItemRow.project_id == project_id, ItemRow.kind == "exam")))
 
 
 def _require_active(ann: AnnotatorRow) -> None:

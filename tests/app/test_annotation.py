@@ -268,3 +268,19 @@ def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch)
     assert "Saved 1 final labels" in at.success[0].value
     assert store.items(p.id).set_index("item").loc[split, "expert_label"] == 0.0
     assert not [sc for sc in at.segmented_control if sc.key.startswith("org_expert_")]  # the queue is empty
+
+
+def test_progress_lists_bans(tiny_data, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    store = AnnotationStore()
+    p = store.create_project("bans", ["toxicity"], pairs(10),
+                             settings=Settings(page_size=2, controls_per_page=0, max_skipped_pages=2, training=False))
+    ann = store.join(p.access_code, "skipper")
+    for _ in range(2):
+        store.skip_page(ann.id, store.next_page(ann.id, "toxicity").assignment_id)
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    bans = next(d.value for d in at.dataframe if "ban_reason" in d.value.columns and "banned_at" in d.value.columns)
+    assert bans["name"].tolist() == ["skipper"] and "2 pages skipped" in bans["ban_reason"].iloc[0]

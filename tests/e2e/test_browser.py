@@ -339,3 +339,10 @@ def test_organizer_pages(server, page, db_url, data_root):
     no_exception(page)
     assert "Human judgements" in page.inner_text("body")
     shot(page, "annotation_results", 1400)
+    # The project's judgements on Human vs automatic.
+    page.goto(f"{server}/human_eval")
+    wait_idle(page)
+    page.get_by_text("an annotation project").click()
+    wait_idle(page, 120)
+    no_exception(page)
+    assert "16 judged outputs of 2 systems" in page.inner_text("body")

@@ -109,7 +109,8 @@ with tabs["Progress"]:
                        help=f"{row.answers:,} valid answers of {row.items * project.settings.overlap:,}")
             col.progress(float(row.share_done or 0.0))
             alpha = results[row.task].alpha
-            col.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet")
+            col.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet",
+                        help="Of the answers the labels come from (annotators above the control-accuracy filter)")
         counts = dict(zip(prog.annotators["status"], prog.annotators["annotators"]))
         cols[-2].metric("Annotators working", counts.get("active", 0),
                         help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
@@ -219,9 +220,13 @@ with tabs["Results"]:
         summary = pd.DataFrame([{
             "task": spec(t).title, "items": len(r.items), "labelled": int(r.items["label"].notna().sum()),
             "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,
+            "alpha_all": r.alpha_all,
             "left out": ", ".join(r.excluded_workers)} for t, r in results.items()])
         st.dataframe(summary, hide_index=True, column_config={
-            "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f"),
+            "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f",
+                                                   help="Of the answers the labels come from"),
+            "alpha_all": st.column_config.NumberColumn("α, all answers", format="%.3f",
+                                                       help="Also of annotators left out for control accuracy"),
             "left out": st.column_config.TextColumn("Annotators left out (control accuracy)")})
         complete = table.dropna(subset=["non-toxicity", "content", "fluency"])
         st.markdown(f"**Human judgements** · {len(complete):,} of {len(table):,} pairs have every label")

@@ -32,7 +32,8 @@ class TaskResult:
 
     task: str
     items: pd.DataFrame  # item, input, text, label, confidence, votes, counts ({label: n}), source (aggregate|expert|none)
-    alpha: float
+    alpha: float  # Krippendorff's alpha of the answers the labels come from
+    alpha_all: float  # ... of every real answer of annotators in good standing
     workers: pd.DataFrame  # per annotator statistics
     excluded_workers: list[str]
     unlabelled: int
@@ -79,9 +80,11 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
         task_items.loc[expert, "label"] = task_items.loc[expert, "expert_label"]
         task_items.loc[expert, "confidence"] = 1.0
         alpha = krippendorff_alpha(kept, ALPHA_LEVEL[task]) if len(kept) else float("nan")
+        real = task_answers[task_answers["golden"].isna()]
+        alpha_all = krippendorff_alpha(real, ALPHA_LEVEL[task]) if len(real) else float("nan")
         workers = (worker_stats(task_answers, labels) if len(task_answers) else
                    pd.DataFrame(columns=["answers", "control_accuracy", "agreement_with_aggregate", "median_seconds"]))
-        out[task] = TaskResult(task, task_items.drop(columns="expert_label").reset_index(drop=True), alpha,
+        out[task] = TaskResult(task, task_items.drop(columns="expert_label").reset_index(drop=True), alpha, alpha_all,
                                workers, excluded, int(task_items["label"].isna().sum()))
     return out
 

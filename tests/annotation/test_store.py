@@ -336,3 +336,24 @@ def test_export_command(tmp_path, capsys):
     assert sorted(frame["participant_name"]) == ["A", "B"] and (frame["J"] == 1.0).all()
     assert main(["export-annotations", "--project", "nope", "--db", url, "--out", str(out)]) == 2
     assert "no annotation project named 'nope'; the database has cli" in capsys.readouterr().err
+
+
+def test_annotators_under_the_control_filter_are_left_out_of_labels_and_alpha(store):
+    p = store.create_project("filter", ["content"], make_pairs(12, systems=("s",)), controls=controls("content", 12),
+                             settings=Settings(overlap=4, page_size=15, controls_per_page=3, min_page_seconds=0,
+                                               ban_control_accuracy=0.0))
+    golden = golden_of(store, p.id)
+    truth = {i: float(i % 2) for i in golden}
+    for name in ("a", "b", "c", "bad"):
+        ann = active(store, p.access_code, name)
+        page = store.next_page(ann, "content", now=T0)
+        labels = {}
+        for item in page.items:
+            right = golden[item.id] if golden[item.id] == golden[item.id] else truth[item.id]
+            labels[item.id] = 1.0 - right if name == "bad" else right
+        store.submit_page(ann, page.assignment_id, labels, now=T0 + timedelta(minutes=2))
+    (res,) = aggregate_project(store, store.project(p.id), method="mv").values()
+    assert res.excluded_workers == ["bad"]
+    assert res.alpha == pytest.approx(1.0) and res.alpha_all < 0.5
+    labels = res.items.set_index("item")["label"]
+    assert all(labels[i] == truth[i] for i in labels.index)

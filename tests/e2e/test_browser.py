@@ -346,3 +346,55 @@ def test_organizer_pages(server, page, db_url, data_root):
     wait_idle(page, 120)
     no_exception(page)
     assert "16 judged outputs of 2 systems" in page.inner_text("body")
+
+
+def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url, tmp_path):
+    import pandas as pd
+
+    from detox_core.annotation.store import AnnotationStore
+
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "s", "idx": [0], "input": ["ты дурак"], "output": ["ты неправ"]})
+    p = store.create_project("uploads", ["toxicity"], pairs)
+    header = ("INPUT:text\tOUTPUT:result\tGOLDEN:result\tASSIGNMENT:worker_id\tASSIGNMENT:started\t"
+              "ASSIGNMENT:submitted\tASSIGNMENT:status")
+    rows = [header]
+    for worker in ("w1", "w2", "w3"):
+        rows += [f"ты дурак\tyes\t\t{worker}\t2022-03-01T10:00:00\t2022-03-01T10:00:30\tAPPROVED",
+                 f"спасибо\tno\t\t{worker}\t2022-03-01T10:00:00\t2022-03-01T10:00:30\tAPPROVED",
+                 f"\t\t\t{worker}\t2022-03-01T10:00:00\t2022-03-01T10:00:30\tAPPROVED"]
+    crowd = tmp_path / "toxicity.tsv"
+    crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    page.goto(f"{server}/annotation_projects")
+    wait_idle(page)
+    page.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
+    page.get_by_role("tab", name="Crowd import").click()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(crowd))
+    wait_idle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "6 answers of 3 workers" in body and "skipped 3 rows with empty input" in body
+
+    # Control items of the project, uploaded on its Settings tab; a broken file names its line.
+    assert page.get_by_role("combobox", name="Project").input_value() == "uploads"  # the newest project
+    page.get_by_role("tab", name="Settings").click()
+    wait_idle(page)
+    bad = tmp_path / "controls_bad.tsv"
+    bad.write_text("task\ttext\tgolden\ntoxicity\tты дурак\tmaybe\n", encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(bad))
+    wait_idle(page)
+    page.get_by_role("button", name="Add these control items").click()
+    wait_idle(page)
+    assert "Nothing added" in page.inner_text("body") and "line 2" in page.inner_text("body")
+    good = tmp_path / "controls.tsv"
+    good.write_text("task\ttext\tgolden\ntoxicity\tты дурак\tyes\ntoxicity\tспасибо\tno\n", encoding="utf-8")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(good))
+    wait_idle(page)
+    page.get_by_role("button", name="Add these control items").click()
+    wait_idle(page)
+    no_exception(page)
+    assert "Added 2 control items" in page.inner_text("body")
+    assert (store.items(p.id)["kind"] == "control").sum() == 2

@@ -171,6 +171,11 @@ if ann.status == "exam":
 
 # ----------------------------------------------------------------------------- work pages
 
+done_so_far = store.annotator_progress(ann.id)
+st.caption(f"So far: {done_so_far['answers']:,} answers on {done_so_far['submitted']:,} "
+           f"page{'' if done_so_far['submitted'] == 1 else 's'}"
+           + (f" · {done_so_far['skipped']} skipped (at {project.settings.max_skipped_pages} your work ends)"
+              if done_so_far["skipped"] else ""))
 tasks = list(project.tasks)
 task = st.segmented_control("Task", tasks, format_func=lambda t: spec(t).title, key="ann_task",
                             default=tasks[0]) or tasks[0]

@@ -409,6 +409,17 @@ class AnnotationStore:
                 raise AnnotationError(f"no annotator with id {annotator_id}")
             return _annotator(row)
 
+    def annotator_progress(self, annotator_id: int) -> dict[str, int]:
+        """What an annotator has done: work pages submitted and skipped, answers given."""
+        with Session(self.engine) as s:
+            pages = dict(s.execute(select(AssignmentRow.status, func.count()).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work")
+                .group_by(AssignmentRow.status)).all())
+            answers = s.scalar(select(func.count()).select_from(AnswerRow).join(
+                AssignmentRow, AssignmentRow.id == AnswerRow.assignment_id).where(
+                AnswerRow.annotator_id == annotator_id, AssignmentRow.kind == "work"))
+        return {"submitted": pages.get("submitted", 0), "skipped": pages.get("skipped", 0), "answers": answers or 0}
+
     def finish_training(self, annotator_id: int) -> Annotator:
         """Training done: on to the exam (or straight to work when the project has none)."""
         with self._lock, self._write() as s, s.begin():

@@ -102,6 +102,7 @@ def test_keyboard_buttons_answer_item_by_item(store):
     at.button(key="kb_submit").click()
     run(at)
     assert "Page saved: 4 answers" in at.success[0].value
+    assert any("So far: 4 answers on 1 page" in c.value for c in at.caption)
     stored = store.answers(p.id).set_index("task")["label"]
     assert [stored[i] for i in order] == [1.0, 0.0, 0.0, 1.0]
     assert "No toxicity items are left" in at.success[-1].value

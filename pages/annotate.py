@@ -189,7 +189,9 @@ if page is None:
     st.success(f"No {sp.title.lower()} items are left for you. Thank you!", icon=":material/celebration:")
     st.stop()
 
-answer_keys = {item.id: f"a_{page.assignment_id}_{item.id}" for item in page.items}
+# Widget keys name page positions, never item ids: keys show in the page's HTML, and ids
+# would tell control items (made after the real ones) apart.
+answer_keys = {item.id: f"a_{page.assignment_id}_{k}" for k, item in enumerate(page.items)}
 cursor_key = f"cur_{page.assignment_id}"
 
 

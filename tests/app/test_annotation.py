@@ -39,6 +39,12 @@ def join(code: str, name: str) -> AppTest:
     return run(at)
 
 
+def open_page(store: AnnotationStore, project_id: int, name: str):
+    """The page the app shows this annotator (the store returns the open page again)."""
+    people = store.annotators(project_id).set_index("name")
+    return store.next_page(int(people.loc[name, "id"]), store.project(project_id).tasks[0])
+
+
 def golden(store: AnnotationStore, project_id: int) -> dict[int, float]:
     items = store.items(project_id)
     return dict(zip(items["item"], items["golden"]))
@@ -92,8 +98,8 @@ def test_keyboard_buttons_answer_item_by_item(store):
     p = store.create_project("keys", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
     at = join(p.access_code, "Vera")
-    order = [int(sc.key.rsplit("_", 1)[1]) for sc in at.segmented_control if sc.key.startswith("a_")]
-    assert len(order) == 4
+    order = [i.id for i in open_page(store, p.id, "Vera").items]
+    assert len([sc for sc in at.segmented_control if sc.key.startswith("a_")]) == 4
     # "1" answers the marked item and moves the mark to the next one; "2" likewise.
     for key in ("kb_1", "kb_2", "kb_2", "kb_1"):
         at.button(key=key).click()
@@ -127,9 +133,13 @@ def test_low_control_accuracy_bans(store):
     answers = golden(store, p.id)
     at = join(p.access_code, "Dima")
     for _ in range(2):
+        items = open_page(store, p.id, "Dima").items
+        # Widget keys (visible in the page's HTML) are positions, not item ids that would give controls away.
+        keys = [sc.key for sc in at.segmented_control if sc.key and sc.key.startswith("a_")]
+        assert [int(k.rsplit("_", 1)[1]) for k in keys] == list(range(5))
         for sc in at.segmented_control:
             if sc.key and sc.key.startswith("a_"):
-                item = int(sc.key.rsplit("_", 1)[1])
+                item = items[int(sc.key.rsplit("_", 1)[1])].id
                 right = answers[item]
                 sc.set_value(1.0 - right if right == right else 0.0)  # every control answered wrong
         at.button(key="kb_submit").click()

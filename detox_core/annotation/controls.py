@@ -151,7 +151,8 @@ def load_controls(source: Source, *, name: str | None = None) -> list[Control]:
             golden = normalise_label(rec[col["golden"]], task)
         except ValueError:
             golden = None
-        if golden is None or (task != "fluency" and golden not in (0.0, 1.0)) or (task == "fluency" and golden not in (0.0, 0.5, 1.0)):
+        allowed = (0.0, 0.5, 1.0) if task == "fluency" else (0.0, 1.0)
+        if golden is None or golden not in allowed:
             raise DetoxInputError(f"{rec[col['golden']]!r} is not an answer of the {task} task", label, line, "golden")
         expl = rec[col["explanation"]].strip() if "explanation" in col else ""
         out.append(Control(task, body, golden, src, expl))

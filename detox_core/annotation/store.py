@@ -565,7 +565,8 @@ class AnnotationStore:
             n_ctrl, acc = self._control_accuracy(s, annotator_id)
             reason = None
             if seconds < settings.min_page_seconds:
-                reason = f"a page of {len(items)} items answered in {seconds:.0f} s (minimum {settings.min_page_seconds:g} s)"
+                reason = (f"a page of {len(items)} items answered in {seconds:.0f} s "
+                          f"(minimum {settings.min_page_seconds:g} s)")
             elif n_ctrl >= settings.min_control_answers and acc is not None and acc < settings.ban_control_accuracy:
                 reason = (f"control accuracy {acc:.0%} over {n_ctrl} control answers "
                           f"(minimum {settings.ban_control_accuracy:.0%})")

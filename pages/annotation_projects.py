@@ -239,9 +239,14 @@ with tabs["Results"]:
             "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
             "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
             "participant_name": "System"})
-        st.download_button("Export (humaneval_textdetox_ru schema, CSV)", table.to_csv(index=False).encode("utf-8"),
+        d1, d2 = st.columns(2)
+        d1.download_button("Export (humaneval_textdetox_ru schema, CSV)", table.to_csv(index=False).encode("utf-8"),
                            file_name=f"{project.name}.humaneval.csv", mime="text/csv", icon=":material/download:",
                            key="org_export")
+        d2.download_button("Every answer (CSV)", lambda: store.raw_answers(project.id).to_csv(index=False).encode("utf-8"),
+                           file_name=f"{project.name}.answers.csv", mime="text/csv", icon=":material/download:",
+                           key="org_export_answers", help="One row per answer: annotator, task, item texts, label, "
+                           "the control answer where there is one, seconds")
         st.caption("Complete pairs of projects that ask all three tasks appear on **Human vs automatic** and in "
                    "the leaderboard's human columns.")
 
@@ -272,6 +277,15 @@ with tabs["Settings"]:
                 st.error(f"Nothing added. {err}", icon=":material/error:")
         items = store.items(project.id)
         st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
+        with st.expander("Delete this project", icon=":material/delete:"):
+            st.warning(f"Deletes **{project.name}** with its items, annotators and every answer. This cannot be undone; "
+                       "export first.", icon=":material/warning:")
+            confirm = st.text_input("Type the project's name to confirm", key="org_delete_confirm")
+            if st.button("Delete the project", key="org_delete", disabled=confirm.strip() != project.name):
+                store.delete_project(project.id)
+                st.session_state.pop("org_project", None)
+                st.session_state["org_flash"] = ("success", f"Project {project.name} deleted.")
+                st.rerun()
 
 # ----------------------------------------------------------------------------- new project
 

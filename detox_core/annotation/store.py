@@ -34,7 +34,8 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import (
-    DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, func, select, union_all, update,
+    DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, delete, func, select, union_all,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -366,6 +367,36 @@ class AnnotationStore:
             if status:
                 row.status = status
             return _project(row)
+
+    def delete_project(self, project_id: int) -> None:
+        """Delete a project with its items, annotators, pages and answers."""
+        with self._lock, self._write() as s, s.begin():
+            if s.get(ProjectRow, project_id) is None:
+                raise AnnotationError(f"no project with id {project_id}")
+            for table in (AnswerRow, AssignmentItemRow, AssignmentRow, AnnotatorRow, ItemRow, PairRow):
+                if table is AssignmentItemRow:
+                    q = delete(table).where(table.assignment_id.in_(
+                        select(AssignmentRow.id).where(AssignmentRow.project_id == project_id)))
+                elif table is AnswerRow:
+                    q = delete(table).where(table.item_id.in_(
+                        select(ItemRow.id).where(ItemRow.project_id == project_id)))
+                else:
+                    q = delete(table).where(table.project_id == project_id)
+                s.execute(q)
+            s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
+
+    def raw_answers(self, project_id: int) -> pd.DataFrame:
+        """Every answer with its item's texts, for analysis elsewhere: ``annotator``,
+        ``status`` (the annotator's), ``task``, ``kind`` (real | control | exam),
+        ``input``, ``text``, ``label``, ``golden``, ``seconds``, ``submitted_at``."""
+        q = (select(AnnotatorRow.name, AnnotatorRow.status, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text,
+                    AnswerRow.label, ItemRow.golden, AnswerRow.seconds, AnswerRow.created_at)
+             .join(ItemRow, ItemRow.id == AnswerRow.item_id)
+             .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+             .where(ItemRow.project_id == project_id).order_by(AnswerRow.id))
+        with Session(self.engine) as s:
+            return pd.DataFrame(s.execute(q).all(), columns=["annotator", "status", "task", "kind", "input", "text",
+                                                            "label", "golden", "seconds", "submitted_at"])
 
     def add_controls(self, project_id: int, controls: Sequence[Control], kind: str = "control") -> int:
         project = self.project(project_id)

@@ -357,3 +357,21 @@ def test_annotators_under_the_control_filter_are_left_out_of_labels_and_alpha(st
     assert res.alpha == pytest.approx(1.0) and res.alpha_all < 0.5
     labels = res.items.set_index("item")["label"]
     assert all(labels[i] == truth[i] for i in labels.index)
+
+
+def test_raw_answers_and_delete_project(store):
+    keep = store.create_project("keep", ["toxicity"], make_pairs(2), settings=Settings(page_size=4, controls_per_page=0,
+                                                                                      min_page_seconds=0))
+    gone = store.create_project("gone", ["toxicity"], make_pairs(2), controls=controls("toxicity", 2),
+                                settings=Settings(page_size=4, controls_per_page=1, min_page_seconds=0))
+    for p in (keep, gone):
+        ann = active(store, p.access_code, "a")
+        page = store.next_page(ann, "toxicity", now=T0)
+        store.submit_page(ann, page.assignment_id, {i.id: 1.0 for i in page.items}, now=T0 + timedelta(minutes=1))
+    raw = store.raw_answers(gone.id)
+    assert len(raw) == 4 and sorted(raw["kind"]) == ["control", "real", "real", "real"]
+    assert set(raw.columns) >= {"annotator", "task", "input", "text", "label", "golden", "seconds"}
+    store.delete_project(gone.id)
+    assert [p.name for p in store.projects()] == ["keep"]
+    assert len(store.answers(keep.id)) == 4 and store.raw_answers(gone.id).empty and store.items(gone.id).empty
+    assert len(store.annotators(keep.id)) == 1 and store.annotators(gone.id).empty

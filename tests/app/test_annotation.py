@@ -295,3 +295,22 @@ def test_progress_lists_bans(tiny_data, monkeypatch):
     run(at)
     bans = next(d.value for d in at.dataframe if "ban_reason" in d.value.columns and "banned_at" in d.value.columns)
     assert bans["name"].tolist() == ["skipper"] and "2 pages skipped" in bans["ban_reason"].iloc[0]
+
+
+def test_organizer_deletes_a_project_after_typing_its_name(tiny_data, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    store = AnnotationStore()
+    store.create_project("pilot run", ["toxicity"], pairs(2))
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    assert at.button(key="org_delete").disabled
+    at.text_input(key="org_delete_confirm").input("pilot")
+    run(at)
+    assert at.button(key="org_delete").disabled  # not the whole name
+    at.text_input(key="org_delete_confirm").input("pilot run")
+    run(at)
+    at.button(key="org_delete").click()
+    run(at)
+    assert store.projects() == [] and "Project pilot run deleted." in at.success[0].value

@@ -382,19 +382,18 @@ def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url,
     assert page.get_by_role("combobox", name="Project").input_value() == "uploads"  # the newest project
     page.get_by_role("tab", name="Settings").click()
     wait_idle(page)
-    bad = tmp_path / "controls_bad.tsv"
-    bad.write_text("task\ttext\tgolden\ntoxicity\tты дурак\tmaybe\n", encoding="utf-8")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(bad))
-    wait_idle(page)
-    page.get_by_role("button", name="Add these control items").click()
-    wait_idle(page)
-    assert "Nothing added" in page.inner_text("body") and "line 2" in page.inner_text("body")
-    good = tmp_path / "controls.tsv"
-    good.write_text("task\ttext\tgolden\ntoxicity\tты дурак\tyes\ntoxicity\tспасибо\tno\n", encoding="utf-8")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(good))
-    wait_idle(page)
-    page.get_by_role("button", name="Add these control items").click()
-    wait_idle(page)
-    no_exception(page)
-    assert "Added 2 control items" in page.inner_text("body")
+    def add_controls(name: str, body: str) -> str:
+        path = tmp_path / name
+        path.write_text(body, encoding="utf-8")
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
+        wait_idle(page)
+        page.get_by_role("button", name="Add these control items").click()
+        wait_idle(page)
+        no_exception(page)
+        return page.inner_text("body")
+
+    body = add_controls("controls_bad.tsv", "task\ttext\tgolden\ntoxicity\tты дурак\tmaybe\n")
+    assert "Nothing added" in body and "line 2" in body
+    body = add_controls("controls.tsv", "task\ttext\tgolden\ntoxicity\tты дурак\tyes\ntoxicity\tспасибо\tno\n")
+    assert "Added 2 control items" in body
     assert (store.items(p.id)["kind"] == "control").sum() == 2

@@ -249,6 +249,9 @@ def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root,
 def test_every_page_opens(server, page, path, title):
     page.goto(f"{server}/{path}")
     wait_idle(page)
+    # The first page of a fresh server loads the corpus and the models: give it time.
+    page.get_by_role("heading", name=title, exact=True).wait_for(timeout=120_000)
+    wait_idle(page)
     no_exception(page)
     assert page.get_by_role("heading", name=title, exact=True).is_visible()
     assert "Page not found" not in page.inner_text("body")

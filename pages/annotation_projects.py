@@ -16,11 +16,13 @@ from detox_core.annotation.aggregation import krippendorff_alpha
 from detox_core.annotation.controls import load_controls
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
-from detox_core.annotation.results import aggregate_project, humaneval_table, progress, system_means
+from detox_core.annotation.results import system_means
 from detox_core.annotation.store import AnnotationError, Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
-from detox_core.ui.annotation import annotation_store, item_html, organizer_gate
+from detox_core.ui.annotation import (
+    annotation_store, item_html, organizer_gate, project_progress, project_results,
+)
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
@@ -86,13 +88,7 @@ if projects:
     st.caption(f"Access code for annotators: **`{project.access_code}`** · tasks: "
                f"{', '.join(spec(t).title for t in project.tasks)} · {project.status}")
 tabs = dict(zip(tab_names, st.tabs(tab_names)))
-
-
-@st.cache_data(show_spinner="Aggregating the answers…", max_entries=16)
-def aggregated(project_id: int, method: str, stamp: tuple):
-    p = store.project(project_id)
-    results = aggregate_project(store, p, method=method)
-    return results, humaneval_table(store, p, results, complete_only=False)
+stamp = store.stamp()  # one cache key for every tab of this run
 
 
 # ----------------------------------------------------------------------------- progress
@@ -101,8 +97,8 @@ with tabs["Progress"]:
     if project is None:
         st.caption("Create a project first.")
     else:
-        prog = progress(store, project)
-        results, table = aggregated(project.id, project.settings.method, store.stamp())
+        prog = project_progress(project.id, stamp)
+        results, table = project_results(project.id, project.settings.method, stamp)
         cols = st.columns(len(project.tasks) + 2)
         for col, row in zip(cols, prog.tasks.itertuples(index=False)):
             col.metric(f"{spec(row.task).title}: items done", f"{row.done:,} / {row.items:,}",
@@ -165,7 +161,7 @@ with tabs["Review queue"]:
     if project is None:
         st.caption("Create a project first.")
     else:
-        results, _ = aggregated(project.id, project.settings.method, store.stamp())
+        results, _ = project_results(project.id, project.settings.method, stamp)
         task = st.segmented_control("Task", list(project.tasks), format_func=lambda t: spec(t).title,
                                     default=project.tasks[0], key="org_review_task") or project.tasks[0]
         sp = spec(task)
@@ -216,7 +212,7 @@ with tabs["Results"]:
         method = st.radio("Aggregation", ["ds", "mv"], index=["ds", "mv"].index(project.settings.method),
                           horizontal=True, key="org_method",
                           format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get)
-        results, table = aggregated(project.id, method, store.stamp())
+        results, table = project_results(project.id, method, stamp)
         summary = pd.DataFrame([{
             "task": spec(t).title, "items": len(r.items), "labelled": int(r.items["label"].notna().sum()),
             "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,

@@ -93,6 +93,19 @@ class DawidSkene:
 AGGREGATORS = {"mv": MajorityVote, "ds": DawidSkene}
 
 
+def make_aggregator(method: str, min_votes: int = 3) -> MajorityVote | DawidSkene:
+    """``mv`` (majority vote with ``min_votes``) or ``ds`` (Dawid-Skene).
+
+    Raises:
+        ValueError: another method.
+    """
+    if method == "mv":
+        return MajorityVote(min_votes=min_votes)
+    if method == "ds":
+        return DawidSkene()
+    raise ValueError(f"unknown method {method!r}; expected mv or ds")
+
+
 def review_queue(confidence: pd.Series, threshold: float = 0.9) -> pd.Index:
     """Tasks whose label confidence is under ``threshold`` (or missing): for an expert."""
     return confidence.index[(confidence < threshold) | confidence.isna()]

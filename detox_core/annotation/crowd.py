@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.annotation.aggregation import AGGREGATORS, filter_workers
+from detox_core.annotation.aggregation import filter_workers, make_aggregator
 from detox_core.annotation.tasks import TASKS
 from detox_core.data import Source, parse_table, read_text
 from detox_core.errors import DetoxInputError
@@ -113,12 +113,10 @@ def aggregate_crowd(results: CrowdResults, method: str = "ds", min_control_accur
     kept = filter_workers(results.answers, min_control_accuracy)
     if kept.empty:
         raise DetoxInputError("no answers left after removing control items and low-accuracy workers")
-    if method == "mv":
-        agg = AGGREGATORS["mv"](min_votes=min_votes).fit(kept)
-    elif method == "ds":
-        agg = AGGREGATORS["ds"]().fit(kept)
-    else:
-        raise DetoxInputError(f"unknown method {method!r}; expected mv or ds")
+    try:
+        agg = make_aggregator(method, min_votes).fit(kept)
+    except ValueError as err:
+        raise DetoxInputError(str(err)) from None
     tasks = kept["task"].unique()
     out = results.inputs.loc[tasks].copy()
     out["label"] = agg.labels_.reindex(tasks).to_numpy()

@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 
 from detox_core.annotation.aggregation import (
-    AGGREGATORS, control_accuracy, filter_workers, krippendorff_alpha, review_queue, worker_stats,
+    control_accuracy, filter_workers, krippendorff_alpha, make_aggregator, review_queue, worker_stats,
 )
 from detox_core.annotation.store import AnnotationStore, Project, utc_now
+from detox_core.annotation.tasks import TASKS
 
 ALPHA_LEVEL = {"toxicity": "nominal", "content": "nominal", "fluency": "ordinal"}
 
@@ -50,8 +51,7 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
     """Labels of every task of ``project`` (see the module docstring); the method and
     the accuracy filter default to the project's settings."""
     method = method or project.settings.method
-    if method not in AGGREGATORS:
-        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(AGGREGATORS)}")
+    make_aggregator(method)  # an unknown method fails before any work
     min_accuracy = project.settings.aggregate_min_accuracy if min_accuracy is None else min_accuracy
     answers = store.answers(project.id)
     items = store.items(project.id, kind="real")
@@ -66,7 +66,7 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
         confidence = pd.Series(dtype=float)
         votes = pd.Series(dtype=float)
         if not kept.empty:
-            agg = (AGGREGATORS[method](min_votes=3) if method == "mv" else AGGREGATORS[method]()).fit(kept)
+            agg = make_aggregator(method).fit(kept)
             labels = pd.to_numeric(agg.labels_, errors="coerce").astype(float)
             confidence, votes = agg.confidence_.astype(float), agg.votes_
         task_items["label"] = task_items["item"].map(labels)
@@ -178,13 +178,18 @@ def progress(store: AnnotationStore, project: Project, now: datetime | None = No
     return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline)
 
 
+def asks_all_tasks(project: Project) -> bool:
+    """The project asks toxicity, content and fluency: its pairs get a human J."""
+    return set(project.tasks) == set(TASKS)
+
+
 def project_human_scores(store: AnnotationStore) -> pd.DataFrame:
     """Human STA/SIM/FL/J per system from every project that asks all three tasks
     (complete pairs only): ``participant_name``, ``sta_human`` ... ``j_human``, ``n``,
     ``source``. Later projects come first."""
     frames = []
     for project in reversed(store.projects()):
-        if set(project.tasks) != set(ALPHA_LEVEL):
+        if not asks_all_tasks(project):
             continue
         table = humaneval_table(store, project, aggregate_project(store, project))
         if len(table):

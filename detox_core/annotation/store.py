@@ -73,6 +73,9 @@ class Settings:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in json.loads(text).items() if k in known})
 
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
     def validate(self) -> None:
         if self.overlap < 1:
             raise AnnotationError("overlap must be at least 1")
@@ -318,9 +321,7 @@ class AnnotationStore:
             raise AnnotationError(f"pairs lack the columns {', '.join(sorted(missing))}")
         if pairs.empty:
             raise AnnotationError("the project has no pairs to judge")
-        for c in (*controls, *exam):
-            if c.task not in tasks:
-                raise AnnotationError(f"a control item of the {c.task} task, which the project does not ask")
+        _check_control_tasks((*controls, *exam), tasks)
         code = access_code or secrets.token_urlsafe(6)
         with self._lock, self._write() as s, s.begin():
             if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.name == name)):
@@ -328,7 +329,7 @@ class AnnotationStore:
             if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.access_code == code)):
                 raise AnnotationError("that access code is in use by another project")
             row = ProjectRow(name=name, access_code=code, dataset=dataset, tasks=json.dumps(tasks),
-                             settings=json.dumps(asdict(settings)), status="open", created_at=utc_now())
+                             settings=settings.to_json(), status="open", created_at=utc_now())
             s.add(row)
             s.flush()
             s.add_all(PairRow(project_id=row.id, system=str(p.system), idx=int(p.idx), input=str(p.input),
@@ -339,9 +340,7 @@ class AnnotationStore:
                 if key not in seen:
                     seen.add(key)
                     items.append(ItemRow(project_id=row.id, task=key[0], kind="real", input=key[1], text=key[2]))
-            for kind, group in (("control", controls), ("exam", exam)):
-                items += [ItemRow(project_id=row.id, task=c.task, kind=kind, text=c.text, input=c.input,
-                                  golden=c.golden, explanation=c.explanation) for c in group]
+            items += _control_rows(row.id, controls, "control") + _control_rows(row.id, exam, "exam")
             s.add_all(items)
             s.flush()
             return _project(row)
@@ -352,60 +351,44 @@ class AnnotationStore:
 
     def project(self, project_id: int) -> Project:
         with Session(self.engine) as s:
-            row = s.get(ProjectRow, project_id)
-            if row is None:
-                raise AnnotationError(f"no project with id {project_id}")
-            return _project(row)
+            return _project(_get(s, ProjectRow, project_id, "project"))
 
     def update_settings(self, project_id: int, settings: Settings, status: str | None = None) -> Project:
         settings.validate()
         with self._lock, self._write() as s, s.begin():
-            row = s.get(ProjectRow, project_id)
-            if row is None:
-                raise AnnotationError(f"no project with id {project_id}")
-            row.settings = json.dumps(asdict(settings))
+            row = _get(s, ProjectRow, project_id, "project")
+            row.settings = settings.to_json()
             if status:
                 row.status = status
             return _project(row)
 
     def delete_project(self, project_id: int) -> None:
         """Delete a project with its items, annotators, pages and answers."""
+        pages = select(AssignmentRow.id).where(AssignmentRow.project_id == project_id)
+        items = select(ItemRow.id).where(ItemRow.project_id == project_id)
         with self._lock, self._write() as s, s.begin():
-            if s.get(ProjectRow, project_id) is None:
-                raise AnnotationError(f"no project with id {project_id}")
-            for table in (AnswerRow, AssignmentItemRow, AssignmentRow, AnnotatorRow, ItemRow, PairRow):
-                if table is AssignmentItemRow:
-                    q = delete(table).where(table.assignment_id.in_(
-                        select(AssignmentRow.id).where(AssignmentRow.project_id == project_id)))
-                elif table is AnswerRow:
-                    q = delete(table).where(table.item_id.in_(
-                        select(ItemRow.id).where(ItemRow.project_id == project_id)))
-                else:
-                    q = delete(table).where(table.project_id == project_id)
-                s.execute(q)
+            _get(s, ProjectRow, project_id, "project")
+            s.execute(delete(AnswerRow).where(AnswerRow.item_id.in_(items)))
+            s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(pages)))
+            for table in (AssignmentRow, AnnotatorRow, ItemRow, PairRow):
+                s.execute(delete(table).where(table.project_id == project_id))
             s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
 
     def raw_answers(self, project_id: int) -> pd.DataFrame:
         """Every answer with its item's texts, for analysis elsewhere: ``annotator``,
         ``status`` (the annotator's), ``task``, ``kind`` (real | control | exam),
         ``input``, ``text``, ``label``, ``golden``, ``seconds``, ``submitted_at``."""
-        q = (select(AnnotatorRow.name, AnnotatorRow.status, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text,
-                    AnswerRow.label, ItemRow.golden, AnswerRow.seconds, AnswerRow.created_at)
-             .join(ItemRow, ItemRow.id == AnswerRow.item_id)
-             .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
-             .where(ItemRow.project_id == project_id).order_by(AnswerRow.id))
-        with Session(self.engine) as s:
-            return pd.DataFrame(s.execute(q).all(), columns=["annotator", "status", "task", "kind", "input", "text",
-                                                            "label", "golden", "seconds", "submitted_at"])
+        texts = self.items(project_id)[["item", "input", "text"]]
+        return (self.answers(project_id, exam=True).merge(texts, left_on="task", right_on="item")
+                .rename(columns={"worker": "annotator", "task": "item_id", "item_task": "task",
+                                 "created_at": "submitted_at"})
+                [["annotator", "status", "task", "kind", "input", "text", "label", "golden", "seconds",
+                  "submitted_at"]])
 
     def add_controls(self, project_id: int, controls: Sequence[Control], kind: str = "control") -> int:
-        project = self.project(project_id)
-        for c in controls:
-            if c.task not in project.tasks:
-                raise AnnotationError(f"a control item of the {c.task} task, which the project does not ask")
+        _check_control_tasks(controls, self.project(project_id).tasks)
         with self._lock, self._write() as s, s.begin():
-            s.add_all(ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input,
-                              golden=c.golden, explanation=c.explanation) for c in controls)
+            s.add_all(_control_rows(project_id, controls, kind))
         return len(controls)
 
     # ------------------------------------------------------------------ annotators
@@ -435,10 +418,7 @@ class AnnotationStore:
 
     def annotator(self, annotator_id: int) -> Annotator:
         with Session(self.engine) as s:
-            row = s.get(AnnotatorRow, annotator_id)
-            if row is None:
-                raise AnnotationError(f"no annotator with id {annotator_id}")
-            return _annotator(row)
+            return _annotator(_get(s, AnnotatorRow, annotator_id, "annotator"))
 
     def annotator_progress(self, annotator_id: int) -> dict[str, int]:
         """What an annotator has done: work pages submitted and skipped, answers given."""
@@ -454,7 +434,7 @@ class AnnotationStore:
     def finish_training(self, annotator_id: int) -> Annotator:
         """Training done: on to the exam (or straight to work when the project has none)."""
         with self._lock, self._write() as s, s.begin():
-            row = s.get(AnnotatorRow, annotator_id)
+            row = _get(s, AnnotatorRow, annotator_id, "annotator")
             if row.status == "training":
                 row.status = "exam" if _has_exam(s, row.project_id) else "active"
             return _annotator(row)
@@ -462,7 +442,7 @@ class AnnotationStore:
     def admit(self, annotator_id: int) -> Annotator:
         """Admit an annotator without training and exam (for imports and tests)."""
         with self._lock, self._write() as s, s.begin():
-            row = s.get(AnnotatorRow, annotator_id)
+            row = _get(s, AnnotatorRow, annotator_id, "annotator")
             if row.status in ("training", "exam"):
                 row.status = "active"
             return _annotator(row)
@@ -470,7 +450,7 @@ class AnnotationStore:
     def exam(self, annotator_id: int) -> Page:
         """The exam page (all exam items, in a random order), the same on every call."""
         with self._lock, self._write() as s, s.begin():
-            ann = s.get(AnnotatorRow, annotator_id)
+            ann = _get(s, AnnotatorRow, annotator_id, "annotator")
             if ann.status != "exam":
                 raise AnnotationError(f"the exam is not open to you (status: {ann.status})")
             asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
@@ -528,11 +508,7 @@ class AnnotationStore:
         """
         now = _naive(now)
         with self._lock, self._write() as s, s.begin():
-            ann = s.get(AnnotatorRow, annotator_id)
-            if ann is None:
-                raise AnnotationError(f"no annotator with id {annotator_id}")
-            project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
-            _require_active(ann)
+            ann, project = self._locked(s, annotator_id)
             if task not in json.loads(project.tasks):
                 raise AnnotationError(f"the project does not ask the {task} task")
             if project.status != "open":
@@ -561,8 +537,7 @@ class AnnotationStore:
                 select(ItemRow.id).where(ItemRow.project_id == project.id, ItemRow.task == task,
                                          ItemRow.kind == "control", unseen)
                 .order_by(func.random()).limit(settings.controls_per_page))
-            rng = random.Random()
-            rng.shuffle(chosen)
+            random.shuffle(chosen)
             asg = AssignmentRow(project_id=project.id, annotator_id=annotator_id, task=task, kind="work",
                                 status="open", created_at=now)
             s.add(asg)
@@ -622,15 +597,19 @@ class AnnotationStore:
             n_ctrl, acc = self._control_accuracy(s, annotator_id)
             return PageResult(0, (now - asg.created_at).total_seconds(), reason is not None, reason, n_ctrl, acc)
 
+    @staticmethod
+    def _locked(s: Session, annotator_id: int) -> tuple[AnnotatorRow, ProjectRow]:
+        """An admitted annotator and their project, locked: page changes of a project run
+        one at a time (SQLite: the write lock taken at BEGIN; others: the project row)."""
+        ann = _get(s, AnnotatorRow, annotator_id, "annotator")
+        project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
+        s.refresh(ann)  # as of the lock
+        _require_active(ann)
+        return ann, project
+
     def _open_page(self, s: Session, annotator_id: int, assignment_id: int,
                    now: datetime) -> tuple[AnnotatorRow, AssignmentRow, Settings]:
-        ann = s.get(AnnotatorRow, annotator_id)
-        if ann is None:
-            raise AnnotationError(f"no annotator with id {annotator_id}")
-        # Page changes of a project run one at a time (SQLite: the write lock taken at BEGIN).
-        project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
-        s.refresh(ann)
-        _require_active(ann)
+        ann, project = self._locked(s, annotator_id)
         asg = s.get(AssignmentRow, assignment_id)
         if asg is None or asg.annotator_id != annotator_id or asg.kind != "work":
             raise AnnotationError("this page is not yours")
@@ -689,15 +668,17 @@ class AnnotationStore:
 
     # ------------------------------------------------------------------ organizer views
 
-    def answers(self, project_id: int) -> pd.DataFrame:
-        """Every stored answer of the project's work pages: ``worker`` (annotator name),
-        ``task`` (item id), ``label``, ``golden`` (control items), ``seconds``,
-        ``item_task``, ``kind``, ``status`` (the annotator's), ``created_at``."""
+    def answers(self, project_id: int, exam: bool = False) -> pd.DataFrame:
+        """Every stored answer of the project's work pages (and exams with ``exam``), in
+        the order given: ``worker`` (annotator name), ``task`` (item id), ``label``,
+        ``golden`` (control items), ``seconds``, ``item_task``, ``kind``, ``status`` (the
+        annotator's), ``created_at``."""
         q = (select(AnnotatorRow.name, AnswerRow.item_id, AnswerRow.label, ItemRow.golden, AnswerRow.seconds,
                     ItemRow.task, ItemRow.kind, AnnotatorRow.status, AnswerRow.created_at)
              .join(ItemRow, ItemRow.id == AnswerRow.item_id)
              .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
-             .where(ItemRow.project_id == project_id, ItemRow.kind != "exam"))
+             .where(ItemRow.project_id == project_id, *([] if exam else [ItemRow.kind != "exam"]))
+             .order_by(AnswerRow.id))
         cols = ["worker", "task", "label", "golden", "seconds", "item_task", "kind", "status", "created_at"]
         with Session(self.engine) as s:
             frame = pd.DataFrame(s.execute(q).all(), columns=cols)
@@ -733,36 +714,47 @@ class AnnotationStore:
     def set_expert_label(self, item_id: int, label: float | None, expert: str) -> None:
         """The organizer's final label of an item (None clears it)."""
         with self._lock, self._write() as s, s.begin():
-            item = s.get(ItemRow, item_id)
-            if item is None:
-                raise AnnotationError(f"no item with id {item_id}")
+            item = _get(s, ItemRow, item_id, "item")
             item.expert_label = None if label is None else _check_label(item.task, label)
             item.expert_name = None if label is None else expert
             item.expert_at = None if label is None else utc_now()
 
     def stamp(self) -> tuple:
-        """Changes whenever an answer, an expert label or a project is added: a cache key."""
+        """A cache key that changes whenever an answer, an expert label, a project, its
+        settings or an annotator (joined, admitted, failed, banned) changes."""
         with Session(self.engine) as s:
             return (s.scalar(select(func.count()).select_from(AnswerRow)),
                     s.scalar(select(func.max(AnswerRow.id))),
                     s.scalar(select(func.count()).select_from(ItemRow).where(ItemRow.expert_label.is_not(None))),
                     s.scalar(select(func.max(ItemRow.expert_at))),
                     s.scalar(select(func.count()).select_from(ProjectRow)),
-                    tuple(s.scalars(select(ProjectRow.settings))))
-
-    def page_counts(self, project_id: int) -> pd.DataFrame:
-        """Work pages per annotator and status."""
-        with Session(self.engine) as s:
-            rows = s.execute(select(AnnotatorRow.name, AssignmentRow.status, func.count())
-                             .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
-                             .where(AssignmentRow.project_id == project_id, AssignmentRow.kind == "work")
-                             .group_by(AnnotatorRow.name, AssignmentRow.status)).all()
-        return pd.DataFrame(rows, columns=["worker", "status", "pages"])
+                    tuple(s.scalars(select(ProjectRow.settings))),
+                    tuple((status, n) for status, n in s.execute(
+                        select(AnnotatorRow.status, func.count()).group_by(AnnotatorRow.status)
+                        .order_by(AnnotatorRow.status))))
 
 
 def _has_exam(s: Session, project_id: int) -> bool:
     return bool(s.scalar(select(func.count()).select_from(ItemRow).where(
         ItemRow.project_id == project_id, ItemRow.kind == "exam")))
+
+
+def _get(s: Session, row_type: type, row_id: int, what: str):
+    row = s.get(row_type, row_id)
+    if row is None:
+        raise AnnotationError(f"no {what} with id {row_id}")
+    return row
+
+
+def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> None:
+    for c in controls:
+        if c.task not in tasks:
+            raise AnnotationError(f"a control item of the {c.task} task, which the project does not ask")
+
+
+def _control_rows(project_id: int, controls: Sequence[Control], kind: str) -> list[ItemRow]:
+    return [ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input, golden=c.golden,
+                    explanation=c.explanation) for c in controls]
 
 
 def _require_active(ann: AnnotatorRow) -> None:

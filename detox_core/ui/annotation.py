@@ -79,25 +79,45 @@ def item_html(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: s
     return _block("Text", text, strong=True)
 
 
-@st.cache_data(show_spinner="Aggregating the project's answers…", max_entries=16)
-def _project_csv(project_id: int, stamp: tuple) -> bytes:
+@st.cache_data(show_spinner="Aggregating the answers…", max_entries=16)
+def _results(project_id: int, method: str, stamp: tuple):
     from detox_core.annotation.results import aggregate_project, humaneval_table
 
     store = annotation_store()
     project = store.project(project_id)
-    table = humaneval_table(store, project, aggregate_project(store, project))
-    return table.to_csv(index=False).encode("utf-8")
+    results = aggregate_project(store, project, method=method)
+    return results, humaneval_table(store, project, results, complete_only=False)
+
+
+def project_results(project_id: int, method: str, stamp: tuple):
+    """Labels per task and the human-judgement table (every pair) of a project, cached
+    until ``stamp`` (:meth:`AnnotationStore.stamp`) changes."""
+    return _results(project_id, method, stamp)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _progress(project_id: int, stamp: tuple):
+    from detox_core.annotation.results import progress
+
+    store = annotation_store()
+    return progress(store, store.project(project_id))
+
+
+def project_progress(project_id: int, stamp: tuple):
+    """:func:`detox_core.annotation.results.progress`, cached until ``stamp`` changes."""
+    return _progress(project_id, stamp)
 
 
 def project_judgements() -> dict[str, int]:
     """Projects whose judgements can feed the human-vs-automatic view (all three
     tasks asked): name -> id."""
-    return {p.name: p.id for p in annotation_store().projects()
-            if {"toxicity", "content", "fluency"} <= set(p.tasks)}
+    from detox_core.annotation.results import asks_all_tasks
+
+    return {p.name: p.id for p in annotation_store().projects() if asks_all_tasks(p)}
 
 
 def project_judgements_csv(project_id: int) -> bytes:
-    """The project's complete human judgements as a humaneval CSV (cached until an
-    answer or an expert label is added)."""
+    """The project's complete human judgements (every axis labelled) as a humaneval CSV."""
     store = annotation_store()
-    return _project_csv(project_id, store.stamp())
+    _, table = project_results(project_id, store.project(project_id).settings.method, store.stamp())
+    return table.dropna(subset=["non-toxicity", "content", "fluency"]).to_csv(index=False).encode("utf-8")

@@ -114,11 +114,10 @@ class Agreement:
     roc_auc: tuple[float, float, float]
 
 
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman correlation: Pearson of average ranks (NaN when one side is constant)."""
     from scipy.stats import rankdata
 
-    if np.std(x) == 0 or np.std(y) == 0:
-        return float("nan")
     return _pearson(rankdata(x), rankdata(y))
 
 
@@ -177,7 +176,7 @@ def agreement(metric: np.ndarray, human: np.ndarray, n_boot: int = 1000, alpha: 
     rx, ry = rankdata(xs, axis=1), rankdata(ys, axis=1)
     return Agreement(
         int(x.size),
-        _interval(_spearman(x, y), _rowwise_pearson(rx, ry), alpha),
+        _interval(spearman(x, y), _rowwise_pearson(rx, ry), alpha),
         _interval(_pearson(x, y), _rowwise_pearson(xs, ys), alpha),
         _interval(_auc(x, y), _rowwise_auc(rx, ys >= 0.5), alpha),
     )

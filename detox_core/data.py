@@ -323,6 +323,11 @@ def load_corpus(source: Source, *, name: str | None = None, split: str | None = 
     return frame
 
 
+def references(corpus: pd.DataFrame) -> list[list[str]]:
+    """Per row of a corpus frame, its non-empty paraphrases (the references)."""
+    return [[r for r in row if r] for row in corpus[list(REFERENCE_COLUMNS)].itertuples(index=False)]
+
+
 # --------------------------------------------------------------------------- submissions
 
 

@@ -318,7 +318,3 @@ def calibration_report(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, li
                      "held_out_low": a_cal.roc_auc[1], "held_out_high": a_cal.roc_auc[2],
                      "raw_spearman": a_raw.spearman[0], "held_out_spearman": a_cal.spearman[0]})
     return pd.DataFrame(rows)
-
-
-def signature_json(cal: Calibrator) -> str:
-    return json.dumps(cal.signature(), sort_keys=True)

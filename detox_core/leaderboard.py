@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data
-from detox_core.analysis import Ranking, bootstrap_ci, rank_systems
+from detox_core.analysis import Ranking, bootstrap_ci, rank_systems, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.storage import Store
 
@@ -91,11 +91,12 @@ def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot
         if len(lengths) != 1:
             continue  # cannot happen for one split; kept as a guard
         ranking = rank_systems({name: f[axis].to_numpy() for name, f in per_sentence.items()}, n_boot=n_boot)
+        indices = resample_indices(lengths.pop(), n_boot)  # the same resamples for every column and system
         rows = []
         for name, frame in per_sentence.items():
             row = {"system": name, "key": system_key(name), "n": len(frame)}
             for col in SCORE_COLUMNS:
-                mean, lo, hi = bootstrap_ci(frame[col].to_numpy(), n_boot=n_boot)
+                mean, lo, hi = bootstrap_ci(frame[col].to_numpy(), n_boot=n_boot, indices=indices)
                 row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
             rows.append(row)
         table = pd.DataFrame(rows).merge(ranking.table[["system", "rank_low", "rank_high", "group"]], on="system")
@@ -118,4 +119,4 @@ def correlation(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman correlation (NaN with fewer than 3 systems)."""
     if len(x) < 3:
         return float("nan")
-    return float(pd.Series(x).rank().corr(pd.Series(y).rank()))
+    return spearman(x, y)

@@ -129,7 +129,6 @@ class ModelPool:
         backend: ``"torch"``, ``"onnx"`` (CPU only) or ``"auto"`` (PyTorch; see
             :meth:`_choose_backend` for the measurement behind it).
         cache_dir: where ONNX exports are kept (default ``data/models/onnx``).
-        memoise: keep per-text results (turn off only to measure).
     """
 
     def __init__(
@@ -140,8 +139,6 @@ class ModelPool:
         max_length: int = 512,
         backend: Backend = "auto",
         cache_dir: str | Path | None = None,
-        memoise: bool = True,
-        sort_by_length: bool = True,
     ) -> None:
         self.device = device or default_device()
         self.dtype = "float16" if self.device.startswith("cuda") else "float32"
@@ -154,8 +151,6 @@ class ModelPool:
 
             cache_dir = data_dir() / "models" / "onnx"
         self.cache_dir = Path(cache_dir)
-        self.memoise = memoise
-        self.sort_by_length = sort_by_length
         self._lock = threading.RLock()
         self._load_locks: dict[tuple, threading.Lock] = {}
         self._models: dict[tuple, _Loaded] = {}
@@ -258,7 +253,7 @@ class ModelPool:
         import onnxruntime as ort
         import torch
 
-        digest = _content_hash(loaded.source if loaded.local else None, model)
+        digest = _content_hash(model)
         folder = self.cache_dir / f"{loaded.model_id.replace('/', '__')}-{loaded.kind}-{digest}"
         path = folder / "model.onnx"
         names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in loaded.tokenizer.model_input_names]
@@ -326,8 +321,8 @@ class ModelPool:
         memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
         with self._lock:
             memo = self._memo.setdefault(memo_key, {})
-            todo = list(dict.fromkeys(t for t in texts if t not in memo)) if self.memoise else list(texts)
-        done = len(texts) - len(todo) if self.memoise else 0
+            todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        done = len(texts) - len(todo)
         if progress:
             progress(done, len(texts))
         results: dict[str, np.ndarray] = {}
@@ -346,9 +341,6 @@ class ModelPool:
                     done += len(batch_texts)
                     if progress:
                         progress(done, len(texts))
-        if not self.memoise:
-            # Duplicates within one call still share a result.
-            return np.stack([results[t] for t in texts]) if texts else np.zeros((0, 0))
         with self._lock:
             memo.update(results)
             out = [memo[t] for t in texts]
@@ -363,7 +355,7 @@ class ModelPool:
         tok = loaded.tokenizer
         encoded = tok(texts, truncation=True, max_length=self.max_length)
         lengths = [len(ids) for ids in encoded["input_ids"]]
-        order = sorted(range(len(texts)), key=lambda i: -lengths[i]) if self.sort_by_length else list(range(len(texts)))
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
             features = [{k: encoded[k][i] for k in encoded.keys()} for i in idx]
@@ -422,7 +414,7 @@ def _revision(source: str, local: bool) -> str | None:
     return "local-" + h.hexdigest()[:10]
 
 
-def _content_hash(source: str | None, model: Any) -> str:
+def _content_hash(model: Any) -> str:
     """Hash of the weights, so that an ONNX export is redone when they change."""
     h = hashlib.sha1()
     state = model.state_dict()

@@ -26,12 +26,12 @@ def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], 
     columns are the references) or a text file with one input per line. ``references``
     is an optional corpus TSV whose paraphrases are the references, row for row.
     """
-    text, label = data.read_text(path)
+    text, _ = data.read_text(path)
     first = text.split("\n", 1)[0]
     if "toxic_comment" in first.split("\t"):
         corpus = data.load_corpus(path)
         inputs = corpus["toxic_comment"].tolist()
-        refs = [[r for r in row if r] for row in corpus[list(data.REFERENCE_COLUMNS)].itertuples(index=False)]
+        refs = data.references(corpus)
     else:
         lines = data.load_submission(path)
         inputs = lines["neutral_sentence"].tolist()
@@ -40,7 +40,7 @@ def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], 
         ref_corpus = data.load_corpus(references)
         if len(ref_corpus) != len(inputs):
             raise DetoxInputError(f"expected {len(inputs)} rows of references (one per input), found {len(ref_corpus)}", references)
-        refs = [[r for r in row if r] for row in ref_corpus[list(data.REFERENCE_COLUMNS)].itertuples(index=False)]
+        refs = data.references(ref_corpus)
     return inputs, refs
 
 

@@ -83,6 +83,13 @@ class StoredSubmission:
     created_at: datetime
 
 
+def _same_file(sha256: str, dataset: str, split: str, preset: str, calibrated: bool):
+    """The query for a stored submission of the same file, test set, preset and calibration."""
+    return select(SubmissionRow).where(
+        SubmissionRow.sha256 == sha256, SubmissionRow.dataset == dataset, SubmissionRow.split == split,
+        SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)
+
+
 def file_sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
@@ -108,9 +115,7 @@ class Store:
 
     def find(self, sha256: str, dataset: str, split: str, preset: str, calibrated: bool) -> StoredSubmission | None:
         with Session(self.engine) as s:
-            row = s.scalars(select(SubmissionRow).where(
-                SubmissionRow.sha256 == sha256, SubmissionRow.dataset == dataset, SubmissionRow.split == split,
-                SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)).first()
+            row = s.scalars(_same_file(sha256, dataset, split, preset, calibrated)).first()
             return self._meta(row) if row else None
 
     def add(self, *, name: str, sha256: str, dataset: str, split: str, preset: str, calibrated: bool, source: str,
@@ -120,9 +125,7 @@ class Store:
         if not (len(inputs) == len(outputs) == len(scores)):
             raise ValueError("inputs, outputs and scores must have the same length")
         with self._lock, Session(self.engine) as s, s.begin():
-            existing = s.scalars(select(SubmissionRow).where(
-                SubmissionRow.sha256 == sha256, SubmissionRow.dataset == dataset, SubmissionRow.split == split,
-                SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)).first()
+            existing = s.scalars(_same_file(sha256, dataset, split, preset, calibrated)).first()
             if existing:
                 return self._meta(existing)
             row = SubmissionRow(
@@ -131,7 +134,7 @@ class Store:
                 created_at=datetime.now(timezone.utc),
             )
             cols = list(SCORE_COLUMNS) + list(RAW_COLUMNS)
-            values = scores[cols].astype(float).where(scores[cols].notna(), None).to_dict("records")
+            values = scores[cols].astype(float).to_dict("records")
             row.sentences = [
                 SentenceRow(idx=i, input=src, output=out, **{k: (None if v != v else v) for k, v in vals.items()})
                 for i, (src, out, vals) in enumerate(zip(inputs, outputs, values))

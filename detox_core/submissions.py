@@ -23,7 +23,7 @@ def shipped_outputs(dataset: str, split: str, root: Path | None = None) -> dict[
 def split_inputs(prepared: pd.DataFrame, split: str) -> tuple[list[str], list[list[str]]]:
     """Inputs of one split in file order, with their references."""
     rows = prepared[prepared["split"] == split].sort_values("line")
-    refs = [[r for r in row if r] for row in rows[list(data.REFERENCE_COLUMNS)].itertuples(index=False)]
+    refs = data.references(rows)
     return rows["toxic_comment"].tolist(), refs
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_loss
 from detox_core.text import word_diff
 from detox_core.ui import render
-from detox_core.ui.scores import PRESET_LABELS
+from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
 
@@ -29,7 +29,7 @@ if listed.empty:
     st.stop()
 groups = sorted({(p, c) for p, c in zip(listed["preset"], listed["calibrated"])})
 group = c2.selectbox("Preset", groups, key="cmp_preset",
-                     format_func=lambda g: PRESET_LABELS.get(g[0], g[0]) + ("" if g[1] or g[0] != "russe2022" else " · raw"))
+                     format_func=lambda g: preset_label(*g))
 subset = listed[(listed["preset"] == group[0]) & (listed["calibrated"] == group[1])]
 names = dict(zip(subset["id"], subset["name"]))
 if len(names) < 2:

@@ -8,7 +8,7 @@ import streamlit as st
 from detox_core import data
 from detox_core.errors import DetoxInputError
 from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
-from detox_core.ui.scores import PRESET_LABELS
+from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import cached_boards, cached_human_scores
 
@@ -64,7 +64,7 @@ base = data.data_dir() / "russe2022"
 humans = cached_human_scores(tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
                                                                           base / "leaderboard_published.csv") if p.is_file()))
 for board in boards:
-    label = PRESET_LABELS.get(board.preset, board.preset) + ("" if board.calibrated or board.preset != "russe2022" else " · raw")
+    label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")
     table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "source"]], on="key", how="left")
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]

@@ -87,9 +87,10 @@ if not source or not candidates:
 
 try:
     with st.spinner("Scoring…"):
-        frame = score([source] * len(candidates), candidates, [references] * len(candidates), preset=preset,
-                      calibrated=calibrated, pool=shared_pool())
-        sta_input = float(score([source], [source], preset=preset, calibrated=calibrated, pool=shared_pool())["sta_raw"].iloc[0])
+        # The input itself rides along as a last row: its P(neutral) tells whether a rewrite is more toxic.
+        both = score([source] * (len(candidates) + 1), [*candidates, source], [references] * len(candidates) + [[]],
+                     preset=preset, calibrated=calibrated, pool=shared_pool())
+        frame, sta_input = both.iloc[:-1], float(both["sta_raw"].iloc[-1])
 except (ModelUnavailableError, EmbeddedMissingError) as err:
     show_scoring_error(err)
     st.stop()

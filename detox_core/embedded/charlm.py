@@ -12,12 +12,14 @@ import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
+from detox_core.data import normalise_word
+
 BOS, EOS = "\x02", "\x03"
 
 
 def normalise(text: str) -> str:
     """Lower case, ``ё`` folded, runs of spaces collapsed."""
-    return " ".join(text.lower().replace("ё", "е").split())
+    return " ".join(normalise_word(text).split())
 
 
 class CharLM:

@@ -83,7 +83,8 @@ class EmbeddedPreset(Preset):
             if progress:
                 progress(step, done, n)
 
-        sta = np.array(_MEMO.many("sta", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
+        # Memo keys name the trained folder: models retrained in this process score anew.
+        sta = np.array(_MEMO.many(f"sta:{m.folder.name}", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
         report("STA", n)
         vec_in = _MEMO.many("vec", inputs, lambda ts: [sentence_vector(t) for t in ts])
         vec_out = _MEMO.many("vec", outputs, lambda ts: [sentence_vector(t) for t in ts])
@@ -95,11 +96,13 @@ class EmbeddedPreset(Preset):
         fl = np.array(_MEMO.many(f"fl:{m.folder.name}", outputs, lambda ts: list(m.fluency(ts))), dtype=np.float64)
         report("FL", n)
         chrf = sentence_chrf(outputs, refs)
-        return make_score_frame(sta, sim, fl, chrf, self.signature(calibrated))
+        return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
 
     def signature(self, calibrated: bool = True) -> Signature:
+        return self._signature(load_models(self.folder), calibrated)
+
+    def _signature(self, m: EmbeddedModels, calibrated: bool) -> Signature:
         sig = super().signature(calibrated)
-        m = load_models(self.folder)
         sig.models = {
             "sta": {"id": "embedded/tfidf-char-logreg", "revision": m.meta["hash"]},
             "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}+chrF", "revision": m.meta["hash"]},

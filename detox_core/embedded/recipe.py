@@ -54,12 +54,21 @@ class EmbeddedMissingError(FileNotFoundError):
     """The embedded models have not been trained on this machine yet."""
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
 def _file_digest(path: Path) -> str:
-    h = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """SHA-1 of a file, computed again only when its size or modification time changes
+    (every scoring call looks up the models by the hash of the training files)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        h = hashlib.sha1()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
 
 
 def recipe_hash(dataset_dir: Path) -> str:

@@ -9,7 +9,6 @@ the calibration and the library version. Same inputs + same signature = same num
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -70,17 +69,6 @@ class Signature:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-    def as_json(self) -> str:
-        return json.dumps(self.as_dict(), ensure_ascii=False, sort_keys=True)
-
-    def short(self) -> str:
-        """One line, sacrebleu style: ``preset:russe2022|v:1|cal:official|...``."""
-        parts = [f"preset:{self.preset}", f"v:{self.preset_version}", f"cal:{'on' if self.calibrated else 'raw'}"]
-        for axis, info in sorted(self.models.items()):
-            parts.append(f"{axis}:{info.get('id', '?')}@{info.get('revision') or 'local'}")
-        parts.append(f"lib:{self.library}")
-        return "|".join(parts)
 
 
 def make_score_frame(

@@ -190,10 +190,13 @@ PRESETS: dict[str, type[Preset]] = {
 }
 
 
-def _register_embedded() -> None:
+def registered() -> dict[str, type[Preset]]:
+    """Every preset, the embedded one included (registered on first use: it imports
+    this module, so it cannot be imported here at load time)."""
     from detox_core.embedded.preset import EmbeddedPreset
 
     PRESETS.setdefault(EmbeddedPreset.name, EmbeddedPreset)
+    return PRESETS
 
 
 def get_preset(name: str, pool: ModelPool | None = None, models: dict[str, str] | None = None, **options: Any) -> Preset:
@@ -208,10 +211,10 @@ def get_preset(name: str, pool: ModelPool | None = None, models: dict[str, str] 
     Raises:
         KeyError: unknown preset, with the known names.
     """
-    _register_embedded()
-    if name not in PRESETS:
-        raise KeyError(f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}")
-    cls = PRESETS[name]
+    presets = registered()
+    if name not in presets:
+        raise KeyError(f"unknown preset {name!r}; known: {', '.join(sorted(presets))}")
+    cls = presets[name]
     defaults = cls.default_models()
     unknown = set(models or {}) - set(defaults)
     if unknown:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.explain import explain_j, flags
-from detox_core.metrics.presets import PRESETS, get_preset
+from detox_core.metrics.presets import registered
 from detox_core.models import ModelUnavailableError
 from detox_core.text import word_diff
 from detox_core.ui import render
@@ -17,14 +17,20 @@ PRESET_LABELS = {
     "russe2022": "RUSSE-2022 official",
     "textdetox2024": "TextDetox 2024",
 }
+
+
+def preset_label(preset: str, calibrated: bool = True) -> str:
+    """How the app names a preset; the official preset without calibration says so."""
+    return PRESET_LABELS.get(preset, preset) + ("" if calibrated or preset != "russe2022" else " · raw")
+
+
 AXES = (("sta", "STA", "non-toxic"), ("sim", "SIM", "same meaning"), ("fl", "FL", "fluency"), ("j", "J", "joint"),
         ("chrf", "chrF", "vs references"))
 
 
 def preset_picker(key: str = "preset") -> tuple[str, bool]:
     """Preset (``embedded`` by default) and whether calibration is on."""
-    get_preset("embedded")  # registers the embedded preset
-    names = [n for n in PRESET_LABELS if n in PRESETS]
+    names = [n for n in PRESET_LABELS if n in registered()]
     c1, c2 = st.columns([3, 1.2], vertical_alignment="bottom")
     label = c1.segmented_control(
         "Metric preset", [PRESET_LABELS[n] for n in names], default=PRESET_LABELS["embedded"], required=True,

@@ -10,7 +10,7 @@ from detox_core.text import word_diff
 from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice
-from detox_core.ui.store import shared_store
+from detox_core.ui.store import cached_scores, shared_store
 
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
 
@@ -40,7 +40,7 @@ picked = st.multiselect("Systems", list(names), default=list(names)[:2], format_
 if len(picked) < 2:
     st.info("Pick two or more systems.")
     st.stop()
-frames = {names[i]: store.scores(i) for i in picked}
+frames = {names[i]: cached_scores(i) for i in picked}
 table = side_by_side(frames)
 labels = list(frames)
 

@@ -38,9 +38,30 @@ def prepared(content: bytes, name: str, with_embedded: bool) -> pd.DataFrame:
     return frame
 
 
+# The cached helpers below take the judged frame unhashed (``_frame``): ``key`` names it
+# (file content, embedded scores, stored submissions joined), so reruns skip the work.
 @st.cache_data(show_spinner="Bootstrapping the agreement statistics…", max_entries=8)
-def cached_meta(key: str, frame: pd.DataFrame) -> pd.DataFrame:
-    return meta_eval(frame, n_boot=N_BOOT)
+def cached_meta(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    return meta_eval(_frame, n_boot=N_BOOT)
+
+
+@st.cache_data(show_spinner="Joining stored submissions…", max_entries=8)
+def cached_join(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    return join_stored(_frame, shared_store())
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_per_system(key: str, metric: str, human: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for system, g in _frame.groupby("participant_name"):
+        a = agreement(g[metric].to_numpy(float), g[human].to_numpy(float), n_boot=200)
+        rows.append({"system": system, "auc": a.roc_auc[0], "lo": a.roc_auc[1], "hi": a.roc_auc[2]})
+    return pd.DataFrame(rows).sort_values("auc")
+
+
+@st.cache_data(show_spinner="Fitting calibrators leave-one-system-out…", max_entries=32)
+def cached_calibration(key: str, _work: pd.DataFrame, _candidates: dict) -> pd.DataFrame:
+    return calibration_report(_work, _candidates, n_boot=200)
 
 
 shipped = data.data_dir() / "russe2022" / "human_eval_test.csv"
@@ -82,12 +103,10 @@ except DetoxInputError as err:
 except EmbeddedMissingError as err:
     st.warning(f"Embedded preset: {err}")
     frame = prepared(content, name, False)
-key = hashlib.sha1(content).hexdigest() + str(with_embedded)
+key = hashlib.sha1(content).hexdigest() + str("embedded:sta" in frame.columns)
 if with_stored:
-    store = shared_store()
-    stored_ids = tuple(store.list()["id"].tolist())
-    frame = join_stored(frame, store)
-    key += str(stored_ids)
+    key += str(tuple(shared_store().list()["id"].tolist()))
+    frame = cached_join(key, frame)
 metrics = available_metrics(frame)
 st.caption(f"{len(frame):,} judged outputs of {frame['participant_name'].nunique()} systems · automatic metrics: "
            + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
@@ -147,11 +166,7 @@ with tab_corr:
         st.caption(f"Sentence level, 95% bootstrap intervals ({N_BOOT} resamples). ROC-AUC against the binary human "
                    "label (>= 0.5 is yes).")
         metric_c = st.selectbox("Per-system agreement of", sent["metric"].tolist(), key="he_metric_sys")
-        per_sys = []
-        for system, g in frame.groupby("participant_name"):
-            a = agreement(g[metric_c].to_numpy(float), g[HUMAN_AXES[axis_c]].to_numpy(float), n_boot=200)
-            per_sys.append({"system": system, "auc": a.roc_auc[0], "lo": a.roc_auc[1], "hi": a.roc_auc[2]})
-        per_sys = pd.DataFrame(per_sys).sort_values("auc")
+        per_sys = cached_per_system(key, metric_c, HUMAN_AXES[axis_c], frame)
         fig = go.Figure(go.Bar(x=per_sys["auc"], y=per_sys["system"], orientation="h", marker_color="#2e7d5b",
                                error_x=dict(type="data", symmetric=False, array=per_sys["hi"] - per_sys["auc"],
                                             arrayminus=per_sys["auc"] - per_sys["lo"])))
@@ -195,7 +210,8 @@ with tab_cal:
             "logistic", ["embedded:j", "embedded:sta", "embedded:sim", "embedded:fl", "length_ratio", "copy_rate",
                          "lexicon_hits"], "J")
     work = feats if feats is not None else frame
-    report = calibration_report(work, candidates, n_boot=200)
+    report = cached_calibration(f"{key}|{choice.source if choice.ok else ''}|{sorted(candidates.items())}", work,
+                                candidates)
     st.dataframe(report, hide_index=True, column_config={
         c: st.column_config.NumberColumn(c, format="%.3f") for c in report.columns if report[c].dtype.kind == "f"})
     if st.button("Save the first calibrator (fitted on all systems)", key="he_cal_save"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -9,11 +11,11 @@ from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
 from detox_core.explain import FLAGS
 from detox_core.models import ModelUnavailableError
-from detox_core.submissions import filter_sentences, score_and_store, sentence_table, shipped_outputs, split_inputs
+from detox_core.submissions import filter_sentences, score_and_store, shipped_outputs, split_inputs
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
-from detox_core.ui.store import shared_store
+from detox_core.ui.store import cached_sentence_table, shared_store
 
 st.title("Submissions")
 choice = current_choice()
@@ -104,7 +106,8 @@ view_id = st.selectbox("Show", ids, index=ids.index(current) if current in ids e
                        format_func=lambda i: names[i], key="sub_view_select")
 st.session_state["sub_view"] = view_id
 
-table = sentence_table(store.scores(view_id), references, choice.lexicon)
+refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
+table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
 st.subheader(f"Sentences of {names[view_id]}")
 f1, f2, f3, f4 = st.columns([2, 1.2, 1.6, 1.6])
 text = f1.text_input("Search input or output", key="sub_q")

@@ -79,12 +79,19 @@ def item_html(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: s
     return _block("Text", text, strong=True)
 
 
+def _version(project_id: int) -> tuple[str, int, str]:
+    """Names one project for the caches: database, id and creation time (an id can be
+    used again after a deletion)."""
+    store = annotation_store()
+    return store.url, project_id, store.project(project_id).created_at.isoformat()
+
+
 @st.cache_data(show_spinner="Aggregating the answers…", max_entries=16)
-def _results(project_id: int, method: str, stamp: tuple):
+def _results(version: tuple[str, int, str], method: str, stamp: tuple):
     from detox_core.annotation.results import aggregate_project, humaneval_table
 
     store = annotation_store()
-    project = store.project(project_id)
+    project = store.project(version[1])
     results = aggregate_project(store, project, method=method)
     return results, humaneval_table(store, project, results, complete_only=False)
 
@@ -92,20 +99,20 @@ def _results(project_id: int, method: str, stamp: tuple):
 def project_results(project_id: int, method: str, stamp: tuple):
     """Labels per task and the human-judgement table (every pair) of a project, cached
     until ``stamp`` (:meth:`AnnotationStore.stamp`) changes."""
-    return _results(project_id, method, stamp)
+    return _results(_version(project_id), method, stamp)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _progress(project_id: int, stamp: tuple):
+def _progress(version: tuple[str, int, str], stamp: tuple):
     from detox_core.annotation.results import progress
 
     store = annotation_store()
-    return progress(store, store.project(project_id))
+    return progress(store, store.project(version[1]))
 
 
 def project_progress(project_id: int, stamp: tuple):
     """:func:`detox_core.annotation.results.progress`, cached until ``stamp`` changes."""
-    return _progress(project_id, stamp)
+    return _progress(_version(project_id), stamp)
 
 
 def project_judgements() -> dict[str, int]:

@@ -17,6 +17,38 @@ def shared_store() -> Store:
     return _store(default_url())
 
 
+def _version(submission_id: int) -> tuple[str, int, str]:
+    """Names one stored submission for the caches: database, id and creation time (an
+    id can be used again after a deletion)."""
+    store = shared_store()
+    meta = store.get(submission_id)
+    return store.url, submission_id, meta.created_at.isoformat() if meta else ""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _scores(version: tuple[str, int, str]):
+    url, submission_id, _ = version
+    return _store(url).scores(submission_id)
+
+
+def cached_scores(submission_id: int):
+    """A stored submission's per-sentence scores, read once (stored scores never change)."""
+    return _scores(_version(submission_id))
+
+
+@st.cache_data(show_spinner="Explaining every sentence…", max_entries=16)
+def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references, _lexicon):
+    from detox_core.submissions import sentence_table
+
+    return sentence_table(_scores(version), _references, _lexicon)
+
+
+def cached_sentence_table(submission_id: int, corpus_key: str, references, lexicon):
+    """:func:`detox_core.submissions.sentence_table` of a stored submission, computed once;
+    ``corpus_key`` names the references and the lexicon."""
+    return _sentence_table(_version(submission_id), corpus_key, references, lexicon)
+
+
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
 def _boards(url: str, dataset: str, split: str, axis: str, ids: tuple[int, ...]):
     from detox_core.leaderboard import local_boards

@@ -63,6 +63,26 @@ def add_preset_scores(frame: pd.DataFrame, scores: pd.DataFrame, preset: str) ->
     return out
 
 
+def _judged_pairs(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(system key, input, output) of every judged row, as the joins match them."""
+    from detox_core.leaderboard import system_key
+
+    return list(zip(frame["participant_name"].map(system_key), frame["toxic_sentence"].str.strip(),
+                    frame["neutral_sentence"].str.strip()))
+
+
+def _fill_scores(out: pd.DataFrame, pairs: list[tuple[str, str, str]], key: str, scores: pd.DataFrame,
+                 preset: str) -> None:
+    """Fill ``<preset>:<axis>`` columns of ``out`` from one system's per-sentence scores,
+    row by row where the (system, input, output) matches; other rows keep their value."""
+    lookup = {(key, str(i).strip(), str(o).strip()): vals for i, o, vals in
+              zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
+    for pos, axis in enumerate(HUMAN_AXES):
+        col = f"{preset}:{axis}"
+        values = pd.Series([lookup[p][pos] if p in lookup else np.nan for p in pairs], index=out.index)
+        out[col] = out[col].where(out[col].notna(), values) if col in out else values
+
+
 def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
     """Add the engine's scores from a ``score --out`` folder as ``<preset>:<axis>`` columns.
 
@@ -73,22 +93,12 @@ def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
     from detox_core.leaderboard import system_key
 
     out = frame.copy()
-    keys = frame["participant_name"].map(system_key)
-    pair = list(zip(keys, frame["toxic_sentence"].str.strip(), frame["neutral_sentence"].str.strip()))
+    pairs = _judged_pairs(frame)
     for path in sorted(Path(folder).glob("*.scores.csv")):
         sig_path = path.with_name(path.name.replace(".scores.csv", ".signature.json"))
         preset = json.loads(sig_path.read_text(encoding="utf-8"))["preset"] if sig_path.is_file() else "scores"
         scores = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        key = system_key(path.name.removesuffix(".scores.csv") + ".txt")
-        lookup = {(key, str(i).strip(), str(o).strip()): row for i, o, row in
-                  zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
-        for axis_pos, axis in enumerate(HUMAN_AXES):
-            col = f"{preset}:{axis}"
-            values = [lookup[p][axis_pos] if p in lookup else np.nan for p in pair]
-            if col in out:
-                out[col] = out[col].where(out[col].notna(), values)
-            else:
-                out[col] = values
+        _fill_scores(out, pairs, system_key(path.name.removesuffix(".scores.csv") + ".txt"), scores, preset)
     return out
 
 
@@ -98,22 +108,13 @@ def join_stored(frame: pd.DataFrame, store) -> pd.DataFrame:
     from detox_core.leaderboard import system_key
 
     out = frame.copy()
-    keys = frame["participant_name"].map(system_key)
-    pair = list(zip(keys, frame["toxic_sentence"].str.strip(), frame["neutral_sentence"].str.strip()))
-    listed = store.list()
-    wanted = set(keys)
-    for row in listed.itertuples(index=False):
+    pairs = _judged_pairs(frame)
+    wanted = {key for key, _, _ in pairs}
+    for row in store.list().itertuples(index=False):
         key = system_key(row.name)
-        if key not in wanted:
-            continue
-        scores = store.scores(row.id)
-        preset = row.preset if row.calibrated or row.preset != "russe2022" else f"{row.preset}-raw"
-        lookup = {(key, str(i).strip(), str(o).strip()): vals for i, o, vals in
-                  zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
-        for pos, axis in enumerate(HUMAN_AXES):
-            col = f"{preset}:{axis}"
-            values = pd.Series([lookup[p][pos] if p in lookup else np.nan for p in pair], index=out.index)
-            out[col] = out[col].where(out[col].notna(), values) if col in out else values
+        if key in wanted:
+            preset = row.preset if row.calibrated or row.preset != "russe2022" else f"{row.preset}-raw"
+            _fill_scores(out, pairs, key, store.scores(row.id), preset)
     return out
 
 

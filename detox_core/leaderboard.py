@@ -48,7 +48,7 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
     if annotations is not None:
         for r in annotations.itertuples(index=False):
             key = system_key(str(r.participant_name))
-            if key not in {x["key"] for x in rows}:
+            if key not in {x["key"] for x in rows}:  # later projects come first
                 rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
                              "j_human": r.j_human, "source": r.source})
     path = base / "human_eval_test.csv"

@@ -9,7 +9,7 @@ from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_
 from detox_core.text import word_diff
 from detox_core.ui import render
 from detox_core.ui.scores import preset_label
-from detox_core.ui.sidebar import current_choice
+from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
 
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
@@ -21,8 +21,7 @@ if not choice.ok:
     st.stop()
 store = shared_store()
 c1, c2 = st.columns(2)
-split = c1.selectbox("Test set", list(choice.splits),
-                     index=list(choice.splits).index("test") if "test" in choice.splits else 0, key="cmp_split")
+split = split_picker(choice, "cmp_split", c1)
 listed = store.list(dataset=choice.source, split=split)
 if listed.empty:
     st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.", icon=":material/info:")

@@ -9,7 +9,7 @@ from detox_core import data
 from detox_core.errors import DetoxInputError
 from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
 from detox_core.ui.scores import preset_label
-from detox_core.ui.sidebar import current_choice
+from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
 
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
@@ -47,8 +47,7 @@ if not choice.ok:
     st.info(choice.problem or "No corpus loaded.")
     st.stop()
 c1, c2 = st.columns([1, 1])
-split = c1.selectbox("Test set", list(choice.splits),
-                     index=list(choice.splits).index("test") if "test" in choice.splits else 0, key="lb_split")
+split = split_picker(choice, "lb_split", c1)
 axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis",
                             format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
 boards = cached_boards(choice.source, split, axis or "j")
@@ -60,9 +59,7 @@ st.caption("Ranked within each preset only. Intervals: 95% bootstrap over senten
            "range of ranks compatible with paired bootstrap tests at p < 0.05; systems in one group are not "
            "significantly different from the group's best.")
 HUMAN_COLUMNS = ["sta_human", "sim_human", "fl_human", "j_human"]
-base = data.data_dir() / "russe2022"
-humans = cached_human_scores(tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
-                                                                          base / "leaderboard_published.csv") if p.is_file()))
+humans = cached_human_scores()
 for board in boards:
     label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")

@@ -14,7 +14,7 @@ from detox_core.models import ModelUnavailableError
 from detox_core.submissions import filter_sentences, score_and_store, shipped_outputs, split_inputs
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
-from detox_core.ui.sidebar import current_choice
+from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_sentence_table, shared_store
 
 st.title("Submissions")
@@ -26,9 +26,8 @@ store = shared_store()
 dataset = choice.source
 
 c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
-default_split = "test" if "test" in choice.splits else choice.splits[0]
-split = c1.selectbox("Test set", list(choice.splits), index=list(choice.splits).index(default_split), key="sub_split",
-                     help="The inputs the submission answers, one output per input in this order.")
+split = split_picker(choice, "sub_split", c1, help="The inputs the submission answers, one output per input in "
+                     "this order.")
 with c2:
     preset, calibrated = preset_picker("sub_preset")
 inputs, references = split_inputs(choice.prepared, split)

@@ -160,3 +160,10 @@ def current_choice() -> CorpusChoice:
     if st.session_state.get(OWNER_KEY) == "app" and isinstance(choice, CorpusChoice):
         return choice
     return render_sidebar()
+
+
+def split_picker(choice: CorpusChoice, key: str, container=st, **kwargs) -> str:
+    """The "Test set" picker of the scoring pages: the corpus's splits, ``test`` first choice."""
+    splits = list(choice.splits)
+    return container.selectbox("Test set", splits, index=splits.index("test") if "test" in splits else 0, key=key,
+                               **kwargs)

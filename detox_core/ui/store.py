@@ -72,9 +72,13 @@ def _human_scores(stamp: tuple, annotation_stamp: tuple):
     return human_scores(annotations=project_human_scores(annotation_store()))
 
 
-def cached_human_scores(stamp: tuple):
+def cached_human_scores():
     """Human scores per system (annotation projects, the sample, the paper), recomputed
-    when the files (``stamp``) or the stored answers change."""
+    when the files or the stored answers change."""
+    from detox_core.data import data_dir
     from detox_core.ui.annotation import annotation_store
 
-    return _human_scores(stamp, annotation_store().stamp())
+    base = data_dir() / "russe2022"
+    files = tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
+                                                          base / "leaderboard_published.csv") if p.is_file())
+    return _human_scores(files, annotation_store().stamp())

@@ -9,11 +9,13 @@ Corpus page plots.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pandas as pd
+import regex
 
 from detox_core.data import REFERENCE_COLUMNS, normalise_word
 from detox_core.errors import DetoxInputError
@@ -69,18 +71,60 @@ class CorpusQuery:
     lexicon: LexiconFilter = "any"
 
 
-def compile_pattern(text: str, regex: bool, case_sensitive: bool) -> re.Pattern[str]:
-    """The search as a compiled pattern; a bad regex raises DetoxInputError."""
+#: Longest search text accepted (characters).
+MAX_QUERY_CHARS = 500
+#: Wall-clock budget of one regex search over the whole corpus (seconds).
+REGEX_BUDGET_S = 0.75
+
+
+def compile_pattern(text: str, regex_mode: bool, case_sensitive: bool) -> regex.Pattern[str]:
+    """The search as a compiled pattern; a bad or over-long one raises DetoxInputError.
+
+    Patterns are compiled with the ``regex`` package (Python ``re`` syntax), whose
+    matching can be stopped by a timeout and releases the interpreter lock, so a
+    pattern with catastrophic backtracking cannot hold the server: see
+    :func:`search_mask`.
+    """
+    if len(text) > MAX_QUERY_CHARS:
+        raise DetoxInputError(f"the search is {len(text):,} characters long; at most {MAX_QUERY_CHARS} are accepted")
     if not case_sensitive:
         # The searched columns are lower-cased with ё folded into е; fold the pattern
         # the same way (only ё: lower-casing a regex would turn \W into \w).
         text = text.replace("ё", "е").replace("Ё", "Е")
-    pattern = text if regex else re.escape(text)
+    pattern = text if regex_mode else re.escape(text)
     try:
-        return re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
-    except re.error as err:
-        where = f" at position {err.pos + 1}" if err.pos is not None else ""
-        raise DetoxInputError(f"invalid regular expression{where}: {err.msg}", column=err.pos + 1 if err.pos is not None else None) from None
+        return regex.compile(pattern, regex.V0 | (0 if case_sensitive else regex.IGNORECASE))
+    except (regex.error, OverflowError, RecursionError) as err:
+        pos = getattr(err, "pos", None)
+        where = f" at position {pos + 1}" if pos is not None else ""
+        msg = getattr(err, "msg", None) or str(err)
+        raise DetoxInputError(f"invalid regular expression{where}: {msg}", column=pos + 1 if pos is not None else None) from None
+
+
+def search_mask(pattern: regex.Pattern[str], texts: Iterable[str], budget_s: float = REGEX_BUDGET_S) -> list[bool]:
+    """Which ``texts`` ``pattern`` finds a match in, within ``budget_s`` seconds in all.
+
+    Every match runs with the time left of the budget as its timeout and with the
+    interpreter lock released, so other sessions go on meanwhile.
+
+    Raises:
+        DetoxInputError: the search did not finish within the budget (a pattern with
+            nested repetition such as ``(a+)+`` backtracks exponentially).
+    """
+    deadline = time.monotonic() + budget_s
+    out: list[bool] = []
+    for text in texts:
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            out.append(pattern.search(text, timeout=left, concurrent=True) is not None)
+        except TimeoutError:
+            raise DetoxInputError(
+                f"the regular expression took longer than {budget_s:g} s over the corpus and was stopped; "
+                "simplify it: nested repetition such as (a+)+ or (\\w+\\s?)+ makes the search exponential"
+            ) from None
+    return out
 
 
 def filter_corpus(prepared: pd.DataFrame, query: CorpusQuery) -> pd.DataFrame:
@@ -106,10 +150,15 @@ def filter_corpus(prepared: pd.DataFrame, query: CorpusQuery) -> pd.DataFrame:
             cols = {"toxic": ["_toxic_lc"], "neutral": ["_neutral_lc"], "both": ["_toxic_lc", "_neutral_lc"]}[query.search_in]
         if query.regex:
             pattern = compile_pattern(query.text, True, query.case_sensitive)
+            texts = [t for c in cols for t in sub[c]]
+            found = search_mask(pattern, texts)
             hit = pd.Series(False, index=sub.index)
-            for c in cols:
-                hit |= sub[c].map(lambda s: pattern.search(s) is not None).astype(bool)
+            for i in range(len(cols)):
+                hit |= pd.Series(found[i * len(sub):(i + 1) * len(sub)], index=sub.index, dtype=bool)
         else:
+            if len(query.text) > MAX_QUERY_CHARS:
+                raise DetoxInputError(
+                    f"the search is {len(query.text):,} characters long; at most {MAX_QUERY_CHARS} are accepted")
             needle = query.text if query.case_sensitive else normalise_word(query.text)
             hit = pd.Series(False, index=sub.index)
             for c in cols:

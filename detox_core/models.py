@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from detox_core.lru import ByteLRU, cache_budget
+
 log = logging.getLogger(__name__)
 
 Kind = Literal["classifier", "encoder", "sentence-transformer", "seq2seq"]
@@ -154,7 +156,9 @@ class ModelPool:
         self._lock = threading.RLock()
         self._load_locks: dict[tuple, threading.Lock] = {}
         self._models: dict[tuple, _Loaded] = {}
-        self._memo: dict[tuple, dict[str, np.ndarray]] = {}
+        # (model source, kind, device, dtype, backend, text) -> result, bounded by bytes.
+        self._memo: ByteLRU[np.ndarray] = ByteLRU(
+            cache_budget("pool"), sizeof=lambda key, v: v.nbytes + 2 * len(key[-1]) + 250)
         self.forward_texts = 0  # texts actually run through a model (for tests and benchmarks)
 
     # ------------------------------------------------------------------ loading
@@ -319,9 +323,9 @@ class ModelPool:
     def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None) -> np.ndarray:
         loaded = self.get(model_id, kind, role)
         memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
-        with self._lock:
-            memo = self._memo.setdefault(memo_key, {})
-            todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        memo = self._memo
+        found = {t: v for t in dict.fromkeys(texts) if (v := memo.get((*memo_key, t))) is not None}
+        todo = [t for t in dict.fromkeys(texts) if t not in found]
         done = len(texts) - len(todo)
         if progress:
             progress(done, len(texts))
@@ -341,9 +345,10 @@ class ModelPool:
                     done += len(batch_texts)
                     if progress:
                         progress(done, len(texts))
-        with self._lock:
-            memo.update(results)
-            out = [memo[t] for t in texts]
+        for t, v in results.items():
+            memo.put((*memo_key, t), v)
+        found.update(results)
+        out = [found[t] for t in texts]
         if progress:
             progress(len(texts), len(texts))
         return np.stack(out) if out else np.zeros((0, 0))
@@ -377,8 +382,7 @@ class ModelPool:
             yield [texts[i] for i in idx], list(values)
 
     def clear_memo(self) -> None:
-        with self._lock:
-            self._memo.clear()
+        self._memo.clear()
 
 
 def _optimise_transformer(path: Path, config: Any) -> None:

@@ -93,7 +93,7 @@ query = CorpusQuery(
 try:
     shown = filter_corpus(prepared, query)
 except DetoxInputError as err:
-    st.error(f"Search: {err}", icon=":material/error:")
+    st.error(f"Search: {render.md(err, None)}", icon=":material/error:")
     shown = prepared.iloc[0:0]
 
 # ------------------------------------------------------------------ table
@@ -162,7 +162,7 @@ if url_pair is None:
 else:
     match = prepared[prepared["pair_id"] == url_pair]
     if match.empty:
-        st.warning(f"Pair `{url_pair}` is not in the chosen dataset and splits.", icon=":material/warning:")
+        st.warning(f"Pair {render.md(url_pair, 80)} is not in the chosen dataset and splits.", icon=":material/warning:")
     else:
         row = match.iloc[0]
         st.markdown(render.STYLE + render.LEGEND, unsafe_allow_html=True)

@@ -106,3 +106,44 @@ def test_real_corpus_statistics(real_data):
     # Most removed words are swear words of the lexicon.
     assert stats.removed.head(5)["in_lexicon"].all()
     assert 0.1 < stats.deletion_share < 0.5
+
+
+# Patterns of the ReDoS literature (nested or overlapping repetition), and the one that
+# held a server core at 100% before searches were bounded.
+CATASTROPHIC = [
+    r"(\w+\s?)+Ж!", r"(a+)+$", r"(a|a)*b", r"(.*a){12}", r"^(([a-z])+.)+[A-Z]([a-z])+$",
+    r"(а|аа)+$", r"(.*?,){11}P", r"(\w|\d)+!", r"((((.*)*)*)*)*ЖЖ", r"(е+е+)+ы",
+]
+
+
+@pytest.fixture(scope="module")
+def whole_corpus(real_data):
+    return prepare_corpus(data.load_dataset("russe2022", ("train", "dev", "test"), real_data.parent))
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_catastrophic_regex_finishes_or_is_refused_within_a_second(whole_corpus, pattern):
+    import time
+
+    for case in (False, True):
+        start = time.monotonic()
+        try:
+            filter_corpus(whole_corpus, CorpusQuery(text=pattern, regex=True, case_sensitive=case))
+        except DetoxInputError as err:
+            assert "took longer than" in str(err) and "simplify" in str(err)
+        assert time.monotonic() - start < 1.0
+
+
+def test_regex_budget_refuses_with_a_clear_message(tiny):
+    from detox_core.corpus import compile_pattern, search_mask
+
+    pattern = compile_pattern(r"(a|aa)+$", True, True)
+    with pytest.raises(DetoxInputError, match="took longer than 0.05 s"):
+        search_mask(pattern, ["a" * 40 + "!"] * 10, budget_s=0.05)
+    assert search_mask(compile_pattern("дебил", True, False), ["ты дебил", "нет"]) == [True, False]
+
+
+def test_an_over_long_search_is_refused(tiny):
+    for regex in (False, True):
+        with pytest.raises(DetoxInputError, match="at most 500"):
+            filter_corpus(tiny[0], CorpusQuery(text="а" * 501, regex=regex))

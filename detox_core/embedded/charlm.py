@@ -13,6 +13,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from detox_core.data import normalise_word
+from detox_core.lru import cache_budget
+
+# A window -> log-probability entry holds about 180 bytes (a short str, a float and
+# the dict's slot), so the cache is cleared past this many entries.
+_CACHE_ENTRIES = max(cache_budget("charlm") // 180, 1000)
 
 BOS, EOS = "\x02", "\x03"
 
@@ -80,7 +85,8 @@ class CharLM:
         n = self.order
         s = BOS * (n - 1) + normalise(text) + EOS
         cache = self._cache
-        if len(cache) > 2_000_000:
+        if len(cache) > _CACHE_ENTRIES:
+            # User text fills this cache: start afresh past its byte budget.
             cache.clear()
         total = 0.0
         for i in range(n - 1, len(s)):

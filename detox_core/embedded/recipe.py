@@ -38,6 +38,7 @@ import numpy as np
 
 from detox_core import data
 from detox_core.embedded.charlm import CharLM
+from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import words
 
 RECIPE_VERSION = "1"
@@ -143,23 +144,22 @@ def morph_analyzer():
         return pymorphy3.MorphAnalyzer()
 
 
-#: word -> (known to pymorphy3, lemma); filled from the artifact's table of the
-#: training vocabulary (pymorphy3 takes ~0.15 ms a word) and then on demand.
+#: word -> (known to pymorphy3, lemma) of the training vocabulary, from the artifact's
+#: table (pymorphy3 takes ~0.15 ms a word); other words go to a byte-bounded cache.
 _WORD_INFO: dict[str, tuple[bool, str]] = {}
+_WORD_INFO_SEEN: ByteLRU[tuple[bool, str]] = ByteLRU(cache_budget("word_info"))
 
 
 def _word_info(word: str) -> tuple[bool, str]:
     """(pymorphy3 knows the word, its lemma)."""
-    info = _WORD_INFO.get(word)
+    info = _WORD_INFO.get(word) or _WORD_INFO_SEEN.get(word)
     if info is None:
         if not word.isalpha():
             info = (True, word)  # numbers, masked words: neither unknown nor a lemma to repeat
         else:
             morph = morph_analyzer()
             info = (morph.word_is_known(word), morph.parse(word)[0].normal_form)
-        if len(_WORD_INFO) > 1_000_000:
-            _WORD_INFO.clear()
-        _WORD_INFO[word] = info
+        _WORD_INFO_SEEN.put(word, info)
     return info
 
 
@@ -226,11 +226,14 @@ class EmbeddedModels:
         return 1.0 / (1.0 + np.exp(-z.mean(axis=1)))
 
 
-@lru_cache(maxsize=300_000)
+_WORD_VECTORS: ByteLRU[np.ndarray | None] = ByteLRU(
+    cache_budget("word_vectors"), sizeof=lambda w, v: 2 * len(w) + 160 + (v.nbytes if v is not None else 0))
+
+
 def word_vector(word: str) -> np.ndarray | None:
-    """The navec vector of a word (decoded once: navec stores them quantised)."""
-    navec = load_navec()
-    return navec.get(word)
+    """The navec vector of a word (decoded once: navec stores them quantised; the
+    decoded vectors are kept in a byte-bounded cache)."""
+    return _WORD_VECTORS.get_or_compute(word, lambda: load_navec().get(word))
 
 
 def sentence_vector(text: str) -> np.ndarray | None:

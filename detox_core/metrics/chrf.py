@@ -3,8 +3,8 @@
 Sentence-level chrF2 (character 1-6-grams, beta 2, whitespace ignored, sacrebleu's
 effective-order averaging) on a 0-1 scale. With several references the best-matching
 one counts, as in sacrebleu's ``sentence_chrf``. Character n-gram counts are cached
-per text, so test inputs and references are counted once for every submission; the
-numbers equal ``sacrebleu.sentence_chrf`` (tested).
+per text (in a byte-bounded cache), so test inputs and references are counted once for
+every submission; the numbers equal ``sacrebleu.sentence_chrf`` (tested).
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 from sacrebleu.metrics import CHRF
 from sacrebleu.metrics.helpers import extract_all_char_ngrams
+
+from detox_core.lru import ByteLRU, cache_budget
 
 _CHRF = CHRF()  # chrF2: character 6-grams, beta 2, no word n-grams (sacrebleu defaults)
 _LOCK = threading.Lock()
@@ -30,10 +31,18 @@ def chrf_signature() -> str:
             f"version:{sacrebleu.__version__}")
 
 
-@lru_cache(maxsize=200_000)
+def _ngrams_size(text: str, value: tuple[tuple[Counter, int], ...]) -> int:
+    # ~130 bytes per distinct n-gram (its string and the Counter's slot), measured.
+    return 2 * len(text) + 400 + 130 * sum(len(c) for c, _ in value)
+
+
+_NGRAMS: ByteLRU[tuple[tuple[Counter, int], ...]] = ByteLRU(cache_budget("chrf"), sizeof=_ngrams_size)
+
+
 def _ngrams(text: str) -> tuple[tuple[Counter, int], ...]:
     """Per order: the character n-gram counts of ``text`` and their total."""
-    return tuple((c, sum(c.values())) for c in extract_all_char_ngrams(text, _CHRF.char_order, _CHRF.whitespace))
+    return _NGRAMS.get_or_compute(text, lambda: tuple(
+        (c, sum(c.values())) for c in extract_all_char_ngrams(text, _CHRF.char_order, _CHRF.whitespace)))
 
 
 def _match_statistics(hyp: tuple[Counter, int], ref: tuple[Counter, int]) -> list[int]:

@@ -1,8 +1,13 @@
-"""HTML for diffs and highlighted text. Every piece of user text is escaped here."""
+"""HTML for diffs and highlighted text, and user text made safe for Markdown.
+
+Every piece of user text is escaped here: :func:`md` for Streamlit's Markdown (messages,
+headings, captions, labels), ``html.escape`` for the HTML blocks.
+"""
 
 from __future__ import annotations
 
 import html
+import re
 
 from detox_core.text import Token, WordDiff
 
@@ -16,6 +21,27 @@ STYLE = """
 .dx-legend span {margin-right: 1rem; padding: 0 .3rem;}
 </style>
 """
+
+
+# Every ASCII punctuation character can be backslash-escaped in CommonMark; escaping all
+# of them turns links, images, emphasis, headings, HTML, math ($) and Streamlit's
+# :color[...] directives in user text into literal characters.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&\"'=^%@/;,?])")
+_MD_MAX_CHARS = 300
+
+
+def md(text: object, max_chars: int | None = _MD_MAX_CHARS) -> str:
+    """``text`` as literal Markdown: shown exactly as typed, never as markup.
+
+    Runs of white space and line breaks become one space (a user string is shown
+    inline), NUL bytes are dropped, and a text longer than
+    ``max_chars`` is shortened with an ellipsis, so a file name or an annotator name
+    cannot flood a message.
+    """
+    s = " ".join(str(text).replace("\x00", "").split())
+    if max_chars is not None and len(s) > max_chars:
+        s = s[: max_chars - 1] + "…"
+    return _MD_SPECIAL.sub(r"\\\1", s)
 
 
 # (css class, tooltip) of each mark a token can carry.

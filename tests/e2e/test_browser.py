@@ -1,143 +1,21 @@
 """The running app in headless Chromium, driven by Playwright.
 
 Skipped when Debian's Chromium is not installed. With ``DETOX_SCREENSHOTS=DIR`` the
-tests also save the screenshots shown in the README.
+tests also save the screenshots shown in the README. Fixtures: ``conftest.py``.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from detox_core.data import PROJECT_ROOT
-from tests.conftest import write_tiny_dataset
+from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, no_exception, shot, shown_pairs, wait_idle
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
 ]
-SHOTS = os.environ.get("DETOX_SCREENSHOTS")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def data_root(tmp_path_factory) -> Path:
-    """The real data when fetched (for true screenshots), else a tiny dataset."""
-    real = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
-    if (real / "russe2022" / "train.tsv").is_file():
-        return real
-    root = tmp_path_factory.mktemp("data")
-    write_tiny_dataset(root)
-    from detox_core.embedded.recipe import train_embedded
-
-    train_embedded(root)
-    return root
-
-
-ORGANIZER_PASSWORD = "e2e-organizer"
-
-
-@pytest.fixture(scope="module")
-def db_url(tmp_path_factory) -> str:
-    return f"sqlite:///{tmp_path_factory.mktemp('db') / 'detox.sqlite'}"
-
-
-@pytest.fixture(scope="module")
-def server(data_root, db_url):
-    port = _free_port()
-    env = {**os.environ, "DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
-           "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.fileWatcherType", "none"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start: " + proc.stderr.read().decode()[-2000:])
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"],
-        )
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
-
-
-def wait_idle(pg, timeout: float = 60) -> None:
-    """Wait until Streamlit has finished the current run."""
-    pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
-    deadline = time.time() + timeout
-    time.sleep(0.5)
-    while time.time() < deadline:
-        running = pg.query_selector('[data-testid="stStatusWidget"]')
-        skeleton = pg.query_selector('[data-testid="stSkeleton"]')
-        if running is None and skeleton is None:
-            time.sleep(0.7)
-            if pg.query_selector('[data-testid="stStatusWidget"]') is None:
-                return
-        time.sleep(0.3)
-    raise AssertionError("the app kept running")
-
-
-def shown_pairs(pg) -> int:
-    metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Pairs shown").first
-    return int(metric.locator('[data-testid="stMetricValue"]').inner_text().replace(",", ""))
-
-
-def no_exception(pg) -> None:
-    assert pg.query_selector('[data-testid="stException"]') is None, pg.inner_text("body")[:2000]
-
-
-def shot(pg, name: str, height: int | None = None) -> None:
-    if not SHOTS:
-        return
-    Path(SHOTS).mkdir(parents=True, exist_ok=True)
-    if height:
-        pg.set_viewport_size({"width": 1400, "height": height})
-        wait_idle(pg)
-    pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
 def test_corpus_page_search_and_pair(server, page, data_root):

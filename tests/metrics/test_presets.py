@@ -193,3 +193,20 @@ def test_wrong_lengths():
 
     with pytest.raises(DetoxInputError, match="one output per input"):
         get_preset("russe2022").score(["a", "b"], ["a"])
+
+
+def test_memo_is_bounded_by_bytes_and_scores_do_not_depend_on_it(tiny_models):
+    """A visitor typing thousands of distinct texts cannot grow the memo past its
+    budget, and a tiny budget (every text recomputed) gives the same numbers."""
+    full, _ = russe(tiny_models)
+    expected = full.score(INPUTS, OUTPUTS, REFS)
+    tiny_pool = ModelPool(device="cpu", backend="torch")
+    tiny_pool._memo.max_bytes = 3_000  # a handful of results
+    preset, pool = russe(tiny_models, pool=tiny_pool)
+    for k in range(30):
+        preset.score([f"{t} {k}" for t in INPUTS], [f"{o} {k}" for o in OUTPUTS], REFS)
+        assert pool._memo.bytes <= 3_000
+    assert pool._memo.evictions > 0
+    again = preset.score(INPUTS, OUTPUTS, REFS)
+    cols = ["sta", "sim", "fl", "j"]
+    np.testing.assert_allclose(again[cols].to_numpy(), expected[cols].to_numpy(), atol=1e-6)

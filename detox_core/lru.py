@@ -1,0 +1,129 @@
+"""A least-recently-used cache bounded by bytes, safe to share between threads.
+
+Every cache that user text can fill (the model pool's per-text results, chrF n-gram
+counts, word lookups of the embedded preset) is one of these: an anonymous visitor
+typing 10,000 distinct sentences makes the oldest entries go, never the server's
+memory grow past the budget. Streamlit runs sessions as threads, hence the lock.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+V = TypeVar("V")
+
+_MISSING = object()
+
+
+def approx_bytes(obj: Any) -> int:
+    """A quick estimate of the memory ``obj`` holds (containers one level deep,
+    numpy arrays by their buffers); enough to keep a cache near its budget."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes + 112
+    if isinstance(obj, (str, bytes, int, float, bool)) or obj is None:
+        return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(approx_bytes(k) + approx_bytes(v) for k, v in obj.items())
+    if isinstance(obj, (tuple, list, set, frozenset)):
+        return sys.getsizeof(obj) + sum(approx_bytes(x) for x in obj)
+    return sys.getsizeof(obj)
+
+
+class ByteLRU(Generic[V]):
+    """Key -> value, evicting the least recently used entries past ``max_bytes``.
+
+    Args:
+        max_bytes: the budget; an entry larger than it on its own is not stored.
+        sizeof: bytes of one entry from ``(key, value)``; :func:`approx_bytes` of both
+            by default.
+
+    Attributes:
+        bytes: the estimated bytes held now (always <= ``max_bytes``).
+        evictions: entries dropped to stay within the budget, since creation.
+    """
+
+    def __init__(self, max_bytes: int, sizeof: Callable[[Hashable, V], int] | None = None) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+        self.max_bytes = int(max_bytes)
+        self._sizeof = sizeof or (lambda k, v: approx_bytes(k) + approx_bytes(v) + 64)
+        self._data: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+        self.evictions = 0
+
+    def get(self, key: Hashable, default: Any = None) -> V | Any:
+        """The value of ``key`` (marked as recently used), or ``default``."""
+        with self._lock:
+            entry = self._data.get(key, _MISSING)
+            if entry is _MISSING:
+                return default
+            self._data.move_to_end(key)
+            return entry[0]
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._data
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Store ``value`` under ``key``, evicting the oldest entries to fit."""
+        size = int(self._sizeof(key, value))
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            if size > self.max_bytes:
+                return
+            self._data[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _, (_, dropped) = self._data.popitem(last=False)
+                self.bytes -= dropped
+                self.evictions += 1
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> V:
+        """The cached value of ``key``, computing and storing it when missing (the
+        computation runs outside the lock: two threads may both compute it)."""
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            value = compute()
+            self.put(key, value)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+#: Default budget of all per-text caches together, in MB (``DETOX_CACHE_MB``).
+DEFAULT_CACHE_MB = 512
+
+#: Each cache's share of the budget.
+CACHE_SHARES = {"pool": 0.5, "chrf": 0.2, "word_vectors": 0.1, "word_info": 0.1, "charlm": 0.1}
+
+
+def cache_budget(name: str) -> int:
+    """Bytes granted to cache ``name``: its share of ``DETOX_CACHE_MB`` (default 512 MB).
+
+    Raises:
+        ValueError: ``DETOX_CACHE_MB`` is not a non-negative number.
+    """
+    raw = os.environ.get("DETOX_CACHE_MB", "").strip()
+    try:
+        total_mb = float(raw) if raw else DEFAULT_CACHE_MB
+    except ValueError:
+        total_mb = -1.0
+    if not total_mb >= 0:
+        raise ValueError(f"DETOX_CACHE_MB must be a number of megabytes >= 0, got {raw!r}")
+    return int(total_mb * CACHE_SHARES[name] * 1024 * 1024)

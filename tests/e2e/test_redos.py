@@ -1,0 +1,70 @@
+"""A catastrophic regular expression cannot stall the server for other users."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.util import CHROMIUM, no_exception, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+# The pattern that held a core at 100% and timed out other users' pages before
+# searches were bounded (it now finishes), and one that is stopped and refused.
+PATTERNS = [(r"(\w+\s?)+Ж!", False), (r"(а|аа)+$", True)]
+
+
+@pytest.mark.parametrize("pattern, refused", PATTERNS)
+def test_catastrophic_regex_in_a_shared_link_leaves_other_sessions_responsive(server, browser, pattern, refused):
+    # Warm the corpus cache first, as on a server that is in use.
+    warm = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    warm.goto(server + "/")
+    wait_idle(warm, timeout=120)
+    warm.context.close()
+
+    attacker = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    url = server + "/?" + urllib.parse.urlencode({"q": pattern, "regex": "true", "in": "both"})
+    health: list[float] = []
+    stop = threading.Event()
+
+    def probe() -> None:
+        # A second user's requests while the first one's search runs.
+        while not stop.is_set():
+            start = time.monotonic()
+            try:
+                with urllib.request.urlopen(server + "/_stcore/health", timeout=10) as r:
+                    ok = r.status == 200
+            except OSError:
+                ok = False
+            health.append(time.monotonic() - start if ok else float("inf"))
+            time.sleep(0.1)
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        attacker.goto(url)
+        wait_idle(attacker, timeout=60)
+        # Meanwhile another visitor opens a page of the app and sees it render.
+        other = browser.new_context(viewport={"width": 800, "height": 900}).new_page()
+        start = time.monotonic()
+        other.goto(server + "/live_scoring")
+        other.get_by_role("heading", name="Live scoring").wait_for(timeout=15_000)
+        other_load = time.monotonic() - start
+        other.context.close()
+    finally:
+        stop.set()
+        prober.join()
+    no_exception(attacker)
+    body = attacker.inner_text("body")
+    assert ("took longer than" in body and "simplify it" in body) == refused
+    assert health and max(health) < 2.0, health
+    assert other_load < 15
+    attacker.context.close()

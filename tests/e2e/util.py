@@ -1,0 +1,89 @@
+"""Helpers of the browser tests: start the app, wait for a run, screenshots."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from detox_core.data import PROJECT_ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = os.environ.get("DETOX_SCREENSHOTS")
+ORGANIZER_PASSWORD = "e2e-organizer"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run app.py`` with ``env`` added; return the process and its URL
+    once its health check answers."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.fileWatcherType", "none"],
+        cwd=PROJECT_ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("the app did not start: " + proc.stderr.read().decode()[-2000:])
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_idle(pg, timeout: float = 60) -> None:
+    """Wait until Streamlit has finished the current run."""
+    pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    deadline = time.time() + timeout
+    time.sleep(0.5)
+    while time.time() < deadline:
+        running = pg.query_selector('[data-testid="stStatusWidget"]')
+        skeleton = pg.query_selector('[data-testid="stSkeleton"]')
+        if running is None and skeleton is None:
+            time.sleep(0.7)
+            if pg.query_selector('[data-testid="stStatusWidget"]') is None:
+                return
+        time.sleep(0.3)
+    raise AssertionError("the app kept running")
+
+
+def shown_pairs(pg) -> int:
+    metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Pairs shown").first
+    return int(metric.locator('[data-testid="stMetricValue"]').inner_text().replace(",", ""))
+
+
+def no_exception(pg) -> None:
+    assert pg.query_selector('[data-testid="stException"]') is None, pg.inner_text("body")[:2000]
+
+
+def shot(pg, name: str, height: int | None = None) -> None:
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    if height:
+        pg.set_viewport_size({"width": 1400, "height": height})
+        wait_idle(pg)
+    pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))

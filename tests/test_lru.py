@@ -1,0 +1,79 @@
+"""The byte-bounded cache behind every per-text cache: budget, recency, threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from detox_core.lru import ByteLRU, approx_bytes, cache_budget
+
+
+def test_stays_within_its_byte_budget_and_drops_the_oldest():
+    cache: ByteLRU[np.ndarray] = ByteLRU(10_000, sizeof=lambda k, v: v.nbytes)
+    for i in range(100):
+        cache.put(i, np.zeros(125))  # 1,000 bytes each
+        assert cache.bytes <= 10_000
+    assert len(cache) == 10
+    assert cache.get(0) is None and cache.get(99) is not None
+    assert cache.evictions == 90
+
+
+def test_a_read_keeps_an_entry_alive():
+    cache: ByteLRU[str] = ByteLRU(300, sizeof=lambda k, v: 100)
+    cache.put("a", "1")
+    cache.put("b", "2")
+    cache.put("c", "3")
+    assert cache.get("a") == "1"  # a is now the most recent
+    cache.put("d", "4")
+    assert "b" not in cache and "a" in cache
+
+
+def test_an_entry_over_the_budget_is_not_stored():
+    cache: ByteLRU[bytes] = ByteLRU(100)
+    cache.put("big", b"x" * 1_000)
+    assert "big" not in cache and cache.bytes == 0
+
+
+def test_replacing_a_key_counts_its_bytes_once():
+    cache: ByteLRU[np.ndarray] = ByteLRU(10_000, sizeof=lambda k, v: v.nbytes)
+    for _ in range(5):
+        cache.put("k", np.zeros(100))
+    assert cache.bytes == 800 and len(cache) == 1
+
+
+def test_threads_share_it_without_losing_the_budget():
+    cache: ByteLRU[np.ndarray] = ByteLRU(50_000, sizeof=lambda k, v: v.nbytes)
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(2_000):
+                key = (t, i % 300)
+                got = cache.get_or_compute(key, lambda: np.full(100, float(t)))
+                assert got[0] == t
+        except BaseException as err:  # noqa: BLE001 - collected for the main thread
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    assert cache.bytes <= 50_000
+    assert cache.bytes == sum(v.nbytes for v, _ in cache._data.values())
+
+
+def test_approx_bytes_sees_array_buffers_and_containers():
+    assert approx_bytes(np.zeros(1000)) >= 8000
+    assert approx_bytes({"a": "x" * 1000}) > 1000
+
+
+def test_budget_from_the_environment(monkeypatch):
+    monkeypatch.setenv("DETOX_CACHE_MB", "10")
+    assert cache_budget("pool") == 5 * 1024 * 1024
+    monkeypatch.setenv("DETOX_CACHE_MB", "lots")
+    with pytest.raises(ValueError, match="DETOX_CACHE_MB"):
+        cache_budget("pool")

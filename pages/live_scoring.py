@@ -9,8 +9,11 @@ import streamlit as st
 from detox_core.baselines import Seq2SeqDetoxifier, delete_baseline
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core.errors import DetoxInputError
+from detox_core.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
 from detox_core.metrics import score
 from detox_core.models import ModelUnavailableError
+from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
@@ -57,12 +60,15 @@ def _add_candidate(rewrite: str) -> None:
 
 c1, c2 = st.columns([1, 1])
 with c1:
-    st.text_area("Toxic sentence", key="live_input", height=90, placeholder="a toxic sentence to rewrite")
+    st.text_area("Toxic sentence", key="live_input", height=90, placeholder="a toxic sentence to rewrite",
+                 max_chars=MAX_TEXT_CHARS)
     st.text_area("References (optional, one per line)", key="live_refs", height=90,
-                 help="Human rewrites of the input; chrF compares each candidate with them.")
+                 max_chars=MAX_REFERENCES * (MAX_TEXT_CHARS + 1),
+                 help=f"Human rewrites of the input; chrF compares each candidate with them. At most {MAX_REFERENCES}.")
 with c2:
     st.text_area("Candidate rewrites (one per line)", key="live_candidates", height=200,
-                 placeholder="one or more neutral rewrites")
+                 placeholder="one or more neutral rewrites", max_chars=MAX_CANDIDATES * (MAX_TEXT_CHARS + 1),
+                 help=f"At most {MAX_CANDIDATES} rewrites of at most {MAX_TEXT_CHARS:,} characters each.")
 b1, b2, b3 = st.columns(3)
 b1.button("Example from the corpus", on_click=load_example, disabled=not choice.ok, icon=":material/shuffle:",
           help="A random pair of the corpus chosen in the sidebar; its paraphrases become the references.")
@@ -76,9 +82,13 @@ with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
 if err := st.session_state.pop("_live_seq2seq_error", None):
     st.error(err, icon=":material/error:")
 
-source = st.session_state.get("live_input", "").strip()
-candidates = [ln.strip() for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
-references = [ln.strip() for ln in st.session_state.get("live_refs", "").split("\n") if ln.strip()]
+try:
+    request = parse_request(st.session_state.get("live_input", ""), st.session_state.get("live_candidates", ""),
+                            st.session_state.get("live_refs", ""))
+except DetoxInputError as err:
+    st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
+    st.stop()
+source, candidates, references = request.source, list(request.candidates), list(request.references)
 
 if not source or not candidates:
     st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",

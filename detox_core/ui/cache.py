@@ -44,7 +44,8 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
     return _prepared(dataset, tuple(splits), str(root), _stamp(dataset, root))
 
 
-@st.cache_resource(show_spinner="Reading the uploaded corpus…", max_entries=8)
+# Uploads are up to 50 MB each: keep few of them, and not for long.
+@st.cache_resource(show_spinner="Reading the uploaded corpus…", max_entries=4, ttl=3600)
 def _prepared_upload(content: bytes, name: str, lexicon_of: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     frame = data.load_corpus(content, name=name, split="upload")
     prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of))

@@ -76,3 +76,12 @@ def test_official_preset_without_models_says_so(trained, monkeypatch):
     assert any("Cannot load the sta model" in e.value for e in at.error)
     assert any("Embedded" in i.value for i in at.info)
     assert "J" not in metrics(at)  # nothing scored with zeros
+
+
+def test_a_request_over_the_limits_is_refused_before_scoring(trained):
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_input"] = "ты дебил"
+    at.session_state["live_candidates"] = "\n".join(f"вариант {k}" for k in range(11))
+    run(at)
+    assert not at.metric
+    assert "at most 10 are scored" in at.error[0].value and "Candidate rewrites" in at.error[0].value

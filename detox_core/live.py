@@ -1,0 +1,55 @@
+"""The request of the Live scoring page: what a visitor typed, checked and bounded.
+
+Every text goes through the models, so one request is capped (characters per text,
+number of rewrites and references) before anything is scored: a visitor cannot make
+the server score a novel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from detox_core.errors import DetoxInputError
+
+#: Longest toxic sentence, rewrite or reference (characters).
+MAX_TEXT_CHARS = 1_000
+#: Most candidate rewrites scored in one request.
+MAX_CANDIDATES = 10
+#: Most references of one request.
+MAX_REFERENCES = 5
+
+
+@dataclass(frozen=True)
+class LiveRequest:
+    """A toxic sentence, its candidate rewrites and optional references."""
+
+    source: str
+    candidates: tuple[str, ...]
+    references: tuple[str, ...]
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.replace("\r\n", "\n").split("\n") if ln.strip()]
+
+
+def parse_request(source: str, candidates: str, references: str = "") -> LiveRequest:
+    """The three boxes of the page as a request: one rewrite / reference per line.
+
+    Raises:
+        DetoxInputError: a text over :data:`MAX_TEXT_CHARS`, more than
+            :data:`MAX_CANDIDATES` rewrites or :data:`MAX_REFERENCES` references, or a
+            NUL character; the message names the box and the line.
+    """
+    boxes = {"Toxic sentence": [source.strip()] if source.strip() else [],
+             "Candidate rewrites": _lines(candidates), "References": _lines(references)}
+    limits = {"Candidate rewrites": MAX_CANDIDATES, "References": MAX_REFERENCES}
+    for box, lines in boxes.items():
+        if box in limits and len(lines) > limits[box]:
+            raise DetoxInputError(f"{len(lines)} lines; at most {limits[box]} are scored in one request", path=box)
+        for k, line in enumerate(lines, 1):
+            if len(line) > MAX_TEXT_CHARS:
+                raise DetoxInputError(f"{len(line):,} characters; at most {MAX_TEXT_CHARS:,} per text", path=box, line=k)
+            if "\x00" in line:
+                raise DetoxInputError("a NUL character", path=box, line=k, column=line.index("\x00") + 1)
+    return LiveRequest(boxes["Toxic sentence"][0] if boxes["Toxic sentence"] else "",
+                       tuple(boxes["Candidate rewrites"]), tuple(boxes["References"]))

@@ -1,0 +1,31 @@
+"""The Live scoring request: lines parsed, limits enforced with the box and line named."""
+
+from __future__ import annotations
+
+import pytest
+
+from detox_core.errors import DetoxInputError
+from detox_core.live import MAX_CANDIDATES, MAX_TEXT_CHARS, parse_request
+
+
+def test_lines_become_candidates_and_references():
+    req = parse_request("  ты дебил ", "ты неправ\n\n  уйди \r\n", "ты не прав")
+    assert req.source == "ты дебил"
+    assert req.candidates == ("ты неправ", "уйди") and req.references == ("ты не прав",)
+
+
+def test_too_many_rewrites_are_refused():
+    with pytest.raises(DetoxInputError, match=f"Candidate rewrites: {MAX_CANDIDATES + 1} lines; at most"):
+        parse_request("x", "\n".join(f"r{k}" for k in range(MAX_CANDIDATES + 1)))
+
+
+def test_an_over_long_text_is_refused_with_its_line():
+    with pytest.raises(DetoxInputError, match="Candidate rewrites, line 2: 1,001 characters"):
+        parse_request("x", "ok\n" + "а" * (MAX_TEXT_CHARS + 1))
+    with pytest.raises(DetoxInputError, match="Toxic sentence, line 1"):
+        parse_request("а" * (MAX_TEXT_CHARS + 1), "ok")
+
+
+def test_nul_is_refused_with_its_column():
+    with pytest.raises(DetoxInputError, match="References, line 1, column 3: a NUL character"):
+        parse_request("x", "y", "ab\x00c")

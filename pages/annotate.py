@@ -10,6 +10,7 @@ import streamlit as st
 
 from detox_core.annotation.store import AnnotationError, Page
 from detox_core.annotation.tasks import spec
+from detox_core.ui import render
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.ui.navigation import ensure_app_navigation
 
@@ -52,7 +53,7 @@ if ann_id is None:
             st.session_state["ann_id"] = store.join(code, name).id
             st.rerun()
         except AnnotationError as err:
-            st.error(str(err), icon=":material/error:")
+            st.error(render.md(err, None), icon=":material/error:")
     st.stop()
 
 try:
@@ -62,7 +63,7 @@ except AnnotationError:
     leave()
     st.rerun()
 c1, c2 = st.columns([4, 1], vertical_alignment="center")
-c1.caption(f"Project **{project.name}** · signed in as **{ann.name}**")
+c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
 c2.button("Leave", key="ann_leave", on_click=leave, icon=":material/logout:")
 show_flash()
 
@@ -183,7 +184,7 @@ sp = spec(task)
 try:
     page = store.next_page(ann.id, task)
 except AnnotationError as err:
-    st.error(str(err), icon=":material/block:")
+    st.error(render.md(err, None), icon=":material/block:")
     st.stop()
 if page is None:
     st.success(f"No {sp.title.lower()} items are left for you. Thank you!", icon=":material/celebration:")
@@ -232,7 +233,7 @@ def submit(p: Page) -> None:
     try:
         result = store.submit_page(ann.id, p.assignment_id, answers)
     except AnnotationError as err:
-        flash("error", str(err))
+        flash("error", render.md(err, None))
         return
     if result.banned:
         flash("error", f"Page stored, but your answers are no longer accepted: {result.reason}.")
@@ -244,7 +245,7 @@ def skip(p: Page) -> None:
     try:
         result = store.skip_page(ann.id, p.assignment_id)
     except AnnotationError as err:
-        flash("error", str(err))
+        flash("error", render.md(err, None))
         return
     flash("error" if result.banned else "warning",
           f"Page skipped{': ' + result.reason if result.banned else ''}.")

@@ -20,8 +20,13 @@ from detox_core.annotation.results import system_means
 from detox_core.annotation.store import AnnotationError, Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
+from detox_core.ui import render
 from detox_core.ui.annotation import (
-    annotation_store, item_html, organizer_gate, project_progress, project_results,
+    annotation_store,
+    item_html,
+    organizer_gate,
+    project_progress,
+    project_results,
 )
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
@@ -262,7 +267,7 @@ with tabs["Settings"]:
                 st.success("Saved.", icon=":material/check_circle:")
                 st.rerun()
             except AnnotationError as err:
-                st.error(str(err), icon=":material/error:")
+                st.error(render.md(err, None), icon=":material/error:")
         upload = st.file_uploader("Add control items (TSV: task, text, golden, optional input and explanation)",
                                   type=["tsv", "txt"], key="org_controls_upload")
         if upload is not None and st.button("Add these control items", key="org_controls_add"):
@@ -270,17 +275,17 @@ with tabs["Settings"]:
                 n = store.add_controls(project.id, load_controls(upload.getvalue(), name=upload.name))
                 st.success(f"Added {n} control items.", icon=":material/check_circle:")
             except (DetoxInputError, AnnotationError) as err:
-                st.error(f"Nothing added. {err}", icon=":material/error:")
+                st.error(f"Nothing added. {render.md(err, None)}", icon=":material/error:")
         items = store.items(project.id)
         st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
         with st.expander("Delete this project", icon=":material/delete:"):
-            st.warning(f"Deletes **{project.name}** with its items, annotators and every answer. This cannot be undone; "
+            st.warning(f"Deletes **{render.md(project.name)}** with its items, annotators and every answer. This cannot be undone; "
                        "export first.", icon=":material/warning:")
             confirm = st.text_input("Type the project's name to confirm", key="org_delete_confirm")
             if st.button("Delete the project", key="org_delete", disabled=confirm.strip() != project.name):
                 store.delete_project(project.id)
                 st.session_state.pop("org_project", None)
-                st.session_state["org_flash"] = ("success", f"Project {project.name} deleted.")
+                st.session_state["org_flash"] = ("success", f"Project {render.md(project.name)} deleted.")
                 st.rerun()
 
 # ----------------------------------------------------------------------------- new project
@@ -327,12 +332,12 @@ with tabs["New project"]:
                 made = store.create_project(name, tasks, pairs, controls=controls, exam=exam, settings=settings,
                                             dataset=choice.source)
                 st.session_state["org_pending_project"] = made.id
-                st.session_state["org_flash"] = ("success", f"Project **{made.name}** created: {len(pairs):,} pairs, "
+                st.session_state["org_flash"] = ("success", f"Project **{render.md(made.name)}** created: {len(pairs):,} pairs, "
                                                  f"{len(controls):,} control and {len(exam):,} exam items. Access "
                                                  f"code for annotators: **`{made.access_code}`**")
                 st.rerun()
             except (AnnotationError, DetoxInputError, ValueError) as err:
-                st.error(f"Not created. {err}", icon=":material/error:")
+                st.error(f"Not created. {render.md(err, None)}", icon=":material/error:")
 
 # ----------------------------------------------------------------------------- crowd import
 
@@ -351,7 +356,7 @@ with tabs["Crowd import"]:
             parsed = load_crowd_tsv(crowd.getvalue(), ctask, name=crowd.name)
             labels = aggregate_crowd(parsed, cmethod, cacc)
         except DetoxInputError as err:
-            st.error(str(err), icon=":material/error:")
+            st.error(render.md(err, None), icon=":material/error:")
         else:
             real = parsed.answers[parsed.answers["golden"].isna()]
             alpha = krippendorff_alpha(real, "ordinal" if ctask == "fluency" else "nominal")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -55,11 +57,11 @@ if len(labels) > 2:
     p1, p2 = st.columns(2)
     a = p1.selectbox("Pair: system A", labels, index=0, key="cmp_a")
     b = p2.selectbox("system B", [n for n in labels if n != a], index=0, key="cmp_b")
-st.subheader(f"{a} vs {b}")
+st.subheader(f"{render.md(a)} vs {render.md(b)}")
 wtl = win_tie_loss(table, a, b)
 fig = go.Figure()
 for part, color in (("win", "#2e7d5b"), ("tie", "#bdbdbd"), ("loss", "#c0392b")):
-    fig.add_trace(go.Bar(name={"win": f"{a} better", "tie": "tie", "loss": f"{b} better"}[part], y=[AXIS_NAMES[x] for x in wtl["axis"]],
+    fig.add_trace(go.Bar(name={"win": f"{html.escape(a)} better", "tie": "tie", "loss": f"{html.escape(b)} better"}[part], y=[AXIS_NAMES[x] for x in wtl["axis"]],
                          x=wtl[part], orientation="h", marker_color=color, text=wtl[part], textposition="inside"))
 fig.update_layout(barmode="stack", height=260, margin=dict(t=10, b=10), xaxis_title="sentences",
                   yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.25))
@@ -87,12 +89,12 @@ rows = list(event.selection.rows) if event is not None else []
 if rows:
     row = view.iloc[rows[0]]
     st.markdown(render.STYLE + render.LEGEND, unsafe_allow_html=True)
-    st.caption(f"Line {int(row['line'])}: words of {b}'s output against {a}'s.")
+    st.caption(f"Line {int(row['line'])}: words of {render.md(b)}'s output against {render.md(a)}'s.")
     src, tgt = render.diff_html(word_diff(row[f"output:{a}"], row[f"output:{b}"], choice.lexicon))
     left, right = st.columns(2)
-    left.markdown(f"**{a}**")
+    left.markdown(f"**{render.md(a)}**")
     left.markdown(src, unsafe_allow_html=True)
-    right.markdown(f"**{b}**")
+    right.markdown(f"**{render.md(b)}**")
     right.markdown(tgt, unsafe_allow_html=True)
 else:
     st.caption("Select a row to see the two outputs' word diff.")

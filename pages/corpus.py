@@ -41,7 +41,7 @@ if not choice.ok:
 
 prepared, edits = choice.prepared, choice.edits
 st.caption(
-    f"{choice.label} · splits: {', '.join(choice.splits)} · {len(prepared):,} toxic sentences with "
+    f"{render.md(choice.label)} · splits: {', '.join(choice.splits)} · {len(prepared):,} toxic sentences with "
     f"{len(edits):,} neutral paraphrases" + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon else "")
 )
 

@@ -13,10 +13,20 @@ from detox_core.analysis import agreement
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
 from detox_core.humaneval import (
-    HUMAN_AXES, Calibrator, add_2025_recipes, add_preset_scores, available_metrics, calibration_report, confusion,
-    disagreements, join_stored, meta_eval, simple_features,
+    HUMAN_AXES,
+    Calibrator,
+    add_2025_recipes,
+    add_preset_scores,
+    available_metrics,
+    calibration_report,
+    confusion,
+    disagreements,
+    join_stored,
+    meta_eval,
+    simple_features,
 )
 from detox_core.metrics import score
+from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
@@ -84,7 +94,7 @@ elif source == SOURCES[1]:
     chosen = st.selectbox("Project", list(projects), index=len(projects) - 1, key="he_project")
     content, name = project_judgements_csv(projects[chosen]), f"{chosen}.humaneval.csv"
     if content.count(b"\n") <= 1:
-        st.info(f"Project **{chosen}** has no pair with all three labels yet.", icon=":material/info:")
+        st.info(f"Project **{render.md(chosen)}** has no pair with all three labels yet.", icon=":material/info:")
         st.stop()
 else:
     upload = st.file_uploader("Judgements (CSV or TSV, humaneval_textdetox_ru schema)", type=["csv", "tsv"], key="he_upload")
@@ -98,7 +108,7 @@ if content is None:
 try:
     frame = prepared(content, name, with_embedded)
 except DetoxInputError as err:
-    st.error(str(err), icon=":material/error:")
+    st.error(render.md(err, None), icon=":material/error:")
     st.stop()
 except EmbeddedMissingError as err:
     st.warning(f"Embedded preset: {err}")

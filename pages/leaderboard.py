@@ -8,6 +8,7 @@ import streamlit as st
 from detox_core import data
 from detox_core.errors import DetoxInputError
 from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
+from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
@@ -30,7 +31,7 @@ if published_path.is_file():
     try:
         published = data.load_leaderboard(published_path)
     except DetoxInputError as err:
-        st.error(str(err))
+        st.error(render.md(err, None))
 if published is not None:
     st.dataframe(
         published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True,

@@ -80,7 +80,7 @@ b3.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/sm
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
     st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ)
 if err := st.session_state.pop("_live_seq2seq_error", None):
-    st.error(err, icon=":material/error:")
+    st.error(render.md(err, None), icon=":material/error:")
 
 try:
     request = parse_request(st.session_state.get("live_input", ""), st.session_state.get("live_candidates", ""),

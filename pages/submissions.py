@@ -12,6 +12,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.explain import FLAGS
 from detox_core.models import ModelUnavailableError
 from detox_core.submissions import filter_sentences, score_and_store, shipped_outputs, split_inputs
+from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -48,7 +49,7 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
         )
     except DetoxInputError as err:
         bar.empty()
-        st.error(f"Not scored, nothing stored. {err}", icon=":material/error:")
+        st.error(f"Not scored, nothing stored. {render.md(err, None)}", icon=":material/error:")
         return
     except (ModelUnavailableError, EmbeddedMissingError) as err:
         bar.empty()
@@ -107,7 +108,7 @@ st.session_state["sub_view"] = view_id
 
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
 table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
-st.subheader(f"Sentences of {names[view_id]}")
+st.subheader(f"Sentences of {render.md(names[view_id])}")
 f1, f2, f3, f4 = st.columns([2, 1.2, 1.6, 1.6])
 text = f1.text_input("Search input or output", key="sub_q")
 j_max = f2.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter")

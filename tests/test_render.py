@@ -27,3 +27,25 @@ def test_marks_and_escaping():
 def test_unchanged_tokens_are_plain_text():
     src, tgt = diff_html(word_diff("а & б", "а & б"))
     assert src == tgt == '<div class="dx-text">а &amp; б</div>'
+
+
+def test_md_shows_user_text_literally():
+    """File names, annotator names and URL parameters reach Markdown as text."""
+    import markdown_it
+
+    from detox_core.ui.render import md
+
+    parser = markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    hostile = [
+        "![x](http://127.0.0.1:9/t.png)[link](http://e.x)**b**.txt",
+        "<img src=x onerror=alert(1)> <b>bold</b>",
+        "# heading", "- item", "1. item", "> quote", "`code`", "$x^2$", ":red[red] :smile:",
+        "a_b_c *em* ~~del~~ | table |", "www.example.org and me@example.org", "&amp; &lt;",
+    ]
+    for text in hostile:
+        html_out = parser.render(md(text))
+        for tag in ("<img", "<a ", "<strong", "<em", "<h1", "<li", "<blockquote", "<code", "<del", "<table", "<b>"):
+            assert tag not in html_out, (text, html_out)
+    assert md("a\nb\r\n\tc") == "a b c"
+    assert md("x" * 1000).endswith("…") and len(md("x" * 1000)) == 300
+    assert md("train-999") == "train-999"

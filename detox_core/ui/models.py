@@ -15,6 +15,7 @@ import streamlit as st
 from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, train_embedded
 from detox_core.metrics.presets import Russe2022, TextDetox2024
 from detox_core.models import ModelPool, ModelUnavailableError, default_pool
+from detox_core.ui import render
 
 #: (preset, role) -> model kind, for every official model.
 KINDS = {(preset, role): kind for preset in (Russe2022, TextDetox2024) for role, kind in preset.model_kinds.items()}
@@ -73,14 +74,14 @@ def render_model_settings() -> None:
             elif Path(value).is_dir():
                 pool.model_map[model_id] = value
             else:
-                st.error(f"`{value}` is not a folder on this server.")
+                st.error(f"{render.md(value)} is not a folder on this server.")
         if st.button("Check that the official models load", key="check_models"):
             for (preset, role), kind in KINDS.items():
                 model_id = preset.default_models()[role]
                 try:
                     info = pool.info(model_id, kind, role)
                 except ModelUnavailableError as err:
-                    st.error(f"{preset.name} {role.upper()}: {err.reason}")
+                    st.error(f"{preset.name} {role.upper()}: {render.md(err.reason, None)}")
                 else:
                     where = info["source"] if info["source"] != "hub" else "the hub cache"
                     st.success(f"{preset.name} {role.upper()}: loaded from {where} on {info['device']}")

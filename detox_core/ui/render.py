@@ -23,10 +23,16 @@ STYLE = """
 """
 
 
-# Every ASCII punctuation character can be backslash-escaped in CommonMark; escaping all
-# of them turns links, images, emphasis, headings, HTML, math ($) and Streamlit's
-# :color[...] directives in user text into literal characters.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&\"'=^%@/;,?])")
+# Characters that start Markdown markup inline: emphasis, code, links and images,
+# HTML, math ($), Streamlit's :color[...] directives and :emoji: codes, tables,
+# strike-through, entities, e-mail links. Backslash-escaping them (CommonMark allows it for any ASCII
+# punctuation) shows them as typed; a line start that would open a block (a list, a
+# heading, a quote) is escaped too.
+_MD_INLINE = re.compile(r"([\\`*_{}\[\]()<>#+!|~$:&@])")
+# Bare addresses become links in GitHub-flavoured Markdown ("http:" is broken by the
+# escaped colon, e-mail addresses by the escaped @).
+_MD_WWW = re.compile(r"(?i)\b(www)\.")
+_MD_BLOCK_START = re.compile(r"^(\d+)([.)])|^([-=>])")
 _MD_MAX_CHARS = 300
 
 
@@ -41,7 +47,8 @@ def md(text: object, max_chars: int | None = _MD_MAX_CHARS) -> str:
     s = " ".join(str(text).replace("\x00", "").split())
     if max_chars is not None and len(s) > max_chars:
         s = s[: max_chars - 1] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_WWW.sub(r"\1\\.", _MD_INLINE.sub(r"\\\1", s))
+    return _MD_BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", s)
 
 
 # (css class, tooltip) of each mark a token can carry.

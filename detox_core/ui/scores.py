@@ -49,7 +49,7 @@ def preset_picker(key: str = "preset") -> tuple[str, bool]:
 def show_scoring_error(err: Exception) -> None:
     """A model that cannot load: what happened and what to do, never a zero score."""
     if isinstance(err, ModelUnavailableError):
-        st.error(str(err), icon=":material/error:")
+        st.error(render.md(err, None), icon=":material/error:")
         st.info("Switch the preset to **Embedded (offline CPU)** to score without any download.")
     elif isinstance(err, EmbeddedMissingError):
         st.error(f"Embedded preset: {err}", icon=":material/error:")
@@ -78,7 +78,7 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
     """One rewrite: metrics, bars, what limits J, flags and the word diff to the input."""
     with st.container(border=True):
         if title:
-            st.markdown(f"**{title}**")
+            st.markdown(f"**{render.md(title, None)}**")
         cols = st.columns(5)
         for col, (key, label, help_text) in zip(cols, AXES):
             value = row.get(key)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from detox_core import data
 from detox_core.errors import DetoxInputError
-from detox_core.ui import cache
+from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
 
 CHOICE_KEY = "_corpus_choice"
@@ -148,8 +148,8 @@ def _upload_choice() -> CorpusChoice:
     try:
         prepared, edits = cache.prepared_upload(upload.getvalue(), upload.name)
     except DetoxInputError as err:
-        st.error(str(err))
-        return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {err}")
+        st.error(render.md(err, None))
+        return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")
     return CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits, cache.lexicon("russe2022"))
 
 

@@ -110,7 +110,7 @@ class ByteLRU(Generic[V]):
 DEFAULT_CACHE_MB = 512
 
 #: Each cache's share of the budget.
-CACHE_SHARES = {"pool": 0.5, "chrf": 0.2, "word_vectors": 0.1, "word_info": 0.1, "charlm": 0.1}
+CACHE_SHARES = {"pool": 0.4, "embedded": 0.2, "chrf": 0.15, "word_vectors": 0.1, "word_info": 0.05, "charlm": 0.1}
 
 
 def cache_budget(name: str) -> int:

@@ -73,7 +73,7 @@ def test_approx_bytes_sees_array_buffers_and_containers():
 
 def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv("DETOX_CACHE_MB", "10")
-    assert cache_budget("pool") == 5 * 1024 * 1024
+    assert cache_budget("pool") == 4 * 1024 * 1024
     monkeypatch.setenv("DETOX_CACHE_MB", "lots")
     with pytest.raises(ValueError, match="DETOX_CACHE_MB"):
         cache_budget("pool")

@@ -17,6 +17,7 @@ from detox_core.embedded.recipe import (
     find_artifacts,
     sentence_vector,
 )
+from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Signature, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.presets import Preset, check_pairs
@@ -35,27 +36,25 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
 
 
 class _TextMemo:
-    """Per-text results shared by every call (inputs of a test set are scored once)."""
+    """Per-text results shared by every call (inputs of a test set are scored once),
+    in a byte-bounded cache: visitors' distinct texts push out the oldest."""
 
-    def __init__(self, limit: int = 500_000) -> None:
-        self.limit = limit
-        self.values: dict[tuple[str, str], object] = {}
-        self.lock = threading.Lock()
+    def __init__(self, max_bytes: int) -> None:
+        self.values: ByteLRU[object] = ByteLRU(max_bytes)
 
     def many(self, kind: str, texts: Sequence[str], compute) -> list:
-        with self.lock:
-            todo = list(dict.fromkeys(t for t in texts if (kind, t) not in self.values))
+        found = {t: v for t in dict.fromkeys(texts) if (v := self.values.get((kind, t), _NONE)) is not _NONE}
+        todo = [t for t in dict.fromkeys(texts) if t not in found]
         if todo:
-            fresh = compute(todo)
-            with self.lock:
-                if len(self.values) > self.limit:
-                    self.values.clear()
-                self.values.update({(kind, t): v for t, v in zip(todo, fresh)})
-        with self.lock:
-            return [self.values[(kind, t)] for t in texts]
+            fresh = dict(zip(todo, compute(todo)))
+            for t, v in fresh.items():
+                self.values.put((kind, t), v)
+            found.update(fresh)
+        return [found[t] for t in texts]
 
 
-_MEMO = _TextMemo()
+_NONE = object()
+_MEMO = _TextMemo(cache_budget("embedded"))
 
 
 class EmbeddedPreset(Preset):

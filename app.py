@@ -6,6 +6,8 @@ page, the navigation and the shared sidebar (the corpus every page works on).
 
 import streamlit as st
 
+from detox_core.errors import StorageError
+from detox_core.ui import render
 from detox_core.ui.models import render_model_settings
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import render_sidebar
@@ -34,4 +36,8 @@ with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")
 render_sidebar(owner="app")
 render_model_settings()
-page.run()
+try:
+    page.run()
+except StorageError as err:
+    # The database is down, damaged or read-only: say so, never show a traceback.
+    st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")

@@ -83,15 +83,16 @@ def decode_utf8(data: bytes, name: str) -> str:
     """Decode UTF-8 (a leading BOM is dropped), locating the first bad byte.
 
     Raises:
-        DetoxInputError: on an empty file or bytes that are not UTF-8, with the line
-            and column of the first bad byte.
+        DetoxInputError: on an empty file, bytes that are not UTF-8 or a NUL byte (no
+            text contains one, and databases refuse it), with the line and column of
+            the first bad byte.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.strip():
         raise DetoxInputError("file is empty", path=name)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         line_start = data.rfind(b"\n", 0, err.start) + 1
@@ -108,6 +109,13 @@ def decode_utf8(data: bytes, name: str) -> str:
             line=line,
             column=column,
         ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        raise DetoxInputError("a NUL character (byte 0x00): text files have none; the file is binary or damaged",
+                              path=name, line=line, column=column)
+    return text
 
 
 def read_text(source: Source, name: str | None = None, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, str]:

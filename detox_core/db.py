@@ -13,15 +13,99 @@ its rows. Each upgrade is recorded in ``schema_history``.
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, create_engine, event, inspect, text
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateColumn
 
 from detox_core.data import data_dir
+from detox_core.errors import StorageError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# (words in the driver's message, kind, what the user reads). First match wins.
+_FAILURES = [
+    (("readonly", "read-only", "read only"), "read-only",
+     "the database is read-only, so nothing can be saved. Organizers: give the app write access to the "
+     "database file and its folder (or to the database), then try again."),
+    (("not a database", "malformed", "disk image", "file is encrypted"), "damaged",
+     "the database file is damaged. Organizers: stop the app and restore the file from a backup "
+     "(data/README.md says how), or move it away to start an empty one."),
+    (("disk is full", "no space", "database or disk is full"), "full",
+     "the disk of the database is full. Organizers: free some space, then try again."),
+    (("database is locked", "deadlock", "could not obtain lock", "lock timeout"), "busy",
+     "the database is busy. Try again in a moment."),
+    (("connect", "connection", "server closed", "terminating", "shutting down", "starting up", "timeout expired",
+      "unable to open database", "no such host", "name or service not known", "network"), "unreachable",
+     "the database cannot be reached. Try again in a minute; organizers: check that the database server is "
+     "running and that DETOX_DB_URL points to it."),
+]
+
+
+def describe_failure(err: BaseException, action: str) -> StorageError:
+    """The :class:`StorageError` a user reads for a driver or SQLAlchemy error."""
+    detail = str(getattr(err, "orig", None) or err).lower()
+    for words, kind, message in _FAILURES:
+        if any(w in detail for w in words):
+            return StorageError(f"Could not {action}: {message}", kind)
+    return StorageError(f"Could not {action}: the database refused the request. Organizers: the server's log "
+                        "has the details.", "refused")
+
+
+@contextmanager
+def storage_errors(action: str) -> Iterator[None]:
+    """Turn database failures inside the block into a :class:`StorageError` (logged in
+    full for the organizers; the message itself shows no SQL, address or path)."""
+    try:
+        yield
+    except StorageError:
+        raise
+    except (sa_exc.DBAPIError, sa_exc.OperationalError, sqlite3.DatabaseError, sa_exc.TimeoutError) as err:
+        log.warning("database failure while trying to %s: %s", action, err)
+        raise describe_failure(err, action) from None
+
+
+def guarded(action: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator: the function's database failures become :class:`StorageError`."""
+    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(fn)
+        def inner(*args, **kwargs) -> T:
+            with storage_errors(action):
+                return fn(*args, **kwargs)
+        return inner
+    return wrap
+
+
+def guard_public_methods(action: str):
+    """Class decorator: every public method's database failures become :class:`StorageError`."""
+    def wrap(cls):
+        for name, value in list(vars(cls).items()):
+            if callable(value) and (not name.startswith("_") or name == "__init__") and not isinstance(
+                    value, (staticmethod, classmethod, type)):
+                setattr(cls, name, guarded(action)(value))
+        return cls
+    return wrap
+
+
+def health(engine: Engine) -> StorageError | None:
+    """None when the database answers a trivial query, else why not."""
+    try:
+        with storage_errors("reach the database"), engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except StorageError as err:
+        return err
+    return None
 
 _history = MetaData()
 schema_history = Table(
@@ -43,7 +127,9 @@ def make_engine(url: str | None = None) -> Engine:
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {}
-    engine = create_engine(url, future=True, connect_args=connect_args)
+    # pre_ping: a pooled connection that died (the database restarted) is replaced
+    # before use, so the app recovers without a restart.
+    engine = create_engine(url, future=True, connect_args=connect_args, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         @event.listens_for(engine, "connect")
         def _pragmas(conn, _record) -> None:  # noqa: ANN001 - DBAPI connection

@@ -41,3 +41,17 @@ class DetoxInputError(ValueError):
             col = self.column
             where.append(f"column {col}" if isinstance(col, int) else f"column '{col}'")
         return f"{', '.join(where)}: {self.problem}" if where else self.problem
+
+
+class StorageError(RuntimeError):
+    """The database cannot do what was asked right now: it is down, damaged, read-only,
+    full or busy. The message says what happened and what to do, in words for the
+    people using the app: no SQL, no server address, no file path (those go to the log).
+
+    Attributes:
+        kind: ``unreachable``, ``read-only``, ``damaged``, ``full``, ``busy`` or ``refused``.
+    """
+
+    def __init__(self, message: str, kind: str = "refused") -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -18,12 +18,22 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import (
-    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, delete, func, select,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    delete,
+    func,
+    select,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
-from detox_core.db import default_url, make_engine, upgrade
+from detox_core.db import default_url, guard_public_methods, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
 
 
@@ -90,10 +100,25 @@ def _same_file(sha256: str, dataset: str, split: str, preset: str, calibrated: b
         SubmissionRow.preset == preset, SubmissionRow.calibrated == calibrated)
 
 
+#: Longest submission name stored (the column's size).
+MAX_NAME_CHARS = 200
+
+
+def clean_name(name: str) -> str:
+    """A submission's display name as stored: control characters (NUL included) and
+    runs of white space become one space, and a name over :data:`MAX_NAME_CHARS` keeps
+    its beginning and its end (the extension) around an ellipsis."""
+    name = " ".join("".join(" " if ord(c) < 32 or c == "\x7f" else c for c in name).split()) or "unnamed"
+    if len(name) > MAX_NAME_CHARS:
+        name = name[: MAX_NAME_CHARS - 41] + "…" + name[-40:]
+    return name
+
+
 def file_sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
+@guard_public_methods("use the submissions database")
 class Store:
     """Scored submissions in a SQL database.
 
@@ -129,7 +154,7 @@ class Store:
             if existing:
                 return self._meta(existing)
             row = SubmissionRow(
-                name=name, sha256=sha256, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
+                name=clean_name(name), sha256=sha256, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
                 source=source, n=len(outputs), signature=json.dumps(scores.attrs.get("signature", {}), ensure_ascii=False),
                 created_at=datetime.now(timezone.utc),
             )

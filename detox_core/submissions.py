@@ -3,15 +3,51 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from detox_core import data
+from detox_core.errors import StorageError
 from detox_core.explain import explain_frame
 from detox_core.metrics.presets import StepProgress, get_preset
 from detox_core.models import ModelPool
-from detox_core.storage import Store, StoredSubmission, file_sha256
+from detox_core.storage import Store, StoredSubmission, clean_name, file_sha256
+
+
+@dataclass
+class PendingSubmission:
+    """A scored submission that could not be stored yet: everything ``Store.add`` needs,
+    so the work is not lost (retry, or download the scores)."""
+
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        frame = self.fields["scores"].copy()
+        frame.insert(0, "output", self.fields["outputs"])
+        frame.insert(0, "input", self.fields["inputs"])
+        frame.insert(0, "line", range(1, len(frame) + 1))
+        return frame
+
+    def store(self, store: Store) -> StoredSubmission:
+        """Try storing again.
+
+        Raises:
+            StorageError: the database still cannot store it.
+        """
+        return store.add(**self.fields)
+
+
+class UnsavedScoresError(StorageError):
+    """Scoring finished but storing failed; ``pending`` holds the finished scores."""
+
+    def __init__(self, err: StorageError, pending: PendingSubmission) -> None:
+        super().__init__(f"{err} The scores were computed and are kept in this session: download them, or store "
+                         "them again once the database is back.", err.kind)
+        self.pending = pending
 
 
 def shipped_outputs(dataset: str, split: str, root: Path | None = None) -> dict[str, Path]:
@@ -50,7 +86,11 @@ def score_and_store(
     Raises:
         DetoxInputError: the file breaks the submission format (nothing is stored).
         ModelUnavailableError / EmbeddedMissingError: the preset cannot run.
+        UnsavedScoresError: scored, but the database could not store it; the error
+            holds the finished scores.
+        StorageError: the database failed before scoring.
     """
+    name = clean_name(name)
     sub = data.load_submission(content, inputs=list(inputs), name=name)
     sha = file_sha256(content)
     existing = store.find(sha, dataset, split, preset, calibrated)
@@ -59,8 +99,13 @@ def score_and_store(
     outputs = sub["neutral_sentence"].tolist()
     frame = get_preset(preset, pool=pool).score(list(inputs), outputs, list(references), calibrated=calibrated,
                                                  progress=progress)
-    stored = store.add(name=name, sha256=sha, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
-                       source=source, inputs=list(inputs), outputs=outputs, scores=frame)
+    pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
+                                     calibrated=calibrated, source=source, inputs=list(inputs), outputs=outputs,
+                                     scores=frame))
+    try:
+        stored = pending.store(store)
+    except StorageError as err:
+        raise UnsavedScoresError(err, pending) from None
     return stored, False
 
 

@@ -8,10 +8,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.embedded.recipe import EmbeddedMissingError
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, StorageError
 from detox_core.explain import FLAGS
 from detox_core.models import ModelUnavailableError
-from detox_core.submissions import filter_sentences, score_and_store, shipped_outputs, split_inputs
+from detox_core.submissions import (
+    UnsavedScoresError,
+    filter_sentences,
+    score_and_store,
+    shipped_outputs,
+    split_inputs,
+)
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
@@ -55,13 +61,50 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
         bar.empty()
         show_scoring_error(err)
         return
+    except UnsavedScoresError as err:
+        bar.empty()
+        st.session_state[PENDING_KEY] = err.pending
+        return
+    except StorageError as err:
+        bar.empty()
+        st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
+        return
     bar.empty()
     st.session_state["sub_view"] = stored.id
     if already:
-        st.info(f"`{name}` was scored before with this preset ({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the "
-                "stored scores.", icon=":material/history:")
+        st.info(f"{render.md(stored.name)} was scored before with this preset "
+                f"({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the stored scores.", icon=":material/history:")
     else:
-        st.success(f"`{name}` scored and stored.", icon=":material/check_circle:")
+        st.success(f"{render.md(stored.name)} scored and stored.", icon=":material/check_circle:")
+
+
+PENDING_KEY = "sub_pending"
+
+
+def show_pending() -> None:
+    """Scores whose storing failed stay in the session: retry, or download them."""
+    pending = st.session_state.get(PENDING_KEY)
+    if pending is None:
+        return
+    name = pending.fields["name"]
+    with st.container(border=True):
+        st.error(f"{render.md(name)} was scored, but the database could not store it. The scores are kept in "
+                 "this session: store them again once the database is back, or download them.",
+                 icon=":material/cloud_off:")
+        r1, r2 = st.columns(2)
+        if r1.button("Store the scores again", icon=":material/refresh:", key="sub_pending_retry"):
+            try:
+                stored = pending.store(store)
+            except StorageError as err:
+                st.error(render.md(err, None), icon=":material/error:")
+            else:
+                del st.session_state[PENDING_KEY]
+                st.session_state["sub_view"] = stored.id
+                st.success(f"{render.md(stored.name)} stored.", icon=":material/check_circle:")
+                return
+        r2.download_button("Download the scores (CSV)", pending.scores.to_csv(index=False).encode("utf-8"),
+                           file_name="scores.csv", mime="text/csv", icon=":material/download:",
+                           key="sub_pending_download")
 
 
 with st.container(border=True):
@@ -82,6 +125,7 @@ with st.container(border=True):
         else:
             st.caption(f"No shipped outputs for `{split}`.")
 
+show_pending()
 listed = store.list(dataset=dataset, split=split, preset=preset)
 listed = listed[listed["calibrated"] == calibrated]
 if listed.empty:

@@ -34,7 +34,18 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import (
-    DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, delete, func, select, union_all,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    delete,
+    func,
+    select,
+    union_all,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -42,7 +53,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from detox_core.annotation.controls import Control
 from detox_core.annotation.tasks import TASKS, spec
-from detox_core.db import default_url, make_engine, upgrade, writer
+from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
 
 
 class AnnotationError(ValueError):
@@ -281,6 +292,7 @@ def _check_label(task: str, label: float) -> float:
     return value
 
 
+@guard_public_methods("use the annotation database")
 class AnnotationStore:
     """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
 
@@ -311,6 +323,8 @@ class AnnotationStore:
         name = name.strip()
         if not name:
             raise AnnotationError("the project needs a name")
+        if len(name) > 200 or any(ord(c) < 32 or c == "\x7f" for c in name):
+            raise AnnotationError("the project name must be at most 200 characters, without control characters")
         unknown = sorted(set(tasks) - set(TASKS))
         tasks = [t for t in TASKS if t in set(tasks)]
         if not tasks or unknown:
@@ -400,6 +414,8 @@ class AnnotationStore:
             raise AnnotationError("enter your name")
         if len(name) > 200:
             raise AnnotationError("the name is longer than 200 characters")
+        if any(ord(c) < 32 or c == "\x7f" for c in name):
+            raise AnnotationError("the name has a control character (such as NUL): type it again")
         with self._lock, self._write() as s, s.begin():
             project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
             if project is None:

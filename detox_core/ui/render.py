@@ -25,13 +25,13 @@ STYLE = """
 
 # Characters that start Markdown markup inline: emphasis, code, links and images,
 # HTML, math ($), Streamlit's :color[...] directives and :emoji: codes, tables,
-# strike-through, entities, e-mail links. Backslash-escaping them (CommonMark allows it for any ASCII
+# strike-through, entities. Backslash-escaping them (CommonMark allows it for any ASCII
 # punctuation) shows them as typed; a line start that would open a block (a list, a
 # heading, a quote) is escaped too.
 _MD_INLINE = re.compile(r"([\\`*_{}\[\]()<>#+!|~$:&@])")
-# Bare addresses become links in GitHub-flavoured Markdown ("http:" is broken by the
-# escaped colon, e-mail addresses by the escaped @).
-_MD_WWW = re.compile(r"(?i)\b(www)\.")
+# Bare addresses become links in GitHub-flavoured Markdown, after escapes are resolved:
+# a zero-width space after the scheme or "www" and before "@" breaks them invisibly.
+_MD_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|www)(?=[:.])|(?=@)")
 _MD_BLOCK_START = re.compile(r"^(\d+)([.)])|^([-=>])")
 _MD_MAX_CHARS = 300
 
@@ -40,14 +40,16 @@ def md(text: object, max_chars: int | None = _MD_MAX_CHARS) -> str:
     """``text`` as literal Markdown: shown exactly as typed, never as markup.
 
     Runs of white space and line breaks become one space (a user string is shown
-    inline), NUL bytes are dropped, and a text longer than
+    inline), NUL bytes are dropped, an invisible zero-width space keeps a bare address
+    (``http://…``, ``www.…``, ``a@b``) from becoming a link, and a text longer than
     ``max_chars`` is shortened with an ellipsis, so a file name or an annotator name
     cannot flood a message.
     """
     s = " ".join(str(text).replace("\x00", "").split())
     if max_chars is not None and len(s) > max_chars:
         s = s[: max_chars - 1] + "…"
-    s = _MD_WWW.sub(r"\1\\.", _MD_INLINE.sub(r"\\\1", s))
+    s = _MD_AUTOLINK.sub(lambda m: (m[1] or "") + "\u200b", s)
+    s = _MD_INLINE.sub(r"\\\1", s)
     return _MD_BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", s)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from detox_core import data
 from detox_core.analysis import Ranking, bootstrap_ci, rank_systems, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
-from detox_core.storage import Store
+from detox_core.storage import Store, display_names
 
 #: Shipped output names whose system appears under another name in the paper.
 ALIASES = {"t5_base_10000": "rut5", "ruprompts": "ruprompts", "delete": "delete"}
@@ -86,7 +86,9 @@ def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot
     listed = store.list(dataset=dataset, split=split)
     boards = []
     for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
-        per_sentence = {row.name: store.scores(row.id) for row in group.itertuples(index=False)}
+        shown = display_names(group)
+        per_sentence = {shown[row.id]: store.scores(row.id) for row in group.itertuples(index=False)}
+        keys = dict(zip(shown.values(), group["name"]))
         lengths = {len(f) for f in per_sentence.values()}
         if len(lengths) != 1:
             continue  # cannot happen for one split; kept as a guard
@@ -94,7 +96,7 @@ def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot
         indices = resample_indices(lengths.pop(), n_boot)  # the same resamples for every column and system
         rows = []
         for name, frame in per_sentence.items():
-            row = {"system": name, "key": system_key(name), "n": len(frame)}
+            row = {"system": name, "key": system_key(keys[name]), "n": len(frame)}
             for col in SCORE_COLUMNS:
                 mean, lo, hi = bootstrap_ci(frame[col].to_numpy(), n_boot=n_boot, indices=indices)
                 row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})

@@ -114,6 +114,13 @@ def clean_name(name: str) -> str:
     return name
 
 
+def display_names(listed: pd.DataFrame) -> dict[int, str]:
+    """Stored submission id -> the name shown for it: its name, followed by ``#id``
+    where two listed submissions share a name (both stay visible and tell apart)."""
+    counts = listed["name"].value_counts()
+    return {int(i): (f"{n} #{i}" if counts[n] > 1 else str(n)) for i, n in zip(listed["id"], listed["name"])}
+
+
 def file_sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 

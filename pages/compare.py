@@ -9,6 +9,7 @@ import streamlit as st
 
 from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_loss
 from detox_core.text import word_diff
+from detox_core.storage import display_names
 from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -32,7 +33,7 @@ groups = sorted({(p, c) for p, c in zip(listed["preset"], listed["calibrated"])}
 group = c2.selectbox("Preset", groups, key="cmp_preset",
                      format_func=lambda g: preset_label(*g))
 subset = listed[(listed["preset"] == group[0]) & (listed["calibrated"] == group[1])]
-names = dict(zip(subset["id"], subset["name"]))
+names = display_names(subset)
 if len(names) < 2:
     st.info("Score at least two submissions with this preset to compare them.", icon=":material/info:")
     st.stop()

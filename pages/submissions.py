@@ -18,6 +18,7 @@ from detox_core.submissions import (
     shipped_outputs,
     split_inputs,
 )
+from detox_core.storage import display_names
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
@@ -144,7 +145,7 @@ st.dataframe(
     },
 )
 ids = listed["id"].tolist()
-names = dict(zip(listed["id"], listed["name"]))
+names = display_names(listed)
 current = st.session_state.get("sub_view")
 view_id = st.selectbox("Show", ids, index=ids.index(current) if current in ids else len(ids) - 1,
                        format_func=lambda i: names[i], key="sub_view_select")

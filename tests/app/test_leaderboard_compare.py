@@ -70,3 +70,24 @@ def test_a_submission_scored_on_its_page_appears_on_the_leaderboard(tiny_data):
     assert not sub.exception
     board = run(LEADERBOARD)
     assert "delete_test.txt" in board.dataframe[-1].value["system"].tolist()
+
+
+@pytest.fixture
+def same_name(tiny_data):
+    """Two different files uploaded under the same file name."""
+    train_embedded(tiny_data)
+    store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
+    inputs, refs = split_inputs(prepare_corpus(data.load_dataset("russe2022", ["test"], tiny_data)), "test")
+    for content in ("как же надоело\n", "сука как же надоело\n"):
+        score_and_store(store, content.encode(), "outputs.txt", dataset="russe2022", split="test", inputs=inputs,
+                        references=refs, preset="embedded", calibrated=True, source="upload")
+    return store
+
+
+def test_same_name_submissions_are_both_ranked_and_compared(same_name):
+    ids = same_name.list()["id"].tolist()
+    board = run(LEADERBOARD)
+    assert sorted(board.dataframe[-1].value["system"]) == sorted(f"outputs.txt #{i}" for i in ids)
+    at = run(COMPARE)
+    assert sorted(at.multiselect(key="cmp_systems").value) == sorted(ids)
+    assert len(at.dataframe[0].value) == 1

@@ -191,11 +191,11 @@ class Store:
         with Session(self.engine) as s:
             out = []
             for r, *values in s.execute(q.order_by(SubmissionRow.created_at)).all():
-                out.append({"id": r.id, "name": r.name, "dataset": r.dataset, "split": r.split, "preset": r.preset,
+                out.append({"id": r.id, "name": r.name, "sha256": r.sha256, "dataset": r.dataset, "split": r.split, "preset": r.preset,
                             "calibrated": r.calibrated, "source": r.source, "n": r.n,
                             **{c: (float(v) if v is not None else float("nan")) for c, v in zip(SCORE_COLUMNS, values)},
                             "created_at": r.created_at})
-        return pd.DataFrame(out, columns=["id", "name", "dataset", "split", "preset", "calibrated", "source", "n",
+        return pd.DataFrame(out, columns=["id", "name", "sha256", "dataset", "split", "preset", "calibrated", "source", "n",
                                           *SCORE_COLUMNS, "created_at"])
 
     def get(self, submission_id: int) -> StoredSubmission | None:

@@ -20,6 +20,7 @@ from detox_core.annotation.results import system_means
 from detox_core.annotation.store import AnnotationError, Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
+from detox_core.storage import display_names
 from detox_core.ui import render
 from detox_core.ui.annotation import (
     annotation_store,
@@ -299,8 +300,9 @@ with tabs["New project"]:
     else:
         name = st.text_input("Project name", key="new_name")
         split = st.selectbox("Test set", sorted(subs["split"].unique()), key="new_split")
-        subs = subs[subs["split"] == split].drop_duplicates("name", keep="last")
-        labels = dict(zip(subs["id"], subs["name"] + " (" + subs["preset"] + ")"))
+        # One entry per file (a file scored with two presets is one system).
+        subs = subs[subs["split"] == split].drop_duplicates("sha256", keep="last")
+        labels = {i: f"{shown} ({preset})" for (i, shown), preset in zip(display_names(subs).items(), subs["preset"])}
         systems = st.multiselect("Systems", list(labels), default=list(labels), format_func=labels.get, key="new_systems")
         n_inputs = int(subs["n"].max())
         how = st.radio("Inputs", ["all", "a random sample"], horizontal=True, key="new_how")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from detox_core.annotation.controls import Control, generate_controls
-from detox_core.storage import Store
+from detox_core.storage import Store, display_names
 
 
 def pairs_from_submissions(store: Store, submission_ids: Sequence[int], *, sample: int | None = None,
@@ -19,12 +19,17 @@ def pairs_from_submissions(store: Store, submission_ids: Sequence[int], *, sampl
     every system, so that systems are judged on equal ground.
     """
     frames = []
+    metas = []
     for sid in submission_ids:
         meta = store.get(sid)
         if meta is None:
             raise ValueError(f"no stored submission with id {sid}")
-        scores = store.scores(sid)[["idx", "input", "output"]]
-        frames.append(scores.assign(system=meta.name))
+        metas.append(meta)
+    # Two files of the same name are two systems: "name #id" tells them apart.
+    shown = display_names(pd.DataFrame({"id": [m.id for m in metas], "name": [m.name for m in metas]}))
+    for meta in metas:
+        scores = store.scores(meta.id)[["idx", "input", "output"]]
+        frames.append(scores.assign(system=shown[meta.id]))
     if not frames:
         return pd.DataFrame(columns=["system", "idx", "input", "output"])
     pairs = pd.concat(frames, ignore_index=True)

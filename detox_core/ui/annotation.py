@@ -4,6 +4,7 @@ item cards and the keyboard-driven answer bar."""
 from __future__ import annotations
 
 import hmac
+import math
 import html
 import os
 
@@ -12,6 +13,7 @@ import streamlit as st
 from detox_core.annotation.store import AnnotationStore, ItemView
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.db import default_url
+from detox_core.throttle import LoginThrottle
 
 SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
 
@@ -39,6 +41,23 @@ def organizer_secret() -> str | None:
     return str(value) if value else None
 
 
+@st.cache_resource(show_spinner=False)
+def login_throttle() -> LoginThrottle:
+    """Failed organizer sign-ins of this server process."""
+    return LoginThrottle()
+
+
+def _client_id() -> str:
+    """Who is signing in, for the throttle: the client's address (behind a proxy, the
+    first X-Forwarded-For address), else this browser session."""
+    try:
+        forwarded, ip = st.context.headers.get("X-Forwarded-For", ""), st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context: one client
+        forwarded, ip = "", None
+    forwarded = forwarded.split(",")[0].strip() if isinstance(forwarded, str) else ""
+    return forwarded or (ip if isinstance(ip, str) and ip else "unknown client")
+
+
 def organizer_gate() -> None:
     """Stop the page unless this session entered the organizer password.
 
@@ -57,9 +76,16 @@ def organizer_gate() -> None:
         typed = st.text_input("Organizer password", type="password", key="organizer_password")
         sent = st.form_submit_button("Sign in", type="primary")
     if sent:
+        throttle, client = login_throttle(), _client_id()
+        wait = throttle.wait_s(client)
+        if wait > 0:
+            st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+            st.stop()
         if hmac.compare_digest(typed.encode(), secret.encode()):
+            throttle.succeeded(client)
             st.session_state["organizer_ok"] = True
             st.rerun()
+        throttle.failed(client)
         st.error("Wrong password.", icon=":material/lock:")
     st.stop()
 

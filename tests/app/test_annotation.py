@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -159,17 +161,53 @@ def test_organizer_page_refused_without_a_secret(tiny_data, monkeypatch):
     assert not at.text_input and not at.tabs and not at.button
 
 
+def _sign_in(at: AppTest, password: str) -> AppTest:
+    at.text_input(key="organizer_password").input(password)
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    return run(at)
+
+
 def test_organizer_password(tiny_data, monkeypatch):
+    from detox_core.ui.annotation import login_throttle
+
+    login_throttle.clear()
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    at = _sign_in(run(AppTest.from_file(PROJECTS, default_timeout=60)), "wrong")
+    assert at.error[0].value == "Wrong password." and not at.tabs
+    # Straight after a wrong password even the right one waits (1 s after one failure).
+    at = _sign_in(at, "s3cret")
+    assert "try again in" in at.error[0].value and not at.tabs
+    time.sleep(1.1)
+    at = _sign_in(at, "s3cret")
+    assert [t.label for t in at.tabs][:3] == ["Progress", "Review queue", "Results"]
+
+
+def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch):
+    from detox_core.ui.annotation import login_throttle
+
+    login_throttle.clear()
+    throttle = login_throttle()
+    now = [1000.0]
+    throttle.clock = lambda: now[0]
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("wrong")
-    at.button(key="FormSubmitter:organizer_login-Sign in").click()
-    run(at)
-    assert at.error[0].value == "Wrong password." and not at.tabs
-    at.text_input(key="organizer_password").input("s3cret")
-    at.button(key="FormSubmitter:organizer_login-Sign in").click()
-    run(at)
-    assert [t.label for t in at.tabs][:3] == ["Progress", "Review queue", "Results"]
+    checked = 0
+    for _ in range(60):  # 60 tries in 11 s, as a script sends them: at most 5 are checked
+        at = _sign_in(at, "guess")
+        checked += at.error[0].value == "Wrong password."
+        now[0] += 11 / 60
+    assert checked <= 5
+    while checked < 5:  # whoever waits out every delay reaches the fifth failure, and the lock
+        now[0] += 61
+        at = _sign_in(at, "guess")
+        checked += at.error[0].value == "Wrong password."
+    now[0] += 120  # long past any per-try delay, still inside the lockout
+    at = _sign_in(at, "s3cret")
+    assert "Too many wrong passwords" in at.error[0].value and not at.tabs
+    now[0] += 15 * 60
+    at = _sign_in(at, "s3cret")
+    assert not at.error and at.tabs
+    login_throttle.clear()
 
 
 def _stored_submission(tiny_data, name: str, outputs: list[str]) -> None:

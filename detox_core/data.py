@@ -507,11 +507,31 @@ def load_human_judgements(source: Source, *, name: str | None = None) -> pd.Data
     for extra in table.header:
         if extra in used:
             continue
-        values = table.column(extra)
-        numeric = pd.to_numeric(pd.Series(values).replace("", None), errors="coerce")
-        non_empty = sum(1 for v in values if v.strip())
-        frame[extra] = numeric if numeric.notna().sum() == non_empty else values
+        frame[extra] = _extra_column(table, extra)
     return frame
+
+
+def _extra_column(table: Table, col: str) -> pd.Series | list[str]:
+    """A further column of a judgements file: numbers (a metric's scores) when most of its
+    cells are numbers, else text.
+
+    Raises:
+        DetoxInputError: a number column with a cell that is not a finite number (the
+            first one is named: a typo there would silently drop the metric).
+    """
+    values = table.column(col)
+    numeric = pd.to_numeric(pd.Series(values).replace("", None), errors="coerce")
+    filled = [(v, ln, x) for v, ln, x in zip(values, table.lines, numeric) if v.strip()]
+    n_numbers = sum(1 for _, _, x in filled if x == x)
+    if not filled or n_numbers * 2 <= len(filled):
+        return values  # a text column (comments, ids)
+    for v, ln, x in filled:
+        if x != x:
+            raise DetoxInputError(f"expected a number in this metric column, found {v.strip()[:40]!r}", table.name,
+                                  ln, col)
+        if x in (float("inf"), float("-inf")):
+            raise DetoxInputError(f"expected a finite number, found {v.strip()!r}", table.name, ln, col)
+    return numeric
 
 
 def _float_cell(value: str, name: str, line: int, col: str, lo: float, hi: float) -> float:

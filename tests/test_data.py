@@ -335,3 +335,17 @@ def test_dataset_missing_says_how_to_fetch(tmp_path):
 def test_submission_reports_every_problem_at_once():
     err = err_of(load_submission, "а\n\nв\nг\n".encode(), inputs=INPUTS, name="sub.txt")
     assert "2 problems" in str(err) and "expected 3 outputs" in str(err) and "empty output(s) on line(s) 2" in str(err)
+
+
+def test_judgements_metric_column_with_inf_or_a_text_cell_is_refused_with_its_place():
+    head = "toxic_sentence\tneutral_sentence\tparticipant_name\tnon-toxicity\tcontent\tfluency\tJ\tmy_metric\n"
+    rows = [f"ты дебил {k}\tты неправ {k}\tsys\t1\t1\t1\t1\t0.{k}\n" for k in range(5)]
+    good = data.load_human_judgements((head + "".join(rows)).encode(), name="h.tsv")
+    assert good["my_metric"].dtype.kind == "f"
+    for bad_value, message in (("inf", "expected a finite number, found 'inf'"),
+                               ("0,7", "expected a number in this metric column, found '0,7'")):
+        broken = rows[:3] + [rows[3].replace("\t0.3\n", f"\t{bad_value}\n")] + rows[4:]
+        with pytest.raises(DetoxInputError, match=f"h.tsv, line 5, column 'my_metric': {message}"):
+            data.load_human_judgements((head + "".join(broken)).encode(), name="h.tsv")
+    notes = rows[:2] + [r.replace("\t0.", "\tnote ") for r in rows[2:]]
+    assert data.load_human_judgements((head + "".join(notes)).encode(), name="h.tsv")["my_metric"].dtype.kind != "f"

@@ -17,7 +17,60 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from detox_core import __version__
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, StorageError
+
+
+def _int_in(lo: int, hi: int):
+    """argparse type: an integer in [lo, hi]."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, found {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"expected an integer from {lo:,} to {hi:,}, found {value:,}")
+        return value
+    return parse
+
+
+def _fraction(text: str) -> float:
+    """argparse type: a number in [0, 1] (NaN refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, found {text!r}")
+    return value
+
+
+def _out_file(path: str) -> Path:
+    """An output file: not a folder, its folder made when missing and writable."""
+    out = Path(path)
+    if out.is_dir():
+        raise DetoxInputError(f"--out {path} is a folder; give a file name, such as {out / 'out.csv'}")
+    _writable_folder(out.parent, f"--out {path}")
+    return out
+
+
+def _out_dir(path: str) -> Path:
+    """An output folder: made when missing, refused when it is a file or not writable."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise DetoxInputError(f"--out {path} is a file; give a folder for the score files")
+    _writable_folder(out, f"--out {path}")
+    return out
+
+
+def _writable_folder(folder: Path, what: str) -> None:
+    import os
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise DetoxInputError(f"{what}: cannot create the folder {folder} ({err.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise DetoxInputError(f"{what}: the folder {folder} is not writable")
 
 
 def _cmd_fetch_data(args: argparse.Namespace) -> int:
@@ -92,7 +145,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
     try:
         written = score_submissions(
-            Path(args.inputs), [Path(p) for p in args.preds], Path(args.out), preset=args.preset,
+            Path(args.inputs), [Path(p) for p in args.preds], _out_dir(args.out), preset=args.preset,
             calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
             references=Path(args.refs) if args.refs else None, quiet=args.quiet,
         )
@@ -117,8 +170,11 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     from detox_core import data
     from detox_core.humaneval import add_2025_recipes, join_score_files, meta_eval
 
+    out = _out_file(args.out) if args.out else None
     frame = add_2025_recipes(data.load_human_judgements(Path(args.human)))
     if args.scores:
+        if not Path(args.scores).is_dir():
+            raise DetoxInputError(f"--scores {args.scores}: no such folder (give the --out folder of a `score` run)")
         frame = join_score_files(frame, Path(args.scores))
     table = meta_eval(frame, n_boot=args.n_boot)
     if table.empty:
@@ -130,8 +186,8 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
             r.ranking_accuracy, r.ranking_accuracy_low, r.ranking_accuracy_high)
         print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  {_fmt(r.spearman, r.spearman_low, r.spearman_high):<24} "
               f"{_fmt(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
-    if args.out:
-        data.write_text_atomic(Path(args.out), table.to_csv(index=False, float_format="%.6f"))
+    if out:
+        data.write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))
         print(f"written: {args.out}", file=sys.stderr)
     return 0
 
@@ -140,9 +196,9 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     from detox_core import data
     from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 
+    out = _out_file(args.out)
     results = load_crowd_tsv(Path(args.crowd), args.task)
     table = aggregate_crowd(results, args.method, args.min_control_accuracy)
-    out = Path(args.out)
     data.write_text_atomic(out, table.to_csv(index=False))
     labelled = int(table["label"].notna().sum())
     print(f"{len(table)} items, {labelled} labelled, {len(table) - labelled} without a label; skipped rows: "
@@ -155,6 +211,7 @@ def _cmd_export_annotations(args: argparse.Namespace) -> int:
     from detox_core.annotation.results import aggregate_project, humaneval_table
     from detox_core.annotation.store import AnnotationStore
 
+    out = _out_file(args.out)
     store = AnnotationStore(args.db)
     projects = {p.name: p for p in store.projects()}
     if args.project not in projects:
@@ -163,7 +220,6 @@ def _cmd_export_annotations(args: argparse.Namespace) -> int:
     project = projects[args.project]
     table = humaneval_table(store, project, aggregate_project(store, project, method=args.method),
                             complete_only=not args.all)
-    out = Path(args.out)
     data.write_text_atomic(out, table.to_csv(index=False))
     print(f"{len(table)} pairs of {table['participant_name'].nunique()} systems; written: {out}")
     return 0
@@ -202,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
-    score.add_argument("--batch-size", type=int, default=32)
+    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     score.set_defaults(func=_cmd_score)
 
@@ -210,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     meta.add_argument("--human", required=True, metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
     meta.add_argument("--scores", metavar="DIR", help="a folder written by `score --out`, joined by system and text")
     meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
-    meta.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    meta.add_argument("--n-boot", type=_int_in(1, 100_000), default=1000, help="bootstrap resamples for the intervals (default 1000)")
     meta.set_defaults(func=_cmd_meta_eval)
 
     agg = sub.add_parser("aggregate", help="aggregate crowd answers exported from a crowdsourcing platform")
@@ -218,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     agg.add_argument("--task", required=True, choices=["toxicity", "content", "fluency"])
     agg.add_argument("--method", choices=["mv", "ds"], default="ds",
                      help="mv: majority vote with at least 3 votes; ds: Dawid-Skene (default)")
-    agg.add_argument("--min-control-accuracy", type=float, default=0.5,
+    agg.add_argument("--min-control-accuracy", type=_fraction, default=0.5,
                      help="drop workers below this accuracy on control items (default 0.5)")
     agg.add_argument("--out", required=True, metavar="FILE.csv")
     agg.set_defaults(func=_cmd_aggregate)
@@ -238,6 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except DetoxInputError as err:
+    except (DetoxInputError, StorageError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # writing the output failed (disk full, permissions)
+        print(f"error: {err.filename or 'output'}: {err.strerror or err}", file=sys.stderr)
         return 2

@@ -174,6 +174,9 @@ def parse_table(text: str, name: str, delimiter: str | None = None) -> Table:
     """
     delimiter = delimiter or _sniff_delimiter(text, name)
     sep_name = "tab" if delimiter == "\t" else repr(delimiter)
+    # A field may be as long as a whole file the app accepts (csv's default limit of
+    # 131,072 characters was reported as broken quoting).
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     rows: list[list[str]] = []

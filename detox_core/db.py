@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateColumn
 
 from detox_core.data import data_dir
-from detox_core.errors import StorageError
+from detox_core.errors import DetoxInputError, StorageError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -121,9 +121,20 @@ def default_url() -> str:
     return os.environ.get("DETOX_DB_URL") or f"sqlite:///{data_dir() / 'detox.sqlite'}"
 
 
+#: Database URL prefixes the app works with (SQLite files, PostgreSQL through psycopg 3;
+#: a plain ``postgresql://`` URL is read as psycopg 3, the driver the app installs).
+SUPPORTED_URLS = ("sqlite://", "postgresql+psycopg://", "postgresql://", "postgres://")
+
+
 def make_engine(url: str | None = None) -> Engine:
     """An engine for ``url`` (default :func:`default_url`), with SQLite pragmas set."""
     url = url or default_url()
+    if not url.startswith(SUPPORTED_URLS):
+        raise DetoxInputError(f"unsupported database URL {url.split(':', 1)[0]!r}: use sqlite:///FILE or "
+                              "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE")
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            url = "postgresql+psycopg://" + url.removeprefix(plain)
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {}

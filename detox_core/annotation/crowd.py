@@ -79,13 +79,25 @@ def load_crowd_tsv(source: Source, task: str, *, name: str | None = None) -> Cro
         if status == "REJECTED":
             rejected += 1
             continue
-        try:
-            value = normalise_label(rec[col[out_col]], task)
-            golden = normalise_label(rec[col[golden_col]], task) if golden_col in col else None
-        except ValueError as err:
-            raise DetoxInputError(f"{err.args[0]!r} is not an answer of the {task} task", label, line, out_col) from None
+        for column in (out_col, golden_col):
+            if column not in col:
+                continue
+            try:
+                parsed = normalise_label(rec[col[column]], task)
+            except ValueError as err:
+                raise DetoxInputError(f"{err.args[0]!r} is not an answer of the {task} task", label, line,
+                                      column) from None
+            if column == out_col:
+                value = parsed
+            else:
+                golden = parsed
+        if golden_col not in col:
+            golden = None
         if value is None:
             continue
+        if not rec[col["ASSIGNMENT:worker_id"]].strip():
+            raise DetoxInputError("the worker id is empty: every answer needs its worker", label, line,
+                                  "ASSIGNMENT:worker_id")
         seconds = np.nan
         if "ASSIGNMENT:started" in col and "ASSIGNMENT:submitted" in col:
             start = pd.to_datetime(rec[col["ASSIGNMENT:started"]], errors="coerce")

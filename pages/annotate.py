@@ -11,6 +11,8 @@ import streamlit as st
 from detox_core.annotation.store import AnnotationError, Page
 from detox_core.annotation.tasks import spec
 from detox_core.ui import render
+from detox_core.annotation.submit import page_answers
+from detox_core.ui.annotate_page import annotate_page
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.ui.navigation import ensure_app_navigation
 
@@ -190,46 +192,8 @@ if page is None:
     st.success(f"No {sp.title.lower()} items are left for you. Thank you!", icon=":material/celebration:")
     st.stop()
 
-# Widget keys name page positions, never item ids: keys show in the page's HTML, and ids
-# would tell control items (made after the real ones) apart.
-answer_keys = {item.id: f"a_{page.assignment_id}_{k}" for k, item in enumerate(page.items)}
-cursor_key = f"cur_{page.assignment_id}"
 
-
-def cursor(p: Page) -> int:
-    return min(st.session_state.get(cursor_key, 0), len(p.items) - 1)
-
-
-def next_unanswered(p: Page, after: int) -> int:
-    n = len(p.items)
-    for step in range(1, n + 1):
-        k = (after + step) % n
-        if st.session_state.get(answer_keys[p.items[k].id]) is None:
-            return k
-    return min(after + 1, n - 1)
-
-
-def answer_current(p: Page, value: float) -> None:
-    k = cursor(p)
-    st.session_state[answer_keys[p.items[k].id]] = value
-    st.session_state[cursor_key] = next_unanswered(p, k)
-
-
-def answered_by_mouse(p: Page, k: int) -> None:
-    st.session_state[cursor_key] = next_unanswered(p, k)
-
-
-def move(p: Page, step: int) -> None:
-    st.session_state[cursor_key] = max(0, min(cursor(p) + step, len(p.items) - 1))
-
-
-def submit(p: Page) -> None:
-    answers = {i.id: st.session_state.get(answer_keys[i.id]) for i in p.items}
-    missing = [k + 1 for k, i in enumerate(p.items) if answers[i.id] is None]
-    if missing:
-        flash("warning", f"Items {', '.join(map(str, missing))} have no answer yet.")
-        st.session_state[cursor_key] = missing[0] - 1
-        return
+def submit(p: Page, answers: dict[int, float]) -> None:
     try:
         result = store.submit_page(ann.id, p.assignment_id, answers)
     except AnnotationError as err:
@@ -254,29 +218,19 @@ def skip(p: Page) -> None:
 with st.expander(f"Instructions: {sp.title.lower()}", icon=":material/help:"):
     instructions((task,))
 
-cur = cursor(page)
-done = sum(st.session_state.get(k) is not None for k in answer_keys.values())
-st.markdown(f"**{sp.question}** · item **{cur + 1}** of {len(page.items)} · {done} answered")
-with st.container(horizontal=True, gap="small"):
-    for key, (value, label) in zip(sp.keys, sp.options):
-        st.button(label, key=f"kb_{key}", shortcut=key, on_click=answer_current, args=(page, value),
-                  help=f"Answer item {cur + 1} and move on")
-    st.button("Previous", key="kb_prev", shortcut="Up", on_click=move, args=(page, -1))
-    st.button("Next", key="kb_next", shortcut="Down", on_click=move, args=(page, 1))
-    st.button("Submit page", key="kb_submit", shortcut="Enter", type="primary", on_click=submit, args=(page,))
-    st.button("Skip page", key="kb_skip", shortcut="S", on_click=skip, args=(page,))
-
-# The marked item stands out (containers with a key get the CSS class st-key-<key>).
-st.html("<style>.st-key-ann_current{background:#eef6f1;border-color:#2e7d5b !important;"
-        "box-shadow:inset 4px 0 0 #2e7d5b}</style>")
-for k, item in enumerate(page.items):
-    with st.container(border=True, key="ann_current" if k == cur else f"ann_item_{k}"):
-        left, mid, right = st.columns([0.4, 6, 3], vertical_alignment="center")
-        left.markdown(f"**{k + 1}**")
-        mid.html(item_html(item, sp))
-        right.segmented_control(sp.question, [v for v, _ in sp.options], format_func=sp.answer_text,
-                                key=answer_keys[item.id], label_visibility="collapsed",
-                                on_change=answered_by_mouse, args=(page, k))
-st.caption("Keys: " + ", ".join(f"**{key}** {label}" for key, (_, label) in zip(sp.keys, sp.options))
-           + " (answers the marked item) · **↑/↓** move · **Enter** submit the page · **S** skip it. Some items "
-           "have known answers: careless answers, pages answered too fast and many skipped pages end your work.")
+# The whole page is answered in the browser (keys register at once) and arrives here
+# in one message on submit or skip; it is checked, then stored in one transaction.
+sent = annotate_page(page, sp, key=f"ann_page_{page.assignment_id}")
+if sent is not None:
+    try:
+        action, answers = page_answers(page, sent)
+    except AnnotationError as err:
+        flash("error", render.md(err, None))
+    else:
+        if action == "skip":
+            skip(page)
+        else:
+            submit(page, answers)
+    st.rerun()
+st.caption("Some items have known answers: careless answers, pages answered too fast and many skipped pages "
+           "end your work.")

@@ -1,0 +1,211 @@
+"""The annotator's page of items, answered entirely in the browser.
+
+A Streamlit component (``st.components.v2``, no server of its own) draws every item of
+the page with its answer buttons and handles the keyboard in the browser: 1/2/3 answer
+the marked item and move the mark on, Up/Down move it, Enter submits, S skips. A key
+registers at once, whatever the typing speed, and nothing reaches the server until the
+page is submitted; then the whole page goes in one message, ``{"page", "action",
+"answers"}``, that :func:`detox_core.annotation.pages.page_answers` checks before the
+store saves it in one transaction.
+
+Item texts are user and system text: the script puts them in the page with
+``textContent``, never as HTML. Items are sent by position: no item id, and nothing that
+tells a control item from another, reaches the browser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from detox_core.annotation.store import Page
+from detox_core.annotation.tasks import TaskSpec
+
+_CSS = """
+:host { display: block; }
+.ap { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #1d2521); }
+.ap-head { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; margin-bottom: .5rem; }
+.ap-q { font-weight: 600; font-size: 1.05rem; }
+.ap-count { color: #5b6b63; }
+.ap-item { display: grid; grid-template-columns: 2rem minmax(0, 1fr) auto; gap: .75rem; align-items: center;
+           border: 1px solid rgba(49, 51, 63, .2); border-radius: .5rem; padding: .6rem .75rem; margin: .4rem 0;
+           cursor: pointer; outline: none; }
+.ap-item.current { background: #eef6f1; border-color: #2e7d5b; box-shadow: inset 4px 0 0 #2e7d5b; }
+.ap-item.answered .ap-num::after { content: " ✓"; color: #2e7d5b; }
+.ap-num { font-weight: 700; }
+.ap-label { color: #5b6b63; font-size: .8rem; }
+.ap-text { font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; margin-bottom: .15rem; }
+.ap-text.strong { font-weight: 600; }
+.ap-opts { display: flex; flex-wrap: wrap; gap: .35rem; justify-content: flex-end; }
+.ap-opt { border: 1px solid rgba(49, 51, 63, .3); background: #fff; border-radius: .5rem; padding: .3rem .7rem;
+          font: inherit; cursor: pointer; white-space: nowrap; }
+.ap-opt.chosen { background: #2e7d5b; border-color: #2e7d5b; color: #fff; }
+.ap-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .6rem; }
+.ap-btn { border: 1px solid rgba(49, 51, 63, .3); background: #fff; border-radius: .5rem; padding: .4rem .9rem;
+          font: inherit; cursor: pointer; }
+.ap-btn.primary { background: #2e7d5b; border-color: #2e7d5b; color: #fff; }
+.ap-btn:disabled { opacity: .6; cursor: default; }
+.ap-msg { color: #b3261e; font-weight: 600; }
+.ap-keys { color: #5b6b63; font-size: .85rem; margin-top: .4rem; }
+@media (max-width: 700px) {
+  .ap-item { grid-template-columns: 1.5rem minmax(0, 1fr); }
+  .ap-opts { grid-column: 1 / -1; justify-content: flex-start; }
+}
+"""
+
+_JS = """
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const root = document.createElement("div");
+  root.className = "ap";
+  parentElement.appendChild(root);
+  const n = data.items.length;
+  const answers = new Array(n).fill(null);
+  let current = 0;
+  let sent = false;
+
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;  // text, never HTML
+    return e;
+  };
+  const head = el("div", "ap-head");
+  head.append(el("span", "ap-q", data.question));
+  const count = el("span", "ap-count");
+  head.append(count);
+  root.append(head);
+
+  const rows = data.items.map((item, k) => {
+    const row = el("div", "ap-item");
+    row.tabIndex = -1;
+    row.dataset.position = String(k + 1);
+    row.append(el("div", "ap-num", String(k + 1)));
+    const body = el("div");
+    for (const part of item) {
+      body.append(el("div", "ap-label", part.label));
+      body.append(el("div", "ap-text" + (part.strong ? " strong" : ""), part.text));
+    }
+    row.append(body);
+    const opts = el("div", "ap-opts");
+    data.options.forEach((opt) => {
+      const b = el("button", "ap-opt", opt.key + " · " + opt.text);
+      b.type = "button";
+      b.dataset.value = String(opt.value);
+      b.addEventListener("click", (ev) => { ev.stopPropagation(); answer(k, opt.value, true); });
+      opts.append(b);
+    });
+    row.append(opts);
+    row.addEventListener("click", () => { current = k; draw(); });
+    root.append(row);
+    return row;
+  });
+
+  const bar = el("div", "ap-bar");
+  const submitBtn = el("button", "ap-btn primary", "Submit page (Enter)");
+  submitBtn.type = "button";
+  const skipBtn = el("button", "ap-btn", "Skip page (S)");
+  skipBtn.type = "button";
+  const msg = el("span", "ap-msg");
+  msg.setAttribute("role", "status");
+  bar.append(submitBtn, skipBtn, msg);
+  root.append(bar);
+  root.append(el("div", "ap-keys", data.keys_help));
+
+  function nextUnanswered(after) {
+    for (let step = 1; step <= n; step++) {
+      const k = (after + step) % n;
+      if (answers[k] === null) return k;
+    }
+    return Math.min(after + 1, n - 1);
+  }
+  function draw() {
+    rows.forEach((row, k) => {
+      row.classList.toggle("current", k === current);
+      row.classList.toggle("answered", answers[k] !== null);
+      row.querySelectorAll(".ap-opt").forEach((b) => {
+        b.classList.toggle("chosen", answers[k] !== null && Number(b.dataset.value) === answers[k]);
+      });
+    });
+    const done = answers.filter((a) => a !== null).length;
+    count.textContent = "item " + (current + 1) + " of " + n + " · " + done + " answered";
+  }
+  function answer(k, value, byMouse) {
+    if (sent) return;
+    answers[k] = value;
+    current = nextUnanswered(k);
+    msg.textContent = "";
+    draw();
+    if (!byMouse) rows[current].scrollIntoView({ block: "nearest" });
+  }
+  function send(action) {
+    if (sent) return;
+    if (action === "submit") {
+      const missing = answers.map((a, k) => (a === null ? k + 1 : null)).filter((x) => x !== null);
+      if (missing.length) {
+        msg.textContent = "Items " + missing.join(", ") + " have no answer yet.";
+        current = missing[0] - 1;
+        draw();
+        rows[current].scrollIntoView({ block: "nearest" });
+        return;
+      }
+    }
+    sent = true;
+    submitBtn.disabled = skipBtn.disabled = true;
+    msg.textContent = action === "submit" ? "Saving…" : "Skipping…";
+    setTriggerValue("sent", { page: data.page, action: action, answers: answers });
+  }
+  submitBtn.addEventListener("click", () => send("submit"));
+  skipBtn.addEventListener("click", () => send("skip"));
+
+  const keyValue = {};
+  data.options.forEach((opt) => { keyValue[opt.key] = opt.value; });
+  function onKey(ev) {
+    const t = ev.composedPath ? ev.composedPath()[0] : ev.target;
+    const tag = t && t.tagName ? t.tagName.toLowerCase() : "";
+    if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key in keyValue) { answer(current, keyValue[ev.key], false); }
+    else if (ev.key === "ArrowDown") { current = Math.min(current + 1, n - 1); draw(); rows[current].scrollIntoView({ block: "nearest" }); }
+    else if (ev.key === "ArrowUp") { current = Math.max(current - 1, 0); draw(); rows[current].scrollIntoView({ block: "nearest" }); }
+    else if (ev.key === "Enter") { send("submit"); }
+    else if (ev.key === "s" || ev.key === "S") { send("skip"); }
+    else return;
+    ev.preventDefault();
+  }
+  document.addEventListener("keydown", onKey, true);
+  draw();
+  return () => document.removeEventListener("keydown", onKey, true);
+}
+"""
+
+_COMPONENT = st.components.v2.component("detox_annotate_page", css=_CSS, js=_JS)
+
+
+def _parts(item, spec: TaskSpec) -> list[dict[str, Any]]:
+    if spec.name == "content":
+        return [{"label": "Original", "text": item.input, "strong": False},
+                {"label": "Rewrite", "text": item.text, "strong": True}]
+    return [{"label": "Text", "text": item.text, "strong": True}]
+
+
+def page_data(page: Page, spec: TaskSpec) -> dict[str, Any]:
+    """What the browser gets of a page: texts by position, the question and the answers."""
+    keys_help = ("Keys: " + ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
+                 + " (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · S skips it. "
+                 "Click an item to mark it, or click an answer.")
+    return {
+        "page": page.assignment_id,
+        "question": spec.question,
+        "options": [{"key": key, "value": value, "text": label}
+                    for key, (value, label) in zip(spec.keys, spec.options)],
+        "items": [_parts(item, spec) for item in page.items],
+        "keys_help": keys_help,
+    }
+
+
+def annotate_page(page: Page, spec: TaskSpec, key: str) -> dict[str, Any] | None:
+    """Draw the page; returns the message the browser sent on submit or skip (once), else None."""
+    result = _COMPONENT(data=page_data(page, spec), key=key, on_sent_change=lambda: None)
+    return result.sent

@@ -6,14 +6,16 @@ training round, pass the exam, then answer pages of items with the keyboard.
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
-from detox_core.annotation.store import AnnotationError, Page
+from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationError, Page
 from detox_core.annotation.tasks import spec
 from detox_core.ui import render
 from detox_core.annotation.submit import page_answers
 from detox_core.ui.annotate_page import annotate_page
-from detox_core.ui.annotation import annotation_store, item_html
+from detox_core.ui.annotation import annotation_store, client_id, item_html, login_throttle
 from detox_core.ui.navigation import ensure_app_navigation
 
 ensure_app_navigation()
@@ -44,18 +46,30 @@ def leave() -> None:
 
 ann_id = st.session_state.get("ann_id")
 if ann_id is None:
-    st.markdown("Join an annotation project with the **access code** its organizer gave you. Come back later with "
-                "the same name and code to go on where you stopped.")
+    st.markdown("Join an annotation project with the **access code** its organizer gave you, your name and a "
+                "password you choose now. Come back later with the same name, code and password to go on where "
+                "you stopped: nobody else can answer under your name.")
     with st.form("ann_join"):
-        code = st.text_input("Access code", key="ann_code")
+        code = st.text_input("Access code", key="ann_code", max_chars=100)
         name = st.text_input("Your name", key="ann_name", max_chars=200)
+        secret = st.text_input("Your password", key="ann_secret", type="password", max_chars=200,
+                               help=f"At least {MIN_SECRET_CHARS} characters. Chosen when you join for the first "
+                                    "time; asked whenever you come back.")
         joined = st.form_submit_button("Join", type="primary")
     if joined:
+        throttle, client = login_throttle(), client_id()
+        wait = throttle.wait_s(f"annotator:{client}")
+        if wait > 0:
+            st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+            st.stop()
         try:
-            st.session_state["ann_id"] = store.join(code, name).id
-            st.rerun()
+            st.session_state["ann_id"] = store.join(code, name, secret).id
         except AnnotationError as err:
+            throttle.failed(f"annotator:{client}")
             st.error(render.md(err, None), icon=":material/error:")
+        else:
+            throttle.succeeded(f"annotator:{client}")
+            st.rerun()
     st.stop()
 
 try:
@@ -68,22 +82,6 @@ c1, c2 = st.columns([4, 1], vertical_alignment="center")
 c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
 c2.button("Leave", key="ann_leave", on_click=leave, icon=":material/logout:")
 show_flash()
-
-if ann.status == "banned":
-    st.error(f"**Your answers are no longer accepted.** {ann.ban_reason}. Your earlier answers stay with the "
-             "organizer.", icon=":material/block:")
-    st.stop()
-if ann.status == "failed":
-    st.error(f"**Not admitted.** Your exam score was {ann.exam_score:.0%}; the pass mark of this project is "
-             f"{project.settings.exam_pass:.0%}.", icon=":material/block:")
-    result = st.session_state.get("ann_exam_result")
-    if result and result.mistakes:
-        st.markdown("Your mistakes:")
-        for m in result.mistakes:
-            with st.container(border=True):
-                st.html(item_html(None, spec(m["task"]), text=m["text"], input=m["input"]))
-                st.markdown(f"You answered **{m['answer']}**; the answer is **{m['expected']}**. {m['explanation']}")
-    st.stop()
 
 
 def instructions(tasks: tuple[str, ...]) -> None:
@@ -98,6 +96,20 @@ def instructions(tasks: tuple[str, ...]) -> None:
                 with st.container(border=True):
                     st.html(item_html(None, sp, text=ex.text, input=ex.input))
                     st.markdown(f"**{sp.answer_text(ex.label)}**: {ex.explanation}")
+
+
+if ann.status == "banned":
+    st.error(f"**Your answers are no longer accepted.** {ann.ban_reason}. Your earlier answers stay with the "
+             "organizer.", icon=":material/block:")
+    st.stop()
+if ann.status == "failed":
+    st.error(f"**Not admitted.** Your exam score was {ann.exam_score:.0%}; the pass mark of this project is "
+             f"{project.settings.exam_pass:.0%}.", icon=":material/block:")
+    # No answer key: which items were missed, and their answers, would pass the exam for
+    # the next name. The instructions and their worked examples say how to judge.
+    st.markdown("Read the instructions and their examples again: they explain how each answer is chosen.")
+    instructions(project.tasks)
+    st.stop()
 
 
 # ----------------------------------------------------------------------------- training

@@ -23,7 +23,10 @@ pages are refused; the earlier answers stay stored and are left out of aggregati
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
 import random
 import secrets
 import threading
@@ -158,6 +161,9 @@ class AnnotatorRow(Base):
     ban_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime)
     banned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
+    # joined before passwords existed or through the library without one.
+    secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
 class AssignmentRow(Base):
@@ -275,6 +281,27 @@ def _naive(moment: datetime | None) -> datetime:
 def _project(row: ProjectRow) -> Project:
     return Project(row.id, row.name, row.access_code, row.dataset, tuple(json.loads(row.tasks)),
                    Settings.from_json(row.settings), row.status, row.created_at)
+
+
+#: Shortest annotator password accepted.
+MIN_SECRET_CHARS = 6
+
+
+def hash_secret(secret: str) -> str:
+    """``salt$hash`` of an annotator's password (scrypt, a random 16-byte salt)."""
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(secret.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    return f"{salt.hex()}${digest.hex()}"
+
+
+def check_secret(secret: str, stored: str) -> bool:
+    """Whether ``secret`` is the password stored as ``salt$hash`` (constant-time compare)."""
+    try:
+        salt, digest = stored.split("$", 1)
+        got = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), n=2**14, r=8, p=1, dklen=32)
+    except ValueError:
+        return False
+    return hmac.compare_digest(got.hex(), digest)
 
 
 def _annotator(row: AnnotatorRow) -> Annotator:
@@ -407,8 +434,18 @@ class AnnotationStore:
 
     # ------------------------------------------------------------------ annotators
 
-    def join(self, access_code: str, name: str) -> Annotator:
-        """Join the project of ``access_code`` as ``name``, or come back as ``name``."""
+    def join(self, access_code: str, name: str, secret: str | None = None) -> Annotator:
+        """Join the project of ``access_code`` as ``name``, or come back as ``name``.
+
+        Args:
+            secret: the annotator's own password. Chosen on joining (at least
+                :data:`MIN_SECRET_CHARS` characters) and asked again on every return, so
+                that knowing the access code and a name is not enough to act as someone.
+                ``None`` only for annotators who have none (library use, older data).
+
+        Raises:
+            AnnotationError: a wrong or missing password, a bad name or access code.
+        """
         name = " ".join(name.split())
         if not name:
             raise AnnotationError("enter your name")
@@ -422,14 +459,23 @@ class AnnotationStore:
                 raise AnnotationError("no project has this access code")
             row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project.id,
                                                        AnnotatorRow.name == name)).first()
+            if secret is not None and len(secret) < MIN_SECRET_CHARS:
+                raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
             if row is None:
                 if project.status != "open":
                     raise AnnotationError("this project is closed")
                 settings = Settings.from_json(project.settings)
                 status = "training" if settings.training else ("exam" if _has_exam(s, project.id) else "active")
-                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now())
+                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
+                                   secret_hash=hash_secret(secret) if secret is not None else None)
                 s.add(row)
                 s.flush()
+            elif row.secret_hash is not None:
+                if secret is None or not check_secret(secret, row.secret_hash):
+                    raise AnnotationError("this name is taken in this project and the password does not match: "
+                                          "type your own password, or join under another name")
+            elif secret is not None:
+                row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
             return _annotator(row)
 
     def annotator(self, annotator_id: int) -> Annotator:

@@ -47,7 +47,7 @@ def login_throttle() -> LoginThrottle:
     return LoginThrottle()
 
 
-def _client_id() -> str:
+def client_id() -> str:
     """Who is signing in, for the throttle: the client's address (behind a proxy, the
     first X-Forwarded-For address), else this browser session."""
     try:
@@ -76,7 +76,7 @@ def organizer_gate() -> None:
         typed = st.text_input("Organizer password", type="password", key="organizer_password")
         sent = st.form_submit_button("Sign in", type="primary")
     if sent:
-        throttle, client = login_throttle(), _client_id()
+        throttle, client = login_throttle(), client_id()
         wait = throttle.wait_s(client)
         if wait > 0:
             st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")

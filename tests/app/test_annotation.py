@@ -35,10 +35,11 @@ def store(tiny_data) -> AnnotationStore:
     return AnnotationStore()  # the app's database: DETOX_DB_URL of tiny_data
 
 
-def join(code: str, name: str) -> AppTest:
+def join(code: str, name: str, secret: str = "secret-of-the-annotator") -> AppTest:
     at = run(AppTest.from_file(ANNOTATE, default_timeout=60))
     at.text_input(key="ann_code").input(code)
     at.text_input(key="ann_name").input(name)
+    at.text_input(key="ann_secret").input(secret)
     at.button(key="FormSubmitter:ann_join-Join").click()
     return run(at)
 
@@ -80,6 +81,10 @@ def test_failed_exam_is_not_admitted(store):
     assert "Not admitted" in at.error[0].value and "40%" in at.error[0].value
     (annotator,) = store.annotators(p.id).itertuples()
     assert annotator.status == "failed"
+    # No answer key: neither the expected answers nor which items were missed are shown.
+    shown = " ".join(m.value for m in at.markdown)
+    assert "the answer is" not in shown and "You answered" not in shown
+    assert not any("контрольный текст" in m.value for m in at.markdown)
     # No work page is offered to them.
     assert not at.get("bidi_component")
 
@@ -144,7 +149,31 @@ def test_low_control_accuracy_bans(store):
     assert len(store.answers(p.id)) == 10  # both pages stored; left out of the labels
     # Coming back: refused.
     again = join(p.access_code, "Dima")
+    assert not again.get("bidi_component")
     assert "no longer accepted" in again.error[0].value and not again.get("bidi_component")
+
+
+def test_a_name_cannot_be_taken_over_without_its_password(store):
+    from detox_core.ui.annotation import login_throttle
+
+    login_throttle.clear()
+    p = store.create_project("own", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    first = join(p.access_code, "Zoya", "zoyas-own-password")
+    assert first.get("bidi_component")
+    impostor = join(p.access_code, "Zoya", "guessed-password")
+    assert "password does not match" in impostor.error[0].value
+    assert not impostor.get("bidi_component") and "ann_id" not in impostor.session_state
+    # A wrong password makes the next try from the same address wait.
+    assert "Too many wrong tries" in join(p.access_code, "Zoya", "zoyas-own-password").error[0].value
+    login_throttle.clear()  # (the real annotator, from another address)
+    back = join(p.access_code, " Zoya ", "zoyas-own-password")
+    assert back.get("bidi_component")
+    assert len(store.annotators(p.id)) == 1
+    login_throttle.clear()
+    short = join(p.access_code, "Yan", "123")
+    assert "at least 6 characters" in short.error[0].value
+    login_throttle.clear()
 
 
 def test_organizer_page_refused_without_a_secret(tiny_data, monkeypatch):

@@ -26,6 +26,7 @@ def join(page, server, code: str, name: str) -> None:
     wait_idle(page)
     page.get_by_label("Access code").fill(code)
     page.get_by_label("Your name").fill(name)
+    page.get_by_label("Your password", exact=True).fill("a-password-of-mine")
     page.get_by_role("button", name="Join").click()
     page.locator(".ap-item").first.wait_for(timeout=60_000)
     no_exception(page)

@@ -150,6 +150,7 @@ def test_annotator_answers_a_page_with_the_keyboard(server, page, db_url):
     wait_idle(page)
     page.get_by_label("Access code").fill(p.access_code)
     page.get_by_label("Your name").fill("Kira")
+    page.get_by_label("Your password", exact=True).fill("kiras-password")
     page.get_by_role("button", name="Join").click()
     wait_idle(page)
     no_exception(page)

@@ -7,7 +7,7 @@ page, the navigation and the shared sidebar (the corpus every page works on).
 import streamlit as st
 
 from detox_core.errors import StorageError
-from detox_core.ui import render
+from detox_core.ui import auth, render
 from detox_core.ui.models import render_model_settings
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import render_sidebar
@@ -15,26 +15,25 @@ from detox_core.ui.sidebar import render_sidebar
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 
-pages = {
-    "Explore": [
-        st.Page("pages/corpus.py", title="Corpus", icon=":material/menu_book:", default=True),
-    ],
-    "Score": [
-        st.Page("pages/live_scoring.py", title="Live scoring", icon=":material/bolt:"),
-        st.Page("pages/submissions.py", title="Submissions", icon=":material/upload_file:"),
-        st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
-        st.Page("pages/compare.py", title="Compare systems", icon=":material/compare_arrows:"),
-    ],
-    "Humans": [
-        st.Page("pages/human_eval.py", title="Human vs automatic", icon=":material/groups:"),
-        st.Page("pages/annotate.py", title="Annotate", icon=":material/edit_note:"),
-        st.Page("pages/annotation_projects.py", title="Annotation projects", icon=":material/assignment:"),
-    ],
+ICONS = {
+    "corpus": ":material/menu_book:", "live_scoring": ":material/bolt:", "submissions": ":material/upload_file:",
+    "leaderboard": ":material/leaderboard:", "compare": ":material/compare_arrows:", "human_eval": ":material/groups:",
+    "annotate": ":material/edit_note:", "annotation_projects": ":material/assignment:",
 }
+SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
+            "Humans": ["human_eval", "annotate", "annotation_projects"]}
+# Each role sees its own pages (detox_core.ui.auth); a page also checks on its own.
+pages = {
+    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid], icon=ICONS[pid], default=pid == "corpus")
+              for pid in ids if pid == "corpus" or auth.allowed(pid)]
+    for section, ids in SECTIONS.items()
+}
+pages = {section: entries for section, entries in pages.items() if entries}
 page = st.navigation(pages)
 with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")
 render_sidebar(owner="app")
+auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
 render_model_settings()
 try:
     page.run()

@@ -18,17 +18,8 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import (
-    Boolean,
-    DateTime,
-    Float,
-    ForeignKey,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-    delete,
-    func,
-    select,
+    Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, delete, false, func, or_, select,
+    update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
@@ -56,6 +47,8 @@ class SubmissionRow(Base):
     n: Mapped[int] = mapped_column(Integer)
     signature: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Hidden by an organizer: kept, but left out of rankings, comparisons and new projects.
+    hidden: Mapped[bool | None] = mapped_column(Boolean, nullable=True, server_default=false())
     sentences: Mapped[list["SentenceRow"]] = relationship(back_populates="submission", cascade="all, delete-orphan")
 
 
@@ -175,8 +168,10 @@ class Store:
             s.flush()
             return self._meta(row)
 
-    def list(self, dataset: str | None = None, split: str | None = None, preset: str | None = None) -> pd.DataFrame:
-        """Stored submissions with their system-level means."""
+    def list(self, dataset: str | None = None, split: str | None = None, preset: str | None = None,
+             include_hidden: bool = False) -> pd.DataFrame:
+        """Stored submissions with their system-level means (hidden ones only with
+        ``include_hidden``)."""
         # One query: the means are SQL averages over the sentence rows (NULL chrF skipped,
         # as pandas' mean skips NaN), not a load of every submission's scores.
         means = [func.avg(getattr(SentenceRow, c)).label(c) for c in SCORE_COLUMNS]
@@ -188,15 +183,17 @@ class Store:
             q = q.where(SubmissionRow.split == split)
         if preset:
             q = q.where(SubmissionRow.preset == preset)
+        if not include_hidden:
+            q = q.where(or_(SubmissionRow.hidden.is_(None), SubmissionRow.hidden == false()))
         with Session(self.engine) as s:
             out = []
             for r, *values in s.execute(q.order_by(SubmissionRow.created_at)).all():
                 out.append({"id": r.id, "name": r.name, "sha256": r.sha256, "dataset": r.dataset, "split": r.split, "preset": r.preset,
                             "calibrated": r.calibrated, "source": r.source, "n": r.n,
                             **{c: (float(v) if v is not None else float("nan")) for c, v in zip(SCORE_COLUMNS, values)},
-                            "created_at": r.created_at})
+                            "created_at": r.created_at, "hidden": bool(r.hidden)})
         return pd.DataFrame(out, columns=["id", "name", "sha256", "dataset", "split", "preset", "calibrated", "source", "n",
-                                          *SCORE_COLUMNS, "created_at"])
+                                          *SCORE_COLUMNS, "created_at", "hidden"])
 
     def get(self, submission_id: int) -> StoredSubmission | None:
         with Session(self.engine) as s:
@@ -213,6 +210,18 @@ class Store:
         for c in (*SCORE_COLUMNS, *RAW_COLUMNS):
             frame[c] = frame[c].astype(float)
         return frame
+
+    def rename(self, submission_id: int, name: str) -> str:
+        """Give a stored submission another name (cleaned like an upload's); returns it."""
+        name = clean_name(name)
+        with self._lock, Session(self.engine) as s, s.begin():
+            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(name=name))
+        return name
+
+    def set_hidden(self, submission_id: int, hidden: bool) -> None:
+        """Hide a submission from rankings, comparisons and new projects (or show it again)."""
+        with self._lock, Session(self.engine) as s, s.begin():
+            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(hidden=hidden))
 
     def remove(self, submission_id: int) -> None:
         with self._lock, Session(self.engine) as s, s.begin():

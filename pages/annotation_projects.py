@@ -22,10 +22,10 @@ from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
 from detox_core.storage import display_names
 from detox_core.ui import render
+from detox_core.ui.auth import organizer_gate
 from detox_core.ui.annotation import (
     annotation_store,
     item_html,
-    organizer_gate,
     project_progress,
     project_results,
 )

@@ -10,6 +10,7 @@ import streamlit as st
 from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_loss
 from detox_core.text import word_diff
 from detox_core.storage import display_names
+from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -18,6 +19,7 @@ from detox_core.ui.store import cached_scores, shared_store
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
 
 st.title("Compare systems")
+require_page("compare")
 choice = current_choice()
 if not choice.ok:
     st.info(choice.problem or "No corpus loaded.")

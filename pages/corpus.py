@@ -11,6 +11,7 @@ from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, public_c
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind, word_diff
+from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.sidebar import current_choice
 
@@ -22,6 +23,7 @@ EDIT_KIND_LABEL = {
 }
 
 st.title("Corpus")
+require_page("corpus")
 choice = current_choice()
 if not choice.ok:
     st.info(choice.problem or "No corpus loaded.", icon=":material/info:")

@@ -26,6 +26,7 @@ from detox_core.humaneval import (
     simple_features,
 )
 from detox_core.metrics import score
+from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
@@ -35,6 +36,7 @@ AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (
 N_BOOT = 300
 
 st.title("Human vs automatic")
+require_page("human_eval")
 choice = current_choice()
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 from detox_core import data
 from detox_core.errors import DetoxInputError
 from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
+from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -16,6 +17,7 @@ from detox_core.ui.store import cached_boards, cached_human_scores
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
 
 st.title("Leaderboard")
+require_page("leaderboard")
 choice = current_choice()
 score_cfg = {
     c: st.column_config.ProgressColumn(label, min_value=0.0, max_value=1.0, format="%.2f")

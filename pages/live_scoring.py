@@ -13,6 +13,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
 from detox_core.metrics import score
 from detox_core.models import ModelUnavailableError
+from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
@@ -21,6 +22,7 @@ from detox_core.ui.sidebar import current_choice
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 
 st.title("Live scoring")
+require_page("live_scoring")
 choice = current_choice()
 preset, calibrated = preset_picker()
 
@@ -42,7 +44,12 @@ def suggest_delete() -> None:
 
 
 def suggest_seq2seq() -> None:
-    model_id = st.session_state.get("live_seq2seq", "").strip() or DEFAULT_SEQ2SEQ
+    # Which model runs is an organizer setting: a visitor gets the default one.
+    model_id = (st.session_state.get("live_seq2seq", "").strip() if is_organizer() else "") or DEFAULT_SEQ2SEQ
+    looks_local = model_id.startswith((".", "/", "~")) or "\\" in model_id or model_id.count("/") > 1
+    if looks_local and not model_folder_allowed(model_id):
+        st.session_state["_live_seq2seq_error"] = "That folder is not inside the model folders configured here."
+        return
     try:
         rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool()).rewrite([st.session_state.get("live_input", "")])[0]
     except ModelUnavailableError as err:
@@ -78,7 +85,9 @@ b2.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/a
 b3.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
           help="Rewrite with the seq2seq detox model set below (loaded once per server).")
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
-    st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ)
+    st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ,
+                  disabled=not is_organizer(), max_chars=300,
+                  help=None if is_organizer() else "Set by the organizers of this server.")
 if err := st.session_state.pop("_live_seq2seq_error", None):
     st.error(render.md(err, None), icon=":material/error:")
 

@@ -19,6 +19,7 @@ from detox_core.submissions import (
     split_inputs,
 )
 from detox_core.storage import display_names
+from detox_core.ui.auth import is_organizer, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
@@ -26,6 +27,7 @@ from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_sentence_table, shared_store
 
 st.title("Submissions")
+require_page("submissions")
 choice = current_choice()
 if not choice.ok:
     st.info(choice.problem or "No corpus loaded.", icon=":material/info:")
@@ -127,16 +129,51 @@ with st.container(border=True):
             st.caption(f"No shipped outputs for `{split}`.")
 
 show_pending()
-listed = store.list(dataset=dataset, split=split, preset=preset)
+organizer = is_organizer()
+listed = store.list(dataset=dataset, split=split, preset=preset, include_hidden=organizer)
 listed = listed[listed["calibrated"] == calibrated]
 if listed.empty:
     st.info("No submission scored for this test set and preset yet.", icon=":material/info:")
     st.stop()
 
+
+def manage(listed) -> None:
+    """Organizers rename, hide (from rankings, comparisons and new projects) or delete."""
+    names = display_names(listed)
+    with st.expander("Manage stored submissions", icon=":material/settings:"):
+        sid = st.selectbox("Submission", listed["id"].tolist(), format_func=names.get, key="sub_manage_id")
+        row = listed.set_index("id").loc[sid]
+        m1, m2 = st.columns([3, 1], vertical_alignment="bottom")
+        new_name = m1.text_input("Name", value=row["name"], key=f"sub_manage_name_{sid}", max_chars=200)
+        if m2.button("Rename", key="sub_manage_rename", disabled=new_name.strip() in ("", row["name"])):
+            st.session_state["sub_flash"] = f"Renamed to {render.md(store.rename(int(sid), new_name))}."
+            st.rerun()
+        h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
+        h1.caption("Hidden submissions stay stored and listed here, but leave the Leaderboard, Compare systems "
+                   "and new annotation projects." if not row["hidden"] else "Hidden: not on the Leaderboard, in "
+                   "Compare systems or new annotation projects.")
+        if h2.button("Show again" if row["hidden"] else "Hide", key="sub_manage_hide"):
+            store.set_hidden(int(sid), not row["hidden"])
+            st.rerun()
+        d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
+        confirm = d1.text_input("Type the submission's name to delete it with its scores", key=f"sub_manage_del_{sid}")
+        if d2.button("Delete", key="sub_manage_delete", type="primary", disabled=confirm != row["name"]):
+            store.remove(int(sid))
+            st.session_state.pop("sub_view", None)
+            st.session_state["sub_flash"] = f"Deleted {render.md(row['name'])}."
+            st.rerun()
+
+
+if flash := st.session_state.pop("sub_flash", None):
+    st.success(flash, icon=":material/check_circle:")
 st.subheader("Stored submissions")
+if organizer:
+    manage(listed)
 st.dataframe(
-    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at"]], hide_index=True,
+    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at", "hidden"]], hide_index=True,
+    column_order=None if organizer else ["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at"],
     column_config={
+        "hidden": st.column_config.CheckboxColumn("Hidden"),
         "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
         **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0, format="%.3f")

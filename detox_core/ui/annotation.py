@@ -1,22 +1,15 @@
-"""Widgets of the annotation pages: the shared store, the organizer's password gate,
-item cards and the keyboard-driven answer bar."""
+"""Widgets of the annotation pages: the shared store and item cards (the organizer's
+sign-in lives in :mod:`detox_core.ui.auth`)."""
 
 from __future__ import annotations
 
-import hmac
-import math
 import html
-import os
 
 import streamlit as st
 
 from detox_core.annotation.store import AnnotationStore, ItemView
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.db import default_url
-from detox_core.throttle import LoginThrottle
-
-SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
-
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> AnnotationStore:
@@ -26,68 +19,6 @@ def _store(url: str) -> AnnotationStore:
 def annotation_store() -> AnnotationStore:
     """The annotation store at ``$DETOX_DB_URL`` or ``data/detox.sqlite`` (one per process)."""
     return _store(default_url())
-
-
-def organizer_secret() -> str | None:
-    """The organizer password: ``[annotation] organizer_password`` in
-    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
-    try:
-        value = st.secrets.get("annotation", {}).get("organizer_password")
-    except FileNotFoundError:  # no secrets.toml at all
-        value = None
-    except Exception:  # noqa: BLE001 - a malformed secrets.toml must not open the gate
-        value = None
-    value = value or os.environ.get(SECRET_ENV)
-    return str(value) if value else None
-
-
-@st.cache_resource(show_spinner=False)
-def login_throttle() -> LoginThrottle:
-    """Failed organizer sign-ins of this server process."""
-    return LoginThrottle()
-
-
-def client_id() -> str:
-    """Who is signing in, for the throttle: the client's address (behind a proxy, the
-    first X-Forwarded-For address), else this browser session."""
-    try:
-        forwarded, ip = st.context.headers.get("X-Forwarded-For", ""), st.context.ip_address
-    except Exception:  # noqa: BLE001 - no request context: one client
-        forwarded, ip = "", None
-    forwarded = forwarded.split(",")[0].strip() if isinstance(forwarded, str) else ""
-    return forwarded or (ip if isinstance(ip, str) and ip else "unknown client")
-
-
-def organizer_gate() -> None:
-    """Stop the page unless this session entered the organizer password.
-
-    Without a configured secret no organizer page opens, whatever is typed.
-    """
-    secret = organizer_secret()
-    if not secret:
-        st.error(
-            "**Refused: no organizer password is set on this server.** Organizer pages open only with a "
-            f"password: set `organizer_password` under `[annotation]` in `.streamlit/secrets.toml`, or the "
-            f"environment variable `{SECRET_ENV}`, and restart the app.", icon=":material/lock:")
-        st.stop()
-    if st.session_state.get("organizer_ok"):
-        return
-    with st.form("organizer_login"):
-        typed = st.text_input("Organizer password", type="password", key="organizer_password")
-        sent = st.form_submit_button("Sign in", type="primary")
-    if sent:
-        throttle, client = login_throttle(), client_id()
-        wait = throttle.wait_s(client)
-        if wait > 0:
-            st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
-            st.stop()
-        if hmac.compare_digest(typed.encode(), secret.encode()):
-            throttle.succeeded(client)
-            st.session_state["organizer_ok"] = True
-            st.rerun()
-        throttle.failed(client)
-        st.error("Wrong password.", icon=":material/lock:")
-    st.stop()
 
 
 def _block(label: str, text: str, strong: bool = False) -> str:

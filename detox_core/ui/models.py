@@ -15,7 +15,7 @@ import streamlit as st
 from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, train_embedded
 from detox_core.metrics.presets import Russe2022, TextDetox2024
 from detox_core.models import ModelPool, ModelUnavailableError, default_pool
-from detox_core.ui import render
+from detox_core.ui import auth, render
 
 #: (preset, role) -> model kind, for every official model.
 KINDS = {(preset, role): kind for preset in (Russe2022, TextDetox2024) for role, kind in preset.model_kinds.items()}
@@ -27,13 +27,13 @@ def shared_pool() -> ModelPool:
     return default_pool()
 
 
-def _embedded_status() -> None:
+def _embedded_status(organizer: bool) -> None:
     try:
         folder = find_artifacts()
         st.caption(f"**Embedded preset** (offline): trained, `{folder.name}`.")
     except EmbeddedMissingError as err:
-        st.warning(f"Embedded preset: {err}")
-        if st.button("Train the embedded models", key="train_embedded"):
+        st.warning(f"Embedded preset: {render.md(err, None)}")
+        if organizer and st.button("Train the embedded models", key="train_embedded"):
             bar = st.progress(0.0, text="Training…")
             steps = ["STA", "FL: character", "FL: pymorphy3", "FL: z-statistics", "SIM", "trained"]
             seen: list[str] = []
@@ -51,13 +51,26 @@ def _embedded_status() -> None:
 
 
 def render_model_settings() -> None:
-    """Sidebar expander: embedded status, local folders for the official models, a check."""
+    """Sidebar expander: embedded status, local folders for the official models, a check.
+
+    The folders are an organizer setting (they apply to the whole server) and must lie
+    inside the configured model roots (:func:`detox_core.ui.auth.model_roots`); visitors
+    see the status only.
+    """
     pool = shared_pool()
+    organizer = auth.is_organizer()
     with st.sidebar.expander("Metric models", icon=":material/memory:"):
-        _embedded_status()
+        _embedded_status(organizer)
+        if not organizer:
+            mapped = sum(1 for (preset, role) in KINDS if preset.default_models()[role] in pool.model_map)
+            st.caption(f"**Official models** run on `{pool.device}`; {mapped} of {len(KINDS)} load from local "
+                       "folders set by the organizers.")
+            return
         st.caption(
             f"**Official models** run on `{pool.device}`. Leave a folder empty to load from the model hub; "
             "give a folder for a local copy. Applies to everyone using this server."
+            + ("" if auth.is_open() else " Folders must lie inside: "
+               + ", ".join(f"`{render.md(r)}`" for r in auth.model_roots()) + ".")
         )
         for (preset, role), kind in KINDS.items():
             model_id = preset.default_models()[role]
@@ -71,6 +84,10 @@ def render_model_settings() -> None:
                 continue
             if not value:
                 pool.model_map.pop(model_id, None)
+            elif not auth.model_folder_allowed(value):
+                # Said the same way whether the folder exists or not: the field must not
+                # tell which folders the server has.
+                st.error(f"{render.md(value)} is not inside the model folders configured for this server.")
             elif Path(value).is_dir():
                 pool.model_map[model_id] = value
             else:

@@ -50,17 +50,18 @@ def cached_sentence_table(submission_id: int, corpus_key: str, references, lexic
 
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
-def _boards(url: str, dataset: str, split: str, axis: str, ids: tuple[int, ...]):
+def _boards(url: str, dataset: str, split: str, axis: str, shown: tuple[tuple[int, str], ...]):
     from detox_core.leaderboard import local_boards
 
     return local_boards(_store(url), dataset, split, axis)
 
 
 def cached_boards(dataset: str, split: str, axis: str):
-    """Local leaderboards, recomputed only when the stored submissions change."""
+    """Local leaderboards, recomputed only when the shown submissions (ids and names:
+    added, removed, hidden or renamed) change."""
     store = shared_store()
-    ids = tuple(store.list(dataset=dataset, split=split)["id"].tolist())
-    return _boards(store.url, dataset, split, axis, ids)
+    listed = store.list(dataset=dataset, split=split)
+    return _boards(store.url, dataset, split, axis, tuple(zip(listed["id"].tolist(), listed["name"].tolist())))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -154,7 +154,7 @@ def test_low_control_accuracy_bans(store):
 
 
 def test_a_name_cannot_be_taken_over_without_its_password(store):
-    from detox_core.ui.annotation import login_throttle
+    from detox_core.ui.auth import login_throttle
 
     login_throttle.clear()
     p = store.create_project("own", ["toxicity"], pairs(4),
@@ -176,11 +176,15 @@ def test_a_name_cannot_be_taken_over_without_its_password(store):
     login_throttle.clear()
 
 
-def test_organizer_page_refused_without_a_secret(tiny_data, monkeypatch):
+def test_organizer_page_open_without_a_password_refused_with_one(tiny_data, monkeypatch):
+    # No organizer password: the open app of one's own machine, every page open.
     monkeypatch.delenv("DETOX_ORGANIZER_PASSWORD", raising=False)
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    assert "Refused" in at.error[0].value
-    assert not at.text_input and not at.tabs and not at.button
+    assert [t.label for t in at.tabs][:2] == ["Progress", "Review queue"]
+    # With one, a visitor gets the sign-in form and nothing else.
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    assert not at.tabs and [t.key for t in at.text_input] == ["organizer_password"]
 
 
 def _sign_in(at: AppTest, password: str) -> AppTest:
@@ -190,7 +194,7 @@ def _sign_in(at: AppTest, password: str) -> AppTest:
 
 
 def test_organizer_password(tiny_data, monkeypatch):
-    from detox_core.ui.annotation import login_throttle
+    from detox_core.ui.auth import login_throttle
 
     login_throttle.clear()
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
@@ -205,7 +209,7 @@ def test_organizer_password(tiny_data, monkeypatch):
 
 
 def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch):
-    from detox_core.ui.annotation import login_throttle
+    from detox_core.ui.auth import login_throttle
 
     login_throttle.clear()
     throttle = login_throttle()

@@ -91,3 +91,40 @@ def test_same_name_submissions_are_both_ranked_and_compared(same_name):
     at = run(COMPARE)
     assert sorted(at.multiselect(key="cmp_systems").value) == sorted(ids)
     assert len(at.dataframe[0].value) == 1
+
+
+def test_organizer_renames_hides_and_deletes_a_submission(scored):
+    from streamlit.testing.v1 import AppTest as _AppTest  # noqa: F401 - same as AppTest
+
+    sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
+    ids = scored.list()["id"].tolist()
+    sub.selectbox(key="sub_manage_id").set_value(ids[0]).run()
+    sub.text_input(key=f"sub_manage_name_{ids[0]}").input("renamed.txt").run()
+    next(b for b in sub.button if b.key == "sub_manage_rename").click().run()
+    assert not sub.exception and "Renamed to renamed.txt" in sub.success[0].value
+    assert "renamed.txt" in run(LEADERBOARD).dataframe[-1].value["system"].tolist()
+    # Hidden: stored, still listed for the organizer, gone from the leaderboard and compare.
+    sub.selectbox(key="sub_manage_id").set_value(ids[0]).run()
+    next(b for b in sub.button if b.key == "sub_manage_hide").click().run()
+    assert scored.list(include_hidden=True)["hidden"].tolist().count(True) == 1
+    assert "renamed.txt" not in run(LEADERBOARD).dataframe[-1].value["system"].tolist()
+    assert any("at least two" in i.value for i in run(COMPARE).info)
+    # Deleted only after typing its name.
+    sub.selectbox(key="sub_manage_id").set_value(ids[1]).run()
+    name = scored.get(ids[1]).name
+    assert next(b for b in sub.button if b.key == "sub_manage_delete").disabled
+    sub.text_input(key=f"sub_manage_del_{ids[1]}").input(name).run()
+    next(b for b in sub.button if b.key == "sub_manage_delete").click().run()
+    assert scored.get(ids[1]) is None and len(scored.list(include_hidden=True)) == 1
+
+
+def test_visitors_do_not_manage_submissions_nor_see_hidden_ones(scored, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_PUBLIC_PAGES", "corpus,submissions,leaderboard")
+    scored.set_hidden(scored.list()["id"].tolist()[0], True)
+    sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
+    assert not [b for b in sub.button if b.key and b.key.startswith("sub_manage")]
+    assert len(sub.dataframe[0].value) == 1
+    monkeypatch.setenv("DETOX_PUBLIC_PAGES", "corpus")
+    refused = run(COMPARE)
+    assert "for the organizers" in refused.error[0].value

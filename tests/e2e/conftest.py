@@ -12,7 +12,7 @@ import pytest
 
 from detox_core.data import PROJECT_ROOT
 from tests.conftest import write_tiny_dataset
-from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, start_app, stop_app
+from tests.e2e.util import CHROMIUM, start_app, stop_app
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,10 @@ def db_url(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def server(data_root, db_url):
     try:
+        # The open app (no organizer password), as on one's own machine; tests/e2e/test_roles.py
+        # starts one with roles.
         proc, url = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
-                               "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD})
+                               "DETOX_ORGANIZER_PASSWORD": ""})
     except RuntimeError as err:
         pytest.fail(str(err))
     yield url

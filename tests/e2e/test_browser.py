@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, no_exception, shot, shown_pairs, wait_idle
+from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle
 
 pytestmark = [
     pytest.mark.e2e,
@@ -206,9 +206,6 @@ def test_organizer_pages(server, page, db_url, data_root):
                 store.submit_page(ann.id, pg.assignment_id, answers)
     page.goto(f"{server}/annotation_projects")
     wait_idle(page)
-    page.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
     no_exception(page)
     body = page.inner_text("body")
     assert "Access code for annotators" in body and p.access_code in body
@@ -246,9 +243,6 @@ def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url,
     crowd = tmp_path / "toxicity.tsv"
     crowd.write_text("\n".join(rows) + "\n", encoding="utf-8")
     page.goto(f"{server}/annotation_projects")
-    wait_idle(page)
-    page.get_by_label("Organizer password").fill(ORGANIZER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
     wait_idle(page)
     page.get_by_role("tab", name="Crowd import").click()
     wait_idle(page)

@@ -1,0 +1,196 @@
+"""Who may see which page: the roles of a shared task's deployment.
+
+- **Organizer**: every page and every setting (stored submissions, annotation projects,
+  model folders). Signs in with the organizer password in the sidebar.
+- **Annotator**: the Annotate page, with their own password chosen on joining (see
+  :meth:`detox_core.annotation.store.AnnotationStore.join`).
+- **Visitor** (a demo's public): the public pages, by default Corpus, Live scoring,
+  Leaderboard and Annotate (so annotators reach their page).
+
+Configured in ``.streamlit/secrets.toml``::
+
+    [access]
+    organizer_password = "a long password"      # or [annotation] organizer_password
+    public_pages = ["corpus", "live_scoring", "leaderboard", "annotate"]
+    model_roots = ["/srv/models"]                # folders organizers may load models from
+
+or with the environment variables ``DETOX_ORGANIZER_PASSWORD``, ``DETOX_PUBLIC_PAGES``
+(comma-separated page ids) and ``DETOX_MODEL_ROOTS`` (``os.pathsep``-separated). With no
+organizer password set, the app is **open**: every page and setting is available to
+whoever reaches it, as on one's own machine, and the sidebar says so.
+"""
+
+from __future__ import annotations
+
+import hmac
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from detox_core.throttle import LoginThrottle
+
+SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
+PUBLIC_ENV = "DETOX_PUBLIC_PAGES"
+ROOTS_ENV = "DETOX_MODEL_ROOTS"
+
+#: Page id (the file name in ``pages/``) -> title, in the navigation's order.
+PAGES = {
+    "corpus": "Corpus", "live_scoring": "Live scoring", "submissions": "Submissions", "leaderboard": "Leaderboard",
+    "compare": "Compare systems", "human_eval": "Human vs automatic", "annotate": "Annotate",
+    "annotation_projects": "Annotation projects",
+}
+DEFAULT_PUBLIC = ("corpus", "live_scoring", "leaderboard", "annotate")
+#: Pages only organizers ever see, whatever ``public_pages`` says.
+ORGANIZER_ONLY = ("annotation_projects",)
+_SIGNED_IN = "organizer_ok"
+
+
+def _secret(section: str, key: str) -> Any:
+    try:
+        return st.secrets.get(section, {}).get(key)
+    except FileNotFoundError:  # no secrets.toml at all
+        return None
+    except Exception:  # noqa: BLE001 - a malformed secrets.toml must not open anything
+        return None
+
+
+def organizer_secret() -> str | None:
+    """The organizer password: ``[access]`` or ``[annotation]`` ``organizer_password`` in
+    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
+    value = _secret("access", "organizer_password") or _secret("annotation", "organizer_password")
+    value = value or os.environ.get(SECRET_ENV)
+    return str(value) if value else None
+
+
+def is_open() -> bool:
+    """No organizer password is set: everything is open to whoever reaches the app."""
+    return organizer_secret() is None
+
+
+def is_organizer() -> bool:
+    """This session may do everything (open app, or signed in as organizer)."""
+    return is_open() or bool(st.session_state.get(_SIGNED_IN))
+
+
+def public_pages() -> tuple[str, ...]:
+    """Page ids a visitor sees (``[access] public_pages`` or ``$DETOX_PUBLIC_PAGES``)."""
+    value = _secret("access", "public_pages")
+    if value is None and os.environ.get(PUBLIC_ENV) is not None:
+        value = [p.strip() for p in os.environ[PUBLIC_ENV].split(",")]
+    if value is None:
+        return DEFAULT_PUBLIC
+    return tuple(p for p in value if p in PAGES and p not in ORGANIZER_ONLY)
+
+
+def allowed(page_id: str) -> bool:
+    """Whether this session may open page ``page_id``."""
+    return is_organizer() or page_id in public_pages()
+
+
+def require_page(page_id: str) -> None:
+    """Stop the page unless this session may see it (a page reached by its URL too)."""
+    if allowed(page_id):
+        return
+    st.error("**This page is for the organizers of this task.** Sign in as organizer in the sidebar to open it.",
+             icon=":material/lock:")
+    st.stop()
+
+
+@st.cache_resource(show_spinner=False)
+def login_throttle() -> LoginThrottle:
+    """Failed sign-ins of this server process (organizers and annotators)."""
+    return LoginThrottle()
+
+
+def client_id() -> str:
+    """Who is signing in, for the throttle: the client's address (behind a proxy, the
+    first X-Forwarded-For address)."""
+    try:
+        forwarded, ip = st.context.headers.get("X-Forwarded-For", ""), st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context: one client
+        forwarded, ip = "", None
+    forwarded = forwarded.split(",")[0].strip() if isinstance(forwarded, str) else ""
+    return forwarded or (ip if isinstance(ip, str) and ip else "unknown client")
+
+
+def organizer_sign_in(form_key: str = "organizer_login") -> None:
+    """The organizer password form; signs this session in when the password is right.
+    Wrong tries are throttled (:class:`detox_core.throttle.LoginThrottle`)."""
+    secret = organizer_secret()
+    if secret is None or st.session_state.get(_SIGNED_IN):
+        return
+    with st.form(form_key):
+        key = "organizer_password" if form_key == "organizer_login" else f"{form_key}_password"
+        typed = st.text_input("Organizer password", type="password", key=key)
+        sent = st.form_submit_button("Sign in", type="primary")
+    if not sent:
+        return
+    throttle, client = login_throttle(), client_id()
+    wait = throttle.wait_s(client)
+    if wait > 0:
+        st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+        return
+    if hmac.compare_digest(typed.encode(), secret.encode()):
+        throttle.succeeded(client)
+        st.session_state[_SIGNED_IN] = True
+        st.rerun()
+    throttle.failed(client)
+    st.error("Wrong password.", icon=":material/lock:")
+
+
+def organizer_gate() -> None:
+    """Stop the page unless this session is an organizer; shows the sign-in form."""
+    if is_organizer():
+        return
+    organizer_sign_in()
+    st.stop()
+
+
+def sign_out() -> None:
+    st.session_state.pop(_SIGNED_IN, None)
+
+
+def render_access_sidebar(sign_in_form: bool = True) -> None:
+    """The sidebar's access box: open-app note, or organizer sign-in / sign-out.
+
+    Args:
+        sign_in_form: False on a page that shows the sign-in form itself.
+    """
+    with st.sidebar:
+        if is_open():
+            st.caption(":material/lock_open: **Open app**: no organizer password is set, so everyone who can "
+                       "reach this server can use every page and setting. Set one before sharing the app "
+                       "(README: Deploying for a shared task).")
+        elif st.session_state.get(_SIGNED_IN):
+            st.caption(":material/verified_user: Signed in as organizer.")
+            st.button("Sign out", key="organizer_sign_out", on_click=sign_out, icon=":material/logout:")
+        elif sign_in_form:
+            with st.expander("Organizer sign-in", icon=":material/login:"):
+                organizer_sign_in("organizer_sidebar_login")
+
+
+def model_roots() -> list[Path]:
+    """Folders under which organizers may point the models (``[access] model_roots`` or
+    ``$DETOX_MODEL_ROOTS``; by default the data folder's ``models/`` and
+    ``$DETOX_MODEL_DIR``)."""
+    from detox_core.data import data_dir
+
+    value = _secret("access", "model_roots")
+    if value is None and os.environ.get(ROOTS_ENV):
+        value = os.environ[ROOTS_ENV].split(os.pathsep)
+    if value is None:
+        value = [str(data_dir() / "models")] + ([os.environ["DETOX_MODEL_DIR"]] if os.environ.get("DETOX_MODEL_DIR")
+                                               else [])
+    return [Path(v).expanduser().resolve() for v in value if str(v).strip()]
+
+
+def model_folder_allowed(folder: str) -> bool:
+    """Whether ``folder`` may be used as a model folder: anywhere in an open app, else
+    only inside :func:`model_roots` (checked on the resolved path, links followed)."""
+    if is_open():
+        return True
+    path = Path(folder).expanduser().resolve()
+    return any(path == root or root in path.parents for root in model_roots())

@@ -47,6 +47,7 @@ SETTING_HELP = {
     "min_page_seconds": ("Ban a page faster than (s)", "A whole page answered in less time bans."),
     "max_skipped_pages": ("Ban at skipped pages", "Skipped pages that ban."),
     "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted."),
+    "exam_size": ("Exam items per annotator", "Drawn from the exam pool for each annotator (0 = the whole pool)."),
     "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this."),
     "aggregate_min_accuracy": ("Aggregate annotators with control accuracy ≥", "Others are left out of the labels."),
     "review_confidence": ("Expert review under confidence", "Labels less certain than this go to the review queue."),
@@ -318,7 +319,9 @@ with tabs["New project"]:
         n_ctrl = int(c1.number_input("Generated control items per task", 0, 2000, 40, key="new_n_ctrl",
                                      help="From the corpus's other splits: toxic inputs vs their paraphrases, own vs "
                                      "another input's paraphrase, corpus sentences vs corrupted copies."))
-        n_exam = int(c2.number_input("Exam items per task", 0, 100, 4, key="new_n_exam"))
+        n_exam = int(c2.number_input("Exam pool per task", 0, 200, 12, key="new_n_exam",
+                                     help="Exam items with known answers; each annotator gets a random draw of "
+                                          "'Exam items per annotator' from the pool."))
         ctrl_upload = c3.file_uploader("Uploaded control items (optional)", type=["tsv", "txt"], key="new_ctrl_upload")
         if st.button("Create the project", type="primary", key="new_create", disabled=not (systems and tasks)):
             try:

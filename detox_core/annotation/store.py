@@ -75,6 +75,9 @@ class Settings:
     min_page_seconds: float = 15.0
     max_skipped_pages: int = 5
     exam_pass: float = 0.8
+    # Exam items each annotator gets, drawn from the project's exam pool (0 = the whole
+    # pool): a pool larger than the exam gives each annotator other items.
+    exam_size: int = 8
     page_timeout_minutes: float = 30.0
     aggregate_min_accuracy: float = 0.5
     review_confidence: float = 0.9
@@ -304,6 +307,27 @@ def check_secret(secret: str, stored: str) -> bool:
     return hmac.compare_digest(got.hex(), digest)
 
 
+def _draw_exam(pool: Sequence[tuple[int, str]], size: int, rng: random.Random) -> list[int]:
+    """``size`` exam item ids drawn from ``pool`` (id, task), the tasks taking turns so
+    that each is asked; the whole pool, shuffled, when ``size`` is 0 or not smaller."""
+    ids = [i for i, _ in pool]
+    if size <= 0 or size >= len(ids):
+        rng.shuffle(ids)
+        return ids
+    by_task: dict[str, list[int]] = {}
+    for i, task in pool:
+        by_task.setdefault(task, []).append(i)
+    for group in by_task.values():
+        rng.shuffle(group)
+    drawn: list[int] = []
+    while len(drawn) < size:
+        for group in by_task.values():
+            if group and len(drawn) < size:
+                drawn.append(group.pop())
+    rng.shuffle(drawn)
+    return drawn
+
+
 def _annotator(row: AnnotatorRow) -> Annotator:
     return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason)
 
@@ -518,9 +542,10 @@ class AnnotationStore:
             asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
                                                         AssignmentRow.kind == "exam")).first()
             if asg is None:
-                ids = list(s.scalars(select(ItemRow.id).where(ItemRow.project_id == ann.project_id,
-                                                              ItemRow.kind == "exam")))
-                random.shuffle(ids)
+                pool = list(s.execute(select(ItemRow.id, ItemRow.task).where(ItemRow.project_id == ann.project_id,
+                                                                            ItemRow.kind == "exam")))
+                size = Settings.from_json(s.get(ProjectRow, ann.project_id).settings).exam_size
+                ids = _draw_exam(pool, size, random.Random())
                 asg = AssignmentRow(project_id=ann.project_id, annotator_id=annotator_id, task="mixed", kind="exam",
                                     status="open", created_at=utc_now())
                 s.add(asg)

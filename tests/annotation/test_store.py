@@ -375,3 +375,19 @@ def test_raw_answers_and_delete_project(store):
     assert [p.name for p in store.projects()] == ["keep"]
     assert len(store.answers(keep.id)) == 4 and store.raw_answers(gone.id).empty and store.items(gone.id).empty
     assert len(store.annotators(keep.id)) == 1 and store.annotators(gone.id).empty
+
+
+def test_each_annotator_draws_an_exam_from_a_larger_pool(store):
+    pool = controls("toxicity", 12) + controls("content", 12)
+    p = store.create_project("pool", ["toxicity", "content"], make_pairs(5), exam=pool,
+                             settings=Settings(exam_size=6, training=False))
+    drawn = []
+    for k in range(6):
+        page = store.exam(store.join(p.access_code, f"ann {k}").id)
+        assert len(page.items) == 6
+        assert sorted(i.task for i in page.items) == ["content"] * 3 + ["toxicity"] * 3  # both tasks asked
+        ann_id = int(store.annotators(p.id).set_index("name").loc[f"ann {k}", "id"])
+        assert store.exam(ann_id).items == page.items  # the same exam on return
+        drawn.append(frozenset(i.id for i in page.items))
+    assert len(set(drawn)) > 1  # not the same items for everyone
+    assert len(frozenset().union(*drawn)) > 6

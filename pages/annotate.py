@@ -66,7 +66,8 @@ if ann_id is None:
             st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
             st.stop()
         try:
-            st.session_state["ann_id"] = store.join(code, name, secret).id
+            known = client if client != "unknown client" else None
+            st.session_state["ann_id"] = store.join(code, name, secret, client=known).id
         except AnnotationError as err:
             throttle.failed(f"annotator:{client}")
             st.error(render.md(err, None), icon=":material/error:")

@@ -75,6 +75,10 @@ def settings_form(prefix: str, current: Settings) -> Settings:
                                 format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get,
                                 key=f"{prefix}_method")
     values["training"] = m2.toggle("Training round before the exam", value=current.training, key=f"{prefix}_training")
+    values["one_attempt_per_address"] = m2.toggle(
+        "One attempt per address", value=current.one_attempt_per_address, key=f"{prefix}_one_attempt",
+        help="A failed exam or a ban also holds for the address the annotator joined from, so a new name from "
+             "there is refused. Turn off when annotators share one address (a lab behind one router).")
     return Settings(**{**asdict(current), **values})
 
 

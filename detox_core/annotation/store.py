@@ -78,6 +78,9 @@ class Settings:
     # Exam items each annotator gets, drawn from the project's exam pool (0 = the whole
     # pool): a pool larger than the exam gives each annotator other items.
     exam_size: int = 8
+    # A failed exam or a ban holds for the address the annotator joined from, not only
+    # for the name (turn off where annotators share one address, e.g. a lab behind NAT).
+    one_attempt_per_address: bool = True
     page_timeout_minutes: float = 30.0
     aggregate_min_accuracy: float = 0.5
     review_confidence: float = 0.9
@@ -167,6 +170,9 @@ class AnnotatorRow(Base):
     # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
     # joined before passwords existed or through the library without one.
     secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Hash of the address the annotator joined from: a failed or banned person cannot
+    # start again under a new name from there (Settings.one_attempt_per_address).
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
 
 
 class AssignmentRow(Base):
@@ -458,7 +464,7 @@ class AnnotationStore:
 
     # ------------------------------------------------------------------ annotators
 
-    def join(self, access_code: str, name: str, secret: str | None = None) -> Annotator:
+    def join(self, access_code: str, name: str, secret: str | None = None, client: str | None = None) -> Annotator:
         """Join the project of ``access_code`` as ``name``, or come back as ``name``.
 
         Args:
@@ -466,6 +472,9 @@ class AnnotationStore:
                 :data:`MIN_SECRET_CHARS` characters) and asked again on every return, so
                 that knowing the access code and a name is not enough to act as someone.
                 ``None`` only for annotators who have none (library use, older data).
+            client: where the person joins from (an address); with the project's
+                ``one_attempt_per_address``, a new name from an address whose earlier
+                annotator failed the exam or was banned is refused.
 
         Raises:
             AnnotationError: a wrong or missing password, a bad name or access code.
@@ -485,13 +494,21 @@ class AnnotationStore:
                                                        AnnotatorRow.name == name)).first()
             if secret is not None and len(secret) < MIN_SECRET_CHARS:
                 raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
+            client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
             if row is None:
                 if project.status != "open":
                     raise AnnotationError("this project is closed")
                 settings = Settings.from_json(project.settings)
+                if client_hash and settings.one_attempt_per_address and s.scalar(
+                        select(func.count()).select_from(AnnotatorRow).where(
+                            AnnotatorRow.project_id == project.id, AnnotatorRow.client == client_hash,
+                            AnnotatorRow.status.in_(("failed", "banned")))):
+                    raise AnnotationError("an earlier attempt from your connection was not admitted or was stopped "
+                                          "in this project; if that was someone else, ask the organizer")
                 status = "training" if settings.training else ("exam" if _has_exam(s, project.id) else "active")
                 row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
-                                   secret_hash=hash_secret(secret) if secret is not None else None)
+                                   secret_hash=hash_secret(secret) if secret is not None else None,
+                                   client=client_hash)
                 s.add(row)
                 s.flush()
             elif row.secret_hash is not None:

@@ -9,6 +9,10 @@ Generated from a parallel corpus:
 - fluency: a corpus paraphrase is fluent; a corrupted copy (shuffled word order,
   letters swapped inside words) is not.
 
+Generated texts are touched up (the ending and the first letter's case changed; a word
+left out where that keeps the answer), so that looking a text up in the public corpus
+does not tell a control item from a system's output.
+
 Or uploaded as a TSV with the columns ``task``, ``text``, ``golden`` and optional
 ``input`` (the content task's original) and ``explanation``.
 """
@@ -16,6 +20,7 @@ Or uploaded as a TSV with the columns ``task``, ``text``, ``golden`` and optiona
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -62,6 +67,36 @@ def corrupt(text: str, rng: random.Random) -> str:
     return " ".join(out)
 
 
+_END = re.compile(r"[\s.!?…,;:]+$")
+
+
+def touch_up(text: str, rng: random.Random) -> str:
+    """``text`` with its ending and first letter's case changed: the same sentence for a
+    reader, but no longer the corpus's exact text (so a lookup in the public corpus
+    does not tell a control item from a system's output)."""
+    body = _END.sub("", text) or text
+    ending = rng.choice(["", ".", "!", "..."])
+    if text.endswith(ending) and ending:
+        ending = ""
+    first = body[:1]
+    body = (first.lower() if first.isupper() else first.upper()) + body[1:]
+    out = body + ending
+    return out if out != text else body + " ."
+
+
+def drop_word(text: str, rng: random.Random, keep: frozenset[str] = frozenset()) -> str:
+    """``text`` without one of its words (never a word of ``keep``, never the only one),
+    then touched up: for items whose answer a missing word does not change (a toxic
+    sentence keeps its rude words; a neutral one stays neutral; another sentence's
+    rewrite stays another sentence's)."""
+    tokens = text.split()
+    candidates = [k for k, w in enumerate(tokens) if not lexicon_hits(w, keep)] if len(tokens) >= 4 else []
+    if candidates:
+        k = rng.choice(candidates)
+        tokens = tokens[:k] + tokens[k + 1:]
+    return touch_up(" ".join(tokens), rng)
+
+
 def _pairs(corpus: pd.DataFrame) -> list[tuple[str, str]]:
     pairs = []
     for row in corpus.itertuples(index=False):
@@ -94,13 +129,15 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
         toxic = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
         used = set()
         for a, _b in toxic[:n_pos]:
-            out.append(Control(task, a, 1.0, explanation="An offensive sentence of the corpus's toxic side."))
+            out.append(Control(task, drop_word(a, rng, lexicon), 1.0,
+                               explanation="An offensive sentence of the corpus's toxic side."))
             used.add(a)
         clean = [b for a, b in pairs if a not in used and not lexicon_hits(b, lexicon)]
-        out += [Control(task, b, 0.0, explanation="A neutral paraphrase written by a person.") for b in clean[:n_neg]]
+        out += [Control(task, drop_word(b, rng), 0.0, explanation="A neutral paraphrase written by a person.")
+                for b in clean[:n_neg]]
     elif task == "content":
         same, rest = pairs[:n_pos], pairs[n_pos:]
-        out += [Control(task, b, 1.0, input=a, explanation="The original and its own polite paraphrase.")
+        out += [Control(task, touch_up(b, rng), 1.0, input=a, explanation="The original and its own polite paraphrase.")
                 for a, b in same]
         others = [b for _a, b in pairs]
         grams = {b: _trigrams(b) for b in others}
@@ -108,10 +145,12 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
             ga = _trigrams(a)
             candidates = rng.sample(others, min(20, len(others)))
             far = min((b for b in candidates if b != own), key=lambda b: len(ga & grams[b]) / (len(grams[b]) or 1))
-            out.append(Control(task, far, 0.0, input=a, explanation="The rewrite belongs to another sentence."))
+            out.append(Control(task, drop_word(far, rng), 0.0, input=a,
+                               explanation="The rewrite belongs to another sentence."))
     else:
         good, bad = pairs[:n_pos], pairs[n_pos:]
-        out += [Control(task, b, 1.0, explanation="A sentence of the corpus, written by a person.") for _a, b in good]
+        out += [Control(task, touch_up(b, rng), 1.0, explanation="A sentence of the corpus, written by a person.")
+                for _a, b in good]
         out += [Control(task, corrupt(b, rng), 0.0, explanation="Words shuffled and letters swapped: not a sentence.")
                 for _a, b in bad[:n_neg]]
     if len(out) < n:

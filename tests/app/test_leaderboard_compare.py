@@ -16,16 +16,22 @@ LEADERBOARD = str(PROJECT_ROOT / "pages" / "leaderboard.py")
 COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
 
 
-@pytest.fixture
-def scored(tiny_data):
+def store_scored(tiny_data, files: list[tuple[str, bytes]], source: str) -> Store:
+    """The app's store with ``(name, content)`` files scored on the tiny test split."""
     train_embedded(tiny_data)
     store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
     inputs, refs = split_inputs(prepare_corpus(data.load_dataset("russe2022", ["test"], tiny_data)), "test")
-    for name in ("delete", "copy"):
-        path = tiny_data / "russe2022" / "outputs" / f"{name}_test.txt"
-        score_and_store(store, path.read_bytes(), path.name, dataset="russe2022", split="test", inputs=inputs,
-                        references=refs, preset="embedded", calibrated=True, source="shipped")
+    for name, content in files:
+        score_and_store(store, content, name, dataset="russe2022", split="test", inputs=inputs,
+                        references=refs, preset="embedded", calibrated=True, source=source)
     return store
+
+
+@pytest.fixture
+def scored(tiny_data):
+    outputs = tiny_data / "russe2022" / "outputs"
+    return store_scored(tiny_data, [(f"{n}_test.txt", (outputs / f"{n}_test.txt").read_bytes())
+                                    for n in ("delete", "copy")], "shipped")
 
 
 def run(path: str) -> AppTest:
@@ -75,13 +81,8 @@ def test_a_submission_scored_on_its_page_appears_on_the_leaderboard(tiny_data):
 @pytest.fixture
 def same_name(tiny_data):
     """Two different files uploaded under the same file name."""
-    train_embedded(tiny_data)
-    store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
-    inputs, refs = split_inputs(prepare_corpus(data.load_dataset("russe2022", ["test"], tiny_data)), "test")
-    for content in ("как же надоело\n", "сука как же надоело\n"):
-        score_and_store(store, content.encode(), "outputs.txt", dataset="russe2022", split="test", inputs=inputs,
-                        references=refs, preset="embedded", calibrated=True, source="upload")
-    return store
+    return store_scored(tiny_data, [("outputs.txt", "как же надоело\n".encode()),
+                                    ("outputs.txt", "сука как же надоело\n".encode())], "upload")
 
 
 def test_same_name_submissions_are_both_ranked_and_compared(same_name):
@@ -94,8 +95,6 @@ def test_same_name_submissions_are_both_ranked_and_compared(same_name):
 
 
 def test_organizer_renames_hides_and_deletes_a_submission(scored):
-    from streamlit.testing.v1 import AppTest as _AppTest  # noqa: F401 - same as AppTest
-
     sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
     ids = scored.list()["id"].tolist()
     sub.selectbox(key="sub_manage_id").set_value(ids[0]).run()

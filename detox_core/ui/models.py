@@ -70,7 +70,7 @@ def render_model_settings() -> None:
             f"**Official models** run on `{pool.device}`. Leave a folder empty to load from the model hub; "
             "give a folder for a local copy. Applies to everyone using this server."
             + ("" if auth.is_open() else " Folders must lie inside: "
-               + ", ".join(f"`{render.md(r)}`" for r in auth.model_roots()) + ".")
+               + ", ".join(render.md(r) for r in auth.model_roots()) + ".")
         )
         for (preset, role), kind in KINDS.items():
             model_id = preset.default_models()[role]

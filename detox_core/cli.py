@@ -45,7 +45,7 @@ def _fraction(text: str) -> float:
 
 
 def _out_file(path: str) -> Path:
-    """An output file: not a folder, its folder made when missing and writable."""
+    """An output file: not a folder, in a folder that exists or can be made, writable."""
     out = Path(path)
     if out.is_dir():
         raise DetoxInputError(f"--out {path} is a folder; give a file name, such as {out / 'out.csv'}")
@@ -54,7 +54,7 @@ def _out_file(path: str) -> Path:
 
 
 def _out_dir(path: str) -> Path:
-    """An output folder: made when missing, refused when it is a file or not writable."""
+    """An output folder: refused when it is a file or cannot be made or written."""
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise DetoxInputError(f"--out {path} is a file; give a folder for the score files")
@@ -63,14 +63,17 @@ def _out_dir(path: str) -> Path:
 
 
 def _writable_folder(folder: Path, what: str) -> None:
+    """Refuse a folder that cannot be made or written, without making it: a command
+    that fails later leaves nothing behind."""
     import os
 
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise DetoxInputError(f"{what}: cannot create the folder {folder} ({err.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise DetoxInputError(f"{what}: the folder {folder} is not writable")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise DetoxInputError(f"{what}: cannot create the folder {folder} ({existing} is a file)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise DetoxInputError(f"{what}: the folder {existing} is not writable")
 
 
 def _cmd_fetch_data(args: argparse.Namespace) -> int:

@@ -22,13 +22,14 @@ ICONS = {
 }
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}
-# Each role sees its own pages (detox_core.ui.auth); a page also checks on its own.
+# Each role's menu shows its own pages (detox_core.ui.auth). The others stay routable but
+# hidden, so their address answers with the page's own refusal and sign-in.
 pages = {
-    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid], icon=ICONS[pid], default=pid == "corpus")
-              for pid in ids if pid == "corpus" or auth.allowed(pid)]
+    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid], icon=ICONS[pid], default=pid == "corpus",
+                      visibility="visible" if auth.allowed(pid) else "hidden")
+              for pid in ids]
     for section, ids in SECTIONS.items()
 }
-pages = {section: entries for section, entries in pages.items() if entries}
 page = st.navigation(pages)
 with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")

@@ -65,6 +65,7 @@ def test_catastrophic_regex_in_a_shared_link_leaves_other_sessions_responsive(se
     no_exception(attacker)
     body = attacker.inner_text("body")
     assert ("took longer than" in body and "simplify it" in body) == refused
-    assert health and max(health) < 2.0, health
+    # Before searches were bounded, the probe timed out (10 s) for as long as the search ran.
+    assert health and max(health) < 5.0, health
     assert other_load < 15
     attacker.context.close()

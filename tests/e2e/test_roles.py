@@ -50,9 +50,12 @@ def test_visitor_sees_public_pages_and_organizer_signs_in(deployed, browser, wid
     assert all(p in shown for p in PUBLIC) and not any(p in shown for p in ORGANIZER_ONLY)
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"roles_visitor_{width}.png"))
-    # An organizer page's address does not open it for a visitor.
+    # An organizer page's address does not open it for a visitor: it refuses.
+    page.goto(deployed + "/submissions")
+    page.get_by_text("This page is for the organizers of this task").wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="Score the upload").count() == 0
     page.goto(deployed + "/annotation_projects")
-    wait_idle(page)
+    page.get_by_label("Organizer password", exact=True).wait_for(timeout=60_000)
     assert page.get_by_role("tab", name="Progress").count() == 0
     # Sign in from the sidebar: the organizer's pages appear.
     page.goto(deployed + "/")

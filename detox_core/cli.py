@@ -7,6 +7,7 @@ Commands:
     meta-eval        agreement of automatic metrics with human judgements.
     aggregate        aggregate crowd answers (majority vote or Dawid-Skene).
     export-annotations  an annotation project's human judgements as a CSV.
+    health           check that the database answers (for monitoring a deployment).
 """
 
 from __future__ import annotations
@@ -228,6 +229,17 @@ def _cmd_export_annotations(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_health(args: argparse.Namespace) -> int:
+    from detox_core.db import health, make_engine
+
+    problem = health(make_engine(args.db))
+    if problem is None:
+        print("database: ok")
+        return 0
+    print(f"database: down ({problem.kind}): {problem}", file=sys.stderr)
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -289,6 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
     exp.add_argument("--out", required=True, metavar="FILE.csv")
     exp.set_defaults(func=_cmd_export_annotations)
+
+    hc = sub.add_parser("health", help="check that the database answers (exit 1 when it does not)")
+    hc.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
+    hc.set_defaults(func=_cmd_health)
     return parser
 
 

@@ -132,3 +132,16 @@ def test_postgres_outage_gives_a_clear_message_and_recovers_without_a_restart(ow
     # The same store (its pooled connections died with the server) works again.
     assert len(store.list()) == 1
     assert health(store.engine) is None
+
+
+def test_health_command_says_when_the_database_is_down(tmp_path, capsys):
+    from detox_core.cli import main
+
+    good = tmp_path / "ok.sqlite"
+    assert main(["health", "--db", f"sqlite:///{good}"]) == 0
+    assert "database: ok" in capsys.readouterr().out
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(os.urandom(4096))
+    assert main(["health", "--db", f"sqlite:///{bad}"]) == 1
+    err = capsys.readouterr().err
+    assert "database: down (damaged)" in err and str(tmp_path) not in err

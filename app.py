@@ -11,6 +11,7 @@ from detox_core.ui import auth, render
 from detox_core.ui.models import render_model_settings
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import render_sidebar
+from detox_core.ui.store import database_problem
 
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
@@ -36,6 +37,8 @@ with st.sidebar:
 render_sidebar(owner="app")
 auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
 render_model_settings()
+if problem := database_problem():
+    st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
 try:
     page.run()
 except StorageError as err:

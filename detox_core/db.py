@@ -137,7 +137,9 @@ def make_engine(url: str | None = None) -> Engine:
             url = "postgresql+psycopg://" + url.removeprefix(plain)
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {}
+    # PostgreSQL: give up on an unreachable server after 5 s instead of the system's
+    # minutes-long TCP timeout, so a page says "down" quickly.
+    connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {"connect_timeout": 5}
     # pre_ping: a pooled connection that died (the database restarted) is replaced
     # before use, so the app recovers without a restart.
     engine = create_engine(url, future=True, connect_args=connect_args, pool_pre_ping=True)

@@ -83,3 +83,17 @@ def cached_human_scores():
     files = tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
                                                           base / "leaderboard_published.csv") if p.is_file())
     return _human_scores(files, annotation_store().stamp())
+
+
+@st.cache_data(show_spinner=False, ttl=10)
+def database_problem() -> str | None:
+    """Why the app's database does not answer (checked at most every 10 s), or None."""
+    from detox_core.db import health
+    from detox_core.errors import StorageError
+
+    try:
+        store = shared_store()
+    except StorageError as err:
+        return str(err)
+    problem = health(store.engine)
+    return str(problem) if problem else None

@@ -75,3 +75,38 @@ def test_ten_keys_50_ms_apart_store_exactly_the_pressed_labels(server, browser, 
     got = dict(zip(answers["task"].map(items), answers["label"]))
     assert [got[t] for t in texts] == [1.0 if k == "1" else 0.0 for k in pressed]
     page.close()
+
+
+def _until(check, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if got := check():
+            return got
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_pages_in_a_row_are_each_stored(server, browser, db_url):
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(9), "input": [f"вход {i}" for i in range(9)],
+                          "output": [f"выход {i}" for i in range(9)]})
+    project = store.create_project("rows", ["toxicity"], pairs,
+                                   settings=Settings(page_size=3, controls_per_page=0, min_page_seconds=0,
+                                                     training=False))
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    join(page, server, project.access_code, "Three pages")
+    seen: list[str] = []
+    for n in range(1, 4):
+        # The next page: texts not seen before (the previous page may still show meanwhile).
+        texts = _until(lambda: (t := page.locator(".ap-text").all_inner_texts()) and not set(t) & set(seen) and t)
+        seen += texts
+        page.locator("h1").first.click()
+        for key in ("1", "2", "1"):
+            page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        _until(lambda: len(store.answers(project.id)) == 3 * n)
+    page.get_by_text("No toxicity items are left").wait_for(timeout=30_000)
+    no_exception(page)
+    answers = store.answers(project.id)
+    assert sorted(answers["label"].tolist()) == sorted([1.0, 0.0, 1.0] * 3)
+    page.close()

@@ -81,6 +81,7 @@ def test_a_damaged_database_gives_a_message_not_a_traceback(browser, data_root, 
             no_exception(page)
             body = page.inner_text("body")
             assert "The database is not available" in body and "damaged" in body
+            assert "Database down" in body  # the sidebar's health notice
             assert str(tmp_path) not in body and "Traceback" not in body
         page.close()
     finally:

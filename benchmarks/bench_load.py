@@ -1,8 +1,9 @@
 """Load on one app server: concurrent browser sessions, and memory under many live requests.
 
 Part 1 starts the app (embedded preset, the fetched data, a fresh SQLite file) and opens
-N headless-Chromium sessions at once (N = 5, then 10) on Live scoring and on
-Leaderboard. Per session it prints the time to the first render (the page's heading
+N headless-Chromium sessions at once (N = 1 as the baseline of the same run, then 5 and
+10) on Live scoring and on Leaderboard. The browsers run on the same machine as the
+server, so on a small machine they take part of its processor. Per session it prints the time to the first render (the page's heading
 and its first widgets drawn, the run finished) and, on Live scoring, the time from
 typing a sentence and a rewrite to the score cards (the J metric shown).
 
@@ -15,7 +16,7 @@ budget (``DETOX_CACHE_MB``, 512 MB) and once with a 32 MB budget. Driving 10,000
 requests through browsers would take hours on this machine; the per-request caches
 that grow with distinct text are the same in both.
 
-Usage: ``python benchmarks/bench_load.py [--sessions 5 10] [--requests 10000]``.
+Usage: ``python benchmarks/bench_load.py [--sessions 1 5 10] [--requests 10000]``.
 """
 
 from __future__ import annotations
@@ -174,7 +175,8 @@ def part_memory(n: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, nargs="*", default=[5, 10])
+    parser.add_argument("--sessions", type=int, nargs="*", default=[1, 5, 10],
+                        help="concurrent sessions per round; 1 is the baseline of the same run")
     parser.add_argument("--requests", type=int, default=10_000)
     args = parser.parse_args()
     if not (ROOT / "data" / "russe2022" / "train.tsv").is_file() and not os.environ.get("DETOX_DATA_DIR"):

@@ -16,17 +16,12 @@ from detox_core.ui.store import database_problem
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 
-ICONS = {
-    "corpus": ":material/menu_book:", "live_scoring": ":material/bolt:", "submissions": ":material/upload_file:",
-    "leaderboard": ":material/leaderboard:", "compare": ":material/compare_arrows:", "human_eval": ":material/groups:",
-    "annotate": ":material/edit_note:", "annotation_projects": ":material/assignment:",
-}
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}
 # Each role's menu shows its own pages (detox_core.ui.auth). The others stay routable but
 # hidden, so their address answers with the page's own refusal and sign-in.
 pages = {
-    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid], icon=ICONS[pid], default=pid == "corpus",
+    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], default=pid == "corpus",
                       visibility="visible" if auth.allowed(pid) else "hidden")
               for pid in ids]
     for section, ids in SECTIONS.items()

@@ -21,6 +21,7 @@ import streamlit as st
 
 from detox_core.annotation.store import Page
 from detox_core.annotation.tasks import TaskSpec
+from detox_core.ui.annotation import item_parts
 
 _CSS = """
 :host { display: block; }
@@ -183,13 +184,6 @@ export default function (component) {
 _COMPONENT = st.components.v2.component("detox_annotate_page", css=_CSS, js=_JS)
 
 
-def _parts(item, spec: TaskSpec) -> list[dict[str, Any]]:
-    if spec.name == "content":
-        return [{"label": "Original", "text": item.input, "strong": False},
-                {"label": "Rewrite", "text": item.text, "strong": True}]
-    return [{"label": "Text", "text": item.text, "strong": True}]
-
-
 def page_data(page: Page, spec: TaskSpec) -> dict[str, Any]:
     """What the browser gets of a page: texts by position, the question and the answers."""
     keys_help = ("Keys: " + ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
@@ -200,7 +194,7 @@ def page_data(page: Page, spec: TaskSpec) -> dict[str, Any]:
         "question": spec.question,
         "options": [{"key": key, "value": value, "text": label}
                     for key, (value, label) in zip(spec.keys, spec.options)],
-        "items": [_parts(item, spec) for item in page.items],
+        "items": [item_parts(item, spec) for item in page.items],
         "keys_help": keys_help,
     }
 

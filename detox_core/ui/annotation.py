@@ -27,13 +27,20 @@ def _block(label: str, text: str, strong: bool = False) -> str:
             f"<div style='font-size:1.05rem;font-weight:{weight};white-space:pre-wrap'>{html.escape(text)}</div></div>")
 
 
-def item_html(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: str = "") -> str:
-    """The texts of an item as the annotator sees them (all text escaped)."""
+def item_parts(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: str = "") -> list[dict]:
+    """The texts of an item as the annotator sees them, each ``{"label", "text", "strong"}``:
+    the original and the rewrite for the content task, the text otherwise."""
     text = item.text if item else text
     input = item.input if item else input
     if spec.name == "content":
-        return _block("Original", input) + _block("Rewrite", text, strong=True)
-    return _block("Text", text, strong=True)
+        return [{"label": "Original", "text": input, "strong": False},
+                {"label": "Rewrite", "text": text, "strong": True}]
+    return [{"label": "Text", "text": text, "strong": True}]
+
+
+def item_html(item: ItemView | None, spec: TaskSpec, *, text: str = "", input: str = "") -> str:
+    """:func:`item_parts` as HTML (all text escaped)."""
+    return "".join(_block(p["label"], p["text"], p["strong"]) for p in item_parts(item, spec, text=text, input=input))
 
 
 def _version(project_id: int) -> tuple[str, int, str]:

@@ -36,11 +36,16 @@ SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_ENV = "DETOX_PUBLIC_PAGES"
 ROOTS_ENV = "DETOX_MODEL_ROOTS"
 
-#: Page id (the file name in ``pages/``) -> title, in the navigation's order.
+#: Page id (the file name in ``pages/``) -> (title, icon), in the navigation's order.
 PAGES = {
-    "corpus": "Corpus", "live_scoring": "Live scoring", "submissions": "Submissions", "leaderboard": "Leaderboard",
-    "compare": "Compare systems", "human_eval": "Human vs automatic", "annotate": "Annotate",
-    "annotation_projects": "Annotation projects",
+    "corpus": ("Corpus", ":material/menu_book:"),
+    "live_scoring": ("Live scoring", ":material/bolt:"),
+    "submissions": ("Submissions", ":material/upload_file:"),
+    "leaderboard": ("Leaderboard", ":material/leaderboard:"),
+    "compare": ("Compare systems", ":material/compare_arrows:"),
+    "human_eval": ("Human vs automatic", ":material/groups:"),
+    "annotate": ("Annotate", ":material/edit_note:"),
+    "annotation_projects": ("Annotation projects", ":material/assignment:"),
 }
 DEFAULT_PUBLIC = ("corpus", "live_scoring", "leaderboard", "annotate")
 #: Pages only organizers ever see, whatever ``public_pages`` says.

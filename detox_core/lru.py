@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -96,6 +96,22 @@ class ByteLRU(Generic[V]):
             value = compute()
             self.put(key, value)
         return value
+
+    def get_many(self, keys: Sequence[Hashable], compute: Callable[[list[Hashable]], Sequence[V]]) -> list[V]:
+        """The values of ``keys``, in order. The missing ones (each once) are computed in
+        one call, ``compute(missing_keys)`` returning their values in that order, and
+        stored; they are returned even when the budget cannot keep them."""
+        found: dict[Hashable, V] = {}
+        for key in dict.fromkeys(keys):
+            value = self.get(key, _MISSING)
+            if value is not _MISSING:
+                found[key] = value
+        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        if missing:
+            for key, value in zip(missing, compute(missing)):
+                self.put(key, value)
+                found[key] = value
+        return [found[k] for k in keys]
 
     def clear(self) -> None:
         with self._lock:

@@ -323,32 +323,30 @@ class ModelPool:
     def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None) -> np.ndarray:
         loaded = self.get(model_id, kind, role)
         memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
-        memo = self._memo
-        found = {t: v for t in dict.fromkeys(texts) if (v := memo.get((*memo_key, t))) is not None}
-        todo = [t for t in dict.fromkeys(texts) if t not in found]
-        done = len(texts) - len(todo)
-        if progress:
-            progress(done, len(texts))
-        results: dict[str, np.ndarray] = {}
-        if todo:
+        done = 0
+
+        def compute(missing: list[tuple]) -> list[np.ndarray]:
+            nonlocal done
+            todo = [key[-1] for key in missing]
+            done = len(texts) - len(todo)
+            if progress:
+                progress(done, len(texts))
             if kind == "sentence-transformer":
-                vectors = loaded.model.encode(
+                self.forward_texts += len(todo)
+                return list(loaded.model.encode(
                     todo, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                     show_progress_bar=False,
-                ).astype(np.float64)
-                results = dict(zip(todo, vectors))
-                self.forward_texts += len(todo)
-            else:
-                for batch_texts, values in self._batches(loaded, todo):
-                    results.update(zip(batch_texts, values))
-                    self.forward_texts += len(batch_texts)
-                    done += len(batch_texts)
-                    if progress:
-                        progress(done, len(texts))
-        for t, v in results.items():
-            memo.put((*memo_key, t), v)
-        found.update(results)
-        out = [found[t] for t in texts]
+                ).astype(np.float64))
+            results: dict[str, np.ndarray] = {}
+            for batch_texts, values in self._batches(loaded, todo):
+                results.update(zip(batch_texts, values))
+                self.forward_texts += len(batch_texts)
+                done += len(batch_texts)
+                if progress:
+                    progress(done, len(texts))
+            return [results[t] for t in todo]
+
+        out = self._memo.get_many([(*memo_key, t) for t in texts], compute)
         if progress:
             progress(len(texts), len(texts))
         return np.stack(out) if out else np.zeros((0, 0))

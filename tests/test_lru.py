@@ -77,3 +77,19 @@ def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv("DETOX_CACHE_MB", "lots")
     with pytest.raises(ValueError, match="DETOX_CACHE_MB"):
         cache_budget("pool")
+
+
+def test_get_many_computes_each_missing_key_once_and_keeps_the_order():
+    cache: ByteLRU[int] = ByteLRU(10_000, sizeof=lambda k, v: 100)
+    cache.put("b", 20)
+    calls: list[list] = []
+
+    def compute(missing):
+        calls.append(missing)
+        return [len(k) * 10 for k in missing]
+
+    assert cache.get_many(["aaa", "b", "aaa", "cc"], compute) == [30, 20, 30, 20]
+    assert calls == [["aaa", "cc"]]
+    assert cache.get_many(["cc", "b"], compute) == [20, 20] and len(calls) == 1
+    tiny: ByteLRU[int] = ByteLRU(0)
+    assert tiny.get_many(["x", "x"], lambda m: [1] * len(m)) == [1, 1] and len(tiny) == 0

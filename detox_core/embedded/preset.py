@@ -43,17 +43,8 @@ class _TextMemo:
         self.values: ByteLRU[object] = ByteLRU(max_bytes)
 
     def many(self, kind: str, texts: Sequence[str], compute) -> list:
-        found = {t: v for t in dict.fromkeys(texts) if (v := self.values.get((kind, t), _NONE)) is not _NONE}
-        todo = [t for t in dict.fromkeys(texts) if t not in found]
-        if todo:
-            fresh = dict(zip(todo, compute(todo)))
-            for t, v in fresh.items():
-                self.values.put((kind, t), v)
-            found.update(fresh)
-        return [found[t] for t in texts]
+        return self.values.get_many([(kind, t) for t in texts], lambda missing: compute([k[1] for k in missing]))
 
-
-_NONE = object()
 _MEMO = _TextMemo(cache_budget("embedded"))
 
 

@@ -19,7 +19,7 @@ import regex
 
 from detox_core.data import REFERENCE_COLUMNS, normalise_word
 from detox_core.errors import DetoxInputError
-from detox_core.text import edit_kind, lexicon_hits, words
+from detox_core.text import edit_kind_of_words, words
 
 Field = Literal["toxic", "neutral", "both"]
 LexiconFilter = Literal["any", "with", "without"]
@@ -33,13 +33,16 @@ def prepare_corpus(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset()) -
     ``_toxic_lc`` / ``_neutral_lc`` for case-insensitive search.
     """
     out = frame.copy()
-    out["toxic_words"] = out["toxic_comment"].map(lambda t: len(words(t))).astype(int)
+    split = [words(t) for t in out["toxic_comment"].tolist()]
+    out["toxic_words"] = pd.Series([len(w) for w in split], index=out.index, dtype=int)
     out["toxic_chars"] = out["toxic_comment"].str.len().astype(int)
-    hits = out["toxic_comment"].map(lambda t: lexicon_hits(t, lexicon))
+    hits = pd.Series([[w for w in ws if w in lexicon] for ws in split], index=out.index, dtype=object)
     out["lexicon_words"] = hits.map(lambda h: ", ".join(dict.fromkeys(h)))
     out["n_lexicon"] = hits.map(len).astype(int)
     out["_toxic_lc"] = out["toxic_comment"].map(normalise_word)
-    neutral = out[list(REFERENCE_COLUMNS)].agg("\n".join, axis=1)
+    neutral = out[REFERENCE_COLUMNS[0]]
+    for col in REFERENCE_COLUMNS[1:]:
+        neutral = neutral + "\n" + out[col]  # "\n".join of the row's paraphrases, column-wise
     out["_neutral"] = neutral
     out["_neutral_lc"] = neutral.map(normalise_word)
     return out
@@ -212,9 +215,12 @@ def prepare_edits(frame: pd.DataFrame) -> pd.DataFrame:
         sub = frame[frame[col] != ""]
         parts.append(pd.DataFrame({"pair_id": sub["pair_id"], "toxic": sub["toxic_comment"], "neutral": sub[col]}))
     out = pd.concat(parts, ignore_index=True)
-    out["neutral_words"] = out["neutral"].map(lambda t: len(words(t))).astype(int)
-    out["kind"] = [edit_kind(a, b) for a, b in zip(out["toxic"], out["neutral"])]
-    out["removed"] = [frozenset(words(a)) - frozenset(words(b)) for a, b in zip(out["toxic"], out["neutral"])]
+    # Each toxic sentence has up to three paraphrases: split every distinct text once.
+    toxic, neutral = out["toxic"].tolist(), out["neutral"].tolist()
+    split = {t: words(t) for t in {*toxic, *neutral}}
+    out["neutral_words"] = pd.Series([len(split[t]) for t in neutral], index=out.index, dtype=int)
+    out["kind"] = [edit_kind_of_words(split[a], split[b]) for a, b in zip(toxic, neutral)]
+    out["removed"] = [frozenset(split[a]) - frozenset(split[b]) for a, b in zip(toxic, neutral)]
     return out
 
 

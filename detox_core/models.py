@@ -142,8 +142,10 @@ class ModelPool:
         backend: Backend = "auto",
         cache_dir: str | Path | None = None,
     ) -> None:
-        self.device = device or default_device()
-        self.dtype = "float16" if self.device.startswith("cuda") else "float32"
+        # Decided on first use: finding out whether there is a GPU imports torch (seconds),
+        # which a page that runs no transformer model should not wait for.
+        self._device = device
+        self._device_lock = threading.Lock()
         self.model_map = {**model_map_from_env(), **(model_map or {})}
         self.batch_size = batch_size
         self.max_length = max_length
@@ -160,6 +162,24 @@ class ModelPool:
         self._memo: ByteLRU[np.ndarray] = ByteLRU(
             cache_budget("pool"), sizeof=lambda key, v: v.nbytes + 2 * len(key[-1]) + 250)
         self.forward_texts = 0  # texts actually run through a model (for tests and benchmarks)
+
+    @property
+    def device(self) -> str:
+        """``"cuda"`` when a GPU is available (or was asked for), else ``"cpu"``."""
+        if self._device is None:
+            with self._device_lock:
+                if self._device is None:
+                    self._device = default_device()
+        return self._device
+
+    @property
+    def device_known(self) -> bool:
+        """Whether :attr:`device` is decided already (reading it then costs nothing)."""
+        return self._device is not None
+
+    @property
+    def dtype(self) -> str:
+        return "float16" if self.device.startswith("cuda") else "float32"
 
     # ------------------------------------------------------------------ loading
 

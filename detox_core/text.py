@@ -114,7 +114,11 @@ def edit_kind(source: str, target: str) -> EditKind:
     with some removed and nothing added or replaced (the "Delete" baseline's kind of
     edit); ``rewrite``: anything else.
     """
-    a, b = words(source), words(target)
+    return edit_kind_of_words(words(source), words(target))
+
+
+def edit_kind_of_words(a: list[str], b: list[str]) -> EditKind:
+    """:func:`edit_kind` of two texts already split by :func:`words`."""
     if a == b:
         return "unchanged"
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)

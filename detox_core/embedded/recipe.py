@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import tempfile
 import threading
@@ -181,6 +182,16 @@ def fluency_signals(text: str, lm: CharLM) -> tuple[float, float, float]:
 # ------------------------------------------------------------------ the trained models
 
 
+def _load_sta(folder: Path) -> object:
+    """The STA pipeline: ``sta.pkl``, or ``sta.joblib`` of folders trained before it."""
+    if (folder / "sta.pkl").is_file():
+        with open(folder / "sta.pkl", "rb") as fh:
+            return pickle.load(fh)
+    import joblib
+
+    return joblib.load(folder / "sta.joblib")
+
+
 @dataclass
 class EmbeddedModels:
     """The trained STA classifier, the char LM and the fluency z-statistics."""
@@ -194,8 +205,6 @@ class EmbeddedModels:
 
     @classmethod
     def load(cls, folder: Path) -> "EmbeddedModels":
-        import joblib
-
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         table = folder / "words.json"
         if table.is_file():
@@ -203,7 +212,7 @@ class EmbeddedModels:
                 _WORD_INFO.setdefault(w, (bool(known), lemma))
         return cls(
             folder=folder,
-            sta_pipeline=joblib.load(folder / "sta.joblib"),
+            sta_pipeline=_load_sta(folder),
             lm=CharLM.load(folder / "charlm.pkl"),
             fl_mean=np.array(meta["fl_z"]["mean"]),
             fl_std=np.array(meta["fl_z"]["std"]),
@@ -284,7 +293,6 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     Returns the folder; an existing folder for the same recipe and data is reused
     unless ``force``.
     """
-    import joblib
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
@@ -324,7 +332,10 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        joblib.dump(pipeline, tmp / "sta.joblib", compress=3)
+        # Plain pickle: joblib's compressed format loads about ten times slower (its
+        # unpickler is pure Python), and this load is on the first score of a server.
+        with open(tmp / "sta.pkl", "wb") as fh:
+            pickle.dump(pipeline, fh, protocol=pickle.HIGHEST_PROTOCOL)
         lm.save(tmp / "charlm.pkl")
         say("FL: pymorphy3 table of the training vocabulary")
         (tmp / "words.json").write_text(json.dumps(word_table(texts), ensure_ascii=False), encoding="utf-8")

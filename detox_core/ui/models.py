@@ -23,8 +23,17 @@ KINDS = {(preset, role): kind for preset in (Russe2022, TextDetox2024) for role,
 
 @st.cache_resource(show_spinner=False)
 def shared_pool() -> ModelPool:
-    """The process-wide model pool."""
+    """The process-wide model pool.
+
+    Whether there is a GPU is found out when a transformer model first loads (it
+    imports torch, seconds): no page waits for it otherwise.
+    """
     return default_pool()
+
+
+def device_text(pool: ModelPool) -> str:
+    """The pool's device, or what it will be while it is still being found out."""
+    return f"`{pool.device}`" if pool.device_known else "the GPU when there is one, else the CPU"
 
 
 def _embedded_status(organizer: bool) -> None:
@@ -63,11 +72,11 @@ def render_model_settings() -> None:
         _embedded_status(organizer)
         if not organizer:
             mapped = sum(1 for (preset, role) in KINDS if preset.default_models()[role] in pool.model_map)
-            st.caption(f"**Official models** run on `{pool.device}`; {mapped} of {len(KINDS)} load from local "
+            st.caption(f"**Official models** run on {device_text(pool)}; {mapped} of {len(KINDS)} load from local "
                        "folders set by the organizers.")
             return
         st.caption(
-            f"**Official models** run on `{pool.device}`. Leave a folder empty to load from the model hub; "
+            f"**Official models** run on {device_text(pool)}. Leave a folder empty to load from the model hub; "
             "give a folder for a local copy. Applies to everyone using this server."
             + ("" if auth.is_open() else " Folders must lie inside: "
                + ", ".join(render.md(r) for r in auth.model_roots()) + ".")

@@ -28,7 +28,7 @@ def test_training_writes_versioned_artifacts(tiny_trained):
     assert folder.name == f"embedded-{recipe.recipe_hash(root / 'russe2022')}"
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     assert meta["recipe_version"] == recipe.RECIPE_VERSION and meta["training"]["neutral"] == 11 - 1  # test ref excluded
-    assert {p.name for p in folder.iterdir()} >= {"sta.joblib", "charlm.pkl", "words.json", "meta.json"}
+    assert {p.name for p in folder.iterdir()} >= {"sta.pkl", "charlm.pkl", "words.json", "meta.json"}
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no temporary folder left
     # Training again with the same recipe and data reuses the folder.
     assert recipe.train_embedded(root) == folder
@@ -80,3 +80,18 @@ def test_agreement_with_human_judgements(real_data, embedded_models):
     # STA measured 0.760 when this was written and 0.7598 with the same pins a month later
     # (transitive packages moved); 0.75 keeps the bar without failing on that drift.
     assert auc["sta"] >= 0.75 and auc["sim"] >= 0.69 and auc["fl"] >= 0.62 and auc["j"] >= 0.68, auc
+
+
+def test_a_folder_trained_with_joblib_still_loads(tiny_trained, tmp_path):
+    import joblib
+    import shutil
+
+    _, folder = tiny_trained
+    old = tmp_path / folder.name
+    shutil.copytree(folder, old)
+    pipeline = recipe._load_sta(old)
+    (old / "sta.pkl").unlink()
+    joblib.dump(pipeline, old / "sta.joblib", compress=3)
+    texts = ["ты дебил", "спасибо за помощь"]
+    fresh = recipe.EmbeddedModels.load(folder).p_neutral(texts)
+    assert recipe.EmbeddedModels.load(old).p_neutral(texts) == pytest.approx(fresh)

@@ -342,10 +342,31 @@ def references(corpus: pd.DataFrame) -> list[list[str]]:
 # --------------------------------------------------------------------------- submissions
 
 
-def _is_tsv_submission(text: str, label: str) -> bool:
+def _is_tsv_submission(text: str, label: str, inputs: Sequence[str] | None = None) -> bool:
+    """A TSV with a header, rather than plain text with one output per line.
+
+    A ``neutral_sentence`` column says so; so does a ``.tsv`` name with a tab in the
+    first line, and a file whose every line has the same number (one or more) of tabs
+    and one line more than there are inputs (a header with other names). Such a file
+    is then checked for its columns, and a wrong header is named as such instead of
+    being read as shifted outputs.
+    """
     first = text.split("\n", 1)[0].lstrip("\ufeff")
     fields = [f.strip() for f in first.split("\t")]
-    return "neutral_sentence" in fields or (label.lower().endswith(".tsv") and "toxic_sentence" in fields)
+    if "neutral_sentence" in fields or (label.lower().endswith(".tsv") and len(fields) > 1):
+        return True
+    if len(fields) < 2 or inputs is None:
+        return False
+    lines = _strip_trailing_blank(text.split("\n"))
+    return len(lines) == len(inputs) + 1 and all(ln.count("\t") == len(fields) - 1 for ln in lines)
+
+
+def _strip_trailing_blank(lines: list[str]) -> list[str]:
+    """Lines without the empty (or blank) lines at the end of the file: they are not outputs."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
 
 
 def load_submission(
@@ -359,7 +380,8 @@ def load_submission(
 
     Two formats are accepted: plain text with one output per line in the order of the
     inputs (CodaLab), or a TSV with ``toxic_sentence``, ``neutral_sentence`` and
-    optional ``lang``. One final newline is allowed; ``\\r\\n`` line ends are fine.
+    optional ``lang``. Empty lines at the end of the file are not outputs; ``\\r\\n`` line
+    ends are fine.
 
     Args:
         source: path or bytes.
@@ -376,17 +398,16 @@ def load_submission(
             listed), wrong line count, a TSV whose inputs differ from ``inputs``.
     """
     text, label = read_text(source, name, max_bytes)
-    if _is_tsv_submission(text, label):
-        table = parse_table(text, label, "\t")
+    tsv = _is_tsv_submission(text, label, inputs)
+    if tsv:
+        table = parse_table("\n".join(_strip_trailing_blank(text.split("\n"))) + "\n", label, "\t")
         cols = _require_columns(table, ["toxic_sentence", "neutral_sentence"])
         toxic = [v for v in table.column(cols["toxic_sentence"])]
         outputs = [v.strip() for v in table.column(cols["neutral_sentence"])]
         lines = table.lines
         lang = table.column("lang") if "lang" in table.header else None
     else:
-        raw_lines = text.split("\n")
-        if raw_lines and raw_lines[-1] == "":
-            raw_lines.pop()  # the final newline
+        raw_lines = _strip_trailing_blank(text.split("\n"))
         outputs = [ln.rstrip("\r") for ln in raw_lines]
         lines = list(range(1, len(outputs) + 1))
         toxic = list(inputs) if inputs is not None and len(inputs) == len(outputs) else None
@@ -410,7 +431,7 @@ def load_submission(
             label,
             empty[0],
         ))
-    if inputs is not None and toxic is not None and _is_tsv_submission(text, label):
+    if inputs is not None and toxic is not None and tsv:
         wrong = [(i, ln) for i, (ln, given, expected) in enumerate(zip(lines, toxic, inputs)) if given.strip() != expected.strip()]
         if wrong:
             i, ln = wrong[0]

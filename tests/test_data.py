@@ -213,8 +213,28 @@ def test_submission_shift_is_located():
 
 
 def test_submission_empty_lines_are_all_listed():
-    err = err_of(load_submission, "а\n\n  \n".encode(), inputs=INPUTS, name="sub.txt")
+    err = err_of(load_submission, "а\n\n  \nг\n".encode(), inputs=[*INPUTS, "ещё"], name="sub.txt")
     assert err.line == 2 and "line(s) 2, 3" in str(err)
+
+
+def test_submission_trailing_blank_lines_are_not_outputs():
+    for tail in ("\n\n", "\n\n\n", "\r\n\r\n", "\n  \n"):
+        df = load_submission(("а\nб\nв" + tail).encode(), inputs=INPUTS, name="sub.txt")
+        assert list(df["neutral_sentence"]) == ["а", "б", "в"], repr(tail)
+    tsv = "toxic_sentence\tneutral_sentence\n" + "".join(f"{t}\tвыход\n" for t in INPUTS) + "\n\n"
+    assert len(load_submission(tsv.encode(), inputs=INPUTS, name="sub.tsv")) == 3
+
+
+def test_submission_tsv_with_a_wrong_header_names_the_columns():
+    # Header names of another format: said as missing columns, not as shifted outputs.
+    tsv = "source\ttarget\n" + "".join(f"{t}\tвыход\n" for t in INPUTS)
+    for name in ("sub.tsv", "sub.txt"):
+        err = err_of(load_submission, tsv.encode(), inputs=INPUTS, name=name)
+        assert err.line == 1 and "missing column" in str(err) and "neutral_sentence" in str(err), str(err)
+        assert "'source'" in str(err) and "shifted" not in str(err)
+    # Plain outputs that hold a tab are still plain outputs.
+    df = load_submission("а\tб\nв\nг\n".encode(), inputs=INPUTS, name="sub.txt")
+    assert df["neutral_sentence"].tolist() == ["а\tб", "в", "г"]
 
 
 def test_submission_empty_file():

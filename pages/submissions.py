@@ -35,11 +35,10 @@ if not choice.ok:
 store = shared_store()
 dataset = choice.source
 
-c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
-split = split_picker(choice, "sub_split", c1, help="The inputs the submission answers, one output per input in "
-                     "this order.")
-with c2:
-    preset, calibrated = preset_picker("sub_preset")
+top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+split = split_picker(choice, "sub_split", top, width=180, help="The inputs the submission answers, one output per "
+                     "input in this order.")
+preset, calibrated = preset_picker("sub_preset", top)
 inputs, references = split_inputs(choice.prepared, split)
 st.caption(f"{len(inputs):,} inputs in `{split}` · a submission is a text file with one output per line in this "
            "order, or a TSV with `toxic_sentence` and `neutral_sentence` columns.")
@@ -73,7 +72,7 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
         st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
         return
     bar.empty()
-    st.session_state["sub_view"] = stored.id
+    show_submission(stored.id)
     if already:
         st.info(f"{render.md(stored.name)} was scored before with this preset "
                 f"({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the stored scores.", icon=":material/history:")
@@ -82,6 +81,12 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
 
 
 PENDING_KEY = "sub_pending"
+
+
+def show_submission(sid: int) -> None:
+    """Show ``sid`` in the sentence table below (the "Show" box follows it)."""
+    st.session_state["sub_view"] = sid
+    st.session_state["sub_view_select"] = sid
 
 
 def show_pending() -> None:
@@ -102,7 +107,7 @@ def show_pending() -> None:
                 st.error(render.md(err, None), icon=":material/error:")
             else:
                 del st.session_state[PENDING_KEY]
-                st.session_state["sub_view"] = stored.id
+                show_submission(stored.id)
                 st.success(f"{render.md(stored.name)} stored.", icon=":material/check_circle:")
                 return
         r2.download_button("Download the scores (CSV)", pending.scores.to_csv(index=False).encode("utf-8"),
@@ -191,12 +196,12 @@ st.session_state["sub_view"] = view_id
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
 table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
 st.subheader(f"Sentences of {render.md(names[view_id])}")
-f1, f2, f3, f4 = st.columns([2, 1.2, 1.6, 1.6])
-text = f1.text_input("Search input or output", key="sub_q")
-j_max = f2.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter")
-flag_filter = f3.multiselect("Flags", list(FLAGS.values()), key="sub_flags")
-limit_filter = f4.multiselect("Limited by", ["sta", "sim", "fl"], key="sub_limit",
-                              format_func=str.upper)
+filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+text = filters.text_input("Search input or output", key="sub_q", width=260)
+j_max = filters.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter", width=180)
+flag_filter = filters.multiselect("Flags", list(FLAGS.values()), key="sub_flags", width=220, placeholder="any")
+limit_filter = filters.multiselect("Limited by", ["sta", "sim", "fl"], key="sub_limit", width=160, placeholder="any",
+                                   format_func=str.upper, help="The axis that holds J down")
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 event = st.dataframe(
@@ -218,7 +223,7 @@ rows = list(event.selection.rows) if event is not None else []
 if rows:
     row = shown.iloc[rows[0]]
     refs = references[int(row["idx"])]
-    score_card(row["input"], row["output"], row.to_dict(), choice.lexicon,
+    score_card(row["input"], row["output"], row.to_dict(), choice.lexicon, preset=preset,
                title=f"Sentence {int(row['idx']) + 1}" + (f" · references: {' | '.join(refs)}" if refs else ""))
 else:
     st.caption("Select a row to see the pair, its references, the diff and why J is what it is.")

@@ -20,6 +20,8 @@ from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
+#: The texts live in the address (a link shares them, with the preset) and survive a page change.
+KEEP = {"bind": "query-params", "persist_state": "session"}
 
 st.title("Live scoring")
 require_page("live_scoring")
@@ -28,13 +30,31 @@ preset, calibrated = preset_picker()
 
 
 def load_example() -> None:
-    """Put a random corpus pair (with its paraphrases as references) into the boxes."""
+    """A random corpus pair: its first paraphrase and the Delete baseline's rewrite as the candidates.
+
+    The other paraphrases are the references, so chrF compares the candidates with human
+    rewrites they were not copied from (a pair with one paraphrase has no references).
+    """
     frame = choice.prepared
+    several = frame[frame["n_refs"] >= 2]  # pairs with a paraphrase left over as a reference, when there are any
+    frame = several if len(several) else frame
     row = frame.iloc[random.randrange(len(frame))]
     st.session_state["live_input"] = row["toxic_comment"]
-    refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
-    st.session_state["live_refs"] = "\n".join(refs)
-    st.session_state["live_candidates"] = refs[0] if refs else ""
+    paraphrases = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+    candidates = paraphrases[:1]
+    if choice.lexicon:
+        deleted = delete_baseline(row["toxic_comment"], choice.lexicon)
+        if deleted and deleted not in candidates:
+            candidates.append(deleted)
+    # A paraphrase written twice, or equal to the Delete baseline's rewrite, is not a reference.
+    references = [p for p in dict.fromkeys(paraphrases[1:]) if p not in candidates]
+    st.session_state["live_refs"] = "\n".join(references)
+    st.session_state["live_candidates"] = "\n".join(candidates)
+    st.session_state["_live_example_note"] = (
+        "Example: rewrite 1 is a human paraphrase from the corpus"
+        + (", rewrite 2 the Delete baseline" if len(candidates) > 1 else "")
+        + (f"; the pair's other {len(references)} paraphrase(s) are the references." if references
+           else "; the pair has no other paraphrase, so there is no reference and chrF is n/a."))
 
 
 def suggest_delete() -> None:
@@ -68,28 +88,32 @@ def _add_candidate(rewrite: str) -> None:
 c1, c2 = st.columns([1, 1])
 with c1:
     st.text_area("Toxic sentence", key="live_input", height=90, placeholder="a toxic sentence to rewrite",
-                 max_chars=MAX_TEXT_CHARS)
-    st.text_area("References (optional, one per line)", key="live_refs", height=90,
+                 max_chars=MAX_TEXT_CHARS, **KEEP)
+    st.text_area("References (optional, one per line)", key="live_refs", height=90, **KEEP,
                  max_chars=MAX_REFERENCES * (MAX_TEXT_CHARS + 1),
                  help=f"Human rewrites of the input; chrF compares each candidate with them. At most {MAX_REFERENCES}.")
 with c2:
-    st.text_area("Candidate rewrites (one per line)", key="live_candidates", height=200,
+    st.text_area("Candidate rewrites (one per line)", key="live_candidates", height=200, **KEEP,
                  placeholder="one or more neutral rewrites", max_chars=MAX_CANDIDATES * (MAX_TEXT_CHARS + 1),
                  help=f"At most {MAX_CANDIDATES} rewrites of at most {MAX_TEXT_CHARS:,} characters each.")
-b1, b2, b3 = st.columns(3)
-b1.button("Example from the corpus", on_click=load_example, disabled=not choice.ok, icon=":material/shuffle:",
-          help="A random pair of the corpus chosen in the sidebar; its paraphrases become the references.")
-b2.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
-          help="Remove the toxic lexicon's words and tidy the punctuation (the RUSSE-2022 Delete baseline).",
-          disabled=not choice.lexicon)
-b3.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
-          help="Rewrite with the seq2seq detox model set below (loaded once per server).")
+# A row that wraps: on a narrow screen the buttons go on a second line instead of being cut.
+buttons = st.container(horizontal=True, wrap=True)
+buttons.button("Example from the corpus", on_click=load_example, disabled=not choice.ok, icon=":material/shuffle:",
+               help="A random pair of the corpus chosen in the sidebar: its first paraphrase and the Delete "
+               "baseline's rewrite become the candidates, its other paraphrases the references.")
+buttons.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
+               help="Remove the toxic lexicon's words and tidy the punctuation (the RUSSE-2022 Delete baseline).",
+               disabled=not choice.lexicon)
+buttons.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
+               help="Rewrite with the seq2seq detox model set below (loaded once per server).")
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
     st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ,
                   disabled=not is_organizer(), max_chars=300,
                   help=None if is_organizer() else "Set by the organizers of this server.")
 if err := st.session_state.pop("_live_seq2seq_error", None):
     st.error(render.md(err, None), icon=":material/error:")
+if note := st.session_state.pop("_live_example_note", None):
+    st.caption(note)
 
 try:
     request = parse_request(st.session_state.get("live_input", ""), st.session_state.get("live_candidates", ""),
@@ -114,11 +138,13 @@ except (ModelUnavailableError, EmbeddedMissingError) as err:
     show_scoring_error(err)
     st.stop()
 
-order = frame["j"].sort_values(ascending=False, kind="stable").index
-for rank, i in enumerate(order, 1):
-    score_card(source, candidates[i], frame.loc[i].to_dict(), choice.lexicon, sta_input=sta_input,
-               title=f"Rewrite {i + 1}" + (" · best J" if rank == 1 and len(candidates) > 1 else ""))
+# The cards keep the user's order; the best J is marked, not moved to the top.
+best = int(frame["j"].fillna(-1).to_numpy().argmax()) if len(candidates) > 1 else None
+for i in range(len(candidates)):
+    score_card(source, candidates[i], frame.loc[i].to_dict(), choice.lexicon, sta_input=sta_input, preset=preset,
+               title=f"Rewrite {i + 1}" + (" · ★ best J" if i == best else ""))
 sig = frame.attrs["signature"]
 st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")
-           + f" · P(neutral) of the input: {sta_input:.2f}")
+           + f" · P(neutral) of the input: {sta_input:.2f} · the address of this page holds the texts and the "
+           "preset: copy it to share this example.")

@@ -27,23 +27,61 @@ def preset_label(preset: str, calibrated: bool = True) -> str:
 AXES = (("sta", "STA", "non-toxic"), ("sim", "SIM", "same meaning"), ("fl", "FL", "fluency"), ("j", "J", "joint"),
         ("chrf", "chrF", "vs references"))
 
+#: What each number measures, per preset where the recipes differ (``None``: every preset).
+AXIS_HELP = {
+    ("sta", None): "Style transfer accuracy: how sure the toxicity classifier is that the rewrite is **neutral**, "
+    "P(neutral), from 0 (toxic) to 1 (neutral).",
+    ("sim", None): "Content similarity: how much of the input's **meaning** the rewrite keeps, the cosine of the two "
+    "sentences' embeddings, from 0 (unrelated) to 1 (same meaning).",
+    ("sim", "russe2022"): "Content similarity: how much of the input's **meaning** the rewrite keeps, the cosine of "
+    "LaBSE-en-ru embeddings; calibrated, 1 = same meaning and about 0.5 or less = another meaning.",
+    ("fl", None): "Fluency: whether the rewrite reads as **correct, natural** text, from 0 to 1, relative to the "
+    "input: a rewrite as fluent as its input (or more) scores 1.",
+    ("fl", "textdetox2024"): "Fluency in the 2024 recipe: chrF of the rewrite against the **references**, from 0 to "
+    "1; n/a without references.",
+    ("j", None): "Joint score J = STA × SIM × FL for this sentence: high only when the rewrite is neutral, keeps the "
+    "meaning **and** reads well, from 0 to 1. A system's J is the mean over its sentences.",
+    ("chrf", None): "chrF: character n-gram F-score of the rewrite against the **references** (human rewrites), from "
+    "0 to 1; n/a without references. Rewarding closeness to the references, not detoxification as such.",
+}
 
-def preset_picker(key: str = "preset") -> tuple[str, bool]:
-    """Preset (``embedded`` by default) and whether calibration is on."""
+
+def axis_help(key: str, preset: str | None = None) -> str:
+    """What the number of axis ``key`` measures under ``preset``, and its range."""
+    return AXIS_HELP.get((key, preset)) or AXIS_HELP[(key, None)]
+
+
+def has_calibration(preset: str) -> bool:
+    """Whether the preset has a calibration that can be switched off (the official 2022 one)."""
+    return preset == "russe2022"
+
+
+def preset_picker(key: str = "preset", container=None) -> tuple[str, bool]:
+    """Preset (``embedded`` by default) and whether calibration is on.
+
+    Drawn into ``container`` (by default a row of its own) as a row that wraps on a
+    narrow screen. The Calibrated switch is on only where the preset has a
+    calibration (RUSSE-2022), and off and greyed out elsewhere.
+    """
+    row = container or st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
     names = [n for n in PRESET_LABELS if n in registered()]
-    c1, c2 = st.columns([3, 1.2], vertical_alignment="bottom")
-    label = c1.segmented_control(
+    label = row.segmented_control(
         "Metric preset", [PRESET_LABELS[n] for n in names], default=PRESET_LABELS["embedded"], required=True,
-        key=key, bind="query-params",
+        key=key, bind="query-params", wrap=True,
         help="Embedded runs offline on the CPU. The official presets need their models (model hub, or local "
         "folders under **Metric models** in the sidebar).",
     )
     name = {v: k for k, v in PRESET_LABELS.items()}[label or PRESET_LABELS["embedded"]]
-    calibrated = c2.toggle(
-        "Calibrated", value=True, key=f"{key}_cal", disabled=name != "russe2022",
-        help="The official RUSSE-2022 calibration; off = raw scores. Only the RUSSE-2022 preset is calibrated.",
-    )
-    return name, calibrated if name == "russe2022" else True
+    if has_calibration(name):
+        calibrated = row.toggle(
+            "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
+            help="The official RUSSE-2022 calibration; off = raw scores.",
+        )
+        return name, calibrated
+    row.toggle("Calibrated", value=False, key=f"{key}_cal_none", disabled=True,
+               help="This preset has no calibration: its scores are used as they are. Only the RUSSE-2022 preset "
+               "is calibrated.")
+    return name, True
 
 
 def show_scoring_error(err: Exception) -> None:
@@ -68,21 +106,22 @@ def score_bars(row: dict) -> go.Figure:
         text=["n/a" if v is None or v != v else f"{v:.2f}" for v in values], textposition="outside",
         hovertemplate="%{y}: %{x:.3f}<extra></extra>",
     ))
-    fig.update_layout(height=200, margin=dict(t=5, b=5, l=5, r=30), xaxis=dict(range=[0, 1.12], showgrid=False),
+    fig.update_layout(height=200, margin=dict(t=5, b=5, l=5, r=10), xaxis=dict(range=[0, 1.3], showgrid=False),
                       yaxis=dict(autorange="reversed"))
     return fig
 
 
 def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta_input: float | None = None,
-               title: str | None = None) -> None:
+               title: str | None = None, preset: str | None = None) -> None:
     """One rewrite: metrics, bars, what limits J, flags and the word diff to the input."""
     with st.container(border=True):
         if title:
             st.markdown(f"**{render.md(title, None)}**")
         cols = st.columns(5)
-        for col, (key, label, help_text) in zip(cols, AXES):
+        for col, (key, label, _) in zip(cols, AXES):
             value = row.get(key)
-            col.metric(label, "n/a" if value is None or value != value else f"{value:.2f}", help=help_text)
+            col.metric(label, "n/a" if value is None or value != value else f"{value:.2f}",
+                       help=axis_help(key, preset))
         left, right = st.columns([1.1, 1])
         with left:
             st.markdown(render.STYLE, unsafe_allow_html=True)

@@ -48,16 +48,18 @@ st.caption(
 )
 
 # ------------------------------------------------------------------ search and filters
-c1, c2, c3, c4 = st.columns([4.2, 1.3, 1.6, 2.8], vertical_alignment="bottom")
-text = c1.text_input(
-    "Search", key="q", bind="query-params", placeholder="a word, a phrase or a regular expression",
+# One row on a wide screen; on a narrow one the switches wrap under the search box.
+bar = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+text = bar.text_input(
+    "Search", key="q", bind="query-params", placeholder="a word, a phrase or a regular expression", width=440,
     help="Case and ё/е are ignored unless **Match case** is on.",
 )
-use_regex = c2.toggle("Regex", key="regex", bind="query-params", help="Python regular expression syntax.")
-case = c3.toggle("Match case", key="case", bind="query-params")
+use_regex = bar.toggle("Regex", key="regex", bind="query-params", help="Python regular expression syntax.")
+case = bar.toggle("Match case", key="case", bind="query-params")
 SEARCH_IN = {"both": "both", "toxic": "toxic", "paraphrases": "neutral"}
 search_in = SEARCH_IN[
-    c4.segmented_control("Search in", list(SEARCH_IN), default="both", required=True, key="in", bind="query-params")
+    bar.segmented_control("Search in", list(SEARCH_IN), default="both", required=True, key="in", bind="query-params",
+                          wrap=True)
     or "both"
 ]
 
@@ -145,7 +147,8 @@ elif prev_key == table_key and prev_rows:
     url_pair = None
 st.session_state["_corpus_prev"] = (table_key, rows)
 
-d1, d2, _ = st.columns([1, 1.3, 3])
+exports = st.container(horizontal=True, wrap=True)
+d1 = d2 = exports
 # Callables: the files are built only when a button is clicked, not on every rerun.
 d1.download_button(
     "Export CSV", lambda: view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
@@ -196,15 +199,17 @@ if shown.empty:
     st.caption("No pairs match.")
     st.stop()
 stats = corpus_stats(shown, edits, choice.lexicon)
-s1, s2, s3, s4 = st.columns(4)
-s1.metric("Toxic sentences", f"{stats.n_pairs:,}")
-s2.metric("Paraphrases", f"{stats.n_edits:,}")
+# Four figures in a row on a wide screen, two by two on a narrow one.
+s1 = s2 = s3 = s4 = st.container(horizontal=True, wrap=True, gap="medium")
+s1.metric("Toxic sentences", f"{stats.n_pairs:,}", width=190)
+s2.metric("Paraphrases", f"{stats.n_edits:,}", width=190)
 s3.metric(
     "Pure deletions", f"{stats.deletion_share:.1%}",
     help="Share of changed paraphrases whose words are the toxic sentence's words with some removed "
-    "and nothing added or replaced (case and punctuation ignored).",
+    "and nothing added or replaced (case and punctuation ignored).", width=190,
 )
-s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}", help="Paraphrases with the same words as the input.")
+s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}", help="Paraphrases with the same words as the input.",
+          width=190)
 
 # Tabs that track their state: only the open tab's chart is built on a rerun.
 tabs = st.tabs(

@@ -79,11 +79,61 @@ def no_exception(pg) -> None:
     assert pg.query_selector('[data-testid="stException"]') is None, pg.inner_text("body")[:2000]
 
 
-def shot(pg, name: str, height: int | None = None) -> None:
+def shot(pg, name: str, height: int | None = None, width: int = 1400) -> None:
     if not SHOTS:
         return
     Path(SHOTS).mkdir(parents=True, exist_ok=True)
     if height:
-        pg.set_viewport_size({"width": 1400, "height": height})
+        pg.set_viewport_size({"width": width, "height": height})
         wait_idle(pg)
     pg.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+
+
+# Controls of the main area (not the sidebar, not inside a table's or a chart's own
+# scrolling canvas) that lie outside the window, are clipped by a container, or whose
+# label is cut short with an ellipsis.
+_CUT_OFF_JS = """
+() => {
+  const W = document.documentElement.clientWidth;
+  const skip = '[data-testid="stSidebar"], [data-testid="stDataFrame"], [data-testid="stHeader"], '
+    + '[data-testid="stPlotlyChart"], [data-testid="stToolbar"], [data-testid="stDecoration"]';
+  const controls = 'button, input:not([type="file"]), textarea, [role="radio"], [role="checkbox"], [role="switch"], '
+    + '[role="tab"], [data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"]';
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none' && cs.opacity !== '0';
+  };
+  const name = (el) => (el.getAttribute('aria-label') || el.innerText || el.getAttribute('placeholder')
+    || el.tagName).trim().slice(0, 60);
+  const out = [];
+  for (const el of document.querySelectorAll(controls)) {
+    if (el.closest(skip) || el.closest('details:not([open]) > :not(summary)') || !visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    let clipped = null;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX === 'visible') continue;
+      const ar = a.getBoundingClientRect();
+      if (ar.width <= 2 || ar.height <= 2) { clipped = 'hidden'; break; }  // a visually hidden native input
+      if (!clipped && (r.right > ar.right + 1 || r.left < ar.left - 1)) clipped = 'clipped';
+    }
+    if (clipped === 'hidden') continue;
+    if (r.right > W + 1 || r.left < -1) { out.push(`${name(el)}: outside the window`); continue; }
+    if (clipped) out.push(`${name(el)}: clipped by its container`);
+    for (const t of [el, ...el.querySelectorAll('*')]) {
+      const cs = getComputedStyle(t);
+      if (cs.textOverflow === 'ellipsis' && t.scrollWidth > t.clientWidth + 1 && visible(t)) {
+        out.push(`${name(el)}: text cut short`); break;
+      }
+    }
+  }
+  if (document.documentElement.scrollWidth > W + 1) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px)`);
+  return [...new Set(out)];
+}
+"""
+
+
+def cut_off_controls(pg) -> list[str]:
+    """Controls the user cannot fully see: outside the window, clipped, or with a label cut short."""
+    return pg.evaluate(_CUT_OFF_JS)

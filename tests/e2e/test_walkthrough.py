@@ -1,0 +1,220 @@
+"""A new user's walkthrough of Submissions, Live scoring and Corpus, at 1400 and 800 px.
+
+Each test is one thing a user got wrong, lost or could not see; the last one opens
+every page at 800 px and checks that no control is cut off. Fixtures: ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+
+def inputs_of(data_root) -> list[str]:
+    from detox_core.data import load_dataset
+
+    return load_dataset("russe2022", ["test"], data_root)["toxic_comment"].tolist()
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the select box labelled ``label``."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+def upload(page, path: Path) -> str:
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    wait_idle(page)
+    page.get_by_role("button", name="Score the upload").click()
+    wait_idle(page, 180)
+    no_exception(page)
+    return page.inner_text("body")
+
+
+def sentences_heading(page) -> str:
+    return page.get_by_role("heading").filter(has_text="Sentences of").first.inner_text()
+
+
+def test_the_sentence_table_follows_the_submission_just_scored(server, page, data_root):
+    page.goto(server + "/submissions")
+    wait_idle(page, 120)
+    shipped = sorted(p.name.removesuffix("_test.txt") for p in (data_root / "russe2022" / "outputs").glob("*_test.txt"))
+    assert len(shipped) >= 2
+    first, second = shipped[0], shipped[-1]
+    choose(page, "Or a shipped system output", first)
+    page.get_by_role("button", name="Score this output").click()
+    wait_idle(page, 180)
+    assert first in sentences_heading(page)
+    choose(page, "Or a shipped system output", second)
+    page.get_by_role("button", name="Score this output").click()
+    wait_idle(page, 180)
+    no_exception(page)
+    assert f"{second}_test.txt scored and stored" in page.inner_text("body")
+    # The table below shows the submission just scored, not the one shown before.
+    assert second in sentences_heading(page) and first not in sentences_heading(page)
+    assert page.get_by_role("combobox", name="Show").input_value() == f"{second}_test.txt"
+
+
+def test_trailing_blank_lines_are_not_outputs(server, page, data_root, tmp_path):
+    inputs = inputs_of(data_root)
+    path = tmp_path / "trailing.txt"
+    path.write_text("".join(f"{t}\n" for t in inputs) + "\n\n", encoding="utf-8")
+    page.goto(server + "/submissions")
+    wait_idle(page, 120)
+    body = upload(page, path)
+    assert "trailing.txt scored and stored" in body and "Not scored" not in body
+    assert "trailing.txt" in sentences_heading(page)
+
+
+def test_a_tsv_with_other_column_names_is_told_which_columns_are_missing(server, page, data_root, tmp_path):
+    inputs = inputs_of(data_root)
+    path = tmp_path / "wrong_header.tsv"
+    path.write_text("source\ttarget\n" + "".join(f"{t}\tвежливо\n" for t in inputs), encoding="utf-8")
+    page.goto(server + "/submissions")
+    wait_idle(page, 120)
+    body = upload(page, path)
+    assert "Not scored, nothing stored" in body
+    assert "missing column" in body and "neutral_sentence" in body and "'source'" in body
+    assert "shifted" not in body
+
+
+def live_boxes(page):
+    return (page.get_by_role("textbox", name="Toxic sentence"),
+            page.get_by_role("textbox", name="Candidate rewrites (one per line)"),
+            page.get_by_role("textbox", name="References (optional, one per line)"))
+
+
+def j_values(page) -> list[float]:
+    js = page.locator('[data-testid="stMetric"]').filter(has_text="J").filter(has_not_text="chrF")
+    return [float(m.locator('[data-testid="stMetricValue"]').inner_text()) for m in js.all()]
+
+
+def test_live_texts_survive_a_page_change_and_travel_in_the_link(server, page, browser):
+    page.goto(server + "/live_scoring")
+    wait_idle(page, 120)
+    source, candidates, refs = live_boxes(page)
+    source.fill("ты дебил, иди отсюда")
+    refs.fill("ты не прав, уходи")
+    candidates.fill("ты дебил, иди отсюда\nты неправ, иди отсюда")
+    candidates.press("Control+Enter")
+    wait_idle(page, 120)
+    scores = j_values(page)
+    assert len(scores) == 2
+    # Away to another page and back through the menu: nothing typed is lost.
+    page.get_by_role("link", name="Corpus").click()
+    wait_idle(page, 120)
+    page.get_by_role("link", name="Live scoring").click()
+    wait_idle(page, 120)
+    source, candidates, refs = live_boxes(page)
+    assert source.input_value() == "ты дебил, иди отсюда"
+    assert candidates.input_value() == "ты дебил, иди отсюда\nты неправ, иди отсюда"
+    assert refs.input_value() == "ты не прав, уходи"
+    # The address holds the texts: opened by someone else, it shows the same scores.
+    link = page.url
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)
+    assert query["live_input"] == ["ты дебил, иди отсюда"]
+    other = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        shared = other.new_page()
+        shared.goto(link)
+        wait_idle(shared, 120)
+        no_exception(shared)
+        assert live_boxes(shared)[1].input_value() == "ты дебил, иди отсюда\nты неправ, иди отсюда"
+        assert j_values(shared) == scores
+    finally:
+        other.close()
+
+
+def test_live_cards_keep_the_users_order_and_mark_the_best(server, page):
+    rewrites = ["ты дебил, иди отсюда", "ты неправ, иди отсюда", "ты дебил"]
+    query = urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда", "live_candidates": "\n".join(rewrites)})
+    page.goto(f"{server}/live_scoring?{query}")
+    wait_idle(page, 120)
+    no_exception(page)
+    titles = [t.inner_text() for t in page.get_by_text(re.compile(r"^Rewrite \d")).all()]
+    assert [t.split(" ·")[0] for t in titles] == ["Rewrite 1", "Rewrite 2", "Rewrite 3"]
+    scores = j_values(page)
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    marked = [i for i, t in enumerate(titles) if "best J" in t]
+    assert marked == [best]
+
+
+def test_calibrated_switch_is_off_where_the_preset_has_no_calibration(server, page):
+    page.goto(server + "/live_scoring")
+    wait_idle(page, 120)
+    switch = page.get_by_role("switch", name="Calibrated")
+    # The embedded preset has no calibration: the switch says so (off), and cannot be turned on.
+    assert not switch.is_checked() and switch.is_disabled()
+    page.get_by_text("RUSSE-2022 official", exact=True).click()
+    wait_idle(page, 120)
+    switch = page.get_by_role("switch", name="Calibrated")
+    assert switch.is_checked() and switch.is_enabled()
+    assert "preset=" in page.url
+
+
+def test_corpus_example_does_not_score_a_reference_against_itself(server, page):
+    page.goto(server + "/live_scoring")
+    wait_idle(page, 120)
+    for _ in range(3):
+        page.get_by_role("button", name="Example from the corpus").click()
+        wait_idle(page, 120)
+        no_exception(page)
+        _, candidates, refs = live_boxes(page)
+        cands = [c for c in candidates.input_value().split("\n") if c]
+        references = [r for r in refs.input_value().split("\n") if r]
+        assert cands and not set(cands) & set(references)
+        assert "Example: rewrite 1 is a human paraphrase" in page.inner_text("body")
+        chrf = page.locator('[data-testid="stMetric"]').filter(has_text="chrF").first
+        value = chrf.locator('[data-testid="stMetricValue"]').inner_text()
+        assert value == "n/a" if not references else float(value) < 1.0
+
+
+def test_metric_help_says_what_the_number_measures_and_its_range(server, page):
+    query = urllib.parse.urlencode({"live_input": "ты дебил", "live_candidates": "ты неправ"})
+    page.goto(f"{server}/live_scoring?{query}")
+    wait_idle(page, 120)
+    for label, words in (("STA", "neutral"), ("SIM", "meaning"), ("FL", "fluen"), ("J", "STA × SIM × FL"),
+                         ("chrF", "references")):
+        metric = page.locator('[data-testid="stMetric"]').filter(
+            has=page.locator('[data-testid="stMetricLabel"]', has_text=label)).first
+        metric.locator('[data-testid="stTooltipHoverTarget"]').first.hover()
+        tip = page.locator('[data-testid="stTooltipContent"]').last
+        tip.wait_for(timeout=5000)
+        text = tip.inner_text()
+        assert words in text and "0" in text and "1" in text and len(text) > 60, (label, text)
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(300)
+
+
+PAGES = ["", "live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",
+                                                       "live_candidates": "ты неправ, иди отсюда"}),
+         "submissions", "leaderboard", "compare", "human_eval", "annotate", "annotation_projects"]
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.split("?")[0] or "corpus")
+def test_every_page_is_usable_at_800_px(server, browser, path):
+    ctx = browser.new_context(viewport={"width": 800, "height": 1100})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server}/{path}")
+        wait_idle(page, 180)
+        page.locator("h1").first.wait_for(timeout=120_000)
+        wait_idle(page, 180)
+        no_exception(page)
+        problems = cut_off_controls(page)
+        assert not problems, problems
+        name = (path.split("?")[0] or "corpus")
+        shot(page, f"{name}-800", 1900, width=800)
+    finally:
+        ctx.close()

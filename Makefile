@@ -42,6 +42,7 @@ screenshots: setup data
 	DETOX_SCREENSHOTS=tests/e2e/screenshots $(BIN)/python -m pytest -m e2e tests/e2e -q
 
 bench: setup data
+	$(BIN)/python benchmarks/bench_cold_start.py
 	$(BIN)/python benchmarks/bench_corpus_search.py
 	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_live.py

@@ -1,0 +1,175 @@
+"""Cold start: from a fresh server to the first useful screen of every page.
+
+For each page a new app server is started (embedded preset, the fetched data, a SQLite
+file holding two scored shipped submissions of the test split, so that Submissions,
+Leaderboard and Compare systems have something to show) and one headless-Chromium
+session opens the page. It prints:
+
+- ``useful``: seconds from opening the address to the page's first useful screen (the
+  element named in ``PAGES``: a table, a chart, the score cards) with the run finished;
+  on Live scoring, from pressing Ctrl+Enter on a typed pair to the score cards, since
+  that is the page's first use;
+- ``silent``: the longest stretch in seconds, while the script was running, with no
+  progress indication on the page (a spinner, a progress bar or a skeleton placeholder).
+  The target is under one second.
+
+The second server of each row (``warm``) is the same page opened again in a second
+session of the same server: what the next user of a shared deployment sees.
+
+Usage: ``python benchmarks/bench_cold_start.py [--pages corpus live_scoring ...] [--baseline DIR]``.
+``--baseline DIR`` runs the same measurements on another checkout of the app (for
+example an older commit: ``git worktree add DIR COMMIT``) in the same run, first.
+Needs the RUSSE-2022 data (``python -m detox_core fetch-data``), the embedded models
+(``python -m detox_core train-embedded``) and Debian's Chromium.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.util import CHROMIUM, free_port, stop_app  # noqa: E402
+
+
+def start_app(env: dict[str, str], app_dir: Path) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` of the checkout ``app_dir``; its URL once it answers."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
+         "--server.fileWatcherType", "none"],
+        cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"the app in {app_dir} did not start")
+
+INDICATORS = '[data-testid="stSpinner"], [data-testid="stProgress"], [data-testid="stSkeleton"]'
+
+#: page -> (address, CSS selector of the first useful element)
+PAGES = {
+    "corpus": ("/", '[data-testid="stDataFrame"]'),
+    "live_scoring": ("/live_scoring", '[data-testid="stMetric"]'),
+    "submissions": ("/submissions", '[data-testid="stDataFrame"] >> nth=1'),
+    "leaderboard": ("/leaderboard", '[data-testid="stDataFrame"] >> nth=1'),
+    "compare": ("/compare", '[data-testid="stPlotlyChart"]'),
+    "human_eval": ("/human_eval", '[data-testid="stDataFrame"]'),
+    "annotate": ("/annotate", '[data-testid="stTextInput"]'),
+    "annotation_projects": ("/annotation_projects", '[data-testid="stForm"], [data-testid="stTextInput"]'),
+}
+
+
+def seed_database(url: str) -> None:
+    """Two shipped outputs of the test split, scored with the embedded preset."""
+    from detox_core import corpus, data
+    from detox_core.storage import Store
+    from detox_core.submissions import score_and_store, shipped_outputs, split_inputs
+
+    prepared = corpus.prepare_corpus(data.load_dataset("russe2022"), data.load_dataset_lexicon("russe2022"))
+    inputs, refs = split_inputs(prepared, "test")
+    store = Store(url)
+    for name, path in list(shipped_outputs("russe2022", "test").items())[:2]:
+        score_and_store(store, path.read_bytes(), path.name, dataset="russe2022", split="test", inputs=inputs,
+                        references=refs, preset="embedded", calibrated=True, source="shipped")
+
+
+def running(page) -> bool:
+    return page.query_selector('[data-testid="stStatusWidget"]') is not None
+
+
+def watch(page, selector: str, timeout: float = 180.0) -> tuple[float, float]:
+    """Seconds until ``selector`` is visible and the run is over; longest silent stretch."""
+    t0 = time.monotonic()
+    silent_since, longest, quiet = None, 0.0, 0
+    deadline = t0 + timeout
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        busy = running(page)
+        shown = page.locator(selector).first.is_visible() if page.locator(selector).count() else False
+        indicated = any(el.is_visible() for el in page.query_selector_all(INDICATORS))
+        if busy and not indicated:
+            silent_since = now if silent_since is None else silent_since
+            longest = max(longest, now - silent_since)
+        else:
+            silent_since = None
+        quiet = quiet + 1 if (shown and not busy) else 0
+        if quiet >= 2:
+            return now - t0, longest
+        time.sleep(0.1)
+    raise TimeoutError(f"{selector} not shown in {timeout:.0f} s")
+
+
+def open_page(browser, url: str, name: str) -> tuple[float, float]:
+    path, selector = PAGES[name]
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    try:
+        if name == "live_scoring":
+            page.goto(url + path)
+            page.get_by_role("textbox", name="Toxic sentence").wait_for(timeout=120_000)
+            watch(page, '[data-testid="stTextArea"]')
+            page.get_by_role("textbox", name="Toxic sentence").fill("ты дебил, иди отсюда")
+            box = page.get_by_role("textbox", name="Candidate rewrites (one per line)")
+            box.fill("ты неправ, иди отсюда")
+            box.press("Control+Enter")
+            return watch(page, selector)
+        page.goto(url + path)
+        return watch(page, selector)
+    finally:
+        ctx.close()
+
+
+def measure(browser, app_dir: Path, pages: list[str], env: dict[str, str]) -> None:
+    print(f"{'page':<22}{'cold useful s':>14}{'silent s':>10}{'warm useful s':>15}{'silent s':>10}")
+    for name in pages:
+        proc, url = start_app(env, app_dir)
+        try:
+            cold, cold_silent = open_page(browser, url, name)
+            warm, warm_silent = open_page(browser, url, name)
+        finally:
+            stop_app(proc)
+        print(f"{name:<22}{cold:>14.1f}{cold_silent:>10.1f}{warm:>15.1f}{warm_silent:>10.1f}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES))
+    parser.add_argument("--baseline", type=Path, help="another checkout of the app, measured first")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    from detox_core.data import data_dir
+
+    tmp = Path(tempfile.mkdtemp(prefix="detox-cold-"))
+    db_url = f"sqlite:///{tmp / 'detox.sqlite'}"
+    print("seeding the database with two scored submissions…", flush=True)
+    seed_database(db_url)
+    env = {"DETOX_DB_URL": db_url, "DETOX_ORGANIZER_PASSWORD": "", "DETOX_DATA_DIR": str(data_dir())}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        if args.baseline:
+            print(f"\nbaseline: {args.baseline}")
+            measure(browser, args.baseline.resolve(), args.pages, env)
+            print("\nthis checkout")
+        measure(browser, ROOT, args.pages, env)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

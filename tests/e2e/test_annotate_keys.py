@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from detox_core.annotation.store import AnnotationStore, Settings
-from tests.e2e.util import CHROMIUM, SHOTS, no_exception, wait_idle
+from tests.e2e.util import CHROMIUM, SHOTS, cut_off_controls, no_exception, wait_idle
 
 pytestmark = [
     pytest.mark.e2e,
@@ -44,6 +44,7 @@ def test_ten_keys_50_ms_apart_store_exactly_the_pressed_labels(server, browser, 
     join(page, server, project.access_code, f"Fast typist {width}")
     texts = page.locator(".ap-text").all_inner_texts()
     assert sorted(texts) == sorted(OUTPUTS)  # markup shown as text
+    assert not cut_off_controls(page)  # every answer button and label fully visible, also at 800 px
     assert page.locator(".ap-item img, .ap-item b, .ap-item a").count() == 0
     assert page.title() != "pwned"
     page.locator("h1").first.click()

@@ -106,12 +106,19 @@ _CUT_OFF_JS = """
   };
   const name = (el) => (el.getAttribute('aria-label') || el.innerText || el.getAttribute('placeholder')
     || el.tagName).trim().slice(0, 60);
+  // Custom components draw into shadow roots: look inside them too.
+  const all = (root, sel) => {
+    const found = [...root.querySelectorAll(sel)];
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) found.push(...all(e.shadowRoot, sel));
+    return found;
+  };
+  const up = (a) => a.parentElement || (a.getRootNode() instanceof ShadowRoot ? a.getRootNode().host : null);
   const out = [];
-  for (const el of document.querySelectorAll(controls)) {
+  for (const el of all(document, controls)) {
     if (el.closest(skip) || el.closest('details:not([open]) > :not(summary)') || !visible(el)) continue;
     const r = el.getBoundingClientRect();
     let clipped = null;
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+    for (let a = up(el); a && a !== document.body; a = up(a)) {
       const cs = getComputedStyle(a);
       if (cs.overflowX === 'visible') continue;
       const ar = a.getBoundingClientRect();

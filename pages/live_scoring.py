@@ -8,6 +8,7 @@ import streamlit as st
 
 from detox_core.baselines import Seq2SeqDetoxifier, delete_baseline
 from detox_core.data import REFERENCE_COLUMNS
+from detox_core.embedded.preset import preload_in_background
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
 from detox_core.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
@@ -27,6 +28,8 @@ st.title("Live scoring")
 require_page("live_scoring")
 choice = current_choice()
 preset, calibrated = preset_picker()
+if preset == "embedded":
+    preload_in_background()  # the models load while the user types
 
 
 def load_example() -> None:

@@ -35,6 +35,33 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
         return _LOADED[folder]
 
 
+_PRELOAD: list[threading.Thread] = []
+
+
+def preload_in_background() -> None:
+    """Load the embedded models, word vectors and morphology in a background thread,
+    once per process, so that a page's first score does not wait for them (the Live
+    scoring page starts it while the user is still typing). Errors are left for the
+    first real score to report."""
+    with _LOCK:
+        if _PRELOAD:
+            return
+
+        def work() -> None:
+            from detox_core.embedded.recipe import load_navec, morph_analyzer
+
+            try:
+                load_models()
+                load_navec()
+                morph_analyzer()
+            except Exception:  # noqa: BLE001 - reported by the first score, with its message
+                pass
+
+        thread = threading.Thread(target=work, name="embedded-preload", daemon=True)
+        _PRELOAD.append(thread)
+    thread.start()
+
+
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
     in a byte-bounded cache: visitors' distinct texts push out the oldest."""

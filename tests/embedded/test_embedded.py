@@ -95,3 +95,18 @@ def test_a_folder_trained_with_joblib_still_loads(tiny_trained, tmp_path):
     texts = ["ты дебил", "спасибо за помощь"]
     fresh = recipe.EmbeddedModels.load(folder).p_neutral(texts)
     assert recipe.EmbeddedModels.load(old).p_neutral(texts) == pytest.approx(fresh)
+
+
+def test_preload_loads_the_models_once_in_the_background(tiny_trained, monkeypatch):
+    from detox_core.embedded import preset
+
+    root, folder = tiny_trained
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setattr(preset, "_PRELOAD", [])
+    monkeypatch.setattr(preset, "_LOADED", {})
+    preset.preload_in_background()
+    preset.preload_in_background()  # a second page's call starts nothing more
+    assert len(preset._PRELOAD) == 1
+    preset._PRELOAD[0].join(timeout=60)
+    assert folder in preset._LOADED  # the first score finds the models loaded
+    assert preset.load_models() is preset._LOADED[folder]

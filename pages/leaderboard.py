@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -13,15 +15,36 @@ from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
+from detox_core.ui.tables import without_none
 
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
+SIGNIFICANT = 0.05
+
+
+def p_value_heatmap(p) -> go.Figure:
+    """Pairwise p-values: p < 0.05 dark and starred, the rest light, the diagonal empty."""
+    names = [html.escape(str(n)) for n in p.index]
+    values = p.to_numpy(dtype=float)
+    z = [[None if i == j or v != v else float(v) for j, v in enumerate(row)] for i, row in enumerate(values)]
+    text = [["" if v is None else f"{v:.3f}" + (" *" if v < SIGNIFICANT else "") for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=names, y=names, zmin=0, zmax=1, text=text, texttemplate="%{text}", hoverongaps=False,
+        colorscale=[[0, "#1b5e20"], [SIGNIFICANT, "#66bb6a"], [SIGNIFICANT + 1e-9, "#eceff1"], [1, "#fafafa"]],
+        colorbar=dict(title=dict(text="p-value"), tickvals=[0, SIGNIFICANT, 0.5, 1], ticktext=["0", "0.05", "0.5", "1"]),
+        hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
+    ))
+    fig.update_layout(height=140 + 40 * len(names), margin=dict(t=10, b=10), xaxis=dict(title="system", side="bottom"),
+                      yaxis=dict(title="system", autorange="reversed"))
+    return fig
+
 
 st.title("Leaderboard")
 require_page("leaderboard")
 choice = current_choice()
 score_cfg = {
     c: st.column_config.ProgressColumn(label, min_value=0.0, max_value=1.0, format="%.2f")
-    for c, label in [("sta_auto", "STA"), ("sim_auto", "SIM"), ("fl_auto", "FL"), ("j_auto", "J"), ("chrf", "chrF"),
+    for c, label in [("sta_auto", "STA (auto)"), ("sim_auto", "SIM (auto)"), ("fl_auto", "FL (auto)"),
+                     ("j_auto", "J (auto)"), ("chrf", "chrF"),
                      ("sta_human", "STA (human)"), ("sim_human", "SIM (human)"), ("fl_human", "FL (human)"),
                      ("j_human", "J (human)")]
 }
@@ -35,13 +58,17 @@ if published_path.is_file():
     except DetoxInputError as err:
         st.error(render.md(err, None))
 if published is not None:
+    # The columns it is sorted by come first, so that they are on screen at any width.
     st.dataframe(
         published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True,
+        column_order=["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human", "sta_auto",
+                      "sim_auto", "fl_auto", "chrf"],
         column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
                        **score_cfg},
     )
     st.caption("Automatic scores (official GPU metrics, calibrated) and human judgements of the final ranking, as "
-               "published in the RUSSE-2022 findings. Sorted by human J; click a header to sort by another column.")
+               "published in the RUSSE-2022 findings. Sorted by human J (first column after the method), then "
+               "automatic J beside it; click a header to sort by another column.")
 else:
     st.info("The published leaderboard is not fetched (`python -m detox_core fetch-data`).")
 
@@ -70,11 +97,10 @@ for board in boards:
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
     table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
-    st.dataframe(
+    shown, config = without_none(
         table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], *HUMAN_COLUMNS,
                "source", "n"]],
-        hide_index=True,
-        column_config={
+        {
             "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
             "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
             "system": st.column_config.TextColumn("Submission"),
@@ -85,30 +111,34 @@ for board in boards:
                for c in HUMAN_COLUMNS},
             "source": st.column_config.TextColumn(
                 "Human from", help="The app's annotation projects first, then the human-evaluation sample, then the "
-                "published table"),
+                "published table; — = no human judgement of this system"),
             "n": st.column_config.NumberColumn("Sentences"),
         },
     )
+    st.dataframe(shown, hide_index=True, column_config=config)
     if len(board.table) > 1:
-        with st.expander("Paired bootstrap p-values", icon=":material/grid_on:"):
-            p = board.ranking.p_values
-            fig = go.Figure(go.Heatmap(z=p.values, x=list(p.columns), y=list(p.index), zmin=0, zmax=0.2,
-                                       colorscale="RdYlGn_r", text=[[f"{v:.3f}" for v in row] for row in p.values],
-                                       texttemplate="%{text}", hovertemplate="%{y} vs %{x}: p=%{z:.3f}<extra></extra>"))
-            fig.update_layout(height=120 + 40 * len(p), margin=dict(t=10, b=10))
-            st.plotly_chart(fig, width="stretch")
+        st.markdown(f"**Which differences are significant** ({AXIS_NAMES[ax]})")
+        st.plotly_chart(p_value_heatmap(board.ranking.p_values), width="stretch", config={"displayModeBar": False},
+                        key=f"lb_p_{board.preset}_{board.calibrated}")
+        st.caption(f"Each cell: the p-value of a paired bootstrap test (over sentences) that the row's and the "
+                   f"column's systems have the same mean {AXIS_NAMES[ax]}. Marked * and dark: p < 0.05, a "
+                   "significant difference; light: not significant. The diagonal (a system with itself) is empty.")
     pairs = human_vs_auto(board, humans)
     if len(pairs) >= 2:
-        fig = go.Figure(go.Scatter(x=pairs["j_human"], y=pairs["j"], mode="markers", text=pairs["system"],
-                                   marker=dict(size=11, color="#2e7d5b"), name=f"local ({label})",
+        fig = go.Figure(go.Scatter(x=pairs["j_human"], y=pairs["j"], mode="markers+text",
+                                   text=[html.escape(s) for s in pairs["system"]], textposition="top center",
+                                   marker=dict(size=11, color="#2e7d5b"), name=f"local ({html.escape(label)})",
                                    hovertemplate="%{text}: human %{x:.2f}, auto %{y:.3f}<extra></extra>"))
         if published is not None:
-            fig.add_trace(go.Scatter(x=published["j_human"], y=published["j_auto"], mode="markers",
+            fig.add_trace(go.Scatter(x=published["j_human"], y=published["j_auto"], mode="markers+text",
                                      marker=dict(size=8, color="#bbbbbb"), name="published (official metrics)",
-                                     text=[published_key(t, m) for t, m in zip(published["team"], published["method"])],
+                                     text=[html.escape(published_key(t, m))
+                                           for t, m in zip(published["team"], published["method"])],
+                                     textposition="bottom center", textfont=dict(size=9, color="#999999"),
                                      hovertemplate="%{text}: human %{x:.2f}, auto %{y:.2f}<extra></extra>"))
-        fig.update_layout(height=380, margin=dict(t=10, b=10), xaxis_title="human J", yaxis_title="automatic J",
-                          xaxis=dict(range=[0, 1]), yaxis=dict(range=[0, 1]))
+        fig.update_layout(height=440, margin=dict(t=10, b=10), xaxis_title="human J", yaxis_title="automatic J",
+                          xaxis=dict(range=[-0.02, 1.02]), yaxis=dict(range=[-0.02, 1.05]),
+                          legend=dict(orientation="h", y=-0.18))
         st.plotly_chart(fig, width="stretch")
         rho = correlation(pairs["j_human"].to_numpy(), pairs["j"].to_numpy())
         st.caption(f"Human vs automatic J per system ({len(pairs)} systems with human scores"

@@ -189,8 +189,9 @@ st.dataframe(
 ids = listed["id"].tolist()
 names = display_names(listed)
 current = st.session_state.get("sub_view")
-view_id = st.selectbox("Show", ids, index=ids.index(current) if current in ids else len(ids) - 1,
-                       format_func=lambda i: names[i], key="sub_view_select")
+if st.session_state.get("sub_view_select") not in ids:
+    st.session_state["sub_view_select"] = current if current in ids else ids[-1]
+view_id = st.selectbox("Show", ids, format_func=lambda i: names[i], key="sub_view_select")
 st.session_state["sub_view"] = view_id
 
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()

@@ -127,3 +127,29 @@ def test_visitors_do_not_manage_submissions_nor_see_hidden_ones(scored, monkeypa
     monkeypatch.setenv("DETOX_PUBLIC_PAGES", "corpus")
     refused = run(COMPARE)
     assert "for the organizers" in refused.error[0].value
+
+
+def test_leaderboard_shows_no_none_and_its_p_values_openly(scored):
+    import json
+
+    at = run(LEADERBOARD)
+    for frame in at.dataframe:
+        # Streamlit draws a missing cell as a grey "None": every table gets a dash instead.
+        assert not frame.value.isna().any().any(), frame.value
+    local = at.dataframe[-1].value
+    without_humans = local[local["source"] == "—"]
+    assert len(without_humans) and (without_humans["j_human"] == "—").all()
+    published = [f for f in at.dataframe if "team" in f.value.columns]
+    if published:  # the sorted-by columns first, so they are on screen
+        order = list(published[0].proto.column_order)
+        assert order[:4] == ["team", "method", "j_human", "j_auto"]
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    z, text = heat["data"][0]["z"], heat["data"][0]["text"]
+    assert all(z[i][i] is None and text[i][i] == "" for i in range(len(z)))  # no 1.000 on the diagonal
+    for i, row in enumerate(z):
+        for j, p in enumerate(row):
+            if p is not None:
+                assert text[i][j].endswith(" *") == (p < 0.05)
+    assert heat["layout"]["xaxis"]["title"]["text"] and heat["data"][0]["colorbar"]["title"]["text"] == "p-value"
+    assert not [e for e in at.expander if "p-values" in e.label]  # not hidden in a closed expander

@@ -197,6 +197,30 @@ def test_metric_help_says_what_the_number_measures_and_its_range(server, page):
         page.wait_for_timeout(300)
 
 
+def plots(page) -> list[dict]:
+    """Per Plotly chart: whether it is a heatmap, its visible height and its point labels."""
+    return page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].map(p => ({
+        heatmap: p.querySelectorAll('.heatmaplayer').length > 0,
+        height: p.getBoundingClientRect().height,
+        labels: [...p.querySelectorAll('.textpoint text, text.textpoint')].map(t => t.textContent)}))""")
+
+
+def test_leaderboard_shows_its_p_values_and_labels_its_points(server, page):
+    page.goto(server + "/leaderboard")
+    wait_idle(page, 180)
+    no_exception(page)
+    page.wait_for_timeout(1500)  # the charts draw after the run
+    shown = plots(page)
+    heat = [p for p in shown if p["heatmap"]]
+    # Shown without a click, with its explanation.
+    assert heat and heat[0]["height"] > 100
+    assert page.get_by_text("Which differences are significant").first.is_visible()
+    assert "p < 0.05" in page.inner_text("body")
+    # Every local system's point carries its name.
+    scatter = [p for p in shown if not p["heatmap"] and p["labels"]]
+    assert scatter and any(label.endswith("_test.txt") for label in scatter[0]["labels"])
+
+
 PAGES = ["", "live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",
                                                        "live_candidates": "ты неправ, иди отсюда"}),
          "submissions", "leaderboard", "compare", "human_eval", "annotate", "annotation_projects"]

@@ -1,11 +1,14 @@
-"""Comparing systems on the same inputs: per-sentence differences and win/tie/loss."""
+"""Comparing systems on the same inputs: per-sentence differences, win/tie/loss, and
+paired bootstrap significance with intervals."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from detox_core.analysis import bootstrap_ci, resample_indices
 
 AXES = ("sta", "sim", "fl", "j", "chrf")
 
@@ -52,3 +55,57 @@ def win_tie_loss(table: pd.DataFrame, a: str, b: str, tie: float = 0.05) -> pd.D
         loss = int(np.sum(valid & ~same & (d < -tie)))
         rows.append({"axis": axis, "win": win, "tie": int(np.sum(valid)) - win - loss, "loss": loss})
     return pd.DataFrame(rows)
+
+
+def system_means(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per system and axis: the mean with its 95% bootstrap interval over sentences
+    (columns ``system``, ``axis``, ``mean``, ``low``, ``high``)."""
+    n = len(table)
+    idx = resample_indices(n, n_boot, seed) if n else None
+    rows = []
+    for name in systems:
+        for axis in AXES:
+            mean, low, high = bootstrap_ci(table[f"{axis}:{name}"].to_numpy(float), n_boot=n_boot, seed=seed,
+                                           indices=idx)
+            rows.append({"system": name, "axis": axis, "mean": mean, "low": low, "high": high})
+    return pd.DataFrame(rows)
+
+
+def paired_differences(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000, seed: int = 0,
+                       alpha: float = 0.05) -> pd.DataFrame:
+    """Paired bootstrap over sentences for every pair of ``systems`` on every axis.
+
+    The same resamples of sentences serve every pair and axis (as on the leaderboard).
+    Sentences where either system has no score on an axis (chrF without references)
+    are left out of that axis.
+
+    Returns:
+        One row per pair and axis: ``a``, ``b``, ``axis``, ``n`` (sentences), ``delta``
+        (mean of A - B), ``low`` / ``high`` (its percentile interval), ``p`` (two-sided,
+        the share of resamples whose mean difference has the other sign, doubled) and
+        ``significant`` (p < ``alpha``).
+    """
+    rows = []
+    full = resample_indices(len(table), n_boot, seed) if len(table) else None
+    for i, a in enumerate(systems):
+        for b in systems[i + 1:]:
+            for axis in AXES:
+                diff = (table[f"{axis}:{a}"] - table[f"{axis}:{b}"]).to_numpy(float)
+                keep = ~np.isnan(diff)
+                diff = diff[keep]
+                row = {"a": a, "b": b, "axis": axis, "n": int(diff.size)}
+                if not diff.size:
+                    rows.append({**row, "delta": np.nan, "low": np.nan, "high": np.nan, "p": np.nan,
+                                 "significant": False})
+                    continue
+                idx = full if keep.all() else resample_indices(diff.size, n_boot, seed)
+                means = diff[idx].mean(axis=1)
+                observed = float(diff.mean())
+                if observed == 0:
+                    p = 1.0
+                else:
+                    p = float(min(1.0, 2 * np.mean(means <= 0 if observed > 0 else means >= 0)))
+                low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+                rows.append({**row, "delta": observed, "low": float(low), "high": float(high), "p": p,
+                             "significant": p < alpha})
+    return pd.DataFrame(rows, columns=["a", "b", "axis", "n", "delta", "low", "high", "p", "significant"])

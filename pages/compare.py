@@ -7,7 +7,7 @@ import html
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.compare import AXES, largest_differences, side_by_side, win_tie_loss
+from detox_core.compare import AXES, largest_differences, paired_differences, side_by_side, system_means, win_tie_loss
 from detox_core.text import word_diff
 from detox_core.storage import display_names
 from detox_core.ui.auth import require_page
@@ -15,8 +15,17 @@ from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
+from detox_core.ui.tables import without_none
 
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
+N_BOOT = 1000
+
+
+@st.cache_data(show_spinner="Paired bootstrap of every pair…", max_entries=32)
+def cached_significance(systems: tuple[str, ...], table):
+    """Means with intervals and the pairs' tests (computed once per set of systems)."""
+    return system_means(table, systems, N_BOOT), paired_differences(table, list(systems), N_BOOT)
+
 
 st.title("Compare systems")
 require_page("compare")
@@ -48,12 +57,49 @@ frames = {names[i]: cached_scores(i) for i in picked}
 table = side_by_side(frames)
 labels = list(frames)
 
+means, pairs = cached_significance(tuple(labels), table)
+
 st.subheader("Means")
 fig = go.Figure()
 for name in labels:
-    fig.add_trace(go.Bar(name=name, x=[AXIS_NAMES[a] for a in AXES], y=[frames[name][a].mean() for a in AXES]))
-fig.update_layout(barmode="group", height=300, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]))
+    m = means[means["system"] == name].set_index("axis").loc[list(AXES)]
+    fig.add_trace(go.Bar(
+        name=html.escape(name), x=[AXIS_NAMES[a] for a in AXES], y=m["mean"],
+        error_y=dict(type="data", symmetric=False, array=m["high"] - m["mean"], arrayminus=m["mean"] - m["low"]),
+        hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>",
+    ))
+fig.update_layout(barmode="group", height=320, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]),
+                  legend=dict(orientation="h", y=-0.15))
 st.plotly_chart(fig, width="stretch")
+st.caption(f"Error bars: 95% bootstrap intervals over sentences ({N_BOOT:,} resamples).")
+
+st.subheader("Which differences are significant")
+shown = pairs.assign(
+    interval=[f"[{lo:+.3f}, {hi:+.3f}]" if lo == lo else "—" for lo, hi in zip(pairs["low"], pairs["high"])],
+    axis=pairs["axis"].map(AXIS_NAMES), verdict=[
+        ("A better" if d > 0 else "B better") if sig else "no significant difference"
+        for d, sig in zip(pairs["delta"], pairs["significant"])],
+)
+only = st.segmented_control("Axes", ["all", *AXIS_NAMES.values()], default="J", required=True, key="cmp_sig_axis",
+                            wrap=True)
+if only != "all":
+    shown = shown[shown["axis"] == only]
+view, config = without_none(
+    shown[["a", "b", "axis", "delta", "interval", "p", "verdict", "n"]],
+    {
+        "a": st.column_config.TextColumn("System A"), "b": st.column_config.TextColumn("System B"),
+        "axis": st.column_config.TextColumn("Axis", width="small"),
+        "delta": st.column_config.NumberColumn("A - B", format="%+.3f", help="Mean difference over sentences"),
+        "interval": st.column_config.TextColumn("95% CI of A - B"),
+        "p": st.column_config.NumberColumn("p", format="%.3f", help="Two-sided paired bootstrap p-value"),
+        "verdict": st.column_config.TextColumn("At p < 0.05"),
+        "n": st.column_config.NumberColumn("Sentences", width="small"),
+    },
+)
+st.dataframe(view, hide_index=True, column_config=config, key="cmp_sig_table")
+st.caption(f"Paired bootstrap over sentences ({N_BOOT:,} resamples, the same ones for every pair and axis, as on the "
+           "Leaderboard): A - B is the mean difference, its 95% interval and the two-sided p-value of no difference. "
+           "Sentences without a score on an axis (chrF without references) are left out of it.")
 
 a, b = labels[0], labels[1]
 if len(labels) > 2:
@@ -70,7 +116,7 @@ fig.update_layout(barmode="stack", height=260, margin=dict(t=10, b=10), xaxis_ti
                   yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.25))
 st.plotly_chart(fig, width="stretch")
 st.caption("Win / tie / loss per sentence: a tie is a difference of at most 0.05, or identical outputs.")
-axis = st.segmented_control("Largest differences in", list(AXIS_NAMES), default="j", required=True, key="cmp_axis",
+axis = st.segmented_control("Largest differences in", list(AXIS_NAMES), default="j", required=True, key="cmp_axis", wrap=True,
                             format_func=AXIS_NAMES.get) or "j"
 ranked = largest_differences(table, a, b, axis)
 view = ranked[["line", "input", f"output:{a}", f"output:{b}", f"{axis}:{a}", f"{axis}:{b}", "delta"]]

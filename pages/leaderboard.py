@@ -78,7 +78,7 @@ if not choice.ok:
     st.stop()
 c1, c2 = st.columns([1, 1])
 split = split_picker(choice, "lb_split", c1)
-axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis",
+axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis", wrap=True,
                             format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
 boards = cached_boards(choice.source, split, axis or "j")
 if not boards:

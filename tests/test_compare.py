@@ -6,7 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detox_core.compare import largest_differences, side_by_side, win_tie_loss
+from detox_core.compare import (
+    AXES,
+    largest_differences,
+    paired_differences,
+    side_by_side,
+    system_means,
+    win_tie_loss,
+)
 
 
 def frame(outputs, j, chrf=None):
@@ -35,3 +42,45 @@ def test_different_inputs_are_refused():
         side_by_side({"A": a, "B": b})
     with pytest.raises(ValueError, match="at least two"):
         side_by_side({"A": a})
+
+
+def _table_of(scores: dict[str, np.ndarray]) -> pd.DataFrame:
+    n = len(next(iter(scores.values())))
+    frames = {name: pd.DataFrame({"idx": range(n), "input": [f"вход {i}" for i in range(n)],
+                                  "output": [f"{name} {i}" for i in range(n)],
+                                  **{axis: values for axis in AXES}}) for name, values in scores.items()}
+    return side_by_side(frames)
+
+
+def test_paired_bootstrap_of_identical_systems_is_not_significant():
+    rng = np.random.default_rng(1)
+    same = rng.uniform(0, 1, 300)
+    out = paired_differences(_table_of({"a": same, "b": same.copy()}), ["a", "b"])
+    assert len(out) == len(AXES) and set(out["axis"]) == set(AXES)
+    assert (out["p"] == 1.0).all() and not out["significant"].any()
+    assert ((out["low"] <= 0) & (out["high"] >= 0)).all()
+
+
+def test_paired_bootstrap_finds_a_system_better_on_every_sentence():
+    rng = np.random.default_rng(2)
+    base = rng.uniform(0, 0.9, 200)
+    out = paired_differences(_table_of({"good": base + 0.05, "bad": base, "noisy": base + rng.normal(0, 0.3, 200)}),
+                             ["good", "bad", "noisy"], n_boot=500)
+    assert len(out) == 3 * len(AXES)  # three pairs, every axis
+    good_bad = out[(out["a"] == "good") & (out["b"] == "bad")]
+    assert (good_bad["p"] < 0.05).all() and good_bad["significant"].all()
+    assert np.allclose(good_bad["delta"], 0.05) and (good_bad["low"] > 0).all()
+    # Same seed, same figures.
+    again = paired_differences(_table_of({"good": base + 0.05, "bad": base, "noisy": base + rng.normal(0, 0.3, 200)}),
+                               ["good", "bad", "noisy"], n_boot=500)
+    assert again.loc[:2, ["delta", "low", "high"]].equals(out.loc[:2, ["delta", "low", "high"]])
+
+
+def test_paired_bootstrap_leaves_out_sentences_without_a_score():
+    a, b = np.linspace(0, 1, 50), np.linspace(0, 1, 50) - 0.1
+    a[:10] = np.nan  # chrF without references
+    out = paired_differences(_table_of({"a": a, "b": b}), ["a", "b"], n_boot=200)
+    assert (out["n"] == 40).all() and np.allclose(out["delta"], 0.1)
+    means = system_means(_table_of({"a": a, "b": b}), ["a", "b"], n_boot=200)
+    row = means[(means["system"] == "b") & (means["axis"] == "j")].iloc[0]
+    assert row["low"] <= row["mean"] <= row["high"] and row["mean"] == pytest.approx(np.mean(b))

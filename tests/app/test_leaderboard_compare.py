@@ -59,8 +59,15 @@ def test_leaderboard_without_submissions(tiny_data):
 def test_compare_two_systems(scored):
     at = run(COMPARE)
     assert len(at.multiselect(key="cmp_systems").value) == 2
-    table = at.dataframe[0].value
+    significance, table = at.dataframe[0].value, at.dataframe[1].value
     assert len(table) == 1 and {"delta", "line"} <= set(table.columns)
+    # One pair, tested on J by default, every axis on request; no cell reads None.
+    assert len(significance) == 1 and significance["axis"].tolist() == ["J"]
+    assert {"delta", "interval", "p", "verdict"} <= set(significance.columns)
+    at.segmented_control(key="cmp_sig_axis").set_value("all").run()
+    every = at.dataframe[0].value
+    assert sorted(every["axis"]) == sorted(["STA", "SIM", "FL", "J", "chrF"])
+    assert not every.isna().any().any()
 
 
 def test_compare_needs_two(tiny_data):
@@ -91,7 +98,7 @@ def test_same_name_submissions_are_both_ranked_and_compared(same_name):
     assert sorted(board.dataframe[-1].value["system"]) == sorted(f"outputs.txt #{i}" for i in ids)
     at = run(COMPARE)
     assert sorted(at.multiselect(key="cmp_systems").value) == sorted(ids)
-    assert len(at.dataframe[0].value) == 1
+    assert len(at.dataframe[1].value) == 1
 
 
 def test_organizer_renames_hides_and_deletes_a_submission(scored):

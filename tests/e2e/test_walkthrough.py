@@ -221,6 +221,22 @@ def test_leaderboard_shows_its_p_values_and_labels_its_points(server, page):
     assert scatter and any(label.endswith("_test.txt") for label in scatter[0]["labels"])
 
 
+def test_compare_tests_every_pair_with_intervals(server, page):
+    page.goto(server + "/compare")
+    wait_idle(page, 180)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "Which differences are significant" in body and "Paired bootstrap over sentences" in body
+    assert "95% bootstrap intervals" in body  # the means carry intervals
+    # The test table lists the pair on J; "all" lists every axis of it.
+    tables = page.locator('[data-testid="stDataFrame"]')
+    first = tables.first.inner_text()
+    assert "System A" in first and "95% CI of A - B" in first
+    page.get_by_text("all", exact=True).click()
+    wait_idle(page, 120)
+    no_exception(page)
+
+
 PAGES = ["", "live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",
                                                        "live_candidates": "ты неправ, иди отсюда"}),
          "submissions", "leaderboard", "compare", "human_eval", "annotate", "annotation_projects"]

@@ -16,7 +16,7 @@ from detox_core.annotation.aggregation import krippendorff_alpha
 from detox_core.annotation.controls import load_controls
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
-from detox_core.annotation.results import system_means
+from detox_core.annotation.results import finish_text, system_means
 from detox_core.annotation.store import AnnotationError, Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
@@ -110,27 +110,27 @@ with tabs["Progress"]:
     else:
         prog = project_progress(project.id, stamp)
         results, table = project_results(project.id, project.settings.method, stamp)
-        cols = st.columns(len(project.tasks) + 2)
-        for col, row in zip(cols, prog.tasks.itertuples(index=False)):
-            col.metric(f"{spec(row.task).title}: items done", f"{row.done:,} / {row.items:,}",
-                       help=f"{row.answers:,} valid answers of {row.items * project.settings.overlap:,}")
-            col.progress(float(row.share_done or 0.0))
-            alpha = results[row.task].alpha
-            col.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet",
-                        help="Of the answers the labels come from (annotators above the control-accuracy filter)")
+        # One block per task, then the people and the finish; the blocks wrap on a narrow screen.
+        row = st.container(horizontal=True, wrap=True, gap="medium")
+        blocks = [row.container(width=230) for _ in range(len(project.tasks) + 2)]
+        for block, task_row in zip(blocks, prog.tasks.itertuples(index=False)):
+            wanted = task_row.items * project.settings.overlap
+            # The number and the bar say the same thing: items with all their answers.
+            block.metric(f"{spec(task_row.task).title}: items done", f"{task_row.done:,} / {task_row.items:,}",
+                         help="Items that have all their answers (the project's overlap)")
+            block.progress(task_row.done / task_row.items if task_row.items else 0.0)
+            block.caption(f"{task_row.answers:,} of {wanted:,} answers given")
+            alpha = results[task_row.task].alpha
+            block.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet",
+                          help="Of the answers the labels come from (annotators above the control-accuracy filter)")
         counts = dict(zip(prog.annotators["status"], prog.annotators["annotators"]))
-        cols[-2].metric("Annotators working", counts.get("active", 0),
-                        help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
-        cols[-2].caption(f"{counts.get('banned', 0)} banned · {counts.get('failed', 0)} not admitted · "
-                         f"{counts.get('training', 0) + counts.get('exam', 0)} in training or exam")
-        if not prog.tasks["slots_left"].sum():
-            cols[-1].metric("Expected finish", "done", help="Every item has all its answers")
-        elif prog.expected_finish is not None:
-            cols[-1].metric("Expected finish", f"{prog.expected_finish:%d %b %H:%M}",
-                            help=f"UTC, at the last 24 hours' rate: {prog.answers_per_hour:,.0f} answers per hour, "
-                            f"{int(prog.tasks['slots_left'].sum()):,} answers to go")
-        else:
-            cols[-1].metric("Expected finish", "—", help="No answers in the last 24 hours")
+        blocks[-2].metric("Annotators working", counts.get("active", 0),
+                          help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
+        blocks[-2].caption(f"{counts.get('banned', 0)} banned · {counts.get('failed', 0)} not admitted · "
+                           f"{counts.get('training', 0) + counts.get('exam', 0)} in training or exam")
+        value, note = finish_text(prog)
+        blocks[-1].metric("Expected finish", value, help=note)
+        blocks[-1].caption(note)
         if len(prog.timeline):
             fig = go.Figure(go.Bar(x=prog.timeline["hour"], y=prog.timeline["answers"], marker_color="#2e7d5b",
                                    width=3_600_000 * 0.8, hovertemplate="%{x|%d %b %H:00}: %{y} answers<extra></extra>"))
@@ -310,11 +310,13 @@ with tabs["New project"]:
         labels = {i: f"{shown} ({preset})" for (i, shown), preset in zip(display_names(subs).items(), subs["preset"])}
         systems = st.multiselect("Systems", list(labels), default=list(labels), format_func=labels.get, key="new_systems")
         n_inputs = int(subs["n"].max())
-        how = st.radio("Inputs", ["all", "a random sample"], horizontal=True, key="new_how")
+        how = st.radio("Which inputs", ["all", "a random sample"], horizontal=True, key="new_how",
+                       help="Every input of the test set, or a random sample of them (the same inputs for every "
+                       "system).")
         sample = None
         if how != "all":
             s1, s2 = st.columns(2)
-            sample = int(s1.number_input("Inputs", 1, n_inputs, min(100, n_inputs), key="new_sample"))
+            sample = int(s1.number_input("Inputs in the sample", 1, n_inputs, min(100, n_inputs), key="new_sample"))
             seed = int(s2.number_input("Seed", 0, 10**6, 0, key="new_seed"))
         tasks = st.multiselect("Tasks", list(TASKS), default=list(TASKS), format_func=lambda t: spec(t).title,
                                key="new_tasks")

@@ -178,6 +178,23 @@ def progress(store: AnnotationStore, project: Project, now: datetime | None = No
     return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline)
 
 
+def finish_text(prog: Progress, now: datetime | None = None) -> tuple[str, str]:
+    """The expected finish as a short value (fits a narrow column) and a sentence
+    saying when exactly and on what it rests. Times are UTC."""
+    left = int(prog.tasks["slots_left"].sum()) if len(prog.tasks) else 0
+    if not left:
+        return "done", "Every item has all its answers."
+    if prog.expected_finish is None:
+        return "—", "No answers in the last 24 hours: no rate to go by."
+    now = now or utc_now()
+    end = prog.expected_finish
+    today = end.date() == now.date()
+    value = f"{end:%H:%M}" if today else f"{end:%d %b}"
+    when = f"Today at {end:%H:%M} UTC" if today else f"On {end:%d %b %Y} at {end:%H:%M} UTC"
+    return value, (f"{when}, at the last 24 hours' rate: {prog.answers_per_hour:,.0f} answers per hour, "
+                   f"{left:,} answers to go.")
+
+
 def asks_all_tasks(project: Project) -> bool:
     """The project asks toxicity, content and fluency: its pairs get a human J."""
     return set(project.tasks) == set(TASKS)

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from detox_core.annotation.controls import Control
-from detox_core.annotation.results import aggregate_project, humaneval_table, progress
+from detox_core.annotation.results import Progress, aggregate_project, finish_text, humaneval_table, progress
 from detox_core.annotation.store import AnnotationError, AnnotationStore, Settings
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
@@ -288,6 +288,20 @@ def test_export_in_humaneval_schema(store):
     prog = progress(store, project, now=T0 + timedelta(minutes=2))
     assert prog.tasks.set_index("task")["done"].to_dict() == {"toxicity": 3, "content": 3, "fluency": 5}
     assert prog.expected_finish == T0 + timedelta(minutes=2)  # nothing left
+    assert finish_text(prog, now=T0)[0] == "done"
+
+
+def test_expected_finish_is_short_and_says_when_exactly():
+    def prog(left: int, finish, rate: float = 120.0) -> Progress:
+        tasks = pd.DataFrame([{"task": "toxicity", "items": 10, "done": 2, "answers": 20, "slots_left": left}])
+        return Progress(tasks, pd.DataFrame(), pd.DataFrame(), rate, finish, pd.DataFrame())
+
+    value, note = finish_text(prog(30, T0 + timedelta(hours=3)), now=T0)
+    assert value == "15:00" and note.startswith("Today at 15:00 UTC") and "120 answers per hour" in note
+    value, note = finish_text(prog(500, T0 + timedelta(days=3, hours=1)), now=T0)
+    assert value == "04 Jan" and "On 04 Jan 2026 at 13:00 UTC" in note and "500 answers to go" in note
+    assert finish_text(prog(30, None, 0.0), now=T0)[0] == "—"
+    assert all(len(finish_text(prog(5, T0 + timedelta(hours=h)), now=T0)[0]) <= 6 for h in (1, 30, 1000))
 
 
 def test_older_database_upgrades_without_losing_rows(db_url):

@@ -378,3 +378,34 @@ def test_organizer_deletes_a_project_after_typing_its_name(tiny_data, monkeypatc
     at.button(key="org_delete").click()
     run(at)
     assert store.projects() == [] and "Project pilot run deleted." in at.success[0].value
+
+
+def test_progress_number_and_bar_agree_and_the_finish_fits(tiny_data, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    _stored_submission(tiny_data, "a_test.txt", ["как же надоело"])
+    store = AnnotationStore()
+    p = store.create_project("half", ["toxicity"], pairs(10),
+                             settings=Settings(overlap=2, page_size=5, controls_per_page=0, min_page_seconds=0,
+                                               training=False))
+    for name in ("a", "b", "c"):  # 3 pages of 5: 5 items with both answers, 5 with one
+        ann = store.join(p.access_code, name)
+        page = store.next_page(ann.id, "toxicity")
+        store.submit_page(ann.id, page.assignment_id, {i.id: 1.0 for i in page.items})
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    done = next(m for m in at.metric if m.label.endswith("items done"))
+    assert done.value == "5 / 10"
+    bar = at.get("progress")[0].proto
+    assert bar.value == 50  # the bar shows the same share as the number (5 of 10 items)
+    assert "15 of 20 answers given" in " ".join(c.value for c in at.caption)
+    finish = next(m for m in at.metric if m.label == "Expected finish")
+    assert len(finish.value) <= 6 and finish.help and "UTC" in finish.help
+    # The new-project form, with a sample asked for: no two inputs share a label.
+    at.radio(key="new_how").set_value("a random sample")
+    run(at)
+    assert at.number_input(key="new_sample").label == "Inputs in the sample"
+    labels = [w.label for w in (*at.radio, *at.number_input, *at.text_input, *at.selectbox, *at.multiselect)
+              if w.key and w.key.startswith("new_")]
+    assert labels and len(labels) == len(set(labels)), labels

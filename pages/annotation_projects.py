@@ -111,8 +111,8 @@ with tabs["Progress"]:
         prog = project_progress(project.id, stamp)
         results, table = project_results(project.id, project.settings.method, stamp)
         # One block per task, then the people and the finish; the blocks wrap on a narrow screen.
-        row = st.container(horizontal=True, wrap=True, gap="medium")
-        blocks = [row.container(width=230) for _ in range(len(project.tasks) + 2)]
+        row = st.container(horizontal=True, wrap=True, gap="small")
+        blocks = [row.container(width=165) for _ in range(len(project.tasks) + 2)]
         for block, task_row in zip(blocks, prog.tasks.itertuples(index=False)):
             wanted = task_row.items * project.settings.overlap
             # The number and the bar say the same thing: items with all their answers.

@@ -17,7 +17,9 @@ held-out one.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,41 @@ def add_2025_recipes(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress=None) -> pd.DataFrame:
+    """The embedded preset's scores of every judged pair, kept on disk.
+
+    Scoring a judged sample (2,600 pairs for RUSSE-2022) takes seconds; the result is
+    written under ``data/cache/`` keyed by the pairs' text and the embedded models'
+    folder, so a restarted server, or another one on the same data folder, reads it
+    instead. ``progress(step, done, total)`` follows the scoring.
+    """
+    from detox_core.data import data_dir
+    from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
+    from detox_core.metrics import score
+
+    inputs, outputs = frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist()
+    refs = [[r] if r else [] for r in frame["neutral_sentence_reference"]]
+    digest = hashlib.sha1(json.dumps([RECIPE_VERSION, find_artifacts().name, inputs, outputs, refs],
+                                     ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
+    path = (cache_dir or data_dir() / "cache") / f"embedded-scores-{digest}.pkl"
+    if path.is_file():
+        try:
+            cached = pd.read_pickle(path)
+            if len(cached) == len(frame):
+                return cached
+        except Exception:  # noqa: BLE001 - a damaged cache file is scored again and replaced
+            pass
+    scores = score(inputs, outputs, refs, preset="embedded", progress=progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        scores.to_pickle(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only data folder: the scores are just not kept
+    return scores
+
+
 def add_preset_scores(frame: pd.DataFrame, scores: pd.DataFrame, preset: str) -> pd.DataFrame:
     """Add a score frame's STA/SIM/FL/J as ``<preset>:sta`` ... columns (row for row)."""
     out = frame.copy()
@@ -72,15 +109,17 @@ def _judged_pairs(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def _fill_scores(out: pd.DataFrame, pairs: list[tuple[str, str, str]], key: str, scores: pd.DataFrame,
-                 preset: str) -> None:
+                 preset: str) -> int:
     """Fill ``<preset>:<axis>`` columns of ``out`` from one system's per-sentence scores,
-    row by row where the (system, input, output) matches; other rows keep their value."""
+    row by row where the (system, input, output) matches; other rows keep their value.
+    Returns how many judged rows matched."""
     lookup = {(key, str(i).strip(), str(o).strip()): vals for i, o, vals in
               zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
     for pos, axis in enumerate(HUMAN_AXES):
         col = f"{preset}:{axis}"
         values = pd.Series([lookup[p][pos] if p in lookup else np.nan for p in pairs], index=out.index)
         out[col] = out[col].where(out[col].notna(), values) if col in out else values
+    return sum(1 for p in pairs if p in lookup)
 
 
 def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
@@ -105,17 +144,27 @@ def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
 def join_stored(frame: pd.DataFrame, store) -> pd.DataFrame:
     """Add scores of submissions stored by the app (any preset) as ``<preset>:<axis>``
     columns, matched by system name and (input, output) text like :func:`join_score_files`."""
+    return join_stored_report(frame, store)[0]
+
+
+def join_stored_report(frame: pd.DataFrame, store) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`join_stored`, and what it joined: one row per stored submission whose name
+    matches a judged system (``submission``, ``system``, ``preset``, ``columns`` added,
+    ``rows`` of the judgements matched by input and output text)."""
     from detox_core.leaderboard import system_key
 
     out = frame.copy()
     pairs = _judged_pairs(frame)
-    wanted = {key for key, _, _ in pairs}
+    wanted = {key: name for key, name in zip(frame["participant_name"].map(system_key), frame["participant_name"])}
+    report = []
     for row in store.list().itertuples(index=False):
         key = system_key(row.name)
         if key in wanted:
             preset = row.preset if row.calibrated or row.preset != "russe2022" else f"{row.preset}-raw"
-            _fill_scores(out, pairs, key, store.scores(row.id), preset)
-    return out
+            matched = _fill_scores(out, pairs, key, store.scores(row.id), preset)
+            report.append({"submission": row.name, "system": wanted[key], "preset": preset,
+                           "columns": ", ".join(f"{preset}:{a}" for a in HUMAN_AXES), "rows": matched})
+    return out, pd.DataFrame(report, columns=["submission", "system", "preset", "columns", "rows"])
 
 
 def apply_calibrator(scores: pd.DataFrame, cal: "Calibrator", axis: str) -> pd.DataFrame:
@@ -300,6 +349,35 @@ def leave_one_system_out(frame: pd.DataFrame, kind: Kind, features: Sequence[str
         cal = Calibrator(kind, list(features), target).fit(train)
         out[held] = cal.predict(frame[held])
     return out
+
+
+def reliability_curve(predicted: np.ndarray, observed: np.ndarray, bins: int = 10) -> pd.DataFrame:
+    """Binned predictions against what humans said: one row per non-empty bin of equal
+    width over [0, 1] (``bin``, ``predicted``: mean prediction, ``observed``: mean human
+    label, ``n``). A calibrated score lies on the diagonal."""
+    predicted, observed = np.asarray(predicted, dtype=float), np.asarray(observed, dtype=float)
+    keep = ~(np.isnan(predicted) | np.isnan(observed))
+    predicted, observed = np.clip(predicted[keep], 0.0, 1.0), observed[keep]
+    which = np.minimum((predicted * bins).astype(int), bins - 1)
+    rows = [{"bin": b, "predicted": float(predicted[which == b].mean()), "observed": float(observed[which == b].mean()),
+             "n": int((which == b).sum())} for b in range(bins) if (which == b).any()]
+    return pd.DataFrame(rows, columns=["bin", "predicted", "observed", "n"])
+
+
+def calibration_curves(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, list[str], str]],
+                       bins: int = 10) -> pd.DataFrame:
+    """Reliability curves of each candidate's held-out (leave-one-system-out)
+    predictions, and of its raw input score, against the human target
+    (:func:`reliability_curve` rows plus a ``curve`` name)."""
+    parts = []
+    for name, (kind, features, target) in candidates.items():
+        human = frame[target].to_numpy(float)
+        raw = reliability_curve(frame[features[0]].to_numpy(float), human, bins).assign(curve=f"raw {features[0]}")
+        held = reliability_curve(leave_one_system_out(frame, kind, features, target), human, bins).assign(curve=name)
+        parts += [held, raw]
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["bin", "predicted", "observed", "n",
+                                                                                  "curve"])
+    return out.drop_duplicates(["curve", "bin"]).reset_index(drop=True)
 
 
 def calibration_report(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, list[str], str]],

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import html
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,14 +20,15 @@ from detox_core.humaneval import (
     add_2025_recipes,
     add_preset_scores,
     available_metrics,
+    calibration_curves,
     calibration_report,
     confusion,
     disagreements,
-    join_stored,
+    embedded_scores,
+    join_stored_report,
     meta_eval,
     simple_features,
 )
-from detox_core.metrics import score
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
@@ -40,14 +43,25 @@ require_page("human_eval")
 choice = current_choice()
 
 
-@st.cache_data(show_spinner="Reading the judgements and scoring them…", max_entries=8)
-def prepared(content: bytes, name: str, with_embedded: bool) -> pd.DataFrame:
-    frame = add_2025_recipes(data.load_human_judgements(content, name=name))
-    if with_embedded:
-        scores = score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist(),
-                       [[r] if r else [] for r in frame["neutral_sentence_reference"]], preset="embedded")
-        frame = add_preset_scores(frame, scores, "embedded")
-    return frame
+@st.cache_data(show_spinner="Reading the judgements…", max_entries=8)
+def judgements(content: bytes, name: str) -> pd.DataFrame:
+    return add_2025_recipes(data.load_human_judgements(content, name=name))
+
+
+def with_embedded_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """The embedded preset's scores of the judged pairs: from the disk cache, or scored
+    once with a progress bar (the next start of the server reads them)."""
+    bar = st.empty()
+
+    def step(name: str, done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0),
+                     text=f"Scoring the {total:,} judged pairs with the embedded preset (once; kept for the next "
+                     f"start): {name}")
+
+    with st.spinner("Embedded preset scores of the judged pairs…"):
+        scores = embedded_scores(frame, progress=step)
+    bar.empty()
+    return add_preset_scores(frame, scores, "embedded")
 
 
 # The cached helpers below take the judged frame unhashed (``_frame``): ``key`` names it
@@ -58,8 +72,8 @@ def cached_meta(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Joining stored submissions…", max_entries=8)
-def cached_join(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    return join_stored(_frame, shared_store())
+def cached_join(key: str, _frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return join_stored_report(_frame, shared_store())
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -72,15 +86,29 @@ def cached_per_system(key: str, metric: str, human: str, _frame: pd.DataFrame) -
 
 
 @st.cache_data(show_spinner="Fitting calibrators leave-one-system-out…", max_entries=32)
-def cached_calibration(key: str, _work: pd.DataFrame, _candidates: dict) -> pd.DataFrame:
-    return calibration_report(_work, _candidates, n_boot=200)
+def cached_calibration(key: str, _work: pd.DataFrame, _candidates: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return calibration_report(_work, _candidates, n_boot=200), calibration_curves(_work, _candidates)
+
+
+#: Below this many systems, system-level figures come with a caveat.
+FEW_SYSTEMS = 5
+
+
+def few_systems_caveat(n: int) -> None:
+    """System-level statistics over a handful of systems say little: say so beside them."""
+    if n < FEW_SYSTEMS:
+        st.warning(f"System-level figures here rest on **{n} systems** only: a rank correlation over so few points "
+                   "takes a few values (Spearman 1.0 means the {n} systems are merely in the same order), and its "
+                   "interval spans most of [-1, 1]. Read them as a hint; the sentence-level figures rest on "
+                   "every judged output.".replace("{n}", str(n)), icon=":material/warning:")
 
 
 shipped = data.data_dir() / "russe2022" / "human_eval_test.csv"
 projects = project_judgements()
 SOURCES = ["shipped RUSSE-2022 sample", "an annotation project", "upload a file"]
 available = [s for s in SOURCES if (s != SOURCES[0] or shipped.is_file()) and (s != SOURCES[1] or projects)]
-c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="large")
+c1, c2 = top.container(width="content"), top.container(width="content")
 source = c1.radio("Human judgements", available, horizontal=True, key="he_source",
                   help="Annotation projects of the app that ask all three tasks: their aggregated labels "
                   "(complete pairs) in the same schema.")
@@ -108,24 +136,63 @@ if content is None:
             "such as `CLS_OLD_GEN`, `SIM-INPUT-GEN`, `XCOMET-LITE` are used as automatic metrics.", icon=":material/info:")
     st.stop()
 try:
-    frame = prepared(content, name, with_embedded)
+    frame = judgements(content, name)
 except DetoxInputError as err:
     st.error(render.md(err, None), icon=":material/error:")
     st.stop()
-except EmbeddedMissingError as err:
-    st.warning(f"Embedded preset: {err}")
-    frame = prepared(content, name, False)
+if with_embedded:
+    try:
+        frame = with_embedded_scores(frame)
+    except EmbeddedMissingError as err:
+        st.warning(f"Embedded preset: {err}")
 key = hashlib.sha1(content).hexdigest() + str("embedded:sta" in frame.columns)
 if with_stored:
     key += str(tuple(shared_store().list()["id"].tolist()))
-    frame = cached_join(key, frame)
+    frame, joined = cached_join(key, frame)
+    if joined.empty:
+        st.caption("**Stored submissions:** none matches a judged system. A stored submission is joined when its "
+                   "name (without `_test.txt`) is a judged system's name and its inputs and outputs are the judged "
+                   "ones; score such a file on the **Submissions** page.")
+    else:
+        st.caption("**Stored submissions joined:** " + "; ".join(
+            f"{render.md(r.submission)} → system {render.md(r.system)}, {r.rows:,} judged outputs, columns "
+            + ", ".join(f"`{c}`" for c in r.columns.split(", ")) for r in joined.itertuples(index=False)))
 metrics = available_metrics(frame)
 st.caption(f"{len(frame):,} judged outputs of {frame['participant_name'].nunique()} systems · automatic metrics: "
            + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
 
-tab_sent, tab_corr, tab_meta, tab_cal = st.tabs(["Per sentence", "Correlations", "Meta-evaluation", "Calibration"])
+META_FIRST = {"sentence": ["roc_auc", "roc_auc_low", "roc_auc_high"], "system": ["spearman", "spearman_low",
+                                                                               "spearman_high"]}
 
-with tab_sent:
+
+def meta_table(meta: pd.DataFrame, level: str) -> pd.DataFrame:
+    """One level of the meta-evaluation, the statistic it is ranked by right after the
+    metric's name (on screen at any width), best first within each axis."""
+    rows = meta[meta["level"] == level]
+    first = ["axis", "metric", *META_FIRST[level], "n"]
+    rest = [c for c in rows.columns if c not in first and c not in ("level", "human") and rows[c].notna().any()]
+    return rows[first + rest].reset_index(drop=True)
+
+
+def reliability_figure(curves: pd.DataFrame, human: str) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line=dict(dash="dash", color="#999999"),
+                               name="calibrated", hoverinfo="skip"))
+    for curve, color in zip(curves["curve"].unique(), ("#2e7d5b", "#bbbbbb", "#2c7fb8", "#e0e0e0")):
+        c = curves[curves["curve"] == curve]
+        fig.add_trace(go.Scatter(
+            x=c["predicted"], y=c["observed"], mode="lines+markers", name=html.escape(curve),
+            marker=dict(size=6 + 14 * np.sqrt(c["n"] / max(curves["n"].max(), 1)), color=color), line=dict(color=color),
+            customdata=c["n"], hovertemplate="predicted %{x:.2f} → human %{y:.2f} (%{customdata} outputs)<extra></extra>"))
+    fig.update_layout(height=380, margin=dict(t=10, b=10), xaxis=dict(title="predicted", range=[0, 1]),
+                      yaxis=dict(title=f"human {human} (mean)", range=[0, 1.02]), legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+# One function per tab: only the open tab is computed (the bootstrap statistics wait
+# until a tab shows them).
+
+
+def per_sentence() -> None:
     a1, a2, a3 = st.columns(3)
     axis = a1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis")
     if not metrics[axis]:
@@ -142,7 +209,7 @@ with tab_sent:
             st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
         with m2:
             view = st.segmented_control("Show", ["all", "human yes, metric no", "human no, metric yes"], default="all",
-                                        required=True, key="he_view")
+                                        required=True, key="he_view", wrap=True)
             rows = frame if view == "all" else disagreements(frame, axis, metric, threshold)[view]
             st.dataframe(
                 rows[["participant_name", "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
@@ -158,8 +225,10 @@ with tab_sent:
             )
             st.caption(f"{len(rows):,} rows")
 
-meta = cached_meta(key, frame)
-with tab_corr:
+
+
+def correlations() -> None:
+    meta = cached_meta(key, frame)
     axis_c = st.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis_corr")
     sent = meta[(meta["axis"] == axis_c) & (meta["level"] == "sentence")]
     if sent.empty:
@@ -188,30 +257,44 @@ with tab_corr:
         system_rows = meta[(meta["axis"] == axis_c) & (meta["level"] == "system")]
         st.markdown("**System and ranking level** (means per system; ranking accuracy = share of system pairs in "
                     "the same order)")
+        if len(system_rows):
+            few_systems_caveat(int(system_rows["n"].max()))
         st.dataframe(system_rows[["metric", "n", "spearman", "spearman_low", "spearman_high", "pearson",
                                   "ranking_accuracy"]], hide_index=True,
                      column_config={"n": st.column_config.NumberColumn("Systems"),
                                     **{c: st.column_config.NumberColumn(c, format="%.3f") for c in
                                        ("spearman", "spearman_low", "spearman_high", "pearson", "ranking_accuracy")}})
 
-with tab_meta:
+
+
+def meta_evaluation() -> None:
+    meta = cached_meta(key, frame)
     st.markdown("Every automatic metric ranked by its agreement with each human axis (sentence level by ROC-AUC, "
-                "system level by Spearman), including the 2025 recipes computed from the file's columns.")
-    shown = meta.copy()
-    st.dataframe(shown, hide_index=True, height=480,
-                 column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in shown.columns
-                                if shown[c].dtype.kind == "f"})
+                "system level by Spearman: the first figure after the metric's name), including the 2025 recipes "
+                "computed from the file's columns.")
+    level = st.segmented_control("Level", ["sentence", "system"], default="sentence", required=True,
+                                 key="he_meta_level")
+    shown = meta_table(meta, level or "sentence")
+    if level == "system" and len(shown):
+        few_systems_caveat(int(shown["n"].max()))
+    st.dataframe(shown, hide_index=True, height=480, column_config={
+        "axis": st.column_config.TextColumn("Axis", width="small"), "metric": st.column_config.TextColumn("Metric"),
+        "n": st.column_config.NumberColumn("Sentences" if level == "sentence" else "Systems", width="small"),
+        **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%.3f") for c in shown.columns
+           if shown[c].dtype.kind == "f"}})
     st.download_button("Export CSV", lambda: meta.to_csv(index=False).encode("utf-8"), file_name="meta_eval.csv",
                        mime="text/csv", icon=":material/download:")
 
-with tab_cal:
+
+
+def calibration() -> None:
     st.markdown("Fit a map from automatic scores to a human label. Every figure here is **held out**: each system is "
                 "predicted by a calibrator fitted on the other systems (leave-one-system-out).")
     k1, k2, k3 = st.columns(3)
     cal_axis = k1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_cal_axis")
     if not metrics[cal_axis]:
         st.info("No automatic metric for this axis.")
-        st.stop()
+        return
     cal_metric = k2.selectbox("Automatic score", metrics[cal_axis], key="he_cal_metric")
     kind = k3.selectbox("Calibrator", ["isotonic", "logistic", "linear"], key="he_cal_kind")
     candidates = {f"{kind} on {cal_metric}": (kind, [cal_metric], HUMAN_AXES[cal_axis])}
@@ -222,8 +305,12 @@ with tab_cal:
             "logistic", ["embedded:j", "embedded:sta", "embedded:sim", "embedded:fl", "length_ratio", "copy_rate",
                          "lexicon_hits"], "J")
     work = feats if feats is not None else frame
-    report = cached_calibration(f"{key}|{choice.source if choice.ok else ''}|{sorted(candidates.items())}", work,
+    report, curves = cached_calibration(f"{key}|{choice.source if choice.ok else ''}|{sorted(candidates.items())}", work,
                                 candidates)
+    st.plotly_chart(reliability_figure(curves, HUMAN_AXES[cal_axis]), width="stretch",
+                    config={"displayModeBar": False})
+    st.caption("Reliability: the held-out predictions (and the raw score) binned by value, against the mean human "
+               "label of each bin; a calibrated score lies on the dashed diagonal. Marker size: outputs in the bin.")
     st.dataframe(report, hide_index=True, column_config={
         c: st.column_config.NumberColumn(c, format="%.3f") for c in report.columns if report[c].dtype.kind == "f"})
     if st.button("Save the first calibrator (fitted on all systems)", key="he_cal_save"):
@@ -235,3 +322,10 @@ with tab_cal:
         cal.save(path)
         st.success(f"Saved to `{path.relative_to(data.data_dir())}` under the data folder; its signature: "
                    f"`{cal.signature()}`")
+
+
+tabs = st.tabs(["Per sentence", "Correlations", "Meta-evaluation", "Calibration"], key="he_tab", on_change="rerun")
+for tab, draw in zip(tabs, (per_sentence, correlations, meta_evaluation, calibration)):
+    if tab.open is not False:
+        with tab:
+            draw()

@@ -107,3 +107,60 @@ def test_join_stored_and_apply_calibrator(tmp_path):
     assert np.allclose(out["sta"], 0.2 + 0.6 * np.array([0.1, 0.2, 0.3]))
     assert np.allclose(out["j"], out["sta"] * out["sim"] * out["fl"])
     assert out.attrs["signature"]["calibrators"]["sta"]["calibrator"] == "linear"
+
+
+def test_join_stored_says_what_it_joined(tmp_path):
+    from detox_core.humaneval import join_stored_report
+    from detox_core.metrics.base import Signature, make_score_frame
+    from detox_core.storage import Store
+
+    f = frame(n_per=3)
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    scores = make_score_frame(np.array([0.1, 0.2]), np.ones(2), np.ones(2), np.full(2, np.nan),
+                              Signature(preset="embedded", preset_version="1"))
+    # Two of system b's three judged pairs, and a submission of a system nobody judged.
+    for name in ("b_test.txt", "zzz_test.txt"):
+        store.add(name=name, sha256=name, dataset="russe2022", split="test", preset="embedded", calibrated=True,
+                  source="upload", inputs=f["toxic_sentence"][3:5].tolist(),
+                  outputs=f["neutral_sentence"][3:5].tolist(), scores=scores)
+    joined, report = join_stored_report(f, store)
+    assert report.to_dict("records") == [{"submission": "b_test.txt", "system": "b", "preset": "embedded",
+                                          "columns": "embedded:sta, embedded:sim, embedded:fl, embedded:j",
+                                          "rows": 2}]
+    assert joined["embedded:sta"].notna().sum() == 2
+    empty = Store(f"sqlite:///{tmp_path / 'empty.sqlite'}")
+    assert join_stored_report(f, empty)[1].empty
+
+
+def test_reliability_curve_bins_predictions_against_human_labels():
+    from detox_core.humaneval import calibration_curves, reliability_curve
+
+    pred = np.array([0.05, 0.15, 0.12, 0.95, 0.91, np.nan, 1.0])
+    human = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    curve = reliability_curve(pred, human, bins=10)
+    assert curve["bin"].tolist() == [0, 1, 9]  # empty bins and the unscored row left out; 1.0 in the last bin
+    assert curve.set_index("bin").loc[1, "observed"] == pytest.approx(0.5)
+    assert curve.set_index("bin").loc[9, "n"] == 3 and curve["n"].sum() == 6
+    f = frame()
+    curves = calibration_curves(f, {"isotonic on CLS_OLD_GEN": ("isotonic", ["CLS_OLD_GEN"], "non-toxicity")}, bins=5)
+    assert set(curves["curve"]) == {"isotonic on CLS_OLD_GEN", "raw CLS_OLD_GEN"}
+    assert curves["predicted"].between(0, 1).all() and curves["observed"].between(0, 1).all()
+
+
+def test_embedded_scores_are_kept_on_disk(trained, tmp_path, monkeypatch):
+    from detox_core import humaneval
+
+    judged = pd.DataFrame({"toxic_sentence": ["ты дебил", "вот хрень"], "neutral_sentence": ["ты неправ", "вот ерунда"],
+                           "neutral_sentence_reference": ["ты не прав", ""]})
+    first = humaneval.embedded_scores(judged, tmp_path)
+    assert len(list(tmp_path.glob("embedded-scores-*.pkl"))) == 1
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("scored again")
+
+    monkeypatch.setattr("detox_core.metrics.score", no_scoring)
+    again = humaneval.embedded_scores(judged, tmp_path)  # read from the disk, not scored
+    assert np.allclose(again["j"], first["j"])
+    other = judged.assign(neutral_sentence=["ты не прав", "вот ерунда"])
+    with pytest.raises(AssertionError, match="scored again"):
+        humaneval.embedded_scores(other, tmp_path)  # other pairs: other key

@@ -230,11 +230,66 @@ def test_compare_tests_every_pair_with_intervals(server, page):
     assert "95% bootstrap intervals" in body  # the means carry intervals
     # The test table lists the pair on J; "all" lists every axis of it.
     tables = page.locator('[data-testid="stDataFrame"]')
-    first = tables.first.inner_text()
+    first = tables.first.text_content()
     assert "System A" in first and "95% CI of A - B" in first
     page.get_by_text("all", exact=True).click()
     wait_idle(page, 120)
     no_exception(page)
+
+
+def test_human_vs_automatic_explains_its_figures(server, page):
+    page.goto(server + "/human_eval")
+    wait_idle(page, 300)
+    no_exception(page)
+    body = page.inner_text("body")
+    # The stored-submissions switch says what it did.
+    assert "Stored submissions" in body and ("none matches a judged system" in body or "joined" in body)
+    page.get_by_role("tab", name="Meta-evaluation").click()
+    wait_idle(page, 300)
+    no_exception(page)
+    page.get_by_text("system", exact=True).click()
+    wait_idle(page, 120)
+    assert "rest on 3 systems" in page.inner_text("body").replace("*", "")  # the shipped sample judges 3 systems
+    page.get_by_role("tab", name="Calibration").click()
+    wait_idle(page, 300)
+    no_exception(page)
+    page.wait_for_timeout(1500)
+    legends = page.evaluate("[...document.querySelectorAll('.js-plotly-plot .legendtext')].map(t => t.textContent)")
+    assert "calibrated" in legends and any(t.startswith("raw ") for t in legends)  # the reliability curve
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_annotation_progress_reads_the_same_in_number_and_bar(server, browser, db_url, width):
+    import pandas as pd
+
+    from detox_core.annotation.store import AnnotationStore, Settings
+
+    store = AnnotationStore(db_url)
+    rows = [{"system": "s", "idx": i, "input": f"ты дурак {i}", "output": f"ответ {i}"} for i in range(10)]
+    p = store.create_project(f"progress-{width}", ["toxicity"], pd.DataFrame(rows),
+                             settings=Settings(overlap=2, page_size=5, controls_per_page=0, min_page_seconds=0,
+                                               training=False))
+    for name in ("a", "b", "c"):
+        ann = store.join(p.access_code, name)
+        page_ = store.next_page(ann.id, "toxicity")
+        store.submit_page(ann.id, page_.assignment_id, {i.id: 1.0 for i in page_.items})
+    ctx = browser.new_context(viewport={"width": width, "height": 1100})
+    page = ctx.new_page()
+    try:
+        page.goto(server + "/annotation_projects")
+        wait_idle(page, 120)
+        page.get_by_role("combobox", name="Project").click()
+        page.get_by_role("option", name=f"progress-{width}").click()
+        wait_idle(page, 120)
+        no_exception(page)
+        done = page.locator('[data-testid="stMetric"]').filter(has_text="items done").first
+        assert done.locator('[data-testid="stMetricValue"]').inner_text() == "5 / 10"
+        bar = page.locator('[data-testid="stProgress"] [role="progressbar"]').first
+        assert bar.get_attribute("aria-valuenow") == "50"
+        assert "15 of 20 answers given" in page.inner_text("body")
+        assert not cut_off_controls(page)  # "Expected finish" and every label fully shown
+    finally:
+        ctx.close()
 
 
 PAGES = ["", "live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",

@@ -140,9 +140,12 @@ def open_page(browser, url: str, name: str) -> tuple[float, float]:
         ctx.close()
 
 
-def measure(browser, app_dir: Path, pages: list[str], env: dict[str, str]) -> None:
+def measure(browser, app_dir: Path, pages: list[str], env: dict[str, str], first_start: bool = False) -> None:
     print(f"{'page':<22}{'cold useful s':>14}{'silent s':>10}{'warm useful s':>15}{'silent s':>10}")
     for name in pages:
+        if first_start:  # as on a server's very first start: nothing kept on disk from an earlier one
+            for kept in (Path(env["DETOX_DATA_DIR"]) / "cache").glob("embedded-scores-*.pkl"):
+                kept.unlink()
         proc, url = start_app(env, app_dir)
         try:
             cold, cold_silent = open_page(browser, url, name)
@@ -156,6 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES))
     parser.add_argument("--baseline", type=Path, help="another checkout of the app, measured first")
+    parser.add_argument("--first-start", action="store_true",
+                        help="also measure this checkout with the disk cache under data/cache emptied before each page")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -173,6 +178,9 @@ def main() -> None:
             measure(browser, args.baseline.resolve(), args.pages, env)
             print("\nthis checkout")
         measure(browser, ROOT, args.pages, env)
+        if args.first_start:
+            print("\nthis checkout, first start (data/cache emptied)")
+            measure(browser, ROOT, args.pages, env, first_start=True)
         browser.close()
 
 

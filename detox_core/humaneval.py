@@ -73,12 +73,14 @@ def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress
     refs = [[r] if r else [] for r in frame["neutral_sentence_reference"]]
     digest = hashlib.sha1(json.dumps([RECIPE_VERSION, find_artifacts().name, inputs, outputs, refs],
                                      ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
+    if digest in _EMBEDDED_MEMO:
+        return _EMBEDDED_MEMO[digest]
     path = (cache_dir or data_dir() / "cache") / f"embedded-scores-{digest}.pkl"
     if path.is_file():
         try:
             cached = pd.read_pickle(path)
             if len(cached) == len(frame):
-                return cached
+                return _remember(digest, cached)
         except Exception:  # noqa: BLE001 - a damaged cache file is scored again and replaced
             pass
     scores = score(inputs, outputs, refs, preset="embedded", progress=progress)
@@ -88,7 +90,19 @@ def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress
         scores.to_pickle(tmp)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only data folder: the scores are just not kept
+        pass  # a read-only data folder: the scores stay in memory only
+    return _remember(digest, scores)
+
+
+#: The last few judged files' embedded scores, in memory (also when the data folder is read-only).
+_EMBEDDED_MEMO: dict[str, pd.DataFrame] = {}
+
+
+def _remember(digest: str, scores: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
+    _EMBEDDED_MEMO.pop(digest, None)
+    _EMBEDDED_MEMO[digest] = scores
+    while len(_EMBEDDED_MEMO) > keep:
+        _EMBEDDED_MEMO.pop(next(iter(_EMBEDDED_MEMO)))
     return scores
 
 

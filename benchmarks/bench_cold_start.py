@@ -73,8 +73,8 @@ PAGES = {
     "leaderboard": ("/leaderboard", '[data-testid="stDataFrame"] >> nth=1'),
     "compare": ("/compare", '[data-testid="stPlotlyChart"]'),
     "human_eval": ("/human_eval", '[data-testid="stDataFrame"]'),
-    "annotate": ("/annotate", '[data-testid="stTextInput"]'),
-    "annotation_projects": ("/annotation_projects", '[data-testid="stForm"], [data-testid="stTextInput"]'),
+    "annotate": ("/annotate", 'input[aria-label="Access code"]'),
+    "annotation_projects": ("/annotation_projects", '[data-testid="stTabs"]'),
 }
 
 

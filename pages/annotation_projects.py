@@ -32,6 +32,7 @@ from detox_core.ui.annotation import (
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
+from detox_core.ui.tables import MISSING
 
 ensure_app_navigation()
 st.title("Annotation projects")
@@ -141,7 +142,7 @@ with tabs["Progress"]:
             st.plotly_chart(fig, width="stretch")
         if len(prog.bans):
             st.markdown(f"**Bans** · {len(prog.bans)}")
-            st.dataframe(prog.bans, hide_index=True, column_config={
+            st.dataframe(prog.bans, hide_index=True, placeholder=MISSING, column_config={
                 "name": "Annotator", "ban_reason": st.column_config.TextColumn("Reason", width="large"),
                 "banned_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm")})
         st.markdown("**Annotators**")
@@ -153,7 +154,7 @@ with tabs["Progress"]:
                                                           on="name", how="left")
             stats["ban_reason"] = stats["ban_reason"].fillna("")
             st.dataframe(stats[["name", "task", "status", "answers", "control_accuracy", "agreement_with_aggregate",
-                                "median_seconds", "exam_score", "ban_reason"]], hide_index=True, column_config={
+                                "median_seconds", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING, column_config={
                 "name": "Annotator", "task": "Task", "status": "Status", "answers": "Answers",
                 "control_accuracy": st.column_config.NumberColumn("Control accuracy", format="percent"),
                 "agreement_with_aggregate": st.column_config.NumberColumn("Agrees with label", format="percent"),
@@ -161,7 +162,7 @@ with tabs["Progress"]:
                 "exam_score": st.column_config.NumberColumn("Exam", format="percent"),
                 "ban_reason": "Ban reason"})
         elif len(people):
-            st.dataframe(people[["name", "status", "exam_score", "ban_reason"]], hide_index=True)
+            st.dataframe(people[["name", "status", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING)
         else:
             st.caption(f"Nobody joined yet. Give annotators the access code `{project.access_code}` and the "
                        "address of the **Annotate** page.")
@@ -212,7 +213,7 @@ with tabs["Review queue"]:
         if len(reviewed):
             with st.expander(f"{len(reviewed)} items with a final label set here"):
                 st.dataframe(reviewed.assign(label=reviewed["label"].map(sp.answer_text))[["input", "text", "label"]],
-                             hide_index=True, column_config={"input": "Original", "text": "Text", "label": "Final label"})
+                             hide_index=True, placeholder=MISSING, column_config={"input": "Original", "text": "Text", "label": "Final label"})
 
 # ----------------------------------------------------------------------------- results
 
@@ -229,7 +230,7 @@ with tabs["Results"]:
             "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,
             "alpha_all": r.alpha_all,
             "left out": ", ".join(r.excluded_workers)} for t, r in results.items()])
-        st.dataframe(summary, hide_index=True, column_config={
+        st.dataframe(summary, hide_index=True, placeholder=MISSING, column_config={
             "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f",
                                                    help="Of the answers the labels come from"),
             "alpha_all": st.column_config.NumberColumn("α, all answers", format="%.3f",
@@ -238,11 +239,11 @@ with tabs["Results"]:
         complete = table.dropna(subset=["non-toxicity", "content", "fluency"])
         st.markdown(f"**Human judgements** · {len(complete):,} of {len(table):,} pairs have every label")
         if len(complete):
-            st.dataframe(system_means(complete), hide_index=True, column_config={
+            st.dataframe(system_means(complete), hide_index=True, placeholder=MISSING, column_config={
                 "participant_name": "System",
                 **{c: st.column_config.NumberColumn(c.split("_")[0].upper() + " (human)", format="%.3f")
                    for c in ("sta_human", "sim_human", "fl_human", "j_human")}, "n": "Pairs"})
-        st.dataframe(table, hide_index=True, height=300, column_config={
+        st.dataframe(table, hide_index=True, placeholder=MISSING, height=300, column_config={
             "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
             "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
             "participant_name": "System"})
@@ -374,7 +375,7 @@ with tabs["Crowd import"]:
             st.caption(f"{len(parsed.answers):,} answers of {parsed.answers['worker'].nunique():,} workers · skipped "
                        f"{parsed.skipped_empty} rows with empty input and {parsed.skipped_rejected} rejected · "
                        f"Krippendorff's α {alpha:.3f}")
-            st.dataframe(labels, hide_index=True, column_config={
+            st.dataframe(labels, hide_index=True, placeholder=MISSING, column_config={
                 "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"), "votes": "Votes"})
             st.download_button("Download the labels (CSV)", labels.to_csv(index=False).encode("utf-8"),
                                file_name=f"{ctask}.labels.csv", mime="text/csv", key="crowd_download",

@@ -15,7 +15,7 @@ from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
-from detox_core.ui.tables import without_none
+from detox_core.ui.tables import MISSING
 
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
 N_BOOT = 1000
@@ -84,9 +84,9 @@ only = st.segmented_control("Axes", ["all", *AXIS_NAMES.values()], default="J", 
                             wrap=True)
 if only != "all":
     shown = shown[shown["axis"] == only]
-view, config = without_none(
+st.dataframe(
     shown[["a", "b", "axis", "delta", "interval", "p", "verdict", "n"]],
-    {
+    column_config={
         "a": st.column_config.TextColumn("System A"), "b": st.column_config.TextColumn("System B"),
         "axis": st.column_config.TextColumn("Axis", width="small"),
         "delta": st.column_config.NumberColumn("A - B", format="%+.3f", help="Mean difference over sentences"),
@@ -95,8 +95,8 @@ view, config = without_none(
         "verdict": st.column_config.TextColumn("At p < 0.05"),
         "n": st.column_config.NumberColumn("Sentences", width="small"),
     },
+    hide_index=True, key="cmp_sig_table", placeholder=MISSING,
 )
-st.dataframe(view, hide_index=True, column_config=config, key="cmp_sig_table")
 st.caption(f"Paired bootstrap over sentences ({N_BOOT:,} resamples, the same ones for every pair and axis, as on the "
            "Leaderboard): A - B is the mean difference, its 95% interval and the two-sided p-value of no difference. "
            "Sentences without a score on an axis (chrF without references) are left out of it.")
@@ -121,7 +121,7 @@ axis = st.segmented_control("Largest differences in", list(AXIS_NAMES), default=
 ranked = largest_differences(table, a, b, axis)
 view = ranked[["line", "input", f"output:{a}", f"output:{b}", f"{axis}:{a}", f"{axis}:{b}", "delta"]]
 event = st.dataframe(
-    view, key=f"cmp_table_{a}_{b}_{axis}", on_select="rerun", selection_mode="single-row", hide_index=True, height=360,
+    view, key=f"cmp_table_{a}_{b}_{axis}", on_select="rerun", placeholder=MISSING, selection_mode="single-row", hide_index=True, height=360,
     column_config={
         "line": st.column_config.NumberColumn("Line", width="small"),
         "input": st.column_config.TextColumn("Input", width="medium"),

@@ -14,6 +14,7 @@ from detox_core.text import edit_kind, word_diff
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.sidebar import current_choice
+from detox_core.ui.tables import MISSING
 
 TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *REFERENCE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
 EDIT_KIND_LABEL = {
@@ -120,7 +121,7 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     selection_default={"selection": {"rows": default_rows}} if default_rows else None,
-    hide_index=True,
+    hide_index=True, placeholder=MISSING,
     height=380,
     column_config={
         "pair_id": st.column_config.TextColumn("Pair", help="split-index; select a row to see the pair", width="small"),

@@ -34,6 +34,7 @@ from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
+from detox_core.ui.tables import MISSING
 
 AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (fluency)", "j": "J"}
 N_BOOT = 300
@@ -204,7 +205,7 @@ def per_sentence() -> None:
         m1, m2 = st.columns([1, 2])
         with m1:
             st.markdown("**Confusion matrix**")
-            st.dataframe(conf, column_config={c: st.column_config.NumberColumn(c) for c in conf.columns})
+            st.dataframe(conf, placeholder=MISSING, column_config={c: st.column_config.NumberColumn(c) for c in conf.columns})
             total = conf.values.sum()
             st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
         with m2:
@@ -214,7 +215,7 @@ def per_sentence() -> None:
             st.dataframe(
                 rows[["participant_name", "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
                       *HUMAN_AXES.values(), metric]],
-                hide_index=True, height=340,
+                hide_index=True, placeholder=MISSING, height=340,
                 column_config={
                     "participant_name": st.column_config.TextColumn("System"),
                     "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
@@ -260,7 +261,7 @@ def correlations() -> None:
         if len(system_rows):
             few_systems_caveat(int(system_rows["n"].max()))
         st.dataframe(system_rows[["metric", "n", "spearman", "spearman_low", "spearman_high", "pearson",
-                                  "ranking_accuracy"]], hide_index=True,
+                                  "ranking_accuracy"]], hide_index=True, placeholder=MISSING,
                      column_config={"n": st.column_config.NumberColumn("Systems"),
                                     **{c: st.column_config.NumberColumn(c, format="%.3f") for c in
                                        ("spearman", "spearman_low", "spearman_high", "pearson", "ranking_accuracy")}})
@@ -277,7 +278,7 @@ def meta_evaluation() -> None:
     shown = meta_table(meta, level or "sentence")
     if level == "system" and len(shown):
         few_systems_caveat(int(shown["n"].max()))
-    st.dataframe(shown, hide_index=True, height=480, column_config={
+    st.dataframe(shown, hide_index=True, placeholder=MISSING, height=480, column_config={
         "axis": st.column_config.TextColumn("Axis", width="small"), "metric": st.column_config.TextColumn("Metric"),
         "n": st.column_config.NumberColumn("Sentences" if level == "sentence" else "Systems", width="small"),
         **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%.3f") for c in shown.columns
@@ -311,7 +312,7 @@ def calibration() -> None:
                     config={"displayModeBar": False})
     st.caption("Reliability: the held-out predictions (and the raw score) binned by value, against the mean human "
                "label of each bin; a calibrated score lies on the dashed diagonal. Marker size: outputs in the bin.")
-    st.dataframe(report, hide_index=True, column_config={
+    st.dataframe(report, hide_index=True, placeholder=MISSING, column_config={
         c: st.column_config.NumberColumn(c, format="%.3f") for c in report.columns if report[c].dtype.kind == "f"})
     if st.button("Save the first calibrator (fitted on all systems)", key="he_cal_save"):
         kind0, features0, target0 = next(iter(candidates.values()))

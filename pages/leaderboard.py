@@ -15,7 +15,7 @@ from detox_core.ui import render
 from detox_core.ui.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
-from detox_core.ui.tables import without_none
+from detox_core.ui.tables import MISSING
 
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
 SIGNIFICANT = 0.05
@@ -60,7 +60,7 @@ if published_path.is_file():
 if published is not None:
     # The columns it is sorted by come first, so that they are on screen at any width.
     st.dataframe(
-        published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True,
+        published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True, placeholder=MISSING,
         column_order=["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human", "sta_auto",
                       "sim_auto", "fl_auto", "chrf"],
         column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
@@ -94,13 +94,14 @@ for board in boards:
     label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")
     table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "source"]], on="key", how="left")
+    table[HUMAN_COLUMNS] = table[HUMAN_COLUMNS].astype(float)  # numbers even when no system has human scores
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
     table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
-    shown, config = without_none(
+    st.dataframe(
         table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], *HUMAN_COLUMNS,
                "source", "n"]],
-        {
+        column_config={
             "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
             "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
             "system": st.column_config.TextColumn("Submission"),
@@ -114,8 +115,8 @@ for board in boards:
                 "published table; — = no human judgement of this system"),
             "n": st.column_config.NumberColumn("Sentences"),
         },
+        hide_index=True, placeholder=MISSING,
     )
-    st.dataframe(shown, hide_index=True, column_config=config)
     if len(board.table) > 1:
         st.markdown(f"**Which differences are significant** ({AXIS_NAMES[ax]})")
         st.plotly_chart(p_value_heatmap(board.ranking.p_values), width="stretch", config={"displayModeBar": False},

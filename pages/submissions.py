@@ -25,6 +25,7 @@ from detox_core.ui.models import shared_pool
 from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_sentence_table, shared_store
+from detox_core.ui.tables import MISSING
 
 st.title("Submissions")
 require_page("submissions")
@@ -175,7 +176,7 @@ st.subheader("Stored submissions")
 if organizer:
     manage(listed)
 st.dataframe(
-    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at", "hidden"]], hide_index=True,
+    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at", "hidden"]], hide_index=True, placeholder=MISSING,
     column_order=None if organizer else ["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at"],
     column_config={
         "hidden": st.column_config.CheckboxColumn("Hidden"),
@@ -207,7 +208,7 @@ shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filt
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 event = st.dataframe(
     shown[["line", "input", "output", "sta", "sim", "fl", "j", "chrf", "limiting", "flags"]],
-    key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, height=360,
+    key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, placeholder=MISSING, height=360,
     column_config={
         "line": st.column_config.NumberColumn("Line", help="Line of the submission", width="small"),
         "input": st.column_config.TextColumn("Input", width="large"),

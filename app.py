@@ -6,15 +6,17 @@ page, the navigation and the shared sidebar (the corpus every page works on).
 
 import streamlit as st
 
-from detox_core.errors import StorageError
-from detox_core.ui import auth, render
-from detox_core.ui.models import render_model_settings
 from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.ui.sidebar import render_sidebar
-from detox_core.ui.store import database_problem
 
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
+# The first visit after a start imports the app's libraries (about a second): say so.
+with st.spinner("Starting the app…"):
+    from detox_core.errors import StorageError
+    from detox_core.ui import auth, render
+    from detox_core.ui.models import render_model_settings
+    from detox_core.ui.sidebar import render_sidebar
+    from detox_core.ui.store import database_problem
 
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}

@@ -30,7 +30,7 @@ def p_value_heatmap(p) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=z, x=names, y=names, zmin=0, zmax=1, text=text, texttemplate="%{text}", hoverongaps=False,
         colorscale=[[0, "#1b5e20"], [SIGNIFICANT, "#66bb6a"], [SIGNIFICANT + 1e-9, "#eceff1"], [1, "#fafafa"]],
-        colorbar=dict(title=dict(text="p-value"), tickvals=[0, SIGNIFICANT, 0.5, 1], ticktext=["0", "0.05", "0.5", "1"]),
+        colorbar=dict(title=dict(text="p-value"), tickvals=[SIGNIFICANT, 0.5, 1], ticktext=["0.05", "0.5", "1"]),
         hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
     ))
     fig.update_layout(height=140 + 40 * len(names), margin=dict(t=10, b=10), xaxis=dict(title="system", side="bottom"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,11 +39,13 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
 _PRELOAD: list[threading.Thread] = []
 
 
-def preload_in_background() -> None:
+def preload_in_background(delay: float = 1.5) -> None:
     """Load the embedded models, word vectors and morphology in a background thread,
     once per process, so that a page's first score does not wait for them (the Live
-    scoring page starts it while the user is still typing). Errors are left for the
-    first real score to report."""
+    scoring page starts it while the user is still typing). The thread waits ``delay``
+    seconds first: the page draws meanwhile, and a score asked for at once loads the
+    models itself (with its spinner) instead of waiting behind the thread. Errors are
+    left for the first real score to report."""
     with _LOCK:
         if _PRELOAD:
             return
@@ -50,6 +53,7 @@ def preload_in_background() -> None:
         def work() -> None:
             from detox_core.embedded.recipe import load_navec, morph_analyzer
 
+            time.sleep(delay)
             try:
                 load_models()
                 load_navec()

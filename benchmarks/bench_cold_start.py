@@ -27,39 +27,15 @@ Needs the RUSSE-2022 data (``python -m detox_core fetch-data``), the embedded mo
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.util import CHROMIUM, free_port, stop_app  # noqa: E402
-
-
-def start_app(env: dict[str, str], app_dir: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` of the checkout ``app_dir``; its URL once it answers."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
-         "--server.fileWatcherType", "none"],
-        cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError(f"the app in {app_dir} did not start")
+from tests.e2e.util import CHROMIUM, start_app, stop_app  # noqa: E402
 
 INDICATORS = '[data-testid="stSpinner"], [data-testid="stProgress"], [data-testid="stSkeleton"]'
 

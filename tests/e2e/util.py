@@ -24,14 +24,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    """Start ``streamlit run app.py`` with ``env`` added; return the process and its URL
-    once its health check answers."""
+def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run app.py`` of the checkout ``app_dir`` (this one by default)
+    with ``env`` added; return the process and its URL once its health check answers."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
-        cwd=PROJECT_ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

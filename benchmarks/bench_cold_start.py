@@ -56,11 +56,12 @@ PAGES = {
 
 def seed_database(url: str) -> None:
     """Two shipped outputs of the test split, scored with the embedded preset."""
-    from detox_core import corpus, data
-    from detox_core.storage import Store
-    from detox_core.submissions import score_and_store, shipped_outputs, split_inputs
+    from detox_core.analysis import corpus
+    from detox_core import editions
+    from detox_core.submissions.store import Store
+    from detox_core.submissions.service import score_and_store, shipped_outputs, split_inputs
 
-    prepared = corpus.prepare_corpus(data.load_dataset("russe2022"), data.load_dataset_lexicon("russe2022"))
+    prepared = corpus.prepare_corpus(editions.load_dataset("russe2022"), editions.load_dataset_lexicon("russe2022"))
     inputs, refs = split_inputs(prepared, "test")
     store = Store(url)
     for name, path in list(shipped_outputs("russe2022", "test").items())[:2]:

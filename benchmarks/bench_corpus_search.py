@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from detox_core import data  # noqa: E402
-from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, prepare_corpus, prepare_edits  # noqa: E402
+from detox_core import editions
+from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, prepare_corpus, prepare_edits  # noqa: E402
 
 QUERIES = [
     ("substring, common", CorpusQuery(text="что")),
@@ -38,11 +39,11 @@ REPEATS = 5
 
 def main() -> int:
     try:
-        frame = data.load_dataset("russe2022", ["train", "dev", "test"])
+        frame = editions.load_dataset("russe2022", ["train", "dev", "test"])
     except data.DataMissingError as err:
         print(err)
         return 1
-    lexicon = data.load_dataset_lexicon("russe2022")
+    lexicon = editions.load_dataset_lexicon("russe2022")
     t0 = time.perf_counter()
     prepared = prepare_corpus(frame, lexicon)
     edits = prepare_edits(prepared)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from detox_core import data  # noqa: E402
-from detox_core.embedded.preset import load_models  # noqa: E402
+from detox_core.embedded.loader import load_models  # noqa: E402
 from detox_core.embedded.recipe import EmbeddedMissingError, load_navec, morph_analyzer  # noqa: E402
 from detox_core.metrics import score  # noqa: E402
 

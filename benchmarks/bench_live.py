@@ -18,11 +18,12 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from detox_core import data  # noqa: E402
+from detox_core import editions
 
 
 def main() -> int:
     try:
-        test = data.load_dataset("russe2022", ["test"])
+        test = editions.load_dataset("russe2022", ["test"])
     except data.DataMissingError as err:
         print(err)
         return 1

@@ -131,11 +131,12 @@ def rss_mb():
                 return int(line.split()[1]) / 1024
 
 from detox_core import data
+from detox_core import editions
 from detox_core.live import parse_request
 from detox_core.metrics import score
 from detox_core.models import default_pool
 
-rows = data.load_dataset("russe2022", ["train", "dev", "test"])
+rows = editions.load_dataset("russe2022", ["train", "dev", "test"])
 pool = default_pool()
 req = parse_request("ты дебил", "ты неправ")
 score([req.source] * 2, [*req.candidates, req.source], [[]] * 2, preset="embedded", pool=pool)  # warm

@@ -32,7 +32,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from detox_core import data  # noqa: E402
-from detox_core.metrics.presets import Russe2022, get_preset  # noqa: E402
+from detox_core import editions
+from detox_core.metrics.russe2022 import Russe2022  # noqa: E402
+from detox_core.metrics.registry import get_preset  # noqa: E402
 from detox_core.models import ModelPool  # noqa: E402
 
 SUBMISSIONS = ("delete_test.txt", "t5_base_10000_test.txt", "ruprompts_test.txt")
@@ -102,8 +104,8 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="build the models here and keep them (default: a temporary folder)")
     args = parser.parse_args()
     try:
-        test = data.load_dataset("russe2022", ["test"])
-        train = data.load_dataset("russe2022", ["train"])
+        test = editions.load_dataset("russe2022", ["test"])
+        train = editions.load_dataset("russe2022", ["train"])
     except data.DataMissingError as err:
         print(err)
         return 1

@@ -1,7 +1,7 @@
 """Command line: ``python -m detox_core <command> ...``.
 
 Commands:
-    fetch-data       fill ``data/russe2022`` from a mirror or the public sources.
+    fetch-data       fill ``data/<edition>`` from a mirror or the public sources.
     train-embedded   train the offline models of the ``embedded`` preset.
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.
@@ -13,12 +13,26 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from detox_core import __version__
-from detox_core.errors import DetoxInputError, StorageError
+from tqdm import tqdm
+
+from detox_core import __version__, data, editions
+from detox_core.analysis.meta_eval import join_score_files, meta_eval
+from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
+from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
+from detox_core.annotation.results import aggregate_project, humaneval_table
+from detox_core.annotation.store import AnnotationStore
+from detox_core.db import health, make_engine
+from detox_core.embedded.recipe import train_embedded
+from detox_core.errors import DetoxError, DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
+from detox_core.metrics.registry import DEFAULT_PRESET, registered
+from detox_core.metrics.textdetox2025 import add_2025_recipes
+from detox_core.models import ModelPool
+from detox_core.submissions.files import score_submissions
 
 
 def _int_in(lo: int, hi: int):
@@ -66,8 +80,6 @@ def _out_dir(path: str) -> Path:
 def _writable_folder(folder: Path, what: str) -> None:
     """Refuse a folder that cannot be made or written, without making it: a command
     that fails later leaves nothing behind."""
-    import os
-
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -78,49 +90,50 @@ def _writable_folder(folder: Path, what: str) -> None:
 
 
 def _cmd_fetch_data(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
 
-    from detox_core import fetch
 
-    files = fetch.RUSSE2022_FILES
-    mirrors = [Path(m) for m in args.mirror] if args.mirror else fetch.default_mirrors()
-    bar = tqdm(total=len(files), desc="fetch-data", unit="file", file=sys.stderr, disable=args.quiet)
+    chosen = [editions.get_edition(args.edition)] if args.edition else editions.editions()
+    if args.target and len(chosen) > 1:
+        raise DetoxInputError(f"--target names one edition's folder: add --edition (one of "
+                              f"{', '.join(e.name for e in chosen)})")
+    mirrors = [Path(m) for m in args.mirror] if args.mirror else None
+    failed = 0
+    for edition in chosen:
+        files = edition.files
+        bar = tqdm(total=len(files), desc=f"fetch-data {edition.name}", unit="file", file=sys.stderr,
+                   disable=args.quiet)
 
-    def progress(result: fetch.FetchResult) -> None:
-        bar.update(1)
-        if args.quiet:
-            return
-        rows = f"{result.rows:,} rows" if result.rows is not None else ""
-        where = f" ({result.detail})" if result.ok and result.status != "present" else ""
-        bar.write(f"  {result.status:>8}  {result.rel:<40} {rows}{where}", file=sys.stderr)
+        def progress(result: editions.FetchResult, bar=bar) -> None:
+            bar.update(1)
+            if args.quiet:
+                return
+            rows = f"{result.rows:,} rows" if result.rows is not None else ""
+            where = f" ({result.detail})" if result.ok and result.status != "present" else ""
+            bar.write(f"  {result.status:>8}  {result.rel:<40} {rows}{where}", file=sys.stderr)
 
-    report = fetch.fetch_russe2022(
-        Path(args.target) if args.target else None,
-        mirrors,
-        download=not args.no_download,
-        force=args.force,
-        timeout=args.timeout,
-        files=files,
-        progress=progress,
-    )
-    bar.close()
-    if report.ok:
-        print(f"data ready in {report.target}: {len(report.results)} files verified")
-        return 0
-    print(f"\n{len(report.missing)} file(s) could not be fetched into {report.target}:", file=sys.stderr)
-    for r in report.missing:
-        print(f"  - {r.rel}: {r.detail}", file=sys.stderr)
-    print(
-        "The app still starts: load your own corpus or submission files in its sidebar, or run\n"
-        "  python -m detox_core fetch-data --mirror DIR\n"
-        "with DIR a folder that holds a copy of these files.",
-        file=sys.stderr,
-    )
-    return 1
+        report = edition.fetch(Path(args.target) if args.target else None, mirrors, download=not args.no_download,
+                               force=args.force, timeout=args.timeout, progress=progress)
+        bar.close()
+        if report.ok:
+            print(f"data ready in {report.target}: {len(report.results)} files verified")
+            continue
+        failed += 1
+        print(f"\n{len(report.missing)} file(s) of {edition.title} could not be fetched into {report.target}:",
+              file=sys.stderr)
+        for r in report.missing:
+            print(f"  - {r.rel}: {r.detail}", file=sys.stderr)
+    if failed:
+        print(
+            "The app still starts: load your own corpus or submission files in its sidebar, or run\n"
+            "  python -m detox_core fetch-data --mirror DIR\n"
+            "with DIR a folder that holds a copy of these files.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def _cmd_train_embedded(args: argparse.Namespace) -> int:
-    from detox_core.embedded.recipe import EmbeddedMissingError, train_embedded
 
     try:
         folder = train_embedded(Path(args.data_dir) if args.data_dir else None, force=args.force,
@@ -143,8 +156,6 @@ def _parse_models(items: list[str] | None) -> dict[str, str]:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from detox_core.models import ModelPool, ModelUnavailableError
-    from detox_core.scoring import score_submissions
 
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
     try:
@@ -153,12 +164,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
             calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
             references=Path(args.refs) if args.refs else None, quiet=args.quiet,
         )
-    except ModelUnavailableError as err:
+    except ScorerUnavailableError as err:
         print(f"error: {err}", file=sys.stderr)
         return 3
-    except KeyError as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
-        return 2
     for path in written:
         print(path)
     return 0
@@ -171,8 +179,6 @@ def _fmt(value: float, lo: float, hi: float) -> str:
 
 
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
-    from detox_core import data
-    from detox_core.humaneval import add_2025_recipes, join_score_files, meta_eval
 
     out = _out_file(args.out) if args.out else None
     frame = add_2025_recipes(data.load_human_judgements(Path(args.human)))
@@ -197,8 +203,6 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_aggregate(args: argparse.Namespace) -> int:
-    from detox_core import data
-    from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 
     out = _out_file(args.out)
     results = load_crowd_tsv(Path(args.crowd), args.task)
@@ -211,9 +215,6 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
 
 
 def _cmd_export_annotations(args: argparse.Namespace) -> int:
-    from detox_core import data
-    from detox_core.annotation.results import aggregate_project, humaneval_table
-    from detox_core.annotation.store import AnnotationStore
 
     out = _out_file(args.out)
     store = AnnotationStore(args.db)
@@ -230,7 +231,6 @@ def _cmd_export_annotations(args: argparse.Namespace) -> int:
 
 
 def _cmd_health(args: argparse.Namespace) -> int:
-    from detox_core.db import health, make_engine
 
     problem = health(make_engine(args.db))
     if problem is None:
@@ -245,9 +245,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    fetch = sub.add_parser("fetch-data", help="fetch the RUSSE-2022 data into data/russe2022")
+    fetch = sub.add_parser("fetch-data", help="fetch the editions' data into data/<edition>")
+    fetch.add_argument("--edition", choices=[e.name for e in editions.editions()],
+                       help="one edition (default: every edition: " + ", ".join(e.name for e in editions.editions()) + ")")
     fetch.add_argument("--mirror", action="append", metavar="DIR", help="folder with a copy of the files (repeatable)")
-    fetch.add_argument("--target", metavar="DIR", help="where to put them (default: data/russe2022)")
+    fetch.add_argument("--target", metavar="DIR", help="where to put them (default: data/<edition>)")
     fetch.add_argument("--no-download", action="store_true", help="use mirrors only")
     fetch.add_argument("--force", action="store_true", help="fetch again even when files are present and valid")
     fetch.add_argument("--timeout", type=float, default=20.0, help="seconds per download (default 20)")
@@ -264,7 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references) "
                             "or a text file with one input per line")
     score.add_argument("--preds", required=True, nargs="+", metavar="FILE", help="submissions (text or TSV)")
-    score.add_argument("--preset", default="embedded", help="embedded (default), russe2022 or textdetox2024")
+    score.add_argument("--preset", default=DEFAULT_PRESET, metavar="PRESET",
+                       help="the metric recipe: " + "; ".join(f"{n}: {c.title}" for n, c in registered().items())
+                       + f" (default: {DEFAULT_PRESET})")
     score.add_argument("--model", action="append", metavar="ROLE=DIR",
                        help="load a preset's model (sta, sim, fl) from a local folder or another id")
     score.add_argument("--refs", metavar="FILE", help="references as a corpus TSV (default: those of --inputs)")
@@ -287,8 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     agg = sub.add_parser("aggregate", help="aggregate crowd answers exported from a crowdsourcing platform")
     agg.add_argument("--crowd", required=True, metavar="FILE.tsv", help="INPUT:/OUTPUT:/GOLDEN:/ASSIGNMENT: columns")
     agg.add_argument("--task", required=True, choices=["toxicity", "content", "fluency"])
-    agg.add_argument("--method", choices=["mv", "ds"], default="ds",
-                     help="mv: majority vote with at least 3 votes; ds: Dawid-Skene (default)")
+    agg.add_argument("--method", choices=aggregator_names(), default=DEFAULT_AGGREGATOR,
+                     help="; ".join(f"{n}: {aggregator_title(n)}" for n in aggregator_names())
+                     + f" (default: {DEFAULT_AGGREGATOR})")
     agg.add_argument("--min-control-accuracy", type=_fraction, default=0.5,
                      help="drop workers below this accuracy on control items (default 0.5)")
     agg.add_argument("--out", required=True, metavar="FILE.csv")
@@ -296,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("export-annotations", help="an annotation project's human judgements as a CSV")
     exp.add_argument("--project", required=True, help="the project's name")
-    exp.add_argument("--method", choices=["mv", "ds"], help="aggregation (default: the project's setting)")
+    exp.add_argument("--method", choices=aggregator_names(), help="aggregation (default: the project's setting)")
     exp.add_argument("--all", action="store_true", help="also pairs that miss a label (as empty cells)")
     exp.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
     exp.add_argument("--out", required=True, metavar="FILE.csv")
@@ -313,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except (DetoxInputError, StorageError) as err:
+    except DetoxError as err:  # bad input, missing data, the database: said for people
         print(f"error: {err}", file=sys.stderr)
         return 2
     except OSError as err:  # writing the output failed (disk full, permissions)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateColumn
 
-from detox_core.data import data_dir
+from detox_core import config
 from detox_core.errors import DetoxInputError, StorageError
 
 log = logging.getLogger(__name__)
@@ -118,7 +117,7 @@ schema_history = Table(
 
 def default_url() -> str:
     """``$DETOX_DB_URL``, else the SQLite file ``data/detox.sqlite``."""
-    return os.environ.get("DETOX_DB_URL") or f"sqlite:///{data_dir() / 'detox.sqlite'}"
+    return config.db_url()
 
 
 #: Database URL prefixes the app works with (SQLite files, PostgreSQL through psycopg 3;

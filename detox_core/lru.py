@@ -8,7 +8,6 @@ memory grow past the budget. Streamlit runs sessions as threads, hence the lock.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -16,6 +15,8 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
+
+from detox_core import config
 
 V = TypeVar("V")
 
@@ -122,9 +123,6 @@ class ByteLRU(Generic[V]):
         return len(self._data)
 
 
-#: Default budget of all per-text caches together, in MB (``DETOX_CACHE_MB``).
-DEFAULT_CACHE_MB = 512
-
 #: Each cache's share of the budget.
 CACHE_SHARES = {"pool": 0.4, "embedded": 0.2, "chrf": 0.15, "word_vectors": 0.1, "word_info": 0.05, "charlm": 0.1}
 
@@ -135,11 +133,4 @@ def cache_budget(name: str) -> int:
     Raises:
         ValueError: ``DETOX_CACHE_MB`` is not a non-negative number.
     """
-    raw = os.environ.get("DETOX_CACHE_MB", "").strip()
-    try:
-        total_mb = float(raw) if raw else DEFAULT_CACHE_MB
-    except ValueError:
-        total_mb = -1.0
-    if not total_mb >= 0:
-        raise ValueError(f"DETOX_CACHE_MB must be a number of megabytes >= 0, got {raw!r}")
-    return int(total_mb * CACHE_SHARES[name] * 1024 * 1024)
+    return int(config.cache_mb() * CACHE_SHARES[name] * 1024 * 1024)

@@ -12,7 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from detox_core.data import normalise_word
+
+def normalise_word(word: str) -> str:
+    """Lower-case and fold ``ё`` into ``е``, as Russian text is written both ways."""
+    return word.lower().replace("ё", "е")
+
 
 # A word may hold inner hyphens, apostrophes or masking asterisks ("по-русски", "х*й").
 WORD_RE = re.compile(r"\w+(?:[-'’*]+\w+)*")

@@ -10,12 +10,13 @@ import math
 
 import streamlit as st
 
-from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationError, Page
+from detox_core.annotation.store import MIN_SECRET_CHARS, Page
+from detox_core.errors import AnnotationError
 from detox_core.annotation.tasks import spec
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.annotation.submit import page_answers
-from detox_core.ui.annotate_page import annotate_page
+from detox_core.ui.widgets.annotate_page import annotate_page
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.ui.auth import client_id, login_throttle
 from detox_core.ui.navigation import ensure_app_navigation

@@ -17,10 +17,11 @@ from detox_core.annotation.controls import load_controls
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
 from detox_core.annotation.results import finish_text, system_means
-from detox_core.annotation.store import AnnotationError, Settings
+from detox_core.errors import AnnotationError
+from detox_core.annotation.store import Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
-from detox_core.storage import display_names
+from detox_core.submissions.store import display_names
 from detox_core.ui import render
 from detox_core.ui.auth import organizer_gate
 from detox_core.ui.annotation import (
@@ -32,7 +33,7 @@ from detox_core.ui.annotation import (
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 ensure_app_navigation()
 st.title("Annotation projects")

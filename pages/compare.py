@@ -7,15 +7,22 @@ import html
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.compare import AXES, largest_differences, paired_differences, side_by_side, system_means, win_tie_loss
+from detox_core.analysis.compare import (
+    AXES,
+    largest_differences,
+    paired_differences,
+    side_by_side,
+    system_means,
+    win_tie_loss,
+)
 from detox_core.text import word_diff
-from detox_core.storage import display_names
+from detox_core.submissions.store import display_names
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
-from detox_core.ui.scores import preset_label
+from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
 N_BOOT = 1000

@@ -7,14 +7,14 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, public_columns
+from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, public_columns
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind, word_diff
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.sidebar import current_choice
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *REFERENCE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
 EDIT_KIND_LABEL = {

@@ -11,30 +11,27 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core import data
-from detox_core.analysis import agreement
+from detox_core.analysis.stats import agreement
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
-from detox_core.humaneval import (
-    HUMAN_AXES,
-    Calibrator,
-    add_2025_recipes,
+from detox_core.vocab import HUMAN_AXES
+from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
+from detox_core.metrics.textdetox2025 import add_2025_recipes
+from detox_core.analysis.meta_eval import (
     add_preset_scores,
     available_metrics,
-    calibration_curves,
-    calibration_report,
     confusion,
     disagreements,
     embedded_scores,
     join_stored_report,
     meta_eval,
-    simple_features,
 )
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (fluency)", "j": "J"}
 N_BOOT = 300

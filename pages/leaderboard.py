@@ -9,13 +9,13 @@ import streamlit as st
 
 from detox_core import data
 from detox_core.errors import DetoxInputError
-from detox_core.leaderboard import correlation, human_vs_auto, published_key, rank_label
+from detox_core.analysis.leaderboard import correlation, human_vs_auto, published_key, rank_label
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
-from detox_core.ui.scores import preset_label
+from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
 SIGNIFICANT = 0.05

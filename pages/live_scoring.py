@@ -6,18 +6,18 @@ import random
 
 import streamlit as st
 
-from detox_core.baselines import Seq2SeqDetoxifier, delete_baseline
+from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
-from detox_core.embedded.preset import preload_in_background
+from detox_core.embedded.loader import preload_in_background
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError
-from detox_core.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
+from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
 from detox_core.metrics import score
 from detox_core.models import ModelUnavailableError
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
-from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"

@@ -9,23 +9,23 @@ import streamlit as st
 
 from detox_core.embedded.recipe import EmbeddedMissingError
 from detox_core.errors import DetoxInputError, StorageError
-from detox_core.explain import FLAGS
+from detox_core.submissions.explain import FLAGS
 from detox_core.models import ModelUnavailableError
-from detox_core.submissions import (
-    UnsavedScoresError,
+from detox_core.submissions.service import (
     filter_sentences,
     score_and_store,
     shipped_outputs,
     split_inputs,
+    UnsavedScoresError,
 )
-from detox_core.storage import display_names
+from detox_core.submissions.store import display_names
 from detox_core.ui.auth import is_organizer, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
-from detox_core.ui.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_sentence_table, shared_store
-from detox_core.ui.tables import MISSING
+from detox_core.ui.widgets.tables import MISSING
 
 st.title("Submissions")
 require_page("submissions")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from detox_core.analysis import bootstrap_ci, paired_bootstrap_p, rank_systems
+from detox_core.analysis.stats import bootstrap_ci, paired_bootstrap_p, rank_systems
 
 
 def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n():
@@ -53,7 +53,7 @@ def test_agreement_matches_scipy_and_sklearn():
     from scipy.stats import pearsonr, spearmanr
     from sklearn.metrics import roc_auc_score
 
-    from detox_core.analysis import agreement
+    from detox_core.analysis.stats import agreement
 
     rng = np.random.default_rng(4)
     human = rng.integers(0, 2, 300).astype(float)
@@ -72,7 +72,7 @@ def test_agreement_matches_scipy_and_sklearn():
 
 
 def test_system_agreement():
-    from detox_core.analysis import system_agreement
+    from detox_core.analysis.stats import system_agreement
 
     rng = np.random.default_rng(5)
     systems = np.repeat(["a", "b", "c", "d"], 200)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detox_core.compare import (
+from detox_core.analysis.compare import (
     AXES,
     largest_differences,
     paired_differences,

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core import data
-from detox_core.corpus import CorpusQuery, corpus_stats, filter_corpus, prepare_corpus, prepare_edits, public_columns
+from detox_core import editions
+from detox_core.analysis.corpus import (
+    corpus_stats,
+    CorpusQuery,
+    filter_corpus,
+    prepare_corpus,
+    prepare_edits,
+    public_columns,
+)
 from detox_core.errors import DetoxInputError
 from tests.conftest import write_tiny_dataset
 
@@ -13,8 +20,8 @@ from tests.conftest import write_tiny_dataset
 @pytest.fixture
 def tiny(tmp_path):
     write_tiny_dataset(tmp_path)
-    frame = data.load_dataset("russe2022", None, tmp_path)
-    lexicon = data.load_dataset_lexicon("russe2022", tmp_path)
+    frame = editions.load_dataset("russe2022", None, tmp_path)
+    lexicon = editions.load_dataset_lexicon("russe2022", tmp_path)
     prepared = prepare_corpus(frame, lexicon)
     return prepared, prepare_edits(prepared), lexicon
 
@@ -97,8 +104,8 @@ def test_stats_of_a_subset_use_only_its_edits(tiny):
 
 
 def test_real_corpus_statistics(real_data):
-    frame = data.load_dataset("russe2022", None, real_data.parent)
-    lexicon = data.load_dataset_lexicon("russe2022", real_data.parent)
+    frame = editions.load_dataset("russe2022", None, real_data.parent)
+    lexicon = editions.load_dataset_lexicon("russe2022", real_data.parent)
     prepared = prepare_corpus(frame, lexicon)
     stats = corpus_stats(prepared, prepare_edits(prepared), lexicon)
     assert stats.n_pairs == 6948 + 800 + 875
@@ -118,7 +125,7 @@ CATASTROPHIC = [
 
 @pytest.fixture(scope="module")
 def whole_corpus(real_data):
-    return prepare_corpus(data.load_dataset("russe2022", ("train", "dev", "test"), real_data.parent))
+    return prepare_corpus(editions.load_dataset("russe2022", ("train", "dev", "test"), real_data.parent))
 
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
@@ -136,7 +143,7 @@ def test_catastrophic_regex_finishes_or_is_refused_within_a_second(whole_corpus,
 
 
 def test_regex_budget_refuses_with_a_clear_message(tiny):
-    from detox_core.corpus import compile_pattern, search_mask
+    from detox_core.analysis.corpus import compile_pattern, search_mask
 
     pattern = compile_pattern(r"(a|aa)+$", True, True)
     with pytest.raises(DetoxInputError, match="took longer than 0.05 s"):

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from detox_core import data
+from detox_core import editions
 from detox_core.data import (
     DetoxInputError,
     load_corpus,
@@ -321,9 +322,9 @@ def test_lexicon_is_normalised():
 
 def test_real_splits_load_with_references(real_data):
     root = real_data.parent
-    train = data.load_dataset("russe2022", ["train"], root)
-    dev = data.load_dataset("russe2022", ["dev"], root)
-    test = data.load_dataset("russe2022", ["test"], root)
+    train = editions.load_dataset("russe2022", ["train"], root)
+    dev = editions.load_dataset("russe2022", ["dev"], root)
+    test = editions.load_dataset("russe2022", ["test"], root)
     assert (len(train), len(dev), len(test)) == (6948, 800, 875)
     assert train["n_refs"].between(1, 3).all() and dev["n_refs"].between(1, 3).all()
     assert (test["n_refs"] == 1).all()
@@ -348,8 +349,8 @@ def test_real_human_eval_and_leaderboard(real_data):
 
 def test_dataset_missing_says_how_to_fetch(tmp_path):
     with pytest.raises(data.DataMissingError, match="fetch-data"):
-        data.load_dataset("russe2022", ["train"], tmp_path)
-    assert data.DATASETS["russe2022"].available_splits(tmp_path) == []
+        editions.load_dataset("russe2022", ["train"], tmp_path)
+    assert editions.EDITIONS["russe2022"].available_splits(tmp_path) == []
 
 
 def test_submission_reports_every_problem_at_once():

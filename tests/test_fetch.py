@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import http.server
 import os
@@ -11,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from detox_core import cli
-from detox_core.fetch import RUSSE2022_FILES, DataFile, _count_corpus, _count_lines, fetch_russe2022
+from detox_core.data.fetch import DataFile, count_corpus, count_lines
+from detox_core.editions import EDITIONS
+from detox_core.editions.russe2022 import FILES as RUSSE2022_FILES
+from detox_core.editions.russe2022 import RUSSE2022
+
+fetch_russe2022 = RUSSE2022.fetch
 
 CORPUS = "toxic_comment\tneutral_comment1\nа\tб\nв\tг\n"
 OUTPUT = "б\nг\n"
@@ -20,8 +26,8 @@ OUTPUT = "б\nг\n"
 def manifest(urls: dict[str, tuple[str, ...]] | None = None) -> tuple[DataFile, ...]:
     urls = urls or {}
     return (
-        DataFile("train.tsv", 2, _count_corpus, urls.get("train.tsv", ())),
-        DataFile("outputs/sys_test.txt", 2, _count_lines, urls.get("outputs/sys_test.txt", ())),
+        DataFile("train.tsv", 2, count_corpus, urls.get("train.tsv", ())),
+        DataFile("outputs/sys_test.txt", 2, count_lines, urls.get("outputs/sys_test.txt", ())),
     )
 
 
@@ -112,7 +118,7 @@ def test_offline_without_mirror_reports_what_is_missing(tmp_path):
 
 
 def test_cli_exit_code_and_message(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("detox_core.fetch.RUSSE2022_FILES", manifest())
+    monkeypatch.setitem(EDITIONS, "russe2022", dataclasses.replace(RUSSE2022, files=manifest()))
     target = tmp_path / "data"
     code = cli.main(["fetch-data", "--target", str(target), "--mirror", str(tmp_path / "nowhere"), "--no-download", "-q"])
     err = capsys.readouterr().err

@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detox_core.humaneval import (
-    Calibrator, add_2025_recipes, available_metrics, confusion, disagreements, join_score_files,
-    leave_one_system_out, meta_eval,
-)
+from detox_core.analysis.calibration import Calibrator, leave_one_system_out
+from detox_core.metrics.textdetox2025 import add_2025_recipes
+from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_score_files, meta_eval
 
 
 def frame(n_per=60, seed=0):
@@ -88,9 +87,10 @@ def test_join_score_files(tmp_path):
 
 
 def test_join_stored_and_apply_calibrator(tmp_path):
-    from detox_core.humaneval import apply_calibrator, join_stored
+    from detox_core.analysis.calibration import apply_calibrator
+    from detox_core.analysis.meta_eval import join_stored
     from detox_core.metrics.base import Signature, make_score_frame
-    from detox_core.storage import Store
+    from detox_core.submissions.store import Store
 
     f = frame(n_per=3)
     store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
@@ -110,9 +110,9 @@ def test_join_stored_and_apply_calibrator(tmp_path):
 
 
 def test_join_stored_says_what_it_joined(tmp_path):
-    from detox_core.humaneval import join_stored_report
+    from detox_core.analysis.meta_eval import join_stored_report
     from detox_core.metrics.base import Signature, make_score_frame
-    from detox_core.storage import Store
+    from detox_core.submissions.store import Store
 
     f = frame(n_per=3)
     store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
@@ -133,7 +133,7 @@ def test_join_stored_says_what_it_joined(tmp_path):
 
 
 def test_reliability_curve_bins_predictions_against_human_labels():
-    from detox_core.humaneval import calibration_curves, reliability_curve
+    from detox_core.analysis.calibration import calibration_curves, reliability_curve
 
     pred = np.array([0.05, 0.15, 0.12, 0.95, 0.91, np.nan, 1.0])
     human = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0])
@@ -148,7 +148,7 @@ def test_reliability_curve_bins_predictions_against_human_labels():
 
 
 def test_embedded_scores_are_kept_on_disk(trained, tmp_path, monkeypatch):
-    from detox_core import humaneval
+    from detox_core.analysis import meta_eval as humaneval
 
     judged = pd.DataFrame({"toxic_sentence": ["ты дебил", "вот хрень"], "neutral_sentence": ["ты неправ", "вот ерунда"],
                            "neutral_sentence_reference": ["ты не прав", ""]})

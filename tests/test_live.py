@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from detox_core.errors import DetoxInputError
-from detox_core.live import MAX_CANDIDATES, MAX_TEXT_CHARS, parse_request
+from detox_core.submissions.live import MAX_CANDIDATES, MAX_TEXT_CHARS, parse_request
 
 
 def test_lines_become_candidates_and_references():

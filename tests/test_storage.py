@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from detox_core.metrics.base import Signature, make_score_frame
-from detox_core.storage import Store, file_sha256
+from detox_core.submissions.store import file_sha256, Store
 
 
 def frame(n: int, seed: int = 0) -> pd.DataFrame:

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from detox_core import data
-from detox_core.annotation.store import AnnotationError, AnnotationStore
+from detox_core.errors import AnnotationError
+from detox_core.annotation.store import AnnotationStore
 from detox_core.errors import DetoxInputError, StorageError
-from detox_core.storage import MAX_NAME_CHARS, Store, clean_name
-from detox_core.submissions import UnsavedScoresError, score_and_store
+from detox_core.submissions.store import clean_name, MAX_NAME_CHARS, Store
+from detox_core.submissions.service import score_and_store, UnsavedScoresError
 from tests.test_storage import add
 
 INPUTS = ["ты дебил, иди отсюда", "этот мудак опять врёт"]

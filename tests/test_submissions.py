@@ -6,8 +6,8 @@ import pytest
 
 from detox_core.data import DetoxInputError
 from detox_core.embedded.recipe import train_embedded
-from detox_core.storage import Store
-from detox_core.submissions import filter_sentences, score_and_store, sentence_table, shipped_outputs
+from detox_core.submissions.store import Store
+from detox_core.submissions.service import filter_sentences, score_and_store, sentence_table, shipped_outputs
 
 INPUTS = ["ты дебил, иди отсюда", "сука как же надоело"]
 REFS = [["ты неправ"], ["как же надоело"]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detox_core.throttle import LoginThrottle
+from detox_core.ui.throttle import LoginThrottle
 
 
 def make():

@@ -9,9 +9,13 @@ answers). Quality control (control accuracy, worker filtering) and agreement
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 import pandas as pd
+
+from detox_core.errors import UnknownNameError
 
 
 def same_label(a: pd.Series, b: pd.Series) -> pd.Series:
@@ -41,6 +45,70 @@ def filter_workers(answers: pd.DataFrame, min_accuracy: float = 0.5) -> pd.DataF
     return out
 
 
+class Aggregator(Protocol):
+    """What an aggregator is: ``fit(answers)`` returns itself with ``labels_``,
+    ``confidence_``, ``votes_`` and ``unlabelled_`` set."""
+
+    labels_: pd.Series
+    confidence_: pd.Series
+
+    def fit(self, answers: pd.DataFrame) -> Any: ...
+
+
+@dataclass(frozen=True)
+class AggregatorInfo:
+    """A registered aggregation method: its key, names for people and how to build it.
+
+    Attributes:
+        name: the key stored in project settings and given to the CLI (``ds``).
+        title: how pages name it (``Dawid-Skene``).
+        short: a shorter name where the vote minimum is said elsewhere.
+        build: ``build(min_votes)`` -> a fresh aggregator.
+    """
+
+    name: str
+    title: str
+    short: str
+    build: Callable[[int], Aggregator]
+
+
+#: name -> aggregation method, the default first.
+AGGREGATORS: dict[str, AggregatorInfo] = {}
+
+#: The method projects and the CLI use unless told otherwise.
+DEFAULT_AGGREGATOR = "ds"
+
+
+def register_aggregator(name: str, title: str, short: str | None = None, *, uses_min_votes: bool = False):
+    """Class decorator: register an aggregator under ``name`` (its constructor gets
+    ``min_votes`` when ``uses_min_votes``)."""
+
+    def wrap(cls):
+        build = (lambda min_votes: cls(min_votes=min_votes)) if uses_min_votes else (lambda min_votes: cls())
+        AGGREGATORS[name] = AggregatorInfo(name, title, short or title, build)
+        return cls
+
+    return wrap
+
+
+def aggregator_names() -> list[str]:
+    """Registered methods, the default first."""
+    return sorted(AGGREGATORS, key=lambda n: n != DEFAULT_AGGREGATOR)
+
+
+def aggregator_title(name: str, short: bool = False) -> str:
+    """How pages name method ``name``."""
+    info = AGGREGATORS.get(name)
+    return name if info is None else info.short if short else info.title
+
+
+def describe_aggregators() -> str:
+    """``ds (Dawid-Skene) or mv (majority vote)``: the methods, for messages and help."""
+    parts = [f"{n} ({aggregator_title(n, short=True)})" for n in aggregator_names()]
+    return ", ".join(parts[:-1]) + (" or " if len(parts) > 1 else "") + parts[-1] if parts else "none"
+
+
+@register_aggregator("mv", "majority vote (≥ 3 votes)", "majority vote", uses_min_votes=True)
 class MajorityVote:
     """Majority vote that needs a minimum number of votes for the winning label.
 
@@ -65,6 +133,7 @@ class MajorityVote:
         return self
 
 
+@register_aggregator("ds", "Dawid-Skene")
 class DawidSkene:
     """Dawid-Skene (1979) via crowd-kit, with the label's posterior as confidence.
 
@@ -90,20 +159,15 @@ class DawidSkene:
         return self
 
 
-AGGREGATORS = {"mv": MajorityVote, "ds": DawidSkene}
-
-
-def make_aggregator(method: str, min_votes: int = 3) -> MajorityVote | DawidSkene:
-    """``mv`` (majority vote with ``min_votes``) or ``ds`` (Dawid-Skene).
+def make_aggregator(method: str, min_votes: int = 3) -> Aggregator:
+    """A fresh aggregator of a registered method (``min_votes`` for those that use it).
 
     Raises:
-        ValueError: another method.
+        UnknownNameError: another method (a ``ValueError``), naming the registered ones.
     """
-    if method == "mv":
-        return MajorityVote(min_votes=min_votes)
-    if method == "ds":
-        return DawidSkene()
-    raise ValueError(f"unknown method {method!r}; expected mv or ds")
+    if method not in AGGREGATORS:
+        raise UnknownNameError(f"unknown method {method!r}; expected {describe_aggregators()}")
+    return AGGREGATORS[method].build(min_votes)
 
 
 def review_queue(confidence: pd.Series, threshold: float = 0.9) -> pd.Index:

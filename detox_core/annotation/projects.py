@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from detox_core.annotation.controls import Control, generate_controls
-from detox_core.storage import Store, display_names
+from detox_core.submissions.store import display_names, Store
 
 
 def pairs_from_submissions(store: Store, submission_ids: Sequence[int], *, sample: int | None = None,

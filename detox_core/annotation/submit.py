@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from detox_core.annotation.store import AnnotationError, Page
+from detox_core.errors import AnnotationError
+from detox_core.annotation.store import Page
 from detox_core.annotation.tasks import spec
 
 

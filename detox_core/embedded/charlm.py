@@ -12,7 +12,7 @@ import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
-from detox_core.data import normalise_word
+from detox_core.text import normalise_word
 from detox_core.lru import cache_budget
 
 # A window -> log-probability entry holds about 180 bytes (a short str, a float and

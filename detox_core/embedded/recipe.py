@@ -37,7 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from detox_core import data
+from detox_core import config, data
+from detox_core.editions import training_edition
+from detox_core.errors import EmbeddedMissingError
 from detox_core.embedded.charlm import CharLM
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import words
@@ -50,10 +52,6 @@ PARAMS = {
     "fl": {"lm_order": 5, "lm_min_count": 2},
 }
 TRAIN_FILES = ("train.tsv", "dev.tsv", "lexicon/ru_toxic_10k.txt")
-
-
-class EmbeddedMissingError(FileNotFoundError):
-    """The embedded models have not been trained on this machine yet."""
 
 
 _DIGESTS: dict[tuple[str, int, int], str] = {}
@@ -89,7 +87,7 @@ def recipe_hash(dataset_dir: Path) -> str:
 
 
 def models_dir(root: Path | None = None) -> Path:
-    return (root or data.data_dir()) / "models"
+    return (root or config.data_dir()) / "models"
 
 
 def find_artifacts(root: Path | None = None) -> Path:
@@ -98,8 +96,8 @@ def find_artifacts(root: Path | None = None) -> Path:
     Falls back to the newest trained folder when the training data are not present
     (an app started on a copied ``data/models`` only).
     """
-    root = root or data.data_dir()
-    dataset = root / "russe2022"
+    root = root or config.data_dir()
+    dataset = training_edition().root(root)
     try:
         wanted = models_dir(root) / f"embedded-{recipe_hash(dataset)}"
         if (wanted / "meta.json").is_file():
@@ -298,8 +296,8 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     from sklearn.pipeline import make_pipeline
 
     say = step or (lambda msg: None)
-    root = root or data.data_dir()
-    dataset = root / "russe2022"
+    root = root or config.data_dir()
+    dataset = training_edition().root(root)
     digest = recipe_hash(dataset)
     target = models_dir(root) / f"embedded-{digest}"
     if (target / "meta.json").is_file() and not force:

@@ -1,10 +1,48 @@
-"""Metrics: one module per axis family, presets that combine them, score frames.
+"""Metric recipes: a base (score frames, signatures, calibration, the Preset class), a
+registry, and one module per recipe.
 
-``score(inputs, outputs, references, preset=...)`` is the entry point; see
-:mod:`detox_core.metrics.presets`.
+``score(inputs, outputs, references, preset=...)`` is the entry point. Importing this
+package registers every recipe below, in this order after the offline default:
+
+- :mod:`.embedded`: offline CPU models the project trains (the default);
+- :mod:`.russe2022`: the official RUSSE-2022 metrics;
+- :mod:`.textdetox2024`: the multilingual TextDetox 2024 metrics;
+- :mod:`.textdetox2025`: the 2025 recipes from per-sentence model outputs;
+- :mod:`.chrf`: sentence chrF, the reference-based axis every preset reports.
 """
 
-from detox_core.metrics.base import SCORE_COLUMNS, Signature, rotation_calibration, system_scores
-from detox_core.metrics.presets import PRESETS, Preset, get_preset, score
+from detox_core.metrics import embedded, russe2022, textdetox2024  # noqa: F401  (register the presets)
+from detox_core.metrics.base import (
+    NO_CALIBRATION,
+    RAW_COLUMNS,
+    SCORE_COLUMNS,
+    Calibration,
+    Preset,
+    Signature,
+    StepProgress,
+    check_pairs,
+    make_score_frame,
+    rotation_calibration,
+    system_scores,
+)
+from detox_core.metrics.registry import (
+    DEFAULT_PRESET,
+    PRESETS,
+    get_preset,
+    has_calibration,
+    model_roles,
+    preset_class,
+    preset_label,
+    preset_names,
+    register_preset,
+    registered,
+    score,
+    unregister_preset,
+)
 
-__all__ = ["PRESETS", "SCORE_COLUMNS", "Preset", "Signature", "get_preset", "rotation_calibration", "score", "system_scores"]
+__all__ = [
+    "DEFAULT_PRESET", "NO_CALIBRATION", "PRESETS", "RAW_COLUMNS", "SCORE_COLUMNS", "Calibration", "Preset",
+    "Signature", "StepProgress", "check_pairs", "get_preset", "has_calibration", "make_score_frame", "model_roles",
+    "preset_class", "preset_label", "preset_names", "register_preset", "registered", "rotation_calibration", "score",
+    "system_scores", "unregister_preset",
+]

@@ -9,16 +9,19 @@ the calibration and the library version. Same inputs + same signature = same num
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from detox_core import __version__
-
-SCORE_COLUMNS = ("sta", "sim", "fl", "j", "chrf")
-RAW_COLUMNS = ("sta_raw", "sim_raw", "fl_raw", "j_raw")
+from detox_core.errors import DetoxInputError
+from detox_core.metrics.chrf import chrf_signature
+from detox_core.models import ModelPool, default_pool
+from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS, axis_help
 
 
 def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
@@ -99,3 +102,108 @@ def make_score_frame(
 def system_scores(frame: pd.DataFrame) -> dict[str, float]:
     """System-level scores: the mean of each per-sentence column."""
     return {c: float(frame[c].mean()) for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in frame}
+
+
+#: progress(step name, done, total)
+StepProgress = Callable[[str, int, int], None]
+
+
+def check_pairs(inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]] | None) -> list[list[str]]:
+    """Validate lengths; returns references as a list of lists (empty when none)."""
+    if len(inputs) != len(outputs):
+        raise DetoxInputError(f"expected one output per input ({len(inputs)}), found {len(outputs)} outputs")
+    if references is None:
+        return [[] for _ in inputs]
+    if len(references) != len(inputs):
+        raise DetoxInputError(f"expected references for each of the {len(inputs)} inputs, found {len(references)}")
+    return [[r for r in refs if r] for refs in references]
+
+
+class Preset(ABC):
+    """A named, versioned recipe that scores (input, output[, references]) pairs.
+
+    A subclass registered with :func:`detox_core.metrics.registry.register_preset`
+    appears in the app's preset picker, its model settings, the CLI's choices and the
+    leaderboard's grouping, by what it declares here.
+
+    Class attributes:
+        name: registry key, recorded in every signature.
+        version: bumped whenever its numbers change.
+        title: a long name (model settings, CLI help).
+        label: the picker's short name.
+        description: one sentence for people choosing a preset.
+        model_kinds: role (``sta``/``sim``/``fl``) -> how the pool loads its model; the
+            roles a ``--model ROLE=DIR`` may replace.
+        calibration: the preset's own calibration (switchable off), or None.
+        axis_help: axis key -> what the number measures under this recipe, where it
+            differs from the generic wording of :mod:`detox_core.vocab`.
+        needs_download: its models come from the model hub.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[str]
+    title: ClassVar[str]
+    label: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    #: role -> how the pool loads that role's model
+    model_kinds: ClassVar[dict[str, str]] = {}
+    calibration: ClassVar[Calibration | None] = None
+    axis_help: ClassVar[dict[str, str]] = {}
+    needs_download: ClassVar[bool] = True
+    #: role -> model id
+    models: dict[str, str]
+
+    def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,
+                 sources: dict[str, str] | None = None) -> None:
+        """
+        Args:
+            pool: the model pool (default: the process-wide one).
+            models: role -> model id, replacing the defaults.
+            sources: role -> local folder to load that role's model from, for this
+                preset object only (the signature keeps the model's id).
+        """
+        self.pool = pool
+        self.models = {**self.default_models(), **(models or {})}
+        self.sources = dict(sources or {})
+
+    @classmethod
+    def roles(cls) -> tuple[str, ...]:
+        """The model roles of the preset (empty for one that runs no hub model)."""
+        return tuple(cls.default_models())
+
+    @classmethod
+    def has_calibration(cls) -> bool:
+        """Whether the preset has a calibration that can be switched off."""
+        return cls.calibration is not None
+
+    @classmethod
+    def display(cls, calibrated: bool = True) -> str:
+        """How pages name the preset; a calibrated one without its calibration says so."""
+        return (cls.label or cls.name) + ("" if calibrated or not cls.has_calibration() else " · raw")
+
+    @classmethod
+    def help_for(cls, axis: str) -> str:
+        """What axis ``axis`` measures under this preset, and its range."""
+        return cls.axis_help.get(axis) or axis_help(axis)
+
+    @classmethod
+    def default_models(cls) -> dict[str, str]:
+        return {}
+
+    def get_pool(self) -> ModelPool:
+        return self.pool or default_pool()
+
+    @abstractmethod
+    def score(
+        self,
+        inputs: Sequence[str],
+        outputs: Sequence[str],
+        references: Sequence[Sequence[str]] | None = None,
+        *,
+        calibrated: bool = True,
+        progress: StepProgress | None = None,
+    ) -> pd.DataFrame:
+        """Score every pair; returns a score frame (one row per pair)."""
+
+    def signature(self, calibrated: bool = True) -> Signature:
+        return Signature(preset=self.name, preset_version=self.version, calibrated=calibrated, chrf=chrf_signature())

@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import hmac
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from detox_core.throttle import LoginThrottle
+from detox_core import config
+from detox_core.ui.throttle import LoginThrottle
 
-SECRET_ENV = "DETOX_ORGANIZER_PASSWORD"
-PUBLIC_ENV = "DETOX_PUBLIC_PAGES"
-ROOTS_ENV = "DETOX_MODEL_ROOTS"
+SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
+PUBLIC_ENV = config.PUBLIC_PAGES_ENV
+ROOTS_ENV = config.MODEL_ROOTS_ENV
 
 #: Page id (the file name in ``pages/``) -> (title, icon), in the navigation's order.
 PAGES = {
@@ -66,7 +66,7 @@ def organizer_secret() -> str | None:
     """The organizer password: ``[access]`` or ``[annotation]`` ``organizer_password`` in
     ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
     value = _secret("access", "organizer_password") or _secret("annotation", "organizer_password")
-    value = value or os.environ.get(SECRET_ENV)
+    value = value or config.organizer_password()
     return str(value) if value else None
 
 
@@ -83,8 +83,8 @@ def is_organizer() -> bool:
 def public_pages() -> tuple[str, ...]:
     """Page ids a visitor sees (``[access] public_pages`` or ``$DETOX_PUBLIC_PAGES``)."""
     value = _secret("access", "public_pages")
-    if value is None and os.environ.get(PUBLIC_ENV) is not None:
-        value = [p.strip() for p in os.environ[PUBLIC_ENV].split(",")]
+    if value is None:
+        value = config.public_pages()
     if value is None:
         return DEFAULT_PUBLIC
     return tuple(p for p in value if p in PAGES and p not in ORGANIZER_ONLY)
@@ -181,14 +181,12 @@ def model_roots() -> list[Path]:
     """Folders under which organizers may point the models (``[access] model_roots`` or
     ``$DETOX_MODEL_ROOTS``; by default the data folder's ``models/`` and
     ``$DETOX_MODEL_DIR``)."""
-    from detox_core.data import data_dir
-
     value = _secret("access", "model_roots")
-    if value is None and os.environ.get(ROOTS_ENV):
-        value = os.environ[ROOTS_ENV].split(os.pathsep)
     if value is None:
-        value = [str(data_dir() / "models")] + ([os.environ["DETOX_MODEL_DIR"]] if os.environ.get("DETOX_MODEL_DIR")
-                                               else [])
+        value = config.model_roots()
+    if value is None:
+        extra = config.model_dir()
+        value = [str(config.data_dir() / "models")] + ([str(extra)] if extra else [])
     return [Path(v).expanduser().resolve() for v in value if str(v).strip()]
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from detox_core import corpus, data
+from detox_core.analysis import corpus
+from detox_core import data
+from detox_core import editions
 
 
 def _stamp(dataset: str, root: Path) -> tuple:
@@ -20,7 +22,7 @@ def _stamp(dataset: str, root: Path) -> tuple:
 
 @st.cache_resource(show_spinner="Loading the toxic lexicon…")
 def _lexicon(dataset: str, root: str, stamp: tuple) -> frozenset[str]:
-    return data.load_dataset_lexicon(dataset, Path(root))
+    return editions.load_dataset_lexicon(dataset, Path(root))
 
 
 def lexicon(dataset: str) -> frozenset[str]:
@@ -30,7 +32,7 @@ def lexicon(dataset: str) -> frozenset[str]:
 
 @st.cache_resource(show_spinner="Loading the corpus…", max_entries=16)
 def _prepared(dataset: str, splits: tuple[str, ...], root: str, stamp: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
-    frame = data.load_dataset(dataset, splits, Path(root))
+    frame = editions.load_dataset(dataset, splits, Path(root))
     prepared = corpus.prepare_corpus(frame, _lexicon(dataset, root, stamp))
     return prepared, corpus.prepare_edits(prepared)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import streamlit as st
 
 from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, train_embedded
-from detox_core.metrics.presets import Russe2022, TextDetox2024
+from detox_core.metrics.russe2022 import Russe2022
+from detox_core.metrics.textdetox2024 import TextDetox2024
 from detox_core.models import ModelPool, ModelUnavailableError, default_pool
 from detox_core.ui import auth, render
 

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core import data
+from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
@@ -55,7 +56,7 @@ UPLOAD_LABEL = "Upload a corpus TSV"
 def _source_labels() -> dict[str, str]:
     """Option label -> source. Bound widgets put the label in the URL, so labels are
     short and stable: ``?dataset=RUSSE-2022``."""
-    return {**{ds.short: name for name, ds in data.DATASETS.items()}, UPLOAD_LABEL: UPLOAD}
+    return {**{ds.short: name for name, ds in editions.EDITIONS.items()}, UPLOAD_LABEL: UPLOAD}
 
 
 def render_sidebar(owner: str = "page") -> CorpusChoice:
@@ -85,7 +86,7 @@ def render_sidebar(owner: str = "page") -> CorpusChoice:
 
 
 def _dataset_choice(name: str) -> CorpusChoice:
-    ds = data.DATASETS[name]
+    ds = editions.EDITIONS[name]
     available = ds.available_splits()
     if not available:
         st.warning("Not fetched yet.")
@@ -111,7 +112,7 @@ def _dataset_choice(name: str) -> CorpusChoice:
 
 def _fetch_with_progress() -> None:
     """Run fetch-data from the app, with a progress bar; rerun when it succeeded."""
-    from detox_core import fetch
+    from detox_core.data import fetch
 
     files = fetch.RUSSE2022_FILES
     bar = st.progress(0.0, text="Fetching…")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from detox_core.storage import Store, default_url
+from detox_core.submissions.store import default_url, Store
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,7 +38,7 @@ def cached_scores(submission_id: int):
 
 @st.cache_data(show_spinner="Explaining every sentence…", max_entries=16)
 def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references, _lexicon):
-    from detox_core.submissions import sentence_table
+    from detox_core.submissions.service import sentence_table
 
     return sentence_table(_scores(version), _references, _lexicon)
 
@@ -51,7 +51,7 @@ def cached_sentence_table(submission_id: int, corpus_key: str, references, lexic
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
 def _boards(url: str, dataset: str, split: str, axis: str, shown: tuple[tuple[int, str], ...]):
-    from detox_core.leaderboard import local_boards
+    from detox_core.analysis.leaderboard import local_boards
 
     return local_boards(_store(url), dataset, split, axis)
 
@@ -67,7 +67,7 @@ def cached_boards(dataset: str, split: str, axis: str):
 @st.cache_data(show_spinner=False, max_entries=8)
 def _human_scores(stamp: tuple, annotation_stamp: tuple):
     from detox_core.annotation.results import project_human_scores
-    from detox_core.leaderboard import human_scores
+    from detox_core.analysis.leaderboard import human_scores
     from detox_core.ui.annotation import annotation_store
 
     return human_scores(annotations=project_human_scores(annotation_store()))

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from detox_core.annotation.controls import corrupt, generate_controls, load_controls
-from detox_core.data import load_dataset, load_dataset_lexicon
+from detox_core.editions.registry import load_dataset, load_dataset_lexicon
 from detox_core.errors import DetoxInputError
 from detox_core.text import lexicon_hits, words
 
@@ -116,10 +116,10 @@ def _public_texts(corpus) -> set[str]:
 
 @pytest.mark.parametrize("task", ["toxicity", "content", "fluency"])
 def test_generated_controls_are_not_found_verbatim_in_the_public_corpus(real_data, task):
-    from detox_core import data as _data
+    from detox_core import editions
 
-    corpus = _data.load_dataset("russe2022", ["train", "dev", "test"], real_data.parent)
-    lexicon = _data.load_dataset_lexicon("russe2022", real_data.parent)
+    corpus = editions.load_dataset("russe2022", ["train", "dev", "test"], real_data.parent)
+    lexicon = editions.load_dataset_lexicon("russe2022", real_data.parent)
     made = generate_controls(corpus, task, 200, lexicon=lexicon, seed=3)
     public = _public_texts(corpus)
     found = [c.text for c in made if c.text.strip() in public]

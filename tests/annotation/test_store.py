@@ -12,7 +12,8 @@ from sqlalchemy import create_engine, text
 
 from detox_core.annotation.controls import Control
 from detox_core.annotation.results import Progress, aggregate_project, finish_text, humaneval_table, progress
-from detox_core.annotation.store import AnnotationError, AnnotationStore, Settings
+from detox_core.errors import AnnotationError
+from detox_core.annotation.store import AnnotationStore, Settings
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core.annotation.store import AnnotationError, AnnotationStore, Settings
+from detox_core.errors import AnnotationError
+from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.annotation.submit import page_answers
 from tests.annotation.test_store import T0, controls, db_url, make_pairs  # noqa: F401 - db_url is a fixture
 

@@ -14,7 +14,7 @@ from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.annotation.submit import page_answers
 from detox_core.data import PROJECT_ROOT
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
-from detox_core.storage import Store
+from detox_core.submissions.store import Store
 from tests.app.helpers import run
 
 ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
@@ -302,7 +302,7 @@ def test_project_feeds_human_vs_automatic_and_the_leaderboard(trained):
     assert int(conf.values.sum()) == 12  # every judged pair, all labels present
 
     from detox_core.annotation.results import project_human_scores
-    from detox_core.leaderboard import human_scores
+    from detox_core.analysis.leaderboard import human_scores
 
     humans = human_scores(annotations=project_human_scores(store)).set_index("key")
     assert humans.loc["alpha", "j_human"] == 1.0

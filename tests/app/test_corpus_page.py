@@ -122,10 +122,14 @@ def test_fetch_button_fills_an_empty_data_dir(real_data, tmp_path, monkeypatch):
 def test_fetch_button_reports_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("DETOX_MIRROR", str(tmp_path / "no-mirror"))
-    monkeypatch.setattr("detox_core.fetch.PROJECT_ROOT", tmp_path)  # no ../shared either
-    from detox_core.fetch import DataFile, _count_corpus
+    monkeypatch.setattr("detox_core.config.SHARED_MIRRORS", tmp_path / "no-shared")  # no ../shared either
+    import dataclasses
 
-    monkeypatch.setattr("detox_core.fetch.RUSSE2022_FILES", (DataFile("train.tsv", 6948, _count_corpus),))
+    from detox_core.data.fetch import DataFile, count_corpus
+    from detox_core.editions import EDITIONS
+    from detox_core.editions.russe2022 import RUSSE2022
+
+    monkeypatch.setitem(EDITIONS, "russe2022", dataclasses.replace(RUSSE2022, files=(DataFile("train.tsv", 6948, count_corpus),)))
     at = run_page()
     at.sidebar.button[0].click().run()
     assert not at.exception

@@ -78,7 +78,7 @@ def test_stored_submissions_toggle_says_what_it_joined(page, real_data):
 
     from detox_core.data import load_human_judgements
     from detox_core.metrics.base import Signature, make_score_frame
-    from detox_core.storage import Store
+    from detox_core.submissions.store import Store
 
     captions = " ".join(c.value for c in page.caption)
     # Nothing stored yet: the page says so and how a submission would match.

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from detox_core import data
-from detox_core.corpus import prepare_corpus
+from detox_core import editions
+from detox_core.analysis.corpus import prepare_corpus
 from detox_core.data import PROJECT_ROOT
 from detox_core.embedded.recipe import train_embedded
-from detox_core.storage import Store
-from detox_core.submissions import score_and_store, split_inputs
+from detox_core.submissions.store import Store
+from detox_core.submissions.service import score_and_store, split_inputs
 
 LEADERBOARD = str(PROJECT_ROOT / "pages" / "leaderboard.py")
 COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
@@ -20,7 +20,7 @@ def store_scored(tiny_data, files: list[tuple[str, bytes]], source: str) -> Stor
     """The app's store with ``(name, content)`` files scored on the tiny test split."""
     train_embedded(tiny_data)
     store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
-    inputs, refs = split_inputs(prepare_corpus(data.load_dataset("russe2022", ["test"], tiny_data)), "test")
+    inputs, refs = split_inputs(prepare_corpus(editions.load_dataset("russe2022", ["test"], tiny_data)), "test")
     for name, content in files:
         score_and_store(store, content, name, dataset="russe2022", split="test", inputs=inputs,
                         references=refs, preset="embedded", calibrated=True, source=source)

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
 from tests.app.helpers import run
-from detox_core.storage import Store
+from detox_core.submissions.store import Store
 
 PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
 

@@ -86,7 +86,7 @@ def test_live_scoring_shows_j_for_a_typed_pair(server, page):
 
 
 def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root, tmp_path):
-    from detox_core.data import load_dataset
+    from detox_core.editions.registry import load_dataset
 
     inputs = load_dataset("russe2022", ["test"], data_root)["toxic_comment"].tolist()
     good = tmp_path / "mine.txt"
@@ -176,13 +176,13 @@ def test_organizer_pages(server, page, db_url, data_root):
     import numpy as np
     import pandas as pd
 
-    from detox_core import data
+    from detox_core import editions
     from detox_core.annotation.projects import corpus_controls
     from detox_core.annotation.store import AnnotationStore, Settings
 
     store = AnnotationStore(db_url)
-    corpus = data.load_dataset("russe2022", ["train"], data_root)
-    test = data.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
+    corpus = editions.load_dataset("russe2022", ["train"], data_root)
+    test = editions.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
     pairs = pd.concat([pd.DataFrame({"system": system, "idx": range(len(test)), "input": test,
                                      "output": [f(t) for t in test]})
                        for system, f in (("copy_test.txt", str), ("upper_test.txt", str.upper))], ignore_index=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from detox_core.data import load_dataset
+from detox_core.editions.registry import load_dataset
 from tests.e2e.util import CHROMIUM, no_exception, start_app, stop_app, wait_idle
 
 pytestmark = [

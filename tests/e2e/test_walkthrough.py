@@ -21,7 +21,7 @@ pytestmark = [
 
 
 def inputs_of(data_root) -> list[str]:
-    from detox_core.data import load_dataset
+    from detox_core.editions.registry import load_dataset
 
     return load_dataset("russe2022", ["test"], data_root)["toxic_comment"].tolist()
 

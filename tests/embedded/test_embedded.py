@@ -10,7 +10,7 @@ from sklearn.metrics import roc_auc_score
 
 from detox_core import data
 from detox_core.embedded import recipe
-from detox_core.embedded.preset import EmbeddedPreset
+from detox_core.metrics.embedded import EmbeddedPreset
 from detox_core.metrics import score
 from tests.conftest import write_tiny_dataset
 
@@ -98,7 +98,7 @@ def test_a_folder_trained_with_joblib_still_loads(tiny_trained, tmp_path):
 
 
 def test_preload_loads_the_models_once_in_the_background(tiny_trained, monkeypatch):
-    from detox_core.embedded import preset
+    from detox_core.embedded import loader as preset
 
     root, folder = tiny_trained
     monkeypatch.setenv("DETOX_DATA_DIR", str(root))

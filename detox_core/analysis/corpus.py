@@ -17,7 +17,8 @@ from typing import Literal
 import pandas as pd
 import regex
 
-from detox_core.data import REFERENCE_COLUMNS, normalise_word
+from detox_core.data import REFERENCE_COLUMNS
+from detox_core.text import normalise_word
 from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind_of_words, words
 

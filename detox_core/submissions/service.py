@@ -11,10 +11,11 @@ import pandas as pd
 
 from detox_core import data
 from detox_core.errors import StorageError
-from detox_core.explain import explain_frame
-from detox_core.metrics.presets import StepProgress, get_preset
+from detox_core.submissions.explain import explain_frame
+from detox_core.metrics.base import StepProgress
+from detox_core.metrics.registry import get_preset
 from detox_core.models import ModelPool
-from detox_core.storage import Store, StoredSubmission, clean_name, file_sha256
+from detox_core.submissions.store import clean_name, file_sha256, Store, StoredSubmission
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Loading and validation of every file the app reads.
+"""The file formats of DESIGN.md: loaders that validate and return DataFrames.
 
 Each loader takes a path or the raw bytes of an upload and returns a validated
 :class:`pandas.DataFrame` (or a set, for the lexicon). Anything that breaks a data
@@ -20,253 +20,17 @@ Data contracts:
 
 from __future__ import annotations
 
-import csv
-import io
-import os
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Union
 
 import pandas as pd
 
+from detox_core.data.io import MAX_FILE_BYTES, Source, Table, parse_table, read_text, require_columns
 from detox_core.errors import DetoxInputError
-
-Source = Union[str, os.PathLike, bytes, IO[bytes]]
-
-#: Largest file a loader accepts. A full test submission is ~100 KB; the biggest
-#: shipped file (the lexicon) is ~4 MB.
-MAX_FILE_BYTES = 50 * 1024 * 1024
+from detox_core.text import normalise_word
+from detox_core.vocab import HUMAN_LABELS, LEADERBOARD_SCORES
 
 REFERENCE_COLUMNS = ("neutral_comment1", "neutral_comment2", "neutral_comment3")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
-
-class DataMissingError(FileNotFoundError):
-    """A dataset file that has not been fetched yet."""
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def _read_bytes(source: Source, name: str | None, max_bytes: int) -> tuple[bytes, str]:
-    """Return the raw bytes of ``source`` and the name to use in messages."""
-    if isinstance(source, (bytes, bytearray)):
-        data, label = bytes(source), name or "<upload>"
-    elif hasattr(source, "read"):
-        data = source.read()  # type: ignore[union-attr]
-        label = name or getattr(source, "name", None) or "<upload>"
-    else:
-        path = Path(source)
-        label = name or str(path)
-        if not path.is_file():
-            raise DetoxInputError("file not found", path=label)
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise DetoxInputError(
-                f"file is {size / 2**20:.1f} MiB, larger than the {max_bytes / 2**20:.0f} MiB "
-                "limit for this kind of file",
-                path=label,
-            )
-        data = path.read_bytes()
-    if len(data) > max_bytes:
-        raise DetoxInputError(
-            f"file is {len(data) / 2**20:.1f} MiB, larger than the "
-            f"{max_bytes / 2**20:.0f} MiB limit for this kind of file",
-            path=label,
-        )
-    return data, str(label)
-
-
-def decode_utf8(data: bytes, name: str) -> str:
-    """Decode UTF-8 (a leading BOM is dropped), locating the first bad byte.
-
-    Raises:
-        DetoxInputError: on an empty file, bytes that are not UTF-8 or a NUL byte (no
-            text contains one, and databases refuse it), with the line and column of
-            the first bad byte.
-    """
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if not data.strip():
-        raise DetoxInputError("file is empty", path=name)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        line_start = data.rfind(b"\n", 0, err.start) + 1
-        column = len(data[line_start : err.start].decode("utf-8", errors="replace")) + 1
-        guess = ""
-        try:
-            data.decode("cp1251")
-            guess = " (it decodes as Windows-1251: re-save the file as UTF-8)"
-        except UnicodeDecodeError:
-            pass
-        raise DetoxInputError(
-            f"expected UTF-8 text, found byte 0x{data[err.start]:02x} that is not UTF-8{guess}",
-            path=name,
-            line=line,
-            column=column,
-        ) from None
-    nul = text.find("\x00")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
-        raise DetoxInputError("a NUL character (byte 0x00): text files have none; the file is binary or damaged",
-                              path=name, line=line, column=column)
-    return text
-
-
-def read_text(source: Source, name: str | None = None, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, str]:
-    """Read a UTF-8 text file or upload; returns ``(text, display_name)``."""
-    data, label = _read_bytes(source, name, max_bytes)
-    return decode_utf8(data, label), label
-
-
-def write_text_atomic(path: Path, content: str) -> None:
-    """Write ``content`` to ``path`` through a temporary file beside it, so a reader never
-    sees half a file and a failure leaves the old file (or none)."""
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(content)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A parsed delimited file: header, records and the line each record starts on."""
-
-    name: str
-    header: list[str]
-    rows: list[list[str]]
-    lines: list[int]
-
-    def column(self, col: str) -> list[str]:
-        i = self.header.index(col)
-        return [r[i] for r in self.rows]
-
-
-def _sniff_delimiter(text: str, name: str) -> str:
-    first = text.split("\n", 1)[0]
-    if name.lower().endswith(".tsv") or "\t" in first:
-        return "\t"
-    return ","
-
-
-def parse_table(text: str, name: str, delimiter: str | None = None) -> Table:
-    """Parse CSV/TSV text strictly, keeping the line number of every record.
-
-    Quoting follows RFC 4180 (a quoted field may span lines; ``""`` is a quote).
-
-    Raises:
-        DetoxInputError: broken quoting (an unclosed quote, text after a closing
-            quote), a record with the wrong number of fields, an empty or duplicate
-            header name.
-    """
-    delimiter = delimiter or _sniff_delimiter(text, name)
-    sep_name = "tab" if delimiter == "\t" else repr(delimiter)
-    # A field may be as long as a whole file the app accepts (csv's default limit of
-    # 131,072 characters was reported as broken quoting).
-    csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    prev_line = 0
-    source_lines = text.split("\n")
-    try:
-        for record in reader:
-            start = prev_line + 1
-            prev_line = reader.line_num
-            if not record or (len(record) == 1 and record[0].strip() == ""):
-                continue  # blank line
-            if header is None:
-                header = [h.strip() for h in record]
-                header[0] = header[0].lstrip("\ufeff")
-                seen: dict[str, int] = {}
-                for i, h in enumerate(header, 1):
-                    if not h:
-                        raise DetoxInputError("header has an empty column name", name, start, i)
-                    if h in seen:
-                        raise DetoxInputError(
-                            f"column name '{h}' appears twice in the header (columns {seen[h]} and {i})",
-                            name, start, i,
-                        )
-                    seen[h] = i
-                continue
-            if len(record) != len(header):
-                spans = reader.line_num - start
-                hint = ""
-                if spans > 0 and any(delimiter in f or "\n" in f for f in record):
-                    hint = (
-                        f"; a quoted field runs from line {start} to line {reader.line_num}: "
-                        "a quote is probably not closed"
-                    )
-                raise DetoxInputError(
-                    f"expected {len(header)} {sep_name}-separated fields as in the header, "
-                    f"found {len(record)}{hint}",
-                    name, start,
-                )
-            for i, field in enumerate(record):
-                if delimiter in field and "\n" in field:
-                    raise DetoxInputError(
-                        f"the quoted field in column '{header[i]}' runs from line {start} to line "
-                        f"{reader.line_num} and swallows {sep_name} separators: a quote is not closed",
-                        name, start, header[i],
-                    )
-            rows.append(record)
-            lines.append(start)
-    except csv.Error as err:
-        line_no = max(reader.line_num, 1)
-        msg = str(err)
-        if "unexpected end of data" in msg or "EOF" in msg:
-            raise DetoxInputError(
-                f"a quote opened on line {prev_line + 1} is never closed (the file ends inside it)",
-                name, prev_line + 1,
-            ) from None
-        column = None
-        text_line = source_lines[line_no - 1] if line_no - 1 < len(source_lines) else ""
-        m = re.search(r'[^' + re.escape(delimiter) + r'\n]"[^"' + re.escape(delimiter) + r'\r\n]', text_line)
-        if m:
-            column = m.start() + 2
-        raise DetoxInputError(
-            f"broken quoting ({msg}): a field that starts with a quote must end with one; "
-            'write a literal quote inside a quoted field as ""',
-            name, line_no, column,
-        ) from None
-    if header is None:
-        raise DetoxInputError("file has no header line", name)
-    return Table(name=name, header=header, rows=rows, lines=lines)
-
-
-def _require_columns(table: Table, required: Sequence[str], alternatives: dict[str, Sequence[str]] | None = None) -> dict[str, str]:
-    """Map each required column to the name present in the table, or raise."""
-    found: dict[str, str] = {}
-    missing = []
-    for col in required:
-        names = [col, *((alternatives or {}).get(col, ()))]
-        present = [n for n in names if n in table.header]
-        if present:
-            found[col] = present[0]
-        else:
-            missing.append(" or ".join(f"'{n}'" for n in names))
-    if missing:
-        raise DetoxInputError(
-            f"missing column(s) {', '.join(missing)}; the header has "
-            f"{', '.join(repr(h) for h in table.header)}",
-            table.name, 1,
-        )
-    return found
-
 
 # --------------------------------------------------------------------------- corpus
 
@@ -291,7 +55,7 @@ def load_corpus(source: Source, *, name: str | None = None, split: str | None = 
     """
     text, label = read_text(source, name)
     table = parse_table(text, label, "\t")
-    _require_columns(table, ["toxic_comment"])
+    require_columns(table, ["toxic_comment"])
     split = split or Path(label).stem
     n = len(table.rows)
     if n == 0:
@@ -401,7 +165,7 @@ def load_submission(
     tsv = _is_tsv_submission(text, label, inputs)
     if tsv:
         table = parse_table("\n".join(_strip_trailing_blank(text.split("\n"))) + "\n", label, "\t")
-        cols = _require_columns(table, ["toxic_sentence", "neutral_sentence"])
+        cols = require_columns(table, ["toxic_sentence", "neutral_sentence"])
         toxic = [v for v in table.column(cols["toxic_sentence"])]
         outputs = [v.strip() for v in table.column(cols["neutral_sentence"])]
         lines = table.lines
@@ -493,7 +257,6 @@ HUMAN_ALIASES = {
     "toxic_sentence": ("original",),
     "neutral_sentence": ("method_output",),
 }
-HUMAN_LABELS = ("non-toxicity", "content", "fluency", "J")
 
 
 def load_human_judgements(source: Source, *, name: str | None = None) -> pd.DataFrame:
@@ -512,7 +275,7 @@ def load_human_judgements(source: Source, *, name: str | None = None) -> pd.Data
     """
     text, label = read_text(source, name)
     table = parse_table(text, label)
-    cols = _require_columns(table, ["toxic_sentence", "neutral_sentence", "participant_name", *HUMAN_LABELS], HUMAN_ALIASES)
+    cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "participant_name", *HUMAN_LABELS], HUMAN_ALIASES)
     data: dict[str, list] = {}
     for canon, actual in cols.items():
         values = table.column(actual)
@@ -574,7 +337,6 @@ def _floats(values: Sequence[str], table: Table, col: str, lo: float, hi: float)
 
 # --------------------------------------------------------------------------- leaderboard
 
-LEADERBOARD_SCORES = ("sta_auto", "sim_auto", "fl_auto", "j_auto", "chrf", "sta_human", "sim_human", "fl_human", "j_human")
 
 
 def load_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame:
@@ -585,7 +347,7 @@ def load_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame
     """
     text, label = read_text(source, name)
     table = parse_table(text, label)
-    _require_columns(table, ["team", "method"])
+    require_columns(table, ["team", "method"])
     scores = [c for c in LEADERBOARD_SCORES if c in table.header]
     if not scores:
         raise DetoxInputError(
@@ -606,11 +368,6 @@ def load_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame
 # --------------------------------------------------------------------------- lexicon
 
 
-def normalise_word(word: str) -> str:
-    """Lower-case and fold ``ё`` into ``е``, as Russian text is written both ways."""
-    return word.lower().replace("ё", "е")
-
-
 def load_lexicon(source: Source, *, name: str | None = None) -> frozenset[str]:
     """Load a word list (one word form per line) as normalised single words.
 
@@ -628,86 +385,3 @@ def load_lines(source: Source, *, name: str | None = None) -> list[str]:
     """Load a plain list of sentences, one per non-empty line."""
     text, _ = read_text(source, name)
     return [ln.rstrip("\r") for ln in text.split("\n") if ln.strip()]
-
-
-# --------------------------------------------------------------------------- datasets
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """A named collection of files under the data directory."""
-
-    name: str
-    title: str
-    short: str
-    language: str
-    splits: dict[str, tuple[str, ...]]  # split -> candidate files, best first
-    lexicon: str | None = None
-
-    def split_path(self, split: str, root: Path | None = None) -> Path:
-        """The best available file of ``split``; raises DataMissingError if none."""
-        base = (root or data_dir()) / self.name
-        for rel in self.splits[split]:
-            if (base / rel).is_file():
-                return base / rel
-        raise DataMissingError(
-            f"{self.title}: no file for split '{split}' in {base} (looked for "
-            f"{', '.join(self.splits[split])}). Run `python -m detox_core fetch-data`."
-        )
-
-    def available_splits(self, root: Path | None = None) -> list[str]:
-        out = []
-        for split in self.splits:
-            try:
-                self.split_path(split, root)
-                out.append(split)
-            except DataMissingError:
-                pass
-        return out
-
-
-DATASETS: dict[str, Dataset] = {
-    "russe2022": Dataset(
-        name="russe2022",
-        title="RUSSE-2022 (Russian)",
-        short="RUSSE-2022",
-        language="ru",
-        splits={
-            "train": ("train.tsv",),
-            "dev": ("dev.tsv",),
-            # The test inputs with their reference when it has been fetched.
-            "test": ("test_references.tsv", "test.tsv"),
-        },
-        lexicon="lexicon/toxic_vocab.txt",
-    ),
-}
-
-
-def data_dir() -> Path:
-    """Where datasets and trained models live: ``$DETOX_DATA_DIR`` or ``<project>/data``."""
-    env = os.environ.get("DETOX_DATA_DIR")
-    return Path(env) if env else PROJECT_ROOT / "data"
-
-
-def load_dataset(dataset: str, splits: Sequence[str] | None = None, root: Path | None = None) -> pd.DataFrame:
-    """Load and concatenate the chosen splits of a registered dataset.
-
-    Raises:
-        DataMissingError: a requested split has not been fetched.
-        KeyError: unknown dataset name.
-    """
-    ds = DATASETS[dataset]
-    frames = []
-    for split in splits or list(ds.splits):
-        path = ds.split_path(split, root)
-        frames.append(load_corpus(path, split=split))
-    return pd.concat(frames, ignore_index=True)
-
-
-def load_dataset_lexicon(dataset: str, root: Path | None = None) -> frozenset[str]:
-    """The dataset's toxic lexicon, or an empty set when it is not fetched."""
-    ds = DATASETS[dataset]
-    if ds.lexicon is None:
-        return frozenset()
-    path = (root or data_dir()) / ds.name / ds.lexicon
-    return load_lexicon(path) if path.is_file() else frozenset()

@@ -1,70 +1,20 @@
-"""The ``embedded`` preset: offline CPU metrics from :mod:`detox_core.embedded.recipe`."""
+"""The ``embedded`` preset: offline CPU metrics trained by the project
+(:mod:`detox_core.embedded`), no download and no GPU."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded.recipe import (
-    PARAMS,
-    RECIPE_VERSION,
-    EmbeddedModels,
-    cosine,
-    find_artifacts,
-    sentence_vector,
-)
+from detox_core.embedded.loader import load_models
+from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, cosine, sentence_vector
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.metrics.base import Signature, make_score_frame
+from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
-from detox_core.metrics.presets import Preset, check_pairs
-
-_LOADED: dict[Path, EmbeddedModels] = {}
-_LOCK = threading.Lock()
-
-
-def load_models(folder: Path | None = None) -> EmbeddedModels:
-    """The trained embedded models, loaded once per process."""
-    folder = folder or find_artifacts()
-    with _LOCK:
-        if folder not in _LOADED:
-            _LOADED[folder] = EmbeddedModels.load(folder)
-        return _LOADED[folder]
-
-
-_PRELOAD: list[threading.Thread] = []
-
-
-def preload_in_background(delay: float = 1.5) -> None:
-    """Load the embedded models, word vectors and morphology in a background thread,
-    once per process, so that a page's first score does not wait for them (the Live
-    scoring page starts it while the user is still typing). The thread waits ``delay``
-    seconds first: the page draws meanwhile, and a score asked for at once loads the
-    models itself (with its spinner) instead of waiting behind the thread. Errors are
-    left for the first real score to report."""
-    with _LOCK:
-        if _PRELOAD:
-            return
-
-        def work() -> None:
-            from detox_core.embedded.recipe import load_navec, morph_analyzer
-
-            time.sleep(delay)
-            try:
-                load_models()
-                load_navec()
-                morph_analyzer()
-            except Exception:  # noqa: BLE001 - reported by the first score, with its message
-                pass
-
-        thread = threading.Thread(target=work, name="embedded-preload", daemon=True)
-        _PRELOAD.append(thread)
-    thread.start()
-
+from detox_core.metrics.registry import register_preset
 
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
@@ -79,6 +29,7 @@ class _TextMemo:
 _MEMO = _TextMemo(cache_budget("embedded"))
 
 
+@register_preset
 class EmbeddedPreset(Preset):
     """Offline CPU metrics trained by the project (no download, no GPU).
 
@@ -90,9 +41,12 @@ class EmbeddedPreset(Preset):
     name = "embedded"
     version = RECIPE_VERSION
     title = "Embedded (offline CPU)"
+    label = "Embedded (offline CPU)"
+    description = "Offline CPU models the project trains from the corpus: no download, no GPU."
+    needs_download = False
 
-    def __init__(self, pool=None, models=None, folder: Path | None = None) -> None:
-        super().__init__(pool=pool, models=models)
+    def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None) -> None:
+        super().__init__(pool=pool, models=models, sources=sources)
         self.folder = folder
 
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from detox_core.analysis import bootstrap_ci, resample_indices
+from detox_core.analysis.stats import bootstrap_ci, resample_indices
 
 AXES = ("sta", "sim", "fl", "j", "chrf")
 

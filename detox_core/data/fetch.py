@@ -1,7 +1,8 @@
-"""Fetching the public RUSSE-2022 files into the data directory.
+"""Fetching an edition's public files into the data directory.
 
+An edition (:mod:`detox_core.editions`) lists its files as :class:`DataFile` entries.
 Every file comes from the first source that has it: a mirror directory (``--mirror``,
-then ``$DETOX_MIRROR``, then ``../shared/data/russe2022`` beside the project), then
+then ``$DETOX_MIRROR``, then ``../shared/data/<edition>`` beside the project), then
 its public home on the web, then (for a few files) a derivation from another fetched
 file that contains the same data. Each file is verified (row count) before it is
 moved into place, so a failed or interrupted fetch never leaves a half-written file,
@@ -21,33 +22,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from detox_core.data import (
-    PROJECT_ROOT,
-    DetoxInputError,
-    load_corpus,
-    load_human_judgements,
-    load_leaderboard,
-    load_lexicon,
-    load_lines,
-    data_dir,
-)
-
-RUSSE_REPO = "https://raw.githubusercontent.com/s-nlp/russe_detox_2022"
-EVAL_REPO = "https://raw.githubusercontent.com/textdetox/eval-of-detox-eval"
-RUDETOX_REPO = "https://raw.githubusercontent.com/s-nlp/rudetoxifier"
-HUMAN_EVAL = "human_eval_test.csv"
+from detox_core import config
+from detox_core.data.formats import load_corpus, load_human_judgements, load_leaderboard, load_lexicon, load_lines
+from detox_core.errors import DetoxInputError
 
 
-def _urls(repo: str, commit: str, path: str) -> tuple[str, ...]:
+def pinned_urls(repo: str, commit: str, path: str) -> tuple[str, ...]:
+    """A file's raw URLs in a GitHub repository: at ``commit``, then on main and master."""
     # The pinned commit first (reproducible), then the default branches.
     return tuple(f"{repo}/{ref}/{path}" for ref in (commit, "main", "master"))
 
 
-def _count_corpus(path: Path) -> int:
+def count_corpus(path: Path) -> int:
     return len(load_corpus(path))
 
 
-def _count_lines(path: Path) -> int:
+def count_lines(path: Path) -> int:
     text = path.read_bytes().decode("utf-8")
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -55,21 +45,21 @@ def _count_lines(path: Path) -> int:
     return len(lines)
 
 
-def _count_nonempty(path: Path) -> int:
+def count_nonempty(path: Path) -> int:
     return len(load_lines(path))
 
 
-def _count_human(path: Path) -> int:
+def count_human(path: Path) -> int:
     return len(load_human_judgements(path))
 
 
-def _count_leaderboard(path: Path) -> int:
+def count_leaderboard(path: Path) -> int:
     return len(load_leaderboard(path))
 
 
-def _count_lexicon_lines(path: Path) -> int:
+def count_lexicon_lines(path: Path) -> int:
     load_lexicon(path)  # validates
-    return _count_nonempty(path)
+    return count_nonempty(path)
 
 
 @dataclass(frozen=True)
@@ -83,65 +73,6 @@ class DataFile:
     derive: Callable[[Path], str] | None = None  # dataset dir -> file text
     needs: tuple[str, ...] = ()  # files `derive` reads
     note: str = ""
-
-
-def _participant_output(participant: str) -> Callable[[Path], str]:
-    """A participant's test outputs, in test order, from the human-evaluation file.
-
-    The file holds each judged participant's 875 outputs in test-set order.
-    """
-
-    def derive(root: Path) -> str:
-        human = load_human_judgements(root / HUMAN_EVAL)
-        rows = human[human["participant_name"] == participant]
-        return "\n".join(rows["neutral_sentence"]) + "\n"
-
-    return derive
-
-
-def _test_references(root: Path) -> str:
-    """Test inputs with the human reference recorded in the human-evaluation file."""
-    test = load_corpus(root / "test.tsv")
-    human = load_human_judgements(root / HUMAN_EVAL)
-    first = human["participant_name"].iloc[0]
-    refs = human[human["participant_name"] == first]["neutral_sentence_reference"].tolist()
-    if len(refs) != len(test):
-        raise DetoxInputError(f"expected {len(test)} references, found {len(refs)}", root / HUMAN_EVAL)
-    lines = ["toxic_comment\tneutral_comment1"]
-    for toxic, ref in zip(test["toxic_comment"], refs):
-        lines.append(f"{_tsv_field(toxic)}\t{_tsv_field(ref)}")
-    return "\n".join(lines) + "\n"
-
-
-def _tsv_field(value: str) -> str:
-    if any(c in value for c in '\t\n"'):
-        return '"' + value.replace('"', '""') + '"'
-    return value
-
-
-RUSSE2022_FILES: tuple[DataFile, ...] = (
-    DataFile("train.tsv", 6948, _count_corpus, _urls(RUSSE_REPO, "c81369b9192fc28f27838bfb2ada61cc2081fa4f", "data/input/train.tsv")),
-    DataFile("dev.tsv", 800, _count_corpus, _urls(RUSSE_REPO, "6efda7cb6256a6693415ee7d9897306cbec3cc58", "data/input/dev.tsv")),
-    DataFile("test.tsv", 875, _count_corpus, _urls(RUSSE_REPO, "a69b355e089be83c0316fc311ea5d050bb0d32f8", "data/input/test.tsv")),
-    DataFile(HUMAN_EVAL, 2625, _count_human, _urls(EVAL_REPO, "775d21feb5a758b12c1177d6b3a6b495bd8715b8", "dataset/test_all_metrics_russe2022.csv")),
-    DataFile("test_references.tsv", 875, _count_corpus, derive=_test_references, needs=("test.tsv", HUMAN_EVAL)),
-    DataFile(
-        "leaderboard_published.csv", 15, _count_leaderboard,
-        note="published as Tables 1 and 2 of the RUSSE-2022 findings paper, not as a file",
-    ),
-    DataFile("lexicon/toxic_vocab.txt", 139490, _count_lexicon_lines, _urls(RUDETOX_REPO, "d11d05c7ce1aa2fbe556c337a498ba43763e7dbd", "data/train/MAT_FINAL_with_unigram_inflections.txt")),
-    DataFile("lexicon/ru_toxic_10k.txt", 10000, _count_nonempty, _urls(RUDETOX_REPO, "d11d05c7ce1aa2fbe556c337a498ba43763e7dbd", "data/test/ru_test_10k_toxic")),
-    DataFile("outputs/delete_test.txt", 875, _count_lines, _urls(RUSSE_REPO, "6ea16489ca38c15d770270540b13d0f5848a8cbc", "data/output/delete_test.txt")),
-    DataFile("outputs/delete_dev.txt", 800, _count_lines, _urls(RUSSE_REPO, "6efda7cb6256a6693415ee7d9897306cbec3cc58", "data/output/delete_dev.txt")),
-    DataFile("outputs/t5_base_10000_test.txt", 875, _count_lines, _urls(RUSSE_REPO, "a69b355e089be83c0316fc311ea5d050bb0d32f8", "data/output/t5_base_10000_test.txt")),
-    DataFile("outputs/t5_base_10000_dev.txt", 800, _count_lines, _urls(RUSSE_REPO, "f488a8e58658d34cbf8de938ef15ea7252e6c7c2", "data/output/t5_base_10000_dev.txt")),
-    DataFile("outputs/ruprompts_test.txt", 875, _count_lines, _urls(RUSSE_REPO, "6ea16489ca38c15d770270540b13d0f5848a8cbc", "data/output/ruprompts_test.txt")),
-    *(
-        DataFile(f"outputs/{p}_test.txt", 875, _count_lines, derive=_participant_output(p), needs=(HUMAN_EVAL,))
-        for p in ("anton_alexandrovich", "barracudas", "ekaterina_totmina")
-    ),
-    DataFile("outputs/orzhan_test.txt", 875, _count_lines, note="participant output shared with the organisers; no public file"),
-)
 
 
 @dataclass
@@ -172,13 +103,10 @@ class FetchReport:
         return not self.missing
 
 
-def default_mirrors() -> list[Path]:
-    """Mirror directories looked at when no ``--mirror`` is given."""
-    out = []
-    if os.environ.get("DETOX_MIRROR"):
-        out.append(Path(os.environ["DETOX_MIRROR"]))
-    out.append(PROJECT_ROOT.parent / "shared" / "data" / "russe2022")
-    return out
+def default_mirrors(folder: str) -> list[Path]:
+    """Mirror directories looked at when no ``--mirror`` is given: ``$DETOX_MIRROR``,
+    then ``../shared/data/<folder>`` beside the project."""
+    return [*config.mirror_dirs(), config.SHARED_MIRRORS / folder]
 
 
 def _verify(spec: DataFile, path: Path) -> int:
@@ -212,17 +140,18 @@ def _download(url: str, tmp: Path, timeout: float) -> None:
         shutil.copyfileobj(resp, out)
 
 
-def fetch_russe2022(
-    target: Path | None = None,
-    mirrors: Iterable[Path] | None = None,
+def fetch_files(
+    files: tuple[DataFile, ...],
+    target: Path,
+    mirrors: Iterable[Path],
     *,
     download: bool = True,
     force: bool = False,
     timeout: float = 20.0,
-    files: tuple[DataFile, ...] = RUSSE2022_FILES,
     progress: Callable[[FetchResult], None] | None = None,
 ) -> FetchReport:
-    """Fill ``target`` (default ``data/russe2022``) with the RUSSE-2022 files.
+    """Fill ``target`` with ``files`` (an edition's manifest, see
+    :meth:`detox_core.editions.Edition.fetch`).
 
     Args:
         target: dataset directory to fill.
@@ -230,15 +159,15 @@ def fetch_russe2022(
         download: try the public URLs for files no mirror has.
         force: re-fetch files that are already present and valid.
         timeout: seconds per download attempt.
-        files: the manifest (tests pass smaller ones).
+        files: the manifest.
         progress: called with each file's result as it is done.
 
     Returns:
         A report with one result per file; ``report.ok`` is False when any file is
         missing or invalid, and each such result says why.
     """
-    target = Path(target) if target else data_dir() / "russe2022"
-    mirrors = [Path(m) for m in (mirrors if mirrors is not None else default_mirrors())]
+    target = Path(target)
+    mirrors = [Path(m) for m in mirrors]
     mirrors = [m for m in mirrors if m.is_dir() and m.resolve() != target.resolve()]
     report = FetchReport(target)
     pending = list(files)

@@ -56,11 +56,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from detox_core.annotation.controls import Control
 from detox_core.annotation.tasks import TASKS, spec
+from detox_core.errors import AnnotationError
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
-
-
-class AnnotationError(ValueError):
-    """A request the annotation store refuses, with a message for the user."""
 
 
 @dataclass

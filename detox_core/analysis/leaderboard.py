@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data
-from detox_core.analysis import Ranking, bootstrap_ci, rank_systems, resample_indices, spearman
+from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
-from detox_core.storage import Store, display_names
+from detox_core.submissions.store import display_names, Store
 
 #: Shipped output names whose system appears under another name in the paper.
 ALIASES = {"t5_base_10000": "rut5", "ruprompts": "ruprompts", "delete": "delete"}

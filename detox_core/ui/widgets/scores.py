@@ -6,8 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.embedded.recipe import EmbeddedMissingError
-from detox_core.explain import explain_j, flags
-from detox_core.metrics.presets import registered
+from detox_core.submissions.explain import explain_j, flags
+from detox_core.metrics.registry import registered
 from detox_core.models import ModelUnavailableError
 from detox_core.text import word_diff
 from detox_core.ui import render

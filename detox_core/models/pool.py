@@ -9,19 +9,20 @@ order restored, under ``torch.inference_mode()``. Results are memoised per text:
 875 test inputs are scored once and reused by every submission, and an output that
 repeats its input (or another output) is not run again.
 
-A model id can be mapped to a local directory (air-gapped machines, tests) with
-:class:`ModelPool`'s ``model_map``, the ``DETOX_MODEL_MAP`` environment variable
-(``id=DIR;id2=DIR2``) or ``DETOX_MODEL_DIR`` (a folder holding ``<org>__<name>``
-sub-folders). Loading goes through the same ``from_pretrained`` code either way.
+A model id can be mapped to a local directory (air-gapped machines, tests) for the
+whole process with :meth:`ModelPool.map_model` (the organizers' model settings), the
+``DETOX_MODEL_MAP`` environment variable (``id=DIR;id2=DIR2``) or ``DETOX_MODEL_DIR``
+(a folder holding ``<org>__<name>`` sub-folders); or for one call only, with the
+``source`` argument of every method (``score --model ROLE=DIR``): such a folder never
+reaches other callers. Loading goes through the same ``from_pretrained`` code either way.
 
-The pool is thread-safe: Streamlit serves sessions from threads.
+The pool is thread-safe: Streamlit serves sessions from threads; the mapping changes
+and the loading run under the pool's lock.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,72 +31,17 @@ from typing import Any, Literal
 
 import numpy as np
 
+from detox_core import config
+from detox_core.errors import ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
+from detox_core.models.hub import default_device, hub_reachable, revision
+from detox_core.models.onnx import onnx_session
 
 log = logging.getLogger(__name__)
 
 Kind = Literal["classifier", "encoder", "sentence-transformer", "seq2seq"]
 Backend = Literal["auto", "torch", "onnx"]
 Progress = Callable[[int, int], None]
-
-
-class ModelUnavailableError(RuntimeError):
-    """A model that cannot be loaded: which one, why, and how to fix it."""
-
-    def __init__(self, model_id: str, reason: str, role: str | None = None) -> None:
-        self.model_id = model_id
-        self.reason = reason
-        self.role = role
-        what = f"the {role} model " if role else "model "
-        super().__init__(
-            f"Cannot load {what}'{model_id}': {reason}. If this machine cannot reach the model hub, "
-            f"download the model elsewhere and point to its folder: `--model {role or 'ROLE'}=DIR` on the "
-            f"command line, DETOX_MODEL_MAP='{model_id}=DIR' in the environment, or the model settings "
-            "of the app. The embedded preset needs no download."
-        )
-
-
-def model_map_from_env() -> dict[str, str]:
-    """Model id -> local folder, from ``DETOX_MODEL_MAP`` (``id=DIR;id=DIR``)."""
-    out: dict[str, str] = {}
-    for item in os.environ.get("DETOX_MODEL_MAP", "").replace(",", ";").split(";"):
-        if "=" in item:
-            key, value = item.split("=", 1)
-            out[key.strip()] = value.strip()
-    return out
-
-
-_HUB_STATE: dict[str, float | bool] = {}
-
-
-def hub_reachable(timeout: float = 3.0) -> bool:
-    """Whether the Hugging Face hub answers (remembered for a minute).
-
-    Without this check an offline machine spends most of a minute in the hub
-    client's retries before a load fails.
-    """
-    import socket
-    import time
-
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"}:
-        return False
-    now = time.monotonic()
-    if _HUB_STATE and now - float(_HUB_STATE["at"]) < 60:
-        return bool(_HUB_STATE["ok"])
-    host = os.environ.get("HF_ENDPOINT", "https://huggingface.co").split("://")[-1].split("/")[0]
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-        ok = True
-    except OSError:
-        ok = False
-    _HUB_STATE.update(ok=ok, at=now)
-    return ok
-
-
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 @dataclass
@@ -146,15 +92,11 @@ class ModelPool:
         # which a page that runs no transformer model should not wait for.
         self._device = device
         self._device_lock = threading.Lock()
-        self.model_map = {**model_map_from_env(), **(model_map or {})}
+        self._model_map = {**config.model_map(), **(model_map or {})}
         self.batch_size = batch_size
         self.max_length = max_length
         self.backend = self._choose_backend(backend)
-        if cache_dir is None:
-            from detox_core.data import data_dir
-
-            cache_dir = data_dir() / "models" / "onnx"
-        self.cache_dir = Path(cache_dir)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else config.data_dir() / "models" / "onnx"
         self._lock = threading.RLock()
         self._load_locks: dict[tuple, threading.Lock] = {}
         self._models: dict[tuple, _Loaded] = {}
@@ -199,24 +141,52 @@ class ModelPool:
             return "torch"
         return "onnx"
 
-    def resolve(self, model_id: str) -> tuple[str, bool]:
-        """Where ``model_id`` loads from: ``(folder or hub id, is_local)``."""
-        if model_id in self.model_map:
-            return self.model_map[model_id], True
-        root = os.environ.get("DETOX_MODEL_DIR")
+    # ------------------------------------------------------------------ local folders
+
+    @property
+    def model_map(self) -> dict[str, str]:
+        """A copy of the process-wide model id -> local folder mapping."""
+        with self._lock:
+            return dict(self._model_map)
+
+    def map_model(self, model_id: str, folder: str | None) -> None:
+        """Load ``model_id`` from ``folder`` for every caller of this pool (None: from the
+        hub again). Models loaded from the old place stay loaded but are no longer served."""
+        with self._lock:
+            if folder:
+                self._model_map[model_id] = str(folder)
+            else:
+                self._model_map.pop(model_id, None)
+
+    def set_model_map(self, mapping: dict[str, str]) -> None:
+        """Replace the whole process-wide mapping."""
+        with self._lock:
+            self._model_map = dict(mapping)
+
+    def resolve(self, model_id: str, source: str | None = None) -> tuple[str, bool]:
+        """Where ``model_id`` loads from: ``(folder or hub id, is_local)``; ``source`` (a
+        folder for this call only) comes first."""
+        if source:
+            return str(source), True
+        with self._lock:
+            mapped = self._model_map.get(model_id)
+        if mapped is not None:
+            return mapped, True
+        root = config.model_dir()
         if root:
-            cand = Path(root) / model_id.replace("/", "__")
+            cand = root / model_id.replace("/", "__")
             if cand.is_dir():
                 return str(cand), True
         if Path(model_id).is_dir():
             return model_id, True
         return model_id, False
 
-    def get(self, model_id: str, kind: Kind, role: str | None = None) -> _Loaded:
+    def get(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None) -> _Loaded:
         """The loaded model (loading it on first use). Raises ModelUnavailableError."""
         # Keyed by where the model loads from: remapping an id to another folder
         # never serves the old model or its memoised results.
-        key = (self.resolve(model_id)[0], kind, self.device, self.dtype, self.backend)
+        where, local = self.resolve(model_id, source)
+        key = (where, kind, self.device, self.dtype, self.backend)
         with self._lock:
             if key in self._models:
                 return self._models[key]
@@ -225,13 +195,12 @@ class ModelPool:
             with self._lock:
                 if key in self._models:
                     return self._models[key]
-            loaded = self._load(model_id, kind, role)
+            loaded = self._load(model_id, where, local, kind, role)
             with self._lock:
                 self._models[key] = loaded
             return loaded
 
-    def _load(self, model_id: str, kind: Kind, role: str | None) -> _Loaded:
-        source, local = self.resolve(model_id)
+    def _load(self, model_id: str, source: str, local: bool, kind: Kind, role: str | None) -> _Loaded:
         if local and not Path(source).is_dir():
             raise ModelUnavailableError(model_id, f"the folder {source} does not exist", role)
         loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch")
@@ -245,7 +214,7 @@ class ModelPool:
                 if self.dtype == "float16":
                     model = model.half()
                 loaded.model = model
-                loaded.revision = _revision(source, local)
+                loaded.revision = revision(source, local)
                 return loaded
             import torch
             from transformers import AutoModel, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
@@ -262,70 +231,33 @@ class ModelPool:
             raise ModelUnavailableError(model_id, reason, role) from err
         model.eval()
         loaded.id2label = {int(k): str(v) for k, v in (model.config.id2label or {}).items()}
-        loaded.revision = getattr(model.config, "_commit_hash", None) or _revision(source, local)
+        loaded.revision = getattr(model.config, "_commit_hash", None) or revision(source, local)
         if self.device != "cpu":
             model = model.to(self.device, dtype=torch.float16 if self.dtype == "float16" else torch.float32)
         if self.backend == "onnx" and kind != "seq2seq":
-            loaded.model = self._onnx_session(model, loaded)
+            loaded.model = onnx_session(model, loaded, self.cache_dir)
             loaded.backend = "onnx"
         else:
             loaded.model = model
         return loaded
 
-    def _onnx_session(self, model: Any, loaded: _Loaded) -> Any:
-        """Export ``model`` to ONNX once (cached by content hash) and open a session."""
-        import onnxruntime as ort
-        import torch
-
-        digest = _content_hash(model)
-        folder = self.cache_dir / f"{loaded.model_id.replace('/', '__')}-{loaded.kind}-{digest}"
-        path = folder / "model.onnx"
-        names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in loaded.tokenizer.model_input_names]
-        if not path.is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            sample = loaded.tokenizer(["a b", "c"], padding=True, return_tensors="pt")
-            args = tuple(sample[n] for n in names)
-            outputs = ["logits"] if loaded.kind == "classifier" else ["pooler_output"]
-
-            class _Wrap(torch.nn.Module):
-                def __init__(self, inner: Any) -> None:
-                    super().__init__()
-                    self.inner = inner
-
-                def forward(self, *tensors: Any) -> Any:
-                    out = self.inner(**dict(zip(names, tensors)))
-                    return out.logits if loaded.kind == "classifier" else out.pooler_output
-
-            tmp = folder / "model.onnx.part"
-            with torch.inference_mode(False), torch.no_grad():
-                torch.onnx.export(
-                    _Wrap(model), args, str(tmp), input_names=names, output_names=outputs,
-                    dynamic_axes={**{n: {0: "batch", 1: "seq"} for n in names}, outputs[0]: {0: "batch"}},
-                    opset_version=17, dynamo=False,
-                )
-            _optimise_transformer(tmp, model.config)
-            os.replace(tmp, path)
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        loaded.input_names = tuple(i.name for i in session.get_inputs())
-        return session
-
-    def info(self, model_id: str, kind: Kind, role: str | None = None) -> dict[str, Any]:
+    def info(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None) -> dict[str, Any]:
         """Id, source, revision, device, dtype and backend of a (loaded) model."""
-        return self.get(model_id, kind, role).info()
+        return self.get(model_id, kind, role, source).info()
 
     # ------------------------------------------------------------------ inference
 
     def probabilities(
-        self, model_id: str, texts: Sequence[str], role: str | None = None, progress: Progress | None = None
+        self, model_id: str, texts: Sequence[str], role: str | None = None, progress: Progress | None = None,
+        source: str | None = None,
     ) -> np.ndarray:
         """Softmax class probabilities of a sequence classifier, one row per text."""
-        return self._run(model_id, "classifier", texts, role, progress)
+        return self._run(model_id, "classifier", texts, role, progress, source)
 
-    def label_index(self, model_id: str, candidates: Sequence[str], fallback: int, role: str | None = None) -> int:
+    def label_index(self, model_id: str, candidates: Sequence[str], fallback: int, role: str | None = None,
+                    source: str | None = None) -> int:
         """The class index whose label name matches one of ``candidates`` (any case)."""
-        id2label = self.get(model_id, "classifier", role).id2label
+        id2label = self.get(model_id, "classifier", role, source).id2label
         wanted = [c.lower() for c in candidates]
         for idx, name in sorted(id2label.items()):
             if name.lower() in wanted:
@@ -334,14 +266,15 @@ class ModelPool:
 
     def embeddings(
         self, model_id: str, texts: Sequence[str], kind: Kind = "encoder", role: str | None = None,
-        progress: Progress | None = None,
+        progress: Progress | None = None, source: str | None = None,
     ) -> np.ndarray:
         """L2-normalised sentence embeddings: the ``pooler_output`` of an encoder
         (``kind="encoder"``) or a sentence-transformers model's own pooling."""
-        return self._run(model_id, kind, texts, role, progress)
+        return self._run(model_id, kind, texts, role, progress, source)
 
-    def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None) -> np.ndarray:
-        loaded = self.get(model_id, kind, role)
+    def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None,
+             source: str | None = None) -> np.ndarray:
+        loaded = self.get(model_id, kind, role, source)
         memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
         done = 0
 
@@ -401,51 +334,6 @@ class ModelPool:
 
     def clear_memo(self) -> None:
         self._memo.clear()
-
-
-def _optimise_transformer(path: Path, config: Any) -> None:
-    """Fuse attention, layer norm and GELU with ONNX Runtime's transformer optimiser
-    (fp32 kept: the scores stay those of PyTorch within 1e-5). Skipped silently for
-    architectures it does not know."""
-    try:
-        from onnxruntime.transformers import optimizer
-    except ImportError:
-        return
-    model_type = {"bert": "bert", "xlm-roberta": "bert", "roberta": "bert"}.get(getattr(config, "model_type", ""))
-    if model_type is None:
-        return
-    try:
-        opt = optimizer.optimize_model(
-            str(path), model_type=model_type, num_heads=config.num_attention_heads, hidden_size=config.hidden_size,
-            opt_level=1, use_gpu=False,
-        )
-        opt.save_model_to_file(str(path))
-    except Exception as err:  # an unfused model still runs correctly
-        log.warning("ONNX transformer optimisation skipped: %s", err)
-
-
-def _revision(source: str, local: bool) -> str | None:
-    """A local model's identity: a hash of its config and weights' sizes and times."""
-    if not local:
-        return None
-    h = hashlib.sha1()
-    for p in sorted(Path(source).glob("*")):
-        if p.is_file():
-            st = p.stat()
-            h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return "local-" + h.hexdigest()[:10]
-
-
-def _content_hash(model: Any) -> str:
-    """Hash of the weights, so that an ONNX export is redone when they change."""
-    h = hashlib.sha1()
-    state = model.state_dict()
-    for name in sorted(state)[:8] + sorted(state)[-8:]:
-        t = state[name].detach().float().cpu().flatten()
-        h.update(name.encode())
-        h.update(t[:: max(1, t.numel() // 1024)].numpy().tobytes())
-    h.update(str(sum(t.numel() for t in state.values())).encode())
-    return h.hexdigest()[:12]
 
 
 _DEFAULT_POOL: ModelPool | None = None

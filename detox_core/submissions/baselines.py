@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from detox_core.data import normalise_word
+from detox_core.text import normalise_word
 from detox_core.text import TOKEN_RE, WORD_RE
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:)»])")

@@ -15,7 +15,7 @@ import pandas as pd
 from detox_core import data
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, Signature, system_scores
-from detox_core.metrics.presets import get_preset
+from detox_core.metrics.registry import get_preset
 from detox_core.models import ModelPool
 
 

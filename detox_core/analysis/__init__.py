@@ -1,0 +1,11 @@
+"""Analysis of scores: statistics (bootstrap, agreement, ranks), the corpus explorer's
+search and statistics, leaderboards, comparison of systems, meta-evaluation against
+human judgements and calibration.
+
+- :mod:`.stats`: bootstrap intervals, paired significance, agreement, rank ranges;
+- :mod:`.corpus`: search, filters and statistics of a parallel corpus;
+- :mod:`.leaderboard`: published and local rankings, human scores per system;
+- :mod:`.compare`: side-by-side systems, paired differences, win/tie/loss;
+- :mod:`.meta_eval`: human vs automatic metrics, joins of scores to judgements;
+- :mod:`.calibration`: calibrators, held-out evaluation, reliability curves.
+"""

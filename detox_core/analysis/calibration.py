@@ -1,0 +1,182 @@
+"""Calibrators: fitted maps from automatic scores to human labels, and how well they do.
+
+Calibrators are always evaluated with leave-one-system-out cross-validation: fitted on
+the other systems, applied to the held-out one (a calibrator never sees the system it
+is judged on). Reliability curves show predictions against what humans said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from detox_core.analysis.stats import agreement
+from detox_core.text import lexicon_hits, words
+
+
+Kind = Literal["linear", "isotonic", "logistic"]
+
+
+def simple_features(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Length ratio, copy rate (share of output words found in the input) and lexicon hits."""
+    ratio, copy, hits = [], [], []
+    for src, out in zip(frame["toxic_sentence"], frame["neutral_sentence"]):
+        a, b = words(src), words(out)
+        ratio.append(len(b) / max(len(a), 1))
+        copy.append(sum(w in set(a) for w in b) / max(len(b), 1))
+        hits.append(len(lexicon_hits(out, lexicon)))
+    return pd.DataFrame({"length_ratio": ratio, "copy_rate": copy, "lexicon_hits": hits}, index=frame.index)
+
+
+@dataclass
+class Calibrator:
+    """A fitted map from automatic scores to a human label.
+
+    Attributes:
+        kind: ``linear``, ``isotonic`` or ``logistic``.
+        features: the input columns, in order.
+        target: the human label column.
+        model_: the fitted scikit-learn estimator.
+    """
+
+    kind: Kind
+    features: list[str]
+    target: str
+    model_: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def _estimator(self):
+        from sklearn.isotonic import IsotonicRegression
+        from sklearn.linear_model import LinearRegression, LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        if self.kind == "isotonic":
+            if len(self.features) != 1:
+                raise ValueError("isotonic calibration maps one score")
+            return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+        if self.kind == "linear":
+            return LinearRegression()
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+    def fit(self, frame: pd.DataFrame) -> "Calibrator":
+        x = frame[self.features].to_numpy(dtype=float)
+        y = frame[self.target].to_numpy(dtype=float)
+        model = self._estimator()
+        if self.kind == "isotonic":
+            model.fit(x[:, 0], y)
+        elif self.kind == "logistic":
+            model.fit(x, (y >= 0.5).astype(int))
+        else:
+            model.fit(x, y)
+        self.model_ = model
+        return self
+
+    def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        x = frame[self.features].to_numpy(dtype=float)
+        if self.kind == "isotonic":
+            return self.model_.predict(x[:, 0])
+        if self.kind == "logistic":
+            return self.model_.predict_proba(x)[:, 1]
+        return np.clip(self.model_.predict(x), 0.0, 1.0)
+
+    def save(self, path: Path) -> None:
+        import joblib
+
+        joblib.dump({"kind": self.kind, "features": self.features, "target": self.target, "model": self.model_,
+                     "meta": self.meta}, path)
+
+    @classmethod
+    def load(cls, path: Path) -> "Calibrator":
+        import joblib
+
+        state = joblib.load(path)
+        return cls(state["kind"], state["features"], state["target"], state["model"], state["meta"])
+
+    def signature(self) -> dict[str, Any]:
+        return {"calibrator": self.kind, "features": self.features, "target": self.target, **self.meta}
+
+
+def leave_one_system_out(frame: pd.DataFrame, kind: Kind, features: Sequence[str], target: str) -> np.ndarray:
+    """Held-out predictions: each system's rows predicted by a calibrator fitted on the others."""
+    systems = frame["participant_name"].to_numpy()
+    out = np.full(len(frame), np.nan)
+    for system in sorted(set(systems)):
+        held = systems == system
+        train = frame[~held]
+        if train[target].nunique() < 2:
+            continue
+        cal = Calibrator(kind, list(features), target).fit(train)
+        out[held] = cal.predict(frame[held])
+    return out
+
+
+def reliability_curve(predicted: np.ndarray, observed: np.ndarray, bins: int = 10) -> pd.DataFrame:
+    """Binned predictions against what humans said: one row per non-empty bin of equal
+    width over [0, 1] (``bin``, ``predicted``: mean prediction, ``observed``: mean human
+    label, ``n``). A calibrated score lies on the diagonal."""
+    predicted, observed = np.asarray(predicted, dtype=float), np.asarray(observed, dtype=float)
+    keep = ~(np.isnan(predicted) | np.isnan(observed))
+    predicted, observed = np.clip(predicted[keep], 0.0, 1.0), observed[keep]
+    which = np.minimum((predicted * bins).astype(int), bins - 1)
+    rows = [{"bin": b, "predicted": float(predicted[which == b].mean()), "observed": float(observed[which == b].mean()),
+             "n": int((which == b).sum())} for b in range(bins) if (which == b).any()]
+    return pd.DataFrame(rows, columns=["bin", "predicted", "observed", "n"])
+
+
+def calibration_curves(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, list[str], str]],
+                       bins: int = 10) -> pd.DataFrame:
+    """Reliability curves of each candidate's held-out (leave-one-system-out)
+    predictions, and of its raw input score, against the human target
+    (:func:`reliability_curve` rows plus a ``curve`` name)."""
+    parts = []
+    for name, (kind, features, target) in candidates.items():
+        human = frame[target].to_numpy(float)
+        raw = reliability_curve(frame[features[0]].to_numpy(float), human, bins).assign(curve=f"raw {features[0]}")
+        held = reliability_curve(leave_one_system_out(frame, kind, features, target), human, bins).assign(curve=name)
+        parts += [held, raw]
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["bin", "predicted", "observed", "n",
+                                                                                  "curve"])
+    return out.drop_duplicates(["curve", "bin"]).reset_index(drop=True)
+
+
+def calibration_report(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, list[str], str]],
+                       n_boot: int = 500) -> pd.DataFrame:
+    """Held-out (leave-one-system-out) ROC-AUC of each calibrator next to its raw input.
+
+    ``candidates``: name -> (kind, feature columns, human target column). The raw
+    column is the first feature.
+    """
+    rows = []
+    for name, (kind, features, target) in candidates.items():
+        held = leave_one_system_out(frame, kind, features, target)
+        a_cal = agreement(held, frame[target].to_numpy(float), n_boot=n_boot)
+        a_raw = agreement(frame[features[0]].to_numpy(float), frame[target].to_numpy(float), n_boot=n_boot)
+        rows.append({"calibrator": name, "kind": kind, "features": ", ".join(features), "human": target,
+                     "raw_auc": a_raw.roc_auc[0], "held_out_auc": a_cal.roc_auc[0],
+                     "held_out_low": a_cal.roc_auc[1], "held_out_high": a_cal.roc_auc[2],
+                     "raw_spearman": a_raw.spearman[0], "held_out_spearman": a_cal.spearman[0]})
+    return pd.DataFrame(rows)
+
+
+def apply_calibrator(scores: pd.DataFrame, cal: "Calibrator", axis: str) -> pd.DataFrame:
+    """A score frame with ``axis`` replaced by the calibrator's output (J recomputed
+    when a single axis changes) and the calibrator recorded in its signature.
+
+    The calibrator's features are read from the frame: ``<axis>`` names (``sta`` ...)
+    or ``<preset>:<axis>`` names are both accepted.
+    """
+    feats = pd.DataFrame({f: scores[f.split(":", 1)[-1]] if f not in scores else scores[f] for f in cal.features})
+    out = scores.copy()
+    out[axis] = cal.predict(feats)
+    if axis != "j":
+        out["j"] = out["sta"] * out["sim"] * out["fl"]
+    sig = dict(scores.attrs.get("signature", {}))
+    sig["calibrators"] = {**sig.get("calibrators", {}), axis: cal.signature()}
+    out.attrs["signature"] = sig
+    return out

@@ -1,0 +1,211 @@
+"""Human judgements beside automatic metrics: metric columns, joins, meta-evaluation.
+
+Automatic metrics come from two places: scores the engine computes with a preset
+(joined by system name and (input, output) text), and precomputed metric columns of a
+human-evaluation file (the ``textdetox/humaneval_textdetox_ru`` files carry the original
+GPU metrics' scores; the 2025 recipes are built from them by
+:func:`detox_core.metrics.textdetox2025.add_2025_recipes`). :func:`meta_eval` measures
+every metric's agreement with the human labels at sentence and system level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import detox_core.metrics
+from detox_core import config
+from detox_core.analysis.leaderboard import system_key
+from detox_core.analysis.stats import agreement, system_agreement
+from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
+from detox_core.metrics.registry import has_calibration
+from detox_core.metrics.textdetox2025 import FILE_METRICS
+from detox_core.vocab import HUMAN_AXES
+
+
+def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress=None) -> pd.DataFrame:
+    """The embedded preset's scores of every judged pair, kept on disk.
+
+    Scoring a judged sample (2,600 pairs for RUSSE-2022) takes seconds; the result is
+    written under ``data/cache/`` keyed by the pairs' text and the embedded models'
+    folder, so a restarted server, or another one on the same data folder, reads it
+    instead. ``progress(step, done, total)`` follows the scoring.
+    """
+    inputs, outputs = frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist()
+    refs = [[r] if r else [] for r in frame["neutral_sentence_reference"]]
+    digest = hashlib.sha1(json.dumps([RECIPE_VERSION, find_artifacts().name, inputs, outputs, refs],
+                                     ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
+    if digest in _EMBEDDED_MEMO:
+        return _EMBEDDED_MEMO[digest]
+    path = (cache_dir or config.data_dir() / "cache") / f"embedded-scores-{digest}.pkl"
+    if path.is_file():
+        try:
+            cached = pd.read_pickle(path)
+            if len(cached) == len(frame):
+                return _remember(digest, cached)
+        except Exception:  # noqa: BLE001 - a damaged cache file is scored again and replaced
+            pass
+    scores = detox_core.metrics.score(inputs, outputs, refs, preset="embedded", progress=progress)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        scores.to_pickle(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only data folder: the scores stay in memory only
+    return _remember(digest, scores)
+
+
+#: The last few judged files' embedded scores, in memory (also when the data folder is read-only).
+_EMBEDDED_MEMO: dict[str, pd.DataFrame] = {}
+
+
+def _remember(digest: str, scores: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
+    _EMBEDDED_MEMO.pop(digest, None)
+    _EMBEDDED_MEMO[digest] = scores
+    while len(_EMBEDDED_MEMO) > keep:
+        _EMBEDDED_MEMO.pop(next(iter(_EMBEDDED_MEMO)))
+    return scores
+
+
+def add_preset_scores(frame: pd.DataFrame, scores: pd.DataFrame, preset: str) -> pd.DataFrame:
+    """Add a score frame's STA/SIM/FL/J as ``<preset>:sta`` ... columns (row for row)."""
+    out = frame.copy()
+    for axis in HUMAN_AXES:
+        out[f"{preset}:{axis}"] = scores[axis].to_numpy()
+    return out
+
+
+def _judged_pairs(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(system key, input, output) of every judged row, as the joins match them."""
+    return list(zip(frame["participant_name"].map(system_key), frame["toxic_sentence"].str.strip(),
+                    frame["neutral_sentence"].str.strip()))
+
+
+def _fill_scores(out: pd.DataFrame, pairs: list[tuple[str, str, str]], key: str, scores: pd.DataFrame,
+                 preset: str) -> int:
+    """Fill ``<preset>:<axis>`` columns of ``out`` from one system's per-sentence scores,
+    row by row where the (system, input, output) matches; other rows keep their value.
+    Returns how many judged rows matched."""
+    lookup = {(key, str(i).strip(), str(o).strip()): vals for i, o, vals in
+              zip(scores["input"], scores["output"], scores[list(HUMAN_AXES)].itertuples(index=False))}
+    for pos, axis in enumerate(HUMAN_AXES):
+        col = f"{preset}:{axis}"
+        values = pd.Series([lookup[p][pos] if p in lookup else np.nan for p in pairs], index=out.index)
+        out[col] = out[col].where(out[col].notna(), values) if col in out else values
+    return sum(1 for p in pairs if p in lookup)
+
+
+def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    """Add the engine's scores from a ``score --out`` folder as ``<preset>:<axis>`` columns.
+
+    A row of ``frame`` takes the scores of the file whose submission name matches its
+    ``participant_name`` and whose (input, output) pair equals its own; rows without a
+    match stay NaN (and drop out of that metric's statistics).
+    """
+    out = frame.copy()
+    pairs = _judged_pairs(frame)
+    for path in sorted(Path(folder).glob("*.scores.csv")):
+        sig_path = path.with_name(path.name.replace(".scores.csv", ".signature.json"))
+        preset = json.loads(sig_path.read_text(encoding="utf-8"))["preset"] if sig_path.is_file() else "scores"
+        scores = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        _fill_scores(out, pairs, system_key(path.name.removesuffix(".scores.csv") + ".txt"), scores, preset)
+    return out
+
+
+def join_stored(frame: pd.DataFrame, store) -> pd.DataFrame:
+    """Add scores of submissions stored by the app (any preset) as ``<preset>:<axis>``
+    columns, matched by system name and (input, output) text like :func:`join_score_files`."""
+    return join_stored_report(frame, store)[0]
+
+
+def join_stored_report(frame: pd.DataFrame, store) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`join_stored`, and what it joined: one row per stored submission whose name
+    matches a judged system (``submission``, ``system``, ``preset``, ``columns`` added,
+    ``rows`` of the judgements matched by input and output text)."""
+    out = frame.copy()
+    pairs = _judged_pairs(frame)
+    wanted = {key: name for key, name in zip(frame["participant_name"].map(system_key), frame["participant_name"])}
+    report = []
+    for row in store.list().itertuples(index=False):
+        key = system_key(row.name)
+        if key in wanted:
+            preset = row.preset if row.calibrated or not has_calibration(row.preset) else f"{row.preset}-raw"
+            matched = _fill_scores(out, pairs, key, store.scores(row.id), preset)
+            report.append({"submission": row.name, "system": wanted[key], "preset": preset,
+                           "columns": ", ".join(f"{preset}:{a}" for a in HUMAN_AXES), "rows": matched})
+    return out, pd.DataFrame(report, columns=["submission", "system", "preset", "columns", "rows"])
+
+
+def available_metrics(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """Human axis -> automatic metric columns of ``frame`` that estimate it."""
+    out: dict[str, list[str]] = {axis: [] for axis in HUMAN_AXES}
+    for col in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[col]) or frame[col].notna().sum() < 2:
+            continue
+        if col in FILE_METRICS:
+            out[FILE_METRICS[col]].append(col)
+        elif ":" in col and col.split(":", 1)[1] in HUMAN_AXES:
+            out[col.split(":", 1)[1]].append(col)
+    return out
+
+
+def meta_eval(frame: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """For each human axis, every available metric's agreement at sentence and system level.
+
+    Columns: ``axis``, ``human``, ``metric``, ``level`` (sentence/system), ``n``, and
+    ``spearman``/``pearson``/``roc_auc``/``ranking_accuracy`` with ``_low``/``_high``;
+    sorted by axis, level and agreement (ROC-AUC at sentence level, Spearman at system
+    level).
+    """
+    rows = []
+    systems = frame["participant_name"].to_numpy()
+    for axis, metrics in available_metrics(frame).items():
+        if HUMAN_AXES[axis] not in frame:
+            continue
+        human = frame[HUMAN_AXES[axis]].to_numpy(dtype=float)
+        for metric in metrics:
+            values = frame[metric].to_numpy(dtype=float)
+            scored = ~np.isnan(values)
+            a = agreement(values, human, n_boot=n_boot, seed=seed)
+            row = {"axis": axis, "human": HUMAN_AXES[axis], "metric": metric, "level": "sentence", "n": a.n}
+            for name in ("spearman", "pearson", "roc_auc"):
+                value, lo, hi = getattr(a, name)
+                row.update({name: value, f"{name}_low": lo, f"{name}_high": hi})
+            rows.append(row)
+            s = system_agreement(values[scored], human[scored], systems[scored], n_boot=n_boot, seed=seed)
+            row = {"axis": axis, "human": HUMAN_AXES[axis], "metric": metric, "level": "system", "n": s["n_systems"]}
+            for name in ("spearman", "pearson", "ranking_accuracy"):
+                value, lo, hi = s[name]
+                row.update({name: value, f"{name}_low": lo, f"{name}_high": hi})
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["_key"] = np.where(table["level"] == "sentence", table.get("roc_auc"), table.get("spearman"))
+    order = {a: i for i, a in enumerate(HUMAN_AXES)}
+    table["_axis"] = table["axis"].map(order)
+    table = table.sort_values(["_axis", "level", "_key"], ascending=[True, True, False], na_position="last")
+    return table.drop(columns=["_key", "_axis"]).reset_index(drop=True)
+
+
+def disagreements(frame: pd.DataFrame, axis: str, metric: str, threshold: float) -> dict[str, pd.DataFrame]:
+    """Rows where the human says yes and the metric says no (below threshold), and the reverse."""
+    human = frame[HUMAN_AXES[axis]] >= 0.5
+    auto = frame[metric] >= threshold
+    return {"human yes, metric no": frame[human & ~auto], "human no, metric yes": frame[~human & auto]}
+
+
+def confusion(frame: pd.DataFrame, axis: str, metric: str, threshold: float) -> pd.DataFrame:
+    """2x2 counts: human label (rows) by metric >= threshold (columns)."""
+    human = np.where(frame[HUMAN_AXES[axis]] >= 0.5, "human: yes", "human: no")
+    auto = np.where(frame[metric] >= threshold, "metric: yes", "metric: no")
+    return pd.crosstab(pd.Series(human, name="human"), pd.Series(auto, name="metric")).reindex(
+        index=["human: yes", "human: no"], columns=["metric: yes", "metric: no"], fill_value=0)
+
+

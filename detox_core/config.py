@@ -1,0 +1,123 @@
+"""Settings from the environment: every environment variable the library reads, here.
+
+Each setting is read when it is asked for (not at import), so that a server started
+with other variables, or a test that sets one, sees the current value.
+
+| variable | meaning | default |
+| --- | --- | --- |
+| ``DETOX_DATA_DIR`` | datasets, trained models, caches | ``<project>/data`` |
+| ``DETOX_DB_URL`` | SQLAlchemy URL of the app's database | SQLite ``<data>/detox.sqlite`` |
+| ``DETOX_CACHE_MB`` | memory of all per-text caches together | 512 |
+| ``DETOX_MODEL_MAP`` | ``id=DIR;id2=DIR2``: model ids loaded from local folders | none |
+| ``DETOX_MODEL_DIR`` | a folder of ``<org>__<name>`` model folders | none |
+| ``DETOX_MIRROR`` | a folder holding a copy of the public data files | none |
+| ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
+| ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
+| ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
+| ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
+| ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The checkout (or installed tree) the package lives in.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+#: The folder of shared offline mirrors beside the project (``../shared/data``).
+SHARED_MIRRORS = PROJECT_ROOT.parent / "shared" / "data"
+
+DATA_DIR_ENV = "DETOX_DATA_DIR"
+DB_URL_ENV = "DETOX_DB_URL"
+CACHE_MB_ENV = "DETOX_CACHE_MB"
+MODEL_MAP_ENV = "DETOX_MODEL_MAP"
+MODEL_DIR_ENV = "DETOX_MODEL_DIR"
+MIRROR_ENV = "DETOX_MIRROR"
+ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
+PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
+MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
+
+#: Default budget of all per-text caches together, in MB.
+DEFAULT_CACHE_MB = 512
+
+
+def _get(name: str) -> str:
+    return os.environ.get(name, "").strip()
+
+
+def data_dir() -> Path:
+    """Where datasets and trained models live: ``$DETOX_DATA_DIR`` or ``<project>/data``."""
+    env = _get(DATA_DIR_ENV)
+    return Path(env) if env else PROJECT_ROOT / "data"
+
+
+def db_url() -> str:
+    """``$DETOX_DB_URL``, else the SQLite file ``<data>/detox.sqlite``."""
+    return _get(DB_URL_ENV) or f"sqlite:///{data_dir() / 'detox.sqlite'}"
+
+
+def cache_mb() -> float:
+    """Megabytes for all per-text caches together (``$DETOX_CACHE_MB``, default 512).
+
+    Raises:
+        ValueError: the variable is not a non-negative number.
+    """
+    raw = _get(CACHE_MB_ENV)
+    try:
+        total = float(raw) if raw else DEFAULT_CACHE_MB
+    except ValueError:
+        total = -1.0
+    if not total >= 0:  # also refuses NaN
+        raise ValueError(f"{CACHE_MB_ENV} must be a number of megabytes >= 0, got {raw!r}")
+    return total
+
+
+def model_map() -> dict[str, str]:
+    """Model id -> local folder, from ``$DETOX_MODEL_MAP`` (``id=DIR;id=DIR``; commas work too)."""
+    out: dict[str, str] = {}
+    for item in _get(MODEL_MAP_ENV).replace(",", ";").split(";"):
+        if "=" in item:
+            key, value = item.split("=", 1)
+            out[key.strip()] = value.strip()
+    return out
+
+
+def model_dir() -> Path | None:
+    """``$DETOX_MODEL_DIR``: a folder of ``<org>__<name>`` model folders, or None."""
+    value = _get(MODEL_DIR_ENV)
+    return Path(value) if value else None
+
+
+def mirror_dirs() -> list[Path]:
+    """``$DETOX_MIRROR`` (a folder with a copy of the data files), when set."""
+    value = _get(MIRROR_ENV)
+    return [Path(value)] if value else []
+
+
+def organizer_password() -> str | None:
+    """``$DETOX_ORGANIZER_PASSWORD``, or None when unset or empty."""
+    return os.environ.get(ORGANIZER_PASSWORD_ENV) or None
+
+
+def public_pages() -> list[str] | None:
+    """``$DETOX_PUBLIC_PAGES`` as a list of page ids (None when unset; empty = none public)."""
+    value = os.environ.get(PUBLIC_PAGES_ENV)
+    return None if value is None else [p.strip() for p in value.split(",")]
+
+
+def model_roots() -> list[str] | None:
+    """``$DETOX_MODEL_ROOTS`` as a list of folders, or None when unset."""
+    value = _get(MODEL_ROOTS_ENV)
+    return value.split(os.pathsep) if value else None
+
+
+def hub_offline() -> bool:
+    """``$HF_HUB_OFFLINE`` is on: no model download is tried."""
+    return _get("HF_HUB_OFFLINE").lower() in {"1", "true", "yes"}
+
+
+def hub_host() -> str:
+    """The model hub's host name (``$HF_ENDPOINT``, default huggingface.co)."""
+    return (_get("HF_ENDPOINT") or "https://huggingface.co").split("://")[-1].split("/")[0]

@@ -1,0 +1,153 @@
+"""What an edition of the shared task is: its languages, splits, files and presets.
+
+An :class:`Edition` is data, not a code path: every page, the CLI and the fetching
+read an edition's entry, so adding an edition is adding an entry
+(:func:`detox_core.editions.register_edition`).
+
+Files live under ``<data dir>/<edition.folder>/``; the paths below are relative to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from detox_core import config
+from detox_core.data.fetch import DataFile, FetchReport, FetchResult, default_mirrors, fetch_files
+from detox_core.data.formats import load_corpus, load_lexicon
+from detox_core.errors import DataMissingError
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One edition of the shared task.
+
+    Attributes:
+        name: registry key and default folder name (``russe2022``).
+        title: how pages name it (``RUSSE-2022 (Russian)``).
+        short: a short name for tight places.
+        languages: ISO codes of its languages.
+        splits: split -> candidate corpus files, best first (a test split with
+            references before one without).
+        files: what ``fetch-data`` puts in the folder, with each file's public homes.
+        lexicon: a toxic word list, or None.
+        references: how many references an input has, in words.
+        outputs: the folder of system outputs (``<system>_<split>.txt``), or None.
+        human: the human judgements file, or None.
+        leaderboard: the published leaderboard file, or None.
+        presets: its metric presets, the official one first.
+        ranking: how the edition ranks systems, in words.
+        homes: where its data come from (name -> URL), for people.
+        system_aliases: output-file stem -> the name its system has in the edition's papers.
+        trains_embedded: its train split and lexicon train the offline embedded preset.
+        folder: the folder under the data directory (default: ``name``).
+    """
+
+    name: str
+    title: str
+    short: str
+    languages: tuple[str, ...]
+    splits: dict[str, tuple[str, ...]]
+    files: tuple[DataFile, ...] = ()
+    lexicon: str | None = None
+    references: str = ""
+    outputs: str | None = None
+    human: str | None = None
+    leaderboard: str | None = None
+    presets: tuple[str, ...] = ("embedded",)
+    ranking: str = "mean J over sentences"
+    homes: dict[str, str] = field(default_factory=dict)
+    system_aliases: dict[str, str] = field(default_factory=dict)
+    trains_embedded: bool = False
+    folder: str = ""
+
+    # ------------------------------------------------------------------ where its files are
+
+    def root(self, data_root: Path | None = None) -> Path:
+        """The edition's folder under the data directory."""
+        return (data_root or config.data_dir()) / (self.folder or self.name)
+
+    def path(self, rel: str, data_root: Path | None = None) -> Path:
+        """A file of the edition (present or not)."""
+        return self.root(data_root) / rel
+
+    def optional(self, rel: str | None, data_root: Path | None = None) -> Path | None:
+        """A file of the edition when it is declared and present, else None."""
+        if rel is None:
+            return None
+        path = self.path(rel, data_root)
+        return path if path.is_file() else None
+
+    def human_path(self, data_root: Path | None = None) -> Path | None:
+        """The human judgements file when it has been fetched."""
+        return self.optional(self.human, data_root)
+
+    def leaderboard_path(self, data_root: Path | None = None) -> Path | None:
+        """The published leaderboard file when it has been fetched."""
+        return self.optional(self.leaderboard, data_root)
+
+    def split_path(self, split: str, root: Path | None = None) -> Path:
+        """The best available file of ``split``; raises DataMissingError if none."""
+        base = self.root(root)
+        for rel in self.splits[split]:
+            if (base / rel).is_file():
+                return base / rel
+        raise DataMissingError(
+            f"{self.title}: no file for split '{split}' in {base} (looked for "
+            f"{', '.join(self.splits[split])}). Run `python -m detox_core fetch-data`."
+        )
+
+    def available_splits(self, root: Path | None = None) -> list[str]:
+        out = []
+        for split in self.splits:
+            try:
+                self.split_path(split, root)
+                out.append(split)
+            except DataMissingError:
+                pass
+        return out
+
+    def output_files(self, split: str, root: Path | None = None) -> list[Path]:
+        """System outputs of ``split`` shipped with the edition, sorted by name."""
+        if self.outputs is None:
+            return []
+        folder = self.path(self.outputs, root)
+        return sorted(folder.glob(f"*_{split}.txt")) if folder.is_dir() else []
+
+    # ------------------------------------------------------------------ reading and fetching
+
+    def load(self, splits: Sequence[str] | None = None, root: Path | None = None) -> pd.DataFrame:
+        """The chosen splits (default: all), concatenated.
+
+        Raises:
+            DataMissingError: a requested split has not been fetched.
+        """
+        frames = [load_corpus(self.split_path(split, root), split=split) for split in (splits or list(self.splits))]
+        return pd.concat(frames, ignore_index=True)
+
+    def load_lexicon(self, root: Path | None = None) -> frozenset[str]:
+        """The edition's toxic lexicon, or an empty set when it has none or it is not fetched."""
+        path = self.optional(self.lexicon, root)
+        return load_lexicon(path) if path is not None else frozenset()
+
+    def mirrors(self) -> list[Path]:
+        """Where ``fetch-data`` looks for a copy of the files when no ``--mirror`` is given."""
+        return default_mirrors(self.folder or self.name)
+
+    def fetch(self, target: Path | None = None, mirrors: Sequence[Path] | None = None, *, download: bool = True,
+              force: bool = False, timeout: float = 20.0, files: tuple[DataFile, ...] | None = None,
+              progress=None) -> FetchReport:
+        """Fill the edition's folder (or ``target``) with its files: from a mirror, the
+        public homes or a derivation, each verified before it is moved into place.
+
+        ``progress(result)`` is called with each file's :class:`FetchResult`.
+        """
+        return fetch_files(self.files if files is None else files, Path(target) if target else self.root(),
+                           self.mirrors() if mirrors is None else mirrors, download=download, force=force,
+                           timeout=timeout, progress=progress)
+
+
+__all__ = ["DataFile", "Edition", "FetchReport", "FetchResult"]

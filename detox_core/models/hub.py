@@ -1,0 +1,51 @@
+"""Where a model comes from: the model hub's reachability, local folders' identity, the device."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import time
+from pathlib import Path
+
+from detox_core import config
+
+_HUB_STATE: dict[str, float | bool] = {}
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the Hugging Face hub answers (remembered for a minute).
+
+    Without this check an offline machine spends most of a minute in the hub
+    client's retries before a load fails.
+    """
+    if config.hub_offline():
+        return False
+    now = time.monotonic()
+    if _HUB_STATE and now - float(_HUB_STATE["at"]) < 60:
+        return bool(_HUB_STATE["ok"])
+    host = config.hub_host()
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+        ok = True
+    except OSError:
+        ok = False
+    _HUB_STATE.update(ok=ok, at=now)
+    return ok
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def revision(source: str, local: bool) -> str | None:
+    """A local model's identity: a hash of its config and weights' sizes and times."""
+    if not local:
+        return None
+    h = hashlib.sha1()
+    for p in sorted(Path(source).glob("*")):
+        if p.is_file():
+            st = p.stat()
+            h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return "local-" + h.hexdigest()[:10]

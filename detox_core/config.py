@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from detox_core.errors import DetoxInputError
+
 #: The checkout (or installed tree) the package lives in.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +64,7 @@ def cache_mb() -> float:
     """Megabytes for all per-text caches together (``$DETOX_CACHE_MB``, default 512).
 
     Raises:
-        ValueError: the variable is not a non-negative number.
+        DetoxInputError: the variable is not a non-negative number.
     """
     raw = _get(CACHE_MB_ENV)
     try:
@@ -70,7 +72,7 @@ def cache_mb() -> float:
     except ValueError:
         total = -1.0
     if not total >= 0:  # also refuses NaN
-        raise ValueError(f"{CACHE_MB_ENV} must be a number of megabytes >= 0, got {raw!r}")
+        raise DetoxInputError(f"{CACHE_MB_ENV} must be a number of megabytes >= 0, got {raw!r}")
     return total
 
 

@@ -6,7 +6,8 @@
     ├── DetoxInputError (ValueError)      bad input: a file, a form field, an option
     │   └── UnknownNameError (KeyError)   a preset, edition or aggregator that is not registered
     ├── DataMissingError (FileNotFoundError)   data that has not been fetched or trained yet
-    │   └── EmbeddedMissingError               the embedded models are not trained
+    │   └── EmbeddedMissingError               the embedded models are not trained (also a
+    │                                          ScorerUnavailableError: the preset cannot run)
     ├── ScorerUnavailableError (RuntimeError)  a scorer that cannot run here
     │   └── ModelUnavailableError              a model that cannot be loaded
     ├── StorageError (RuntimeError)            the database cannot do it right now
@@ -79,13 +80,14 @@ class DataMissingError(DetoxError, FileNotFoundError):
     """A dataset file that has not been fetched yet (the message says how to fetch it)."""
 
 
-class EmbeddedMissingError(DataMissingError):
-    """The embedded models have not been trained on this machine yet."""
-
-
 class ScorerUnavailableError(DetoxError, RuntimeError):
-    """A scorer that cannot run here (a model that cannot load, a judge without access):
-    it says so, never a zero score."""
+    """A scorer that cannot run here (a model that cannot load, a judge without access,
+    offline models not trained yet): it says so, never a zero score."""
+
+
+class EmbeddedMissingError(DataMissingError, ScorerUnavailableError):
+    """The embedded models have not been trained on this machine yet (missing data, so
+    the embedded preset cannot run)."""
 
 
 class ModelUnavailableError(ScorerUnavailableError):

@@ -12,12 +12,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.annotation.aggregation import krippendorff_alpha
+from detox_core.annotation.aggregation import aggregator_names, aggregator_title, krippendorff_alpha
 from detox_core.annotation.controls import load_controls
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
 from detox_core.annotation.results import finish_text, system_means
-from detox_core.errors import AnnotationError
+from detox_core.errors import AnnotationError, DetoxError
 from detox_core.annotation.store import Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
@@ -73,8 +73,8 @@ def settings_form(prefix: str, current: Settings) -> Settings:
         else:
             values[f.name] = int(col.number_input(label, 0, 1000, int(value), help=help_, key=f"{prefix}_{f.name}"))
     m1, m2 = st.columns(2)
-    values["method"] = m1.radio("Aggregation", ["ds", "mv"], index=["ds", "mv"].index(current.method), horizontal=True,
-                                format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get,
+    values["method"] = m1.radio("Aggregation", aggregator_names(), index=aggregator_names().index(current.method), horizontal=True,
+                                format_func=aggregator_title,
                                 key=f"{prefix}_method")
     values["training"] = m2.toggle("Training round before the exam", value=current.training, key=f"{prefix}_training")
     values["one_attempt_per_address"] = m2.toggle(
@@ -222,9 +222,9 @@ with tabs["Results"]:
     if project is None:
         st.caption("Create a project first.")
     else:
-        method = st.radio("Aggregation", ["ds", "mv"], index=["ds", "mv"].index(project.settings.method),
+        method = st.radio("Aggregation", aggregator_names(), index=aggregator_names().index(project.settings.method),
                           horizontal=True, key="org_method",
-                          format_func={"ds": "Dawid-Skene", "mv": "majority vote (≥ 3 votes)"}.get)
+                          format_func=aggregator_title)
         results, table = project_results(project.id, method, stamp)
         summary = pd.DataFrame([{
             "task": spec(t).title, "items": len(r.items), "labelled": int(r.items["label"].notna().sum()),
@@ -282,7 +282,7 @@ with tabs["Settings"]:
             try:
                 n = store.add_controls(project.id, load_controls(upload.getvalue(), name=upload.name))
                 st.success(f"Added {n} control items.", icon=":material/check_circle:")
-            except (DetoxInputError, AnnotationError) as err:
+            except DetoxError as err:
                 st.error(f"Nothing added. {render.md(err, None)}", icon=":material/error:")
         items = store.items(project.id)
         st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
@@ -349,7 +349,7 @@ with tabs["New project"]:
                                                  f"{len(controls):,} control and {len(exam):,} exam items. Access "
                                                  f"code for annotators: **`{made.access_code}`**")
                 st.rerun()
-            except (AnnotationError, DetoxInputError, ValueError) as err:
+            except DetoxError as err:
                 st.error(f"Not created. {render.md(err, None)}", icon=":material/error:")
 
 # ----------------------------------------------------------------------------- crowd import
@@ -360,8 +360,8 @@ with tabs["Crowd import"]:
                 "`status` columns.")
     c1, c2, c3 = st.columns(3)
     ctask = c1.selectbox("Task", list(TASKS), format_func=lambda t: spec(t).title, key="crowd_task")
-    cmethod = c2.radio("Method", ["ds", "mv"], horizontal=True, key="crowd_method",
-                       format_func={"ds": "Dawid-Skene", "mv": "majority vote"}.get)
+    cmethod = c2.radio("Method", aggregator_names(), horizontal=True, key="crowd_method",
+                       format_func=lambda m: aggregator_title(m, short=True))
     cacc = c3.slider("Minimum control accuracy", 0.0, 1.0, 0.5, 0.05, key="crowd_acc")
     crowd = st.file_uploader("Crowd export (TSV)", type=["tsv", "txt"], key="crowd_upload")
     if crowd is not None:

@@ -10,10 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core import data
+from detox_core import data, editions
 from detox_core.analysis.stats import agreement
-from detox_core.embedded.recipe import EmbeddedMissingError
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.vocab import HUMAN_AXES
 from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
 from detox_core.metrics.textdetox2025 import add_2025_recipes
@@ -101,10 +100,12 @@ def few_systems_caveat(n: int) -> None:
                    "every judged output.".replace("{n}", str(n)), icon=":material/warning:")
 
 
-shipped = data.data_dir() / "russe2022" / "human_eval_test.csv"
+# The chosen corpus's edition (the default one for an uploaded corpus) and its judgements.
+edition = editions.EDITIONS.get(choice.source) or editions.default_edition()
+shipped = edition.human_path()
 projects = project_judgements()
-SOURCES = ["shipped RUSSE-2022 sample", "an annotation project", "upload a file"]
-available = [s for s in SOURCES if (s != SOURCES[0] or shipped.is_file()) and (s != SOURCES[1] or projects)]
+SOURCES = [f"shipped {edition.short} sample", "an annotation project", "upload a file"]
+available = [s for s in SOURCES if (s != SOURCES[0] or shipped is not None) and (s != SOURCES[1] or projects)]
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="large")
 c1, c2 = top.container(width="content"), top.container(width="content")
 source = c1.radio("Human judgements", available, horizontal=True, key="he_source",

@@ -7,7 +7,7 @@ import html
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core import data
+from detox_core import data, editions, vocab
 from detox_core.errors import DetoxInputError
 from detox_core.analysis.leaderboard import correlation, human_vs_auto, published_key, rank_label
 from detox_core.ui.auth import require_page
@@ -17,7 +17,8 @@ from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores
 from detox_core.ui.widgets.tables import MISSING
 
-AXIS_NAMES = {"j": "J", "sta": "STA", "sim": "SIM", "fl": "FL", "chrf": "chrF"}
+#: Rank-by choices: J first, then the other axes.
+AXIS_NAMES = {"j": vocab.label("j"), **{k: v for k, v in vocab.LABELS.items() if k != "j"}}
 SIGNIFICANT = 0.05
 
 
@@ -41,18 +42,19 @@ def p_value_heatmap(p) -> go.Figure:
 st.title("Leaderboard")
 require_page("leaderboard")
 choice = current_choice()
+# The chosen corpus's edition; an uploaded corpus is compared with the default one.
+edition = editions.EDITIONS.get(choice.source) or editions.default_edition()
 score_cfg = {
-    c: st.column_config.ProgressColumn(label, min_value=0.0, max_value=1.0, format="%.2f")
-    for c, label in [("sta_auto", "STA (auto)"), ("sim_auto", "SIM (auto)"), ("fl_auto", "FL (auto)"),
-                     ("j_auto", "J (auto)"), ("chrf", "chrF"),
-                     ("sta_human", "STA (human)"), ("sim_human", "SIM (human)"), ("fl_human", "FL (human)"),
-                     ("j_human", "J (human)")]
+    **{a.auto_system: st.column_config.ProgressColumn(f"{a.label} (auto)" if a.key != "chrf" else a.label,
+                                                      min_value=0.0, max_value=1.0, format="%.2f") for a in vocab.AXES},
+    **{a.human_system: st.column_config.ProgressColumn(f"{a.label} (human)", min_value=0.0, max_value=1.0,
+                                                       format="%.2f") for a in vocab.AXES if a.human},
 }
 
-st.subheader("RUSSE-2022: the published leaderboard")
-published_path = data.data_dir() / "russe2022" / "leaderboard_published.csv"
+st.subheader(f"{edition.short}: the published leaderboard")
+published_path = edition.leaderboard_path()
 published = None
-if published_path.is_file():
+if published_path is not None:
     try:
         published = data.load_leaderboard(published_path)
     except DetoxInputError as err:
@@ -67,7 +69,7 @@ if published is not None:
                        **score_cfg},
     )
     st.caption("Automatic scores (official GPU metrics, calibrated) and human judgements of the final ranking, as "
-               "published in the RUSSE-2022 findings. Sorted by human J (first column after the method), then "
+               f"published in the {edition.short} findings. Sorted by human J (first column after the method), then "
                "automatic J beside it; click a header to sort by another column.")
 else:
     st.info("The published leaderboard is not fetched (`python -m detox_core fetch-data`).")
@@ -88,8 +90,8 @@ if not boards:
 st.caption("Ranked within each preset only. Intervals: 95% bootstrap over sentences (1,000 resamples). Rank: the "
            "range of ranks compatible with paired bootstrap tests at p < 0.05; systems in one group are not "
            "significantly different from the group's best.")
-HUMAN_COLUMNS = ["sta_human", "sim_human", "fl_human", "j_human"]
-humans = cached_human_scores()
+HUMAN_COLUMNS = list(vocab.HUMAN_SYSTEM_COLUMNS)
+humans = cached_human_scores(edition)
 for board in boards:
     label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")

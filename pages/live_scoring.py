@@ -9,11 +9,9 @@ import streamlit as st
 from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.embedded.loader import preload_in_background
-from detox_core.embedded.recipe import EmbeddedMissingError
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
 from detox_core.metrics import score
-from detox_core.models import ModelUnavailableError
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
@@ -75,7 +73,7 @@ def suggest_seq2seq() -> None:
         return
     try:
         rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool()).rewrite([st.session_state.get("live_input", "")])[0]
-    except ModelUnavailableError as err:
+    except ScorerUnavailableError as err:
         st.session_state["_live_seq2seq_error"] = str(err)
         return
     _add_candidate(rewrite)
@@ -137,7 +135,7 @@ try:
         both = score([source] * (len(candidates) + 1), [*candidates, source], [references] * len(candidates) + [[]],
                      preset=preset, calibrated=calibrated, pool=shared_pool())
         frame, sta_input = both.iloc[:-1], float(both["sta_raw"].iloc[-1])
-except (ModelUnavailableError, EmbeddedMissingError) as err:
+except ScorerUnavailableError as err:
     show_scoring_error(err)
     st.stop()
 

@@ -7,10 +7,8 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.embedded.recipe import EmbeddedMissingError
-from detox_core.errors import DetoxInputError, StorageError
+from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.submissions.explain import FLAGS
-from detox_core.models import ModelUnavailableError
 from detox_core.submissions.service import (
     filter_sentences,
     score_and_store,
@@ -60,7 +58,7 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
         bar.empty()
         st.error(f"Not scored, nothing stored. {render.md(err, None)}", icon=":material/error:")
         return
-    except (ModelUnavailableError, EmbeddedMissingError) as err:
+    except ScorerUnavailableError as err:
         bar.empty()
         show_scoring_error(err)
         return

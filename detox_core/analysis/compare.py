@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core.analysis.stats import bootstrap_ci, resample_indices
+from detox_core.errors import DetoxInputError
 
 AXES = ("sta", "sim", "fl", "j", "chrf")
 
@@ -21,12 +22,12 @@ def side_by_side(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """
     names = list(frames)
     if len(names) < 2:
-        raise ValueError("compare needs at least two systems")
+        raise DetoxInputError("compare needs at least two systems")
     first = frames[names[0]]
     for name in names[1:]:
         other = frames[name]
         if len(other) != len(first) or list(other["input"]) != list(first["input"]):
-            raise ValueError(f"{name} does not answer the same inputs as {names[0]}")
+            raise DetoxInputError(f"{name} does not answer the same inputs as {names[0]}")
     table = pd.DataFrame({"line": first["idx"] + 1, "input": first["input"]})
     for name in names:
         f = frames[name]

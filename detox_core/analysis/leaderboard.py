@@ -14,19 +14,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detox_core import data
+from detox_core import data, editions
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.submissions.store import display_names, Store
 
-#: Shipped output names whose system appears under another name in the paper.
-ALIASES = {"t5_base_10000": "rut5", "ruprompts": "ruprompts", "delete": "delete"}
-
-
 def system_key(name: str) -> str:
     """A comparable key from a submission or team name: ``"orzhan_test.txt"`` -> ``"orzhan"``."""
     stem = re.sub(r"(_(test|dev))?\.(txt|tsv)$", "", name.strip().lower())
-    stem = ALIASES.get(stem, stem)
+    stem = editions.system_aliases().get(stem, stem)
     return re.sub(r"[^\w]+", "_", stem).strip("_")
 
 
@@ -35,15 +31,17 @@ def published_key(team: str, method: str) -> str:
     return system_key(method if team.strip().lower() == "baseline" else team)
 
 
-def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = None) -> pd.DataFrame:
+def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = None,
+                 edition: editions.Edition | None = None) -> pd.DataFrame:
     """Human STA/SIM/FL/J per system: the app's own annotation projects
     (``annotations``, see :func:`detox_core.annotation.results.project_human_scores`),
-    else the human-evaluation sample, else the paper.
+    else the edition's human judgements, else its published leaderboard (default: the
+    default edition, under the data folder or ``root``).
 
     Returns columns ``key``, ``sta_human``, ``sim_human``, ``fl_human``, ``j_human``,
     ``source``.
     """
-    base = (root or data.data_dir()) / "russe2022"
+    edition = edition or editions.default_edition()
     rows = []
     if annotations is not None:
         for r in annotations.itertuples(index=False):
@@ -51,18 +49,18 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
             if key not in {x["key"] for x in rows}:  # later projects come first
                 rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
                              "j_human": r.j_human, "source": r.source})
-    path = base / "human_eval_test.csv"
+    path = edition.human_path(root)
     seen = {r["key"] for r in rows}
-    if path.is_file():
+    if path is not None:
         human = data.load_human_judgements(path)
         for name, g in human.groupby("participant_name"):
             if system_key(str(name)) in seen:
                 continue
             rows.append({"key": system_key(str(name)), "sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
-                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "source": "human_eval_test.csv"})
-    path = base / "leaderboard_published.csv"
+                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "source": path.name})
+    path = edition.leaderboard_path(root)
     seen = {r["key"] for r in rows}
-    if path.is_file():
+    if path is not None:
         for r in data.load_leaderboard(path).itertuples(index=False):
             key = published_key(r.team, r.method)
             if key not in seen:

@@ -28,7 +28,7 @@ import pandas as pd
 from detox_core.annotation.crowd import normalise_label
 from detox_core.annotation.tasks import TASKS
 from detox_core.data import REFERENCE_COLUMNS, Source, parse_table, read_text
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, UnknownNameError
 from detox_core.text import WORD_RE, lexicon_hits
 
 
@@ -114,7 +114,7 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
         DetoxInputError: the corpus has too few usable pairs.
     """
     if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}")
+        raise UnknownNameError(f"unknown task {task!r}")
     rng = random.Random(seed)
     pairs = [(a, b) for a, b in _pairs(corpus) if min_words <= len(a.split()) <= max_words
              and min_words <= len(b.split()) <= max_words]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.annotation.aggregation import filter_workers, make_aggregator
+from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, filter_workers, make_aggregator
 from detox_core.annotation.tasks import TASKS
 from detox_core.data import Source, parse_table, read_text
 from detox_core.errors import DetoxInputError
@@ -119,7 +119,7 @@ def load_crowd_tsv(source: Source, task: str, *, name: str | None = None) -> Cro
     return CrowdResults(answers, item_inputs, empty, rejected)
 
 
-def aggregate_crowd(results: CrowdResults, method: str = "ds", min_control_accuracy: float = 0.5,
+def aggregate_crowd(results: CrowdResults, method: str = DEFAULT_AGGREGATOR, min_control_accuracy: float = 0.5,
                     min_votes: int = 3) -> pd.DataFrame:
     """One row per real (non-control) item: its input fields, label, confidence, votes."""
     kept = filter_workers(results.answers, min_control_accuracy)

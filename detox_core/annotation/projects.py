@@ -9,6 +9,7 @@ import pandas as pd
 
 from detox_core.annotation.controls import Control, generate_controls
 from detox_core.submissions.store import display_names, Store
+from detox_core.errors import DetoxInputError
 
 
 def pairs_from_submissions(store: Store, submission_ids: Sequence[int], *, sample: int | None = None,
@@ -23,7 +24,7 @@ def pairs_from_submissions(store: Store, submission_ids: Sequence[int], *, sampl
     for sid in submission_ids:
         meta = store.get(sid)
         if meta is None:
-            raise ValueError(f"no stored submission with id {sid}")
+            raise DetoxInputError(f"no stored submission with id {sid}")
         metas.append(meta)
     # Two files of the same name are two systems: "name #id" tells them apart.
     shown = display_names(pd.DataFrame({"id": [m.id for m in metas], "name": [m.name for m in metas]}))

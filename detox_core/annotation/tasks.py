@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from detox_core.errors import UnknownNameError
+
 TASKS = ("toxicity", "content", "fluency")
 
 
@@ -136,5 +138,5 @@ SPECS: dict[str, TaskSpec] = {
 def spec(task: str) -> TaskSpec:
     """The spec of ``task``; raises ValueError for an unknown task."""
     if task not in SPECS:
-        raise ValueError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
+        raise UnknownNameError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
     return SPECS[task]

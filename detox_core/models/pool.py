@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from detox_core import config
-from detox_core.errors import ModelUnavailableError
+from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.models.hub import default_device, hub_reachable, revision
 from detox_core.models.onnx import onnx_session
@@ -131,13 +131,13 @@ class ModelPool:
         # ONNX stays available for CPUs where it wins (``backend="onnx"``).
         if backend in ("torch", "auto") or self.device != "cpu":
             if backend == "onnx" and self.device != "cpu":
-                raise ValueError("the ONNX backend runs on the CPU only; use backend='torch' on CUDA")
+                raise DetoxInputError("the ONNX backend runs on the CPU only; use backend='torch' on CUDA")
             return "torch"
         try:
             import onnxruntime  # noqa: F401
         except ImportError:
             if backend == "onnx":
-                raise ValueError("backend='onnx' needs the onnxruntime package") from None
+                raise DetoxInputError("backend='onnx' needs the onnxruntime package") from None
             return "torch"
         return "onnx"
 

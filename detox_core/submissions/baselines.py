@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from detox_core.text import normalise_word
-from detox_core.text import TOKEN_RE, WORD_RE
+from detox_core.models import default_pool
+from detox_core.text import TOKEN_RE, WORD_RE, normalise_word
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:)»])")
 _REPEATED_COMMAS = re.compile(r"([,;:])(\s*[,;:])+")
@@ -51,8 +51,6 @@ class Seq2SeqDetoxifier:
     """
 
     def __init__(self, model_id: str, pool=None, num_beams: int = 1, max_new_tokens: int = 96) -> None:
-        from detox_core.models import default_pool
-
         self.model_id = model_id
         self.pool = pool or default_pool()
         self.num_beams = num_beams

@@ -7,6 +7,7 @@ import html
 
 import streamlit as st
 
+from detox_core.annotation.results import aggregate_project, asks_all_tasks, humaneval_table, progress
 from detox_core.annotation.store import AnnotationStore, ItemView
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.db import default_url
@@ -52,8 +53,6 @@ def _version(project_id: int) -> tuple[str, int, str]:
 
 @st.cache_data(show_spinner="Aggregating the answers…", max_entries=16)
 def _results(version: tuple[str, int, str], method: str, stamp: tuple):
-    from detox_core.annotation.results import aggregate_project, humaneval_table
-
     store = annotation_store()
     project = store.project(version[1])
     results = aggregate_project(store, project, method=method)
@@ -68,8 +67,6 @@ def project_results(project_id: int, method: str, stamp: tuple):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _progress(version: tuple[str, int, str], stamp: tuple):
-    from detox_core.annotation.results import progress
-
     store = annotation_store()
     return progress(store, store.project(version[1]))
 
@@ -82,8 +79,6 @@ def project_progress(project_id: int, stamp: tuple):
 def project_judgements() -> dict[str, int]:
     """Projects whose judgements can feed the human-vs-automatic view (all three
     tasks asked): name -> id."""
-    from detox_core.annotation.results import asks_all_tasks
-
     return {p.name: p.id for p in annotation_store().projects() if asks_all_tasks(p)}
 
 

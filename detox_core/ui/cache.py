@@ -7,9 +7,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from detox_core import config, data, editions
 from detox_core.analysis import corpus
-from detox_core import data
-from detox_core import editions
 
 
 def _stamp(dataset: str, root: Path) -> tuple:
@@ -26,7 +25,7 @@ def _lexicon(dataset: str, root: str, stamp: tuple) -> frozenset[str]:
 
 
 def lexicon(dataset: str) -> frozenset[str]:
-    root = data.data_dir()
+    root = config.data_dir()
     return _lexicon(dataset, str(root), _stamp(dataset, root))
 
 
@@ -42,7 +41,7 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
 
     The frames are shared between sessions: callers must not modify them.
     """
-    root = data.data_dir()
+    root = config.data_dir()
     return _prepared(dataset, tuple(splits), str(root), _stamp(dataset, root))
 
 
@@ -54,11 +53,11 @@ def _prepared_upload(content: bytes, name: str, lexicon_of: str) -> tuple[pd.Dat
     return prepared, corpus.prepare_edits(prepared)
 
 
-def prepared_upload(content: bytes, name: str, lexicon_of: str = "russe2022") -> tuple[pd.DataFrame, pd.DataFrame]:
+def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Prepared frames of an uploaded corpus TSV, lexicon words marked with the
-    lexicon of dataset ``lexicon_of`` when it is fetched.
+    lexicon of edition ``lexicon_of`` (default: the default edition's) when it is fetched.
 
     Raises:
         DetoxInputError: the upload breaks the corpus contract.
     """
-    return _prepared_upload(content, name, lexicon_of)
+    return _prepared_upload(content, name, lexicon_of or editions.default_edition().name)

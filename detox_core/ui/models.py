@@ -12,14 +12,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from detox_core.embedded.recipe import EmbeddedMissingError, find_artifacts, train_embedded
-from detox_core.metrics.russe2022 import Russe2022
-from detox_core.metrics.textdetox2024 import TextDetox2024
-from detox_core.models import ModelPool, ModelUnavailableError, default_pool
+from detox_core.embedded.recipe import find_artifacts, train_embedded
+from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
+from detox_core.metrics.registry import model_roles
+from detox_core.models import ModelPool, default_pool
 from detox_core.ui import auth, render
 
-#: (preset, role) -> model kind, for every official model.
-KINDS = {(preset, role): kind for preset in (Russe2022, TextDetox2024) for role, kind in preset.model_kinds.items()}
+
+def official_models() -> dict[tuple, str]:
+    """(preset, role) -> model kind, for every model a registered preset loads."""
+    return {(preset, role): kind for preset, role, kind in model_roles()}
 
 
 @st.cache_resource(show_spinner=False)
@@ -71,9 +73,11 @@ def render_model_settings() -> None:
     organizer = auth.is_organizer()
     with st.sidebar.expander("Metric models", icon=":material/memory:"):
         _embedded_status(organizer)
+        kinds = official_models()
+        mapping = pool.model_map
         if not organizer:
-            mapped = sum(1 for (preset, role) in KINDS if preset.default_models()[role] in pool.model_map)
-            st.caption(f"**Official models** run on {device_text(pool)}; {mapped} of {len(KINDS)} load from local "
+            mapped = sum(1 for (preset, role) in kinds if preset.default_models()[role] in mapping)
+            st.caption(f"**Official models** run on {device_text(pool)}; {mapped} of {len(kinds)} load from local "
                        "folders set by the organizers.")
             return
         st.caption(
@@ -82,10 +86,10 @@ def render_model_settings() -> None:
             + ("" if auth.is_open() else " Folders must lie inside: "
                + ", ".join(render.md(r) for r in auth.model_roots()) + ".")
         )
-        for (preset, role), kind in KINDS.items():
+        for (preset, role), kind in kinds.items():
             model_id = preset.default_models()[role]
             key = f"model_dir::{model_id}"
-            current = pool.model_map.get(model_id, "")
+            current = mapping.get(model_id, "")
             value = st.text_input(
                 f"{model_id} ({preset.name} {role.upper()})", value=current, key=key,
                 placeholder="local folder (optional)",
@@ -93,17 +97,17 @@ def render_model_settings() -> None:
             if value == current:
                 continue
             if not value:
-                pool.model_map.pop(model_id, None)
+                pool.map_model(model_id, None)
             elif not auth.model_folder_allowed(value):
                 # Said the same way whether the folder exists or not: the field must not
                 # tell which folders the server has.
                 st.error(f"{render.md(value)} is not inside the model folders configured for this server.")
             elif Path(value).is_dir():
-                pool.model_map[model_id] = value
+                pool.map_model(model_id, value)
             else:
                 st.error(f"{render.md(value)} is not a folder on this server.")
         if st.button("Check that the official models load", key="check_models"):
-            for (preset, role), kind in KINDS.items():
+            for (preset, role), kind in kinds.items():
                 model_id = preset.default_models()[role]
                 try:
                     info = pool.info(model_id, kind, role)

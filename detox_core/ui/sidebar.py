@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from detox_core import data
 from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.ui import cache, render
@@ -90,12 +89,12 @@ def _dataset_choice(name: str) -> CorpusChoice:
     available = ds.available_splits()
     if not available:
         st.warning("Not fetched yet.")
-        if name == "russe2022" and st.button("Fetch the RUSSE-2022 data", icon=":material/download:"):
-            _fetch_with_progress()
+        if ds.files and st.button(f"Fetch the {ds.short} data", icon=":material/download:"):
+            _fetch_with_progress(ds)
         return CorpusChoice(
             name, ds.title,
             problem=(
-                f"The {ds.title} files are not in `{data.data_dir() / name}`. Fetch them with "
+                f"The {ds.title} files are not in `{ds.root()}`. Fetch them with "
                 "`python -m detox_core fetch-data` (from a mirror with `--mirror DIR`), or pick "
                 "**Upload a corpus TSV** in the sidebar to explore a file of your own."
             ),
@@ -110,19 +109,17 @@ def _dataset_choice(name: str) -> CorpusChoice:
     return CorpusChoice(name, ds.title, tuple(splits), prepared, edits, cache.lexicon(name))
 
 
-def _fetch_with_progress() -> None:
-    """Run fetch-data from the app, with a progress bar; rerun when it succeeded."""
-    from detox_core.data import fetch
-
-    files = fetch.RUSSE2022_FILES
+def _fetch_with_progress(edition: editions.Edition) -> None:
+    """Run fetch-data for ``edition`` from the app, with a progress bar; rerun when it succeeded."""
+    files = edition.files
     bar = st.progress(0.0, text="Fetching…")
-    done: list[fetch.FetchResult] = []
+    done: list[editions.FetchResult] = []
 
-    def progress(result: fetch.FetchResult) -> None:
+    def progress(result: editions.FetchResult) -> None:
         done.append(result)
         bar.progress(len(done) / len(files), text=f"{result.rel}: {result.status}")
 
-    report = fetch.fetch_russe2022(files=files, progress=progress)
+    report = edition.fetch(progress=progress)
     if report.ok:
         st.rerun()
     st.error(
@@ -151,7 +148,7 @@ def _upload_choice() -> CorpusChoice:
     except DetoxInputError as err:
         st.error(render.md(err, None))
         return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")
-    return CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits, cache.lexicon("russe2022"))
+    return CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits, cache.lexicon(editions.default_edition().name))
 
 
 def current_choice() -> CorpusChoice:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from detox_core.submissions.store import default_url, Store
+from detox_core import editions
+from detox_core.analysis.leaderboard import human_scores, local_boards
+from detox_core.annotation.results import project_human_scores
+from detox_core.db import default_url, health
+from detox_core.errors import StorageError
+from detox_core.submissions.service import sentence_table
+from detox_core.submissions.store import Store
+from detox_core.ui.annotation import annotation_store
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,8 +45,6 @@ def cached_scores(submission_id: int):
 
 @st.cache_data(show_spinner="Explaining every sentence…", max_entries=16)
 def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references, _lexicon):
-    from detox_core.submissions.service import sentence_table
-
     return sentence_table(_scores(version), _references, _lexicon)
 
 
@@ -51,8 +56,6 @@ def cached_sentence_table(submission_id: int, corpus_key: str, references, lexic
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
 def _boards(url: str, dataset: str, split: str, axis: str, shown: tuple[tuple[int, str], ...]):
-    from detox_core.analysis.leaderboard import local_boards
-
     return local_boards(_store(url), dataset, split, axis)
 
 
@@ -65,32 +68,21 @@ def cached_boards(dataset: str, split: str, axis: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _human_scores(stamp: tuple, annotation_stamp: tuple):
-    from detox_core.annotation.results import project_human_scores
-    from detox_core.analysis.leaderboard import human_scores
-    from detox_core.ui.annotation import annotation_store
-
-    return human_scores(annotations=project_human_scores(annotation_store()))
+def _human_scores(edition: str, stamp: tuple, annotation_stamp: tuple):
+    return human_scores(annotations=project_human_scores(annotation_store()), edition=editions.get_edition(edition))
 
 
-def cached_human_scores():
-    """Human scores per system (annotation projects, the sample, the paper), recomputed
-    when the files or the stored answers change."""
-    from detox_core.data import data_dir
-    from detox_core.ui.annotation import annotation_store
-
-    base = data_dir() / "russe2022"
-    files = tuple((p.name, p.stat().st_mtime_ns) for p in (base / "human_eval_test.csv",
-                                                          base / "leaderboard_published.csv") if p.is_file())
-    return _human_scores(files, annotation_store().stamp())
+def cached_human_scores(edition: editions.Edition | None = None):
+    """Human scores per system (annotation projects, the edition's judgements, its
+    published leaderboard), recomputed when the files or the stored answers change."""
+    edition = edition or editions.default_edition()
+    files = tuple((p.name, p.stat().st_mtime_ns) for p in (edition.human_path(), edition.leaderboard_path()) if p)
+    return _human_scores(edition.name, files, annotation_store().stamp())
 
 
 @st.cache_data(show_spinner=False, ttl=10)
 def database_problem() -> str | None:
     """Why the app's database does not answer (checked at most every 10 s), or None."""
-    from detox_core.db import health
-    from detox_core.errors import StorageError
-
     try:
         store = shared_store()
     except StorageError as err:

@@ -18,8 +18,7 @@ def clean_pool(monkeypatch):
     saved = dict(pool.model_map)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no hub here: fail fast
     yield pool
-    pool.model_map.clear()
-    pool.model_map.update(saved)
+    pool.set_model_map(saved)
 
 
 def test_local_folder_is_used_and_checked(tiny_data, tiny_models, clean_pool):

@@ -24,330 +24,61 @@ pages are refused; the earlier answers stay stored and are left out of aggregati
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import os
 import random
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 import pandas as pd
-from sqlalchemy import (
-    DateTime,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-    delete,
-    func,
-    select,
-    union_all,
-    update,
-)
+from sqlalchemy import delete, func, select, union_all, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
 from detox_core.annotation.controls import Control
+from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
+from detox_core.annotation.quality import (
+    check_complete,
+    check_label,
+    control_accuracy,
+    draw_exam,
+    exam_passed,
+    page_ban_reason,
+    require_active,
+    skip_ban_reason,
+)
+from detox_core.annotation.store.queries import StoreQueries, get_row, has_exam
+from detox_core.annotation.store.rows import (
+    AnnotatorRow,
+    AnswerRow,
+    AssignmentItemRow,
+    AssignmentRow,
+    Base,
+    ItemRow,
+    PairRow,
+    ProjectRow,
+)
+from detox_core.annotation.store.views import (
+    Annotator,
+    ExamResult,
+    ItemView,
+    Page,
+    PageResult,
+    Project,
+    Settings,
+    annotator_view,
+    naive,
+    project_view,
+    utc_now,
+)
 from detox_core.annotation.tasks import TASKS, spec
-from detox_core.errors import AnnotationError
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
-
-
-@dataclass
-class Settings:
-    """A project's quality-control thresholds and page layout (all configurable)."""
-
-    overlap: int = 5
-    page_size: int = 10
-    controls_per_page: int = 2
-    ban_control_accuracy: float = 0.7
-    min_control_answers: int = 6
-    min_page_seconds: float = 15.0
-    max_skipped_pages: int = 5
-    exam_pass: float = 0.8
-    # Exam items each annotator gets, drawn from the project's exam pool (0 = the whole
-    # pool): a pool larger than the exam gives each annotator other items.
-    exam_size: int = 8
-    # A failed exam or a ban holds for the address the annotator joined from, not only
-    # for the name (turn off where annotators share one address, e.g. a lab behind NAT).
-    one_attempt_per_address: bool = True
-    page_timeout_minutes: float = 30.0
-    aggregate_min_accuracy: float = 0.5
-    review_confidence: float = 0.9
-    method: str = "ds"
-    training: bool = True
-
-    @classmethod
-    def from_json(cls, text: str) -> "Settings":
-        """Settings stored by any version: unknown keys ignored, missing ones defaulted."""
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in json.loads(text).items() if k in known})
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
-
-    def validate(self) -> None:
-        if self.overlap < 1:
-            raise AnnotationError("overlap must be at least 1")
-        if self.page_size < 1:
-            raise AnnotationError("items per page must be at least 1")
-        if not 0 <= self.controls_per_page < self.page_size:
-            raise AnnotationError("control items per page must be fewer than the items per page")
-        if self.method not in ("ds", "mv"):
-            raise AnnotationError("the aggregation method is ds (Dawid-Skene) or mv (majority vote)")
-        for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise AnnotationError(f"{name} must be between 0 and 1")
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class ProjectRow(Base):
-    __tablename__ = "ann_projects"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    access_code: Mapped[str] = mapped_column(String(64), unique=True)
-    dataset: Mapped[str] = mapped_column(String(100), default="")
-    tasks: Mapped[str] = mapped_column(Text)  # JSON list
-    settings: Mapped[str] = mapped_column(Text)  # JSON of Settings
-    status: Mapped[str] = mapped_column(String(20), default="open")
-    created_at: Mapped[datetime] = mapped_column(DateTime)
-
-
-class PairRow(Base):
-    __tablename__ = "ann_pairs"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
-    system: Mapped[str] = mapped_column(String(200))
-    idx: Mapped[int] = mapped_column(Integer)
-    input: Mapped[str] = mapped_column(Text)
-    output: Mapped[str] = mapped_column(Text)
-
-
-class ItemRow(Base):
-    __tablename__ = "ann_items"
-    __table_args__ = (Index("ix_ann_items_pick", "project_id", "task", "kind"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
-    task: Mapped[str] = mapped_column(String(20))
-    kind: Mapped[str] = mapped_column(String(20))  # real | control | exam
-    text: Mapped[str] = mapped_column(Text)
-    input: Mapped[str] = mapped_column(Text, default="")
-    golden: Mapped[float | None] = mapped_column(Float, nullable=True)
-    explanation: Mapped[str] = mapped_column(Text, default="")
-    expert_label: Mapped[float | None] = mapped_column(Float, nullable=True)
-    expert_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    expert_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-
-
-class AnnotatorRow(Base):
-    __tablename__ = "ann_annotators"
-    __table_args__ = (UniqueConstraint("project_id", "name", name="uq_annotator_name"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
-    name: Mapped[str] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(20))  # training | exam | active | failed | banned
-    exam_score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    ban_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
-    joined_at: Mapped[datetime] = mapped_column(DateTime)
-    banned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
-    # joined before passwords existed or through the library without one.
-    secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    # Hash of the address the annotator joined from: a failed or banned person cannot
-    # start again under a new name from there (Settings.one_attempt_per_address).
-    client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
-
-
-class AssignmentRow(Base):
-    __tablename__ = "ann_assignments"
-    __table_args__ = (Index("ix_ann_assignments_open", "project_id", "task", "status"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
-    task: Mapped[str] = mapped_column(String(20))
-    kind: Mapped[str] = mapped_column(String(20))  # work | exam
-    status: Mapped[str] = mapped_column(String(20))  # open | submitted | skipped | expired
-    created_at: Mapped[datetime] = mapped_column(DateTime)
-    closed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-
-
-class AssignmentItemRow(Base):
-    __tablename__ = "ann_assignment_items"
-    # The database itself refuses to give an annotator the same item twice.
-    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_seen_once"),)
-
-    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), primary_key=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), primary_key=True, index=True)
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"))
-    position: Mapped[int] = mapped_column(Integer)
-
-
-class AnswerRow(Base):
-    __tablename__ = "ann_answers"
-    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_answer_once"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), index=True)
-    label: Mapped[float] = mapped_column(Float)
-    seconds: Mapped[float] = mapped_column(Float)
-    created_at: Mapped[datetime] = mapped_column(DateTime)
-
-
-# --------------------------------------------------------------------------- views
-
-
-@dataclass(frozen=True)
-class Project:
-    id: int
-    name: str
-    access_code: str
-    dataset: str
-    tasks: tuple[str, ...]
-    settings: Settings
-    status: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class Annotator:
-    id: int
-    project_id: int
-    name: str
-    status: str
-    exam_score: float | None
-    ban_reason: str | None
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """What an annotator sees of an item: never its kind, answer or other answers."""
-
-    id: int
-    task: str
-    text: str
-    input: str = ""
-
-
-@dataclass(frozen=True)
-class Page:
-    assignment_id: int
-    task: str
-    kind: str
-    items: tuple[ItemView, ...]
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class PageResult:
-    accepted: int
-    seconds: float
-    banned: bool
-    reason: str | None
-    control_answers: int
-    control_accuracy: float | None
-
-
-@dataclass(frozen=True)
-class ExamResult:
-    score: float
-    correct: int
-    total: int
-    passed: bool
-    mistakes: tuple[dict[str, Any], ...] = field(default_factory=tuple)
-
-
-def utc_now() -> datetime:
-    """Now, as the store keeps times: naive UTC."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)  # stored as naive UTC on every database
-
-
-def _naive(moment: datetime | None) -> datetime:
-    if moment is None:
-        return utc_now()
-    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
-
-
-def _project(row: ProjectRow) -> Project:
-    return Project(row.id, row.name, row.access_code, row.dataset, tuple(json.loads(row.tasks)),
-                   Settings.from_json(row.settings), row.status, row.created_at)
-
-
-#: Shortest annotator password accepted.
-MIN_SECRET_CHARS = 6
-
-
-def hash_secret(secret: str) -> str:
-    """``salt$hash`` of an annotator's password (scrypt, a random 16-byte salt)."""
-    salt = os.urandom(16)
-    digest = hashlib.scrypt(secret.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-    return f"{salt.hex()}${digest.hex()}"
-
-
-def check_secret(secret: str, stored: str) -> bool:
-    """Whether ``secret`` is the password stored as ``salt$hash`` (constant-time compare)."""
-    try:
-        salt, digest = stored.split("$", 1)
-        got = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), n=2**14, r=8, p=1, dklen=32)
-    except ValueError:
-        return False
-    return hmac.compare_digest(got.hex(), digest)
-
-
-def _draw_exam(pool: Sequence[tuple[int, str]], size: int, rng: random.Random) -> list[int]:
-    """``size`` exam item ids drawn from ``pool`` (id, task), the tasks taking turns so
-    that each is asked; the whole pool, shuffled, when ``size`` is 0 or not smaller."""
-    ids = [i for i, _ in pool]
-    if size <= 0 or size >= len(ids):
-        rng.shuffle(ids)
-        return ids
-    by_task: dict[str, list[int]] = {}
-    for i, task in pool:
-        by_task.setdefault(task, []).append(i)
-    for group in by_task.values():
-        rng.shuffle(group)
-    drawn: list[int] = []
-    while len(drawn) < size:
-        for group in by_task.values():
-            if group and len(drawn) < size:
-                drawn.append(group.pop())
-    rng.shuffle(drawn)
-    return drawn
-
-
-def _annotator(row: AnnotatorRow) -> Annotator:
-    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason)
-
-
-def _check_label(task: str, label: float) -> float:
-    allowed = [v for v, _ in spec(task).options]
-    try:
-        value = float(label)
-    except (TypeError, ValueError):
-        raise AnnotationError(f"{label!r} is not an answer of the {task} task") from None
-    if value not in allowed:
-        raise AnnotationError(f"{label!r} is not an answer of the {task} task (expected one of {allowed})")
-    return value
+from detox_core.errors import AnnotationError
 
 
 @guard_public_methods("use the annotation database")
-class AnnotationStore:
+class AnnotationStore(StoreQueries):
     """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
 
     def __init__(self, url: str | None = None) -> None:
@@ -411,47 +142,28 @@ class AnnotationStore:
             items += _control_rows(row.id, controls, "control") + _control_rows(row.id, exam, "exam")
             s.add_all(items)
             s.flush()
-            return _project(row)
-
-    def projects(self) -> list[Project]:
-        with Session(self.engine) as s:
-            return [_project(r) for r in s.scalars(select(ProjectRow).order_by(ProjectRow.created_at))]
-
-    def project(self, project_id: int) -> Project:
-        with Session(self.engine) as s:
-            return _project(_get(s, ProjectRow, project_id, "project"))
+            return project_view(row)
 
     def update_settings(self, project_id: int, settings: Settings, status: str | None = None) -> Project:
         settings.validate()
         with self._lock, self._write() as s, s.begin():
-            row = _get(s, ProjectRow, project_id, "project")
+            row = get_row(s, ProjectRow, project_id, "project")
             row.settings = settings.to_json()
             if status:
                 row.status = status
-            return _project(row)
+            return project_view(row)
 
     def delete_project(self, project_id: int) -> None:
         """Delete a project with its items, annotators, pages and answers."""
         pages = select(AssignmentRow.id).where(AssignmentRow.project_id == project_id)
         items = select(ItemRow.id).where(ItemRow.project_id == project_id)
         with self._lock, self._write() as s, s.begin():
-            _get(s, ProjectRow, project_id, "project")
+            get_row(s, ProjectRow, project_id, "project")
             s.execute(delete(AnswerRow).where(AnswerRow.item_id.in_(items)))
             s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(pages)))
             for table in (AssignmentRow, AnnotatorRow, ItemRow, PairRow):
                 s.execute(delete(table).where(table.project_id == project_id))
             s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
-
-    def raw_answers(self, project_id: int) -> pd.DataFrame:
-        """Every answer with its item's texts, for analysis elsewhere: ``annotator``,
-        ``status`` (the annotator's), ``task``, ``kind`` (real | control | exam),
-        ``input``, ``text``, ``label``, ``golden``, ``seconds``, ``submitted_at``."""
-        texts = self.items(project_id)[["item", "input", "text"]]
-        return (self.answers(project_id, exam=True).merge(texts, left_on="task", right_on="item")
-                .rename(columns={"worker": "annotator", "task": "item_id", "item_task": "task",
-                                 "created_at": "submitted_at"})
-                [["annotator", "status", "task", "kind", "input", "text", "label", "golden", "seconds",
-                  "submitted_at"]])
 
     def add_controls(self, project_id: int, controls: Sequence[Control], kind: str = "control") -> int:
         _check_control_tasks(controls, self.project(project_id).tasks)
@@ -502,7 +214,7 @@ class AnnotationStore:
                             AnnotatorRow.status.in_(("failed", "banned")))):
                     raise AnnotationError("an earlier attempt from your connection was not admitted or was stopped "
                                           "in this project; if that was someone else, ask the organizer")
-                status = "training" if settings.training else ("exam" if _has_exam(s, project.id) else "active")
+                status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
                 row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
                                    secret_hash=hash_secret(secret) if secret is not None else None,
                                    client=client_hash)
@@ -514,43 +226,28 @@ class AnnotationStore:
                                           "type your own password, or join under another name")
             elif secret is not None:
                 row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
-            return _annotator(row)
-
-    def annotator(self, annotator_id: int) -> Annotator:
-        with Session(self.engine) as s:
-            return _annotator(_get(s, AnnotatorRow, annotator_id, "annotator"))
-
-    def annotator_progress(self, annotator_id: int) -> dict[str, int]:
-        """What an annotator has done: work pages submitted and skipped, answers given."""
-        with Session(self.engine) as s:
-            pages = dict(s.execute(select(AssignmentRow.status, func.count()).where(
-                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work")
-                .group_by(AssignmentRow.status)).all())
-            answers = s.scalar(select(func.count()).select_from(AnswerRow).join(
-                AssignmentRow, AssignmentRow.id == AnswerRow.assignment_id).where(
-                AnswerRow.annotator_id == annotator_id, AssignmentRow.kind == "work"))
-        return {"submitted": pages.get("submitted", 0), "skipped": pages.get("skipped", 0), "answers": answers or 0}
+            return annotator_view(row)
 
     def finish_training(self, annotator_id: int) -> Annotator:
         """Training done: on to the exam (or straight to work when the project has none)."""
         with self._lock, self._write() as s, s.begin():
-            row = _get(s, AnnotatorRow, annotator_id, "annotator")
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
             if row.status == "training":
-                row.status = "exam" if _has_exam(s, row.project_id) else "active"
-            return _annotator(row)
+                row.status = "exam" if has_exam(s, row.project_id) else "active"
+            return annotator_view(row)
 
     def admit(self, annotator_id: int) -> Annotator:
         """Admit an annotator without training and exam (for imports and tests)."""
         with self._lock, self._write() as s, s.begin():
-            row = _get(s, AnnotatorRow, annotator_id, "annotator")
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
             if row.status in ("training", "exam"):
                 row.status = "active"
-            return _annotator(row)
+            return annotator_view(row)
 
     def exam(self, annotator_id: int) -> Page:
         """The exam page (all exam items, in a random order), the same on every call."""
         with self._lock, self._write() as s, s.begin():
-            ann = _get(s, AnnotatorRow, annotator_id, "annotator")
+            ann = get_row(s, AnnotatorRow, annotator_id, "annotator")
             if ann.status != "exam":
                 raise AnnotationError(f"the exam is not open to you (status: {ann.status})")
             asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
@@ -559,7 +256,7 @@ class AnnotationStore:
                 pool = list(s.execute(select(ItemRow.id, ItemRow.task).where(ItemRow.project_id == ann.project_id,
                                                                             ItemRow.kind == "exam")))
                 size = Settings.from_json(s.get(ProjectRow, ann.project_id).settings).exam_size
-                ids = _draw_exam(pool, size, random.Random())
+                ids = draw_exam(pool, size, random.Random())
                 asg = AssignmentRow(project_id=ann.project_id, annotator_id=annotator_id, task="mixed", kind="exam",
                                     status="open", created_at=utc_now())
                 s.add(asg)
@@ -571,16 +268,16 @@ class AnnotationStore:
     def submit_exam(self, annotator_id: int, answers: Mapping[int, float], now: datetime | None = None) -> ExamResult:
         """Grade the exam: admitted (``active``) at the project's pass mark, else ``failed``."""
         page = self.exam(annotator_id)
-        now = _naive(now)
+        now = naive(now)
         with self._lock, self._write() as s, s.begin():
             ann = s.get(AnnotatorRow, annotator_id)
             settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
             asg = s.get(AssignmentRow, page.assignment_id)
             items = {i.id: s.get(ItemRow, i.id) for i in page.items}
-            _check_complete(items, answers)
+            check_complete(items, answers)
             correct, mistakes = 0, []
             for item_id, item in items.items():
-                label = _check_label(item.task, answers[item_id])
+                label = check_label(item.task, answers[item_id])
                 s.add(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=item_id, label=label,
                                 seconds=(now - asg.created_at).total_seconds() / len(items), created_at=now))
                 if label == item.golden:
@@ -590,8 +287,7 @@ class AnnotationStore:
                                      "answer": spec(item.task).answer_text(label),
                                      "expected": spec(item.task).answer_text(item.golden),
                                      "explanation": item.explanation})
-            score = correct / len(items) if items else 1.0
-            passed = score >= settings.exam_pass
+            score, passed = exam_passed(correct, len(items), settings)
             asg.status, asg.closed_at = "submitted", now
             ann.exam_score = score
             ann.status = "active" if passed else "failed"
@@ -607,7 +303,7 @@ class AnnotationStore:
             AnnotationError: the annotator is not admitted, is banned, or the project
                 does not ask ``task``.
         """
-        now = _naive(now)
+        now = naive(now)
         with self._lock, self._write() as s, s.begin():
             ann, project = self._locked(s, annotator_id)
             if task not in json.loads(project.tasks):
@@ -656,27 +352,21 @@ class AnnotationStore:
             AnnotationError: a banned annotator, a page that is not theirs or no longer
                 open (submitted, skipped or expired), a missing or unknown answer.
         """
-        now = _naive(now)
+        now = naive(now)
         with self._lock, self._write() as s, s.begin():
             ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
             items = {r.id: r for r in s.scalars(select(ItemRow).join(
                 AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id).where(
                 AssignmentItemRow.assignment_id == assignment_id))}
-            _check_complete(items, answers)
-            labels = {i: _check_label(items[i].task, answers[i]) for i in items}
+            check_complete(items, answers)
+            labels = {i: check_label(items[i].task, answers[i]) for i in items}
             seconds = (now - asg.created_at).total_seconds()
             s.add_all(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=i, label=v,
                                 seconds=seconds / len(items), created_at=now) for i, v in labels.items())
             asg.status, asg.closed_at = "submitted", now
             s.flush()
             n_ctrl, acc = self._control_accuracy(s, annotator_id)
-            reason = None
-            if seconds < settings.min_page_seconds:
-                reason = (f"a page of {len(items)} items answered in {seconds:.0f} s "
-                          f"(minimum {settings.min_page_seconds:g} s)")
-            elif n_ctrl >= settings.min_control_answers and acc is not None and acc < settings.ban_control_accuracy:
-                reason = (f"control accuracy {acc:.0%} over {n_ctrl} control answers "
-                          f"(minimum {settings.ban_control_accuracy:.0%})")
+            reason = page_ban_reason(len(items), seconds, n_ctrl, acc, settings)
             if reason:
                 ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
             return PageResult(len(items), seconds, reason is not None, reason, n_ctrl, acc)
@@ -684,16 +374,15 @@ class AnnotationStore:
     def skip_page(self, annotator_id: int, assignment_id: int, now: datetime | None = None) -> PageResult:
         """Skip a page: its items go to others (never back to this annotator); too many
         skipped pages ban."""
-        now = _naive(now)
+        now = naive(now)
         with self._lock, self._write() as s, s.begin():
             ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
             asg.status, asg.closed_at = "skipped", now
             s.flush()
             skipped = s.scalar(select(func.count()).select_from(AssignmentRow).where(
                 AssignmentRow.annotator_id == annotator_id, AssignmentRow.status == "skipped"))
-            reason = None
-            if skipped >= settings.max_skipped_pages:
-                reason = f"{skipped} pages skipped (maximum {settings.max_skipped_pages - 1})"
+            reason = skip_ban_reason(skipped, settings)
+            if reason:
                 ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
             n_ctrl, acc = self._control_accuracy(s, annotator_id)
             return PageResult(0, (now - asg.created_at).total_seconds(), reason is not None, reason, n_ctrl, acc)
@@ -702,10 +391,10 @@ class AnnotationStore:
     def _locked(s: Session, annotator_id: int) -> tuple[AnnotatorRow, ProjectRow]:
         """An admitted annotator and their project, locked: page changes of a project run
         one at a time (SQLite: the write lock taken at BEGIN; others: the project row)."""
-        ann = _get(s, AnnotatorRow, annotator_id, "annotator")
+        ann = get_row(s, AnnotatorRow, annotator_id, "annotator")
         project = s.scalars(select(ProjectRow).where(ProjectRow.id == ann.project_id).with_for_update()).one()
         s.refresh(ann)  # as of the lock
-        _require_active(ann)
+        require_active(ann.status, ann.ban_reason)
         return ann, project
 
     def _open_page(self, s: Session, annotator_id: int, assignment_id: int,
@@ -755,9 +444,7 @@ class AnnotationStore:
     def _control_accuracy(s: Session, annotator_id: int) -> tuple[int, float | None]:
         rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
                          .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
-        if not rows:
-            return 0, None
-        return len(rows), sum(label == golden for label, golden in rows) / len(rows)
+        return control_accuracy([tuple(r) for r in rows])
 
     @staticmethod
     def _page(s: Session, asg: AssignmentRow) -> Page:
@@ -769,82 +456,13 @@ class AnnotationStore:
 
     # ------------------------------------------------------------------ organizer views
 
-    def answers(self, project_id: int, exam: bool = False) -> pd.DataFrame:
-        """Every stored answer of the project's work pages (and exams with ``exam``), in
-        the order given: ``worker`` (annotator name), ``task`` (item id), ``label``,
-        ``golden`` (control items), ``seconds``, ``item_task``, ``kind``, ``status`` (the
-        annotator's), ``created_at``."""
-        q = (select(AnnotatorRow.name, AnswerRow.item_id, AnswerRow.label, ItemRow.golden, AnswerRow.seconds,
-                    ItemRow.task, ItemRow.kind, AnnotatorRow.status, AnswerRow.created_at)
-             .join(ItemRow, ItemRow.id == AnswerRow.item_id)
-             .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
-             .where(ItemRow.project_id == project_id, *([] if exam else [ItemRow.kind != "exam"]))
-             .order_by(AnswerRow.id))
-        cols = ["worker", "task", "label", "golden", "seconds", "item_task", "kind", "status", "created_at"]
-        with Session(self.engine) as s:
-            frame = pd.DataFrame(s.execute(q).all(), columns=cols)
-        frame["golden"] = frame["golden"].astype(float)
-        frame["label"] = frame["label"].astype(float)
-        return frame
-
-    def items(self, project_id: int, kind: str | None = None) -> pd.DataFrame:
-        q = select(ItemRow.id, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text, ItemRow.golden,
-                   ItemRow.expert_label, ItemRow.expert_name).where(ItemRow.project_id == project_id)
-        if kind:
-            q = q.where(ItemRow.kind == kind)
-        with Session(self.engine) as s:
-            frame = pd.DataFrame(s.execute(q.order_by(ItemRow.id)).all(),
-                                 columns=["item", "task", "kind", "input", "text", "golden", "expert_label", "expert_name"])
-        for c in ("golden", "expert_label"):
-            frame[c] = frame[c].astype(float)
-        return frame
-
-    def pairs(self, project_id: int) -> pd.DataFrame:
-        with Session(self.engine) as s:
-            rows = s.execute(select(PairRow.system, PairRow.idx, PairRow.input, PairRow.output)
-                             .where(PairRow.project_id == project_id).order_by(PairRow.id)).all()
-        return pd.DataFrame(rows, columns=["system", "idx", "input", "output"])
-
-    def annotators(self, project_id: int) -> pd.DataFrame:
-        with Session(self.engine) as s:
-            rows = s.execute(select(AnnotatorRow.id, AnnotatorRow.name, AnnotatorRow.status, AnnotatorRow.exam_score,
-                                    AnnotatorRow.ban_reason, AnnotatorRow.joined_at, AnnotatorRow.banned_at)
-                             .where(AnnotatorRow.project_id == project_id).order_by(AnnotatorRow.id)).all()
-        return pd.DataFrame(rows, columns=["id", "name", "status", "exam_score", "ban_reason", "joined_at", "banned_at"])
-
     def set_expert_label(self, item_id: int, label: float | None, expert: str) -> None:
         """The organizer's final label of an item (None clears it)."""
         with self._lock, self._write() as s, s.begin():
-            item = _get(s, ItemRow, item_id, "item")
-            item.expert_label = None if label is None else _check_label(item.task, label)
+            item = get_row(s, ItemRow, item_id, "item")
+            item.expert_label = None if label is None else check_label(item.task, label)
             item.expert_name = None if label is None else expert
             item.expert_at = None if label is None else utc_now()
-
-    def stamp(self) -> tuple:
-        """A cache key that changes whenever an answer, an expert label, a project, its
-        settings or an annotator (joined, admitted, failed, banned) changes."""
-        with Session(self.engine) as s:
-            return (s.scalar(select(func.count()).select_from(AnswerRow)),
-                    s.scalar(select(func.max(AnswerRow.id))),
-                    s.scalar(select(func.count()).select_from(ItemRow).where(ItemRow.expert_label.is_not(None))),
-                    s.scalar(select(func.max(ItemRow.expert_at))),
-                    s.scalar(select(func.count()).select_from(ProjectRow)),
-                    tuple(s.scalars(select(ProjectRow.settings))),
-                    tuple((status, n) for status, n in s.execute(
-                        select(AnnotatorRow.status, func.count()).group_by(AnnotatorRow.status)
-                        .order_by(AnnotatorRow.status))))
-
-
-def _has_exam(s: Session, project_id: int) -> bool:
-    return bool(s.scalar(select(func.count()).select_from(ItemRow).where(
-        ItemRow.project_id == project_id, ItemRow.kind == "exam")))
-
-
-def _get(s: Session, row_type: type, row_id: int, what: str):
-    row = s.get(row_type, row_id)
-    if row is None:
-        raise AnnotationError(f"no {what} with id {row_id}")
-    return row
 
 
 def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> None:
@@ -856,24 +474,6 @@ def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> N
 def _control_rows(project_id: int, controls: Sequence[Control], kind: str) -> list[ItemRow]:
     return [ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input, golden=c.golden,
                     explanation=c.explanation) for c in controls]
-
-
-def _require_active(ann: AnnotatorRow) -> None:
-    if ann.status == "banned":
-        raise AnnotationError(f"your answers are no longer accepted: {ann.ban_reason}")
-    if ann.status == "failed":
-        raise AnnotationError("you did not pass the exam of this project")
-    if ann.status != "active":
-        raise AnnotationError("finish the training and the exam first")
-
-
-def _check_complete(items: Mapping[int, Any], answers: Mapping[int, float]) -> None:
-    missing = [i for i in items if answers.get(i) is None]
-    extra = [i for i in answers if i not in items]
-    if extra:
-        raise AnnotationError(f"answers to items that are not on this page: {extra}")
-    if missing:
-        raise AnnotationError(f"{len(missing)} of {len(items)} items have no answer yet")
 
 
 def _real_item_keys(pairs: pd.DataFrame, tasks: Sequence[str]) -> list[tuple[str, str, str]]:

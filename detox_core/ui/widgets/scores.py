@@ -5,55 +5,32 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.embedded.recipe import EmbeddedMissingError
+from detox_core import vocab
+from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
+from detox_core.metrics import registry
 from detox_core.submissions.explain import explain_j, flags
-from detox_core.metrics.registry import registered
-from detox_core.models import ModelUnavailableError
 from detox_core.text import word_diff
 from detox_core.ui import render
 
-PRESET_LABELS = {
-    "embedded": "Embedded (offline CPU)",
-    "russe2022": "RUSSE-2022 official",
-    "textdetox2024": "TextDetox 2024",
-}
+#: (axis key, label, a few words) of the score card, in order.
+AXES = tuple((a.key, a.label, a.short) for a in vocab.AXES)
 
 
 def preset_label(preset: str, calibrated: bool = True) -> str:
-    """How the app names a preset; the official preset without calibration says so."""
-    return PRESET_LABELS.get(preset, preset) + ("" if calibrated or preset != "russe2022" else " · raw")
-
-
-AXES = (("sta", "STA", "non-toxic"), ("sim", "SIM", "same meaning"), ("fl", "FL", "fluency"), ("j", "J", "joint"),
-        ("chrf", "chrF", "vs references"))
-
-#: What each number measures, per preset where the recipes differ (``None``: every preset).
-AXIS_HELP = {
-    ("sta", None): "Style transfer accuracy: how sure the toxicity classifier is that the rewrite is **neutral**, "
-    "P(neutral), from 0 (toxic) to 1 (neutral).",
-    ("sim", None): "Content similarity: how much of the input's **meaning** the rewrite keeps, the cosine of the two "
-    "sentences' embeddings, from 0 (unrelated) to 1 (same meaning).",
-    ("sim", "russe2022"): "Content similarity: how much of the input's **meaning** the rewrite keeps, the cosine of "
-    "LaBSE-en-ru embeddings; calibrated, 1 = same meaning and about 0.5 or less = another meaning.",
-    ("fl", None): "Fluency: whether the rewrite reads as **correct, natural** text, from 0 to 1, relative to the "
-    "input: a rewrite as fluent as its input (or more) scores 1.",
-    ("fl", "textdetox2024"): "Fluency in the 2024 recipe: chrF of the rewrite against the **references**, from 0 to "
-    "1; n/a without references.",
-    ("j", None): "Joint score J = STA × SIM × FL for this sentence: high only when the rewrite is neutral, keeps the "
-    "meaning **and** reads well, from 0 to 1. A system's J is the mean over its sentences.",
-    ("chrf", None): "chrF: character n-gram F-score of the rewrite against the **references** (human rewrites), from "
-    "0 to 1; n/a without references. Rewarding closeness to the references, not detoxification as such.",
-}
+    """How the app names a preset (its registered label); a preset with a calibration
+    that runs without it says so."""
+    return registry.preset_label(preset, calibrated)
 
 
 def axis_help(key: str, preset: str | None = None) -> str:
     """What the number of axis ``key`` measures under ``preset``, and its range."""
-    return AXIS_HELP.get((key, preset)) or AXIS_HELP[(key, None)]
+    cls = registry.PRESETS.get(preset) if preset else None
+    return cls.help_for(key) if cls else vocab.axis_help(key)
 
 
 def has_calibration(preset: str) -> bool:
-    """Whether the preset has a calibration that can be switched off (the official 2022 one)."""
-    return preset == "russe2022"
+    """Whether the preset has a calibration that can be switched off."""
+    return registry.has_calibration(preset)
 
 
 def preset_picker(key: str = "preset", container=None) -> tuple[str, bool]:
@@ -64,23 +41,27 @@ def preset_picker(key: str = "preset", container=None) -> tuple[str, bool]:
     calibration (RUSSE-2022), and off and greyed out elsewhere.
     """
     row = container or st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
-    names = [n for n in PRESET_LABELS if n in registered()]
+    presets = registry.registered()
+    labels = {cls.display(): name for name, cls in presets.items()}
+    default = presets[registry.DEFAULT_PRESET].display()
+    offline = [cls.display() for cls in presets.values() if not cls.needs_download]
     label = row.segmented_control(
-        "Metric preset", [PRESET_LABELS[n] for n in names], default=PRESET_LABELS["embedded"], required=True,
+        "Metric preset", list(labels), default=default, required=True,
         key=key, bind="query-params", wrap=True,
-        help="Embedded runs offline on the CPU. The official presets need their models (model hub, or local "
-        "folders under **Metric models** in the sidebar).",
+        help=f"{', '.join(offline)}: no download, runs on the CPU. The other presets need their models (model "
+        "hub, or local folders under **Metric models** in the sidebar).",
     )
-    name = {v: k for k, v in PRESET_LABELS.items()}[label or PRESET_LABELS["embedded"]]
+    name = labels.get(label or default, registry.DEFAULT_PRESET)
     if has_calibration(name):
         calibrated = row.toggle(
             "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
-            help="The official RUSSE-2022 calibration; off = raw scores.",
+            help=f"The official {presets[name].display()} calibration; off = raw scores.",
         )
         return name, calibrated
+    calibrated_ones = [cls.display() for cls in presets.values() if cls.has_calibration()]
     row.toggle("Calibrated", value=False, key=f"{key}_cal_none", disabled=True,
-               help="This preset has no calibration: its scores are used as they are. Only the RUSSE-2022 preset "
-               "is calibrated.")
+               help="This preset has no calibration: its scores are used as they are. "
+               + (f"Calibrated: {', '.join(calibrated_ones)}." if calibrated_ones else ""))
     return name, True
 
 
@@ -88,7 +69,7 @@ def show_scoring_error(err: Exception) -> None:
     """A model that cannot load: what happened and what to do, never a zero score."""
     if isinstance(err, ModelUnavailableError):
         st.error(render.md(err, None), icon=":material/error:")
-        st.info("Switch the preset to **Embedded (offline CPU)** to score without any download.")
+        st.info(f"Switch the preset to **{preset_label(registry.DEFAULT_PRESET)}** to score without any download.")
     elif isinstance(err, EmbeddedMissingError):
         st.error(f"Embedded preset: {err}", icon=":material/error:")
         st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")

@@ -1,0 +1,129 @@
+"""The annotation store's read side: projects, annotators, answers, items and pairs as
+frames for the organizer pages, and the stamp that tells caches when anything changed.
+
+:class:`StoreQueries` is mixed into :class:`~detox_core.annotation.store.AnnotationStore`;
+it reads through ``self.engine`` and never writes.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentRow, ItemRow, PairRow, ProjectRow
+from detox_core.annotation.store.views import Annotator, Project, annotator_view, project_view
+from detox_core.errors import AnnotationError
+
+
+def get_row(s: Session, row_type: type, row_id: int, what: str):
+    """The row ``row_id`` of ``row_type``, or AnnotationError naming ``what`` is missing."""
+    row = s.get(row_type, row_id)
+    if row is None:
+        raise AnnotationError(f"no {what} with id {row_id}")
+    return row
+
+
+def has_exam(s: Session, project_id: int) -> bool:
+    """Whether the project has exam items."""
+    return bool(s.scalar(select(func.count()).select_from(ItemRow).where(
+        ItemRow.project_id == project_id, ItemRow.kind == "exam")))
+
+
+class StoreQueries:
+    """Read-only views of the annotation store."""
+
+    engine: Engine
+
+    def projects(self) -> list[Project]:
+        with Session(self.engine) as s:
+            return [project_view(r) for r in s.scalars(select(ProjectRow).order_by(ProjectRow.created_at))]
+
+    def project(self, project_id: int) -> Project:
+        with Session(self.engine) as s:
+            return project_view(get_row(s, ProjectRow, project_id, "project"))
+
+    def raw_answers(self, project_id: int) -> pd.DataFrame:
+        """Every answer with its item's texts, for analysis elsewhere: ``annotator``,
+        ``status`` (the annotator's), ``task``, ``kind`` (real | control | exam),
+        ``input``, ``text``, ``label``, ``golden``, ``seconds``, ``submitted_at``."""
+        texts = self.items(project_id)[["item", "input", "text"]]
+        return (self.answers(project_id, exam=True).merge(texts, left_on="task", right_on="item")
+                .rename(columns={"worker": "annotator", "task": "item_id", "item_task": "task",
+                                 "created_at": "submitted_at"})
+                [["annotator", "status", "task", "kind", "input", "text", "label", "golden", "seconds",
+                  "submitted_at"]])
+
+    def annotator(self, annotator_id: int) -> Annotator:
+        with Session(self.engine) as s:
+            return annotator_view(get_row(s, AnnotatorRow, annotator_id, "annotator"))
+
+    def annotator_progress(self, annotator_id: int) -> dict[str, int]:
+        """What an annotator has done: work pages submitted and skipped, answers given."""
+        with Session(self.engine) as s:
+            pages = dict(s.execute(select(AssignmentRow.status, func.count()).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work")
+                .group_by(AssignmentRow.status)).all())
+            answers = s.scalar(select(func.count()).select_from(AnswerRow).join(
+                AssignmentRow, AssignmentRow.id == AnswerRow.assignment_id).where(
+                AnswerRow.annotator_id == annotator_id, AssignmentRow.kind == "work"))
+        return {"submitted": pages.get("submitted", 0), "skipped": pages.get("skipped", 0), "answers": answers or 0}
+
+    def answers(self, project_id: int, exam: bool = False) -> pd.DataFrame:
+        """Every stored answer of the project's work pages (and exams with ``exam``), in
+        the order given: ``worker`` (annotator name), ``task`` (item id), ``label``,
+        ``golden`` (control items), ``seconds``, ``item_task``, ``kind``, ``status`` (the
+        annotator's), ``created_at``."""
+        q = (select(AnnotatorRow.name, AnswerRow.item_id, AnswerRow.label, ItemRow.golden, AnswerRow.seconds,
+                    ItemRow.task, ItemRow.kind, AnnotatorRow.status, AnswerRow.created_at)
+             .join(ItemRow, ItemRow.id == AnswerRow.item_id)
+             .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+             .where(ItemRow.project_id == project_id, *([] if exam else [ItemRow.kind != "exam"]))
+             .order_by(AnswerRow.id))
+        cols = ["worker", "task", "label", "golden", "seconds", "item_task", "kind", "status", "created_at"]
+        with Session(self.engine) as s:
+            frame = pd.DataFrame(s.execute(q).all(), columns=cols)
+        frame["golden"] = frame["golden"].astype(float)
+        frame["label"] = frame["label"].astype(float)
+        return frame
+
+    def items(self, project_id: int, kind: str | None = None) -> pd.DataFrame:
+        q = select(ItemRow.id, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text, ItemRow.golden,
+                   ItemRow.expert_label, ItemRow.expert_name).where(ItemRow.project_id == project_id)
+        if kind:
+            q = q.where(ItemRow.kind == kind)
+        with Session(self.engine) as s:
+            frame = pd.DataFrame(s.execute(q.order_by(ItemRow.id)).all(),
+                                 columns=["item", "task", "kind", "input", "text", "golden", "expert_label", "expert_name"])
+        for c in ("golden", "expert_label"):
+            frame[c] = frame[c].astype(float)
+        return frame
+
+    def pairs(self, project_id: int) -> pd.DataFrame:
+        with Session(self.engine) as s:
+            rows = s.execute(select(PairRow.system, PairRow.idx, PairRow.input, PairRow.output)
+                             .where(PairRow.project_id == project_id).order_by(PairRow.id)).all()
+        return pd.DataFrame(rows, columns=["system", "idx", "input", "output"])
+
+    def annotators(self, project_id: int) -> pd.DataFrame:
+        with Session(self.engine) as s:
+            rows = s.execute(select(AnnotatorRow.id, AnnotatorRow.name, AnnotatorRow.status, AnnotatorRow.exam_score,
+                                    AnnotatorRow.ban_reason, AnnotatorRow.joined_at, AnnotatorRow.banned_at)
+                             .where(AnnotatorRow.project_id == project_id).order_by(AnnotatorRow.id)).all()
+        return pd.DataFrame(rows, columns=["id", "name", "status", "exam_score", "ban_reason", "joined_at", "banned_at"])
+
+    def stamp(self) -> tuple:
+        """A cache key that changes whenever an answer, an expert label, a project, its
+        settings or an annotator (joined, admitted, failed, banned) changes."""
+        with Session(self.engine) as s:
+            return (s.scalar(select(func.count()).select_from(AnswerRow)),
+                    s.scalar(select(func.max(AnswerRow.id))),
+                    s.scalar(select(func.count()).select_from(ItemRow).where(ItemRow.expert_label.is_not(None))),
+                    s.scalar(select(func.max(ItemRow.expert_at))),
+                    s.scalar(select(func.count()).select_from(ProjectRow)),
+                    tuple(s.scalars(select(ProjectRow.settings))),
+                    tuple((status, n) for status, n in s.execute(
+                        select(AnnotatorRow.status, func.count()).group_by(AnnotatorRow.status)
+                        .order_by(AnnotatorRow.status))))
+

@@ -1,0 +1,123 @@
+"""The annotation store's tables (SQLAlchemy declarative rows).
+
+Schema changes are additive and applied on start by :func:`detox_core.db.upgrade`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ProjectRow(Base):
+    __tablename__ = "ann_projects"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    access_code: Mapped[str] = mapped_column(String(64), unique=True)
+    dataset: Mapped[str] = mapped_column(String(100), default="")
+    tasks: Mapped[str] = mapped_column(Text)  # JSON list
+    settings: Mapped[str] = mapped_column(Text)  # JSON of Settings
+    status: Mapped[str] = mapped_column(String(20), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PairRow(Base):
+    __tablename__ = "ann_pairs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    system: Mapped[str] = mapped_column(String(200))
+    idx: Mapped[int] = mapped_column(Integer)
+    input: Mapped[str] = mapped_column(Text)
+    output: Mapped[str] = mapped_column(Text)
+
+
+class ItemRow(Base):
+    __tablename__ = "ann_items"
+    __table_args__ = (Index("ix_ann_items_pick", "project_id", "task", "kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    task: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))  # real | control | exam
+    text: Mapped[str] = mapped_column(Text)
+    input: Mapped[str] = mapped_column(Text, default="")
+    golden: Mapped[float | None] = mapped_column(Float, nullable=True)
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    expert_label: Mapped[float | None] = mapped_column(Float, nullable=True)
+    expert_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    expert_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AnnotatorRow(Base):
+    __tablename__ = "ann_annotators"
+    __table_args__ = (UniqueConstraint("project_id", "name", name="uq_annotator_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20))  # training | exam | active | failed | banned
+    exam_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ban_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime)
+    banned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
+    # joined before passwords existed or through the library without one.
+    secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Hash of the address the annotator joined from: a failed or banned person cannot
+    # start again under a new name from there (Settings.one_attempt_per_address).
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class AssignmentRow(Base):
+    __tablename__ = "ann_assignments"
+    __table_args__ = (Index("ix_ann_assignments_open", "project_id", "task", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
+    task: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))  # work | exam
+    status: Mapped[str] = mapped_column(String(20))  # open | submitted | skipped | expired
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AssignmentItemRow(Base):
+    __tablename__ = "ann_assignment_items"
+    # The database itself refuses to give an annotator the same item twice.
+    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_seen_once"),)
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), primary_key=True, index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class AnswerRow(Base):
+    __tablename__ = "ann_answers"
+    __table_args__ = (UniqueConstraint("annotator_id", "item_id", name="uq_answer_once"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("ann_annotators.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), index=True)
+    label: Mapped[float] = mapped_column(Float)
+    seconds: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime)

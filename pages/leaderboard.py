@@ -62,9 +62,11 @@ if published_path is not None:
 if published is not None:
     # The columns it is sorted by come first, so that they are on screen at any width.
     st.dataframe(
-        published.drop(columns=["line"]).sort_values("j_human", ascending=False), hide_index=True, placeholder=MISSING,
-        column_order=["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human", "sta_auto",
-                      "sim_auto", "fl_auto", "chrf"],
+        published.drop(columns=["line"]).sort_values(
+            [c for c in ("j_human", "j_auto") if c in published][:1] or ["team"], ascending=False),
+        hide_index=True, placeholder=MISSING,
+        column_order=[c for c in ["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human",
+                                  "sta_auto", "sim_auto", "fl_auto", "chrf"] if c in published],
         column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
                        **score_cfg},
     )

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data, editions
+from detox_core.vocab import HUMAN_SYSTEM_COLUMNS
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.submissions.store import display_names, Store
@@ -61,12 +62,13 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
     path = edition.leaderboard_path(root)
     seen = {r["key"] for r in rows}
     if path is not None:
-        for r in data.load_leaderboard(path).itertuples(index=False):
-            key = published_key(r.team, r.method)
-            if key not in seen:
-                rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
-                             "j_human": r.j_human, "source": "published leaderboard"})
-    return pd.DataFrame(rows, columns=["key", "sta_human", "sim_human", "fl_human", "j_human", "source"])
+        published = data.load_leaderboard(path)
+        for _, r in published.iterrows():
+            key = published_key(r["team"], r["method"])
+            if key not in seen:  # a column the table does not report is missing, not an error
+                rows.append({"key": key, **{c: r.get(c, float("nan")) for c in HUMAN_SYSTEM_COLUMNS},
+                             "source": "published leaderboard"})
+    return pd.DataFrame(rows, columns=["key", *HUMAN_SYSTEM_COLUMNS, "source"])
 
 
 @dataclass

@@ -26,8 +26,8 @@ class Edition:
     """One edition of the shared task.
 
     Attributes:
-        name: registry key and default folder name (``russe2022``).
-        title: how pages name it (``RUSSE-2022 (Russian)``).
+        name: registry key and default folder name (lower case, no spaces).
+        title: how pages name it, with its languages.
         short: a short name for tight places.
         languages: ISO codes of its languages.
         splits: split -> candidate corpus files, best first (a test split with

@@ -5,9 +5,9 @@ registry, and one module per recipe.
 package registers every recipe below, in this order after the offline default:
 
 - :mod:`.embedded`: offline CPU models the project trains (the default);
-- :mod:`.russe2022`: the official RUSSE-2022 metrics;
-- :mod:`.textdetox2024`: the multilingual TextDetox 2024 metrics;
-- :mod:`.textdetox2025`: the 2025 recipes from per-sentence model outputs;
+- the official RUSSE-2022 metrics;
+- the multilingual TextDetox 2024 metrics;
+- the TextDetox 2025 recipes from per-sentence model outputs;
 - :mod:`.chrf`: sentence chrF, the reference-based axis every preset reports.
 """
 

@@ -25,7 +25,8 @@ from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS, axis_help
 
 
 def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
-    """``clip((x - px) * coef + py, 0, 1)``: the RUSSE-2022 calibration.
+    """``clip((x - px) * coef + py, 0, 1)``: a rotation around ``(px, py)`` (the 2022
+    shared task's calibration, Dementieva et al., 2022).
 
     With ``coef = 1`` it is the identity for scores in [0, 1] at ``px = 1`` (STA, SIM),
     and ``1 + x`` at ``px = 0`` (FL from a non-positive difference).
@@ -35,15 +36,12 @@ def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0)
 
 @dataclass(frozen=True)
 class Calibration:
-    """Coefficients of :func:`rotation_calibration` for the three axes.
+    """Coefficients ``(coef, px)`` of :func:`rotation_calibration` for the three axes
+    (a preset that has one declares its values)."""
 
-    The official RUSSE-2022 values (Dementieva et al., 2022): STA coef 0.90 at px 1,
-    SIM coef 1.50 at px 1, FL coef 1.15 at px 0.
-    """
-
-    sta: tuple[float, float] = (0.90, 1.0)
-    sim: tuple[float, float] = (1.50, 1.0)
-    fl: tuple[float, float] = (1.15, 0.0)
+    sta: tuple[float, float]
+    sim: tuple[float, float]
+    fl: tuple[float, float]
 
     def apply(self, axis: str, x: np.ndarray) -> np.ndarray:
         coef, px = getattr(self, axis)

@@ -30,7 +30,8 @@ class Russe2022(Preset):
     title = "RUSSE-2022 official (GPU models)"
     label = "RUSSE-2022 official"
     description = "The official metrics of RUSSE-2022: Russian classifiers, LaBSE-en-ru, calibrated."
-    calibration = Calibration()
+    # Dementieva et al. (2022): STA coef 0.90 at px 1, SIM 1.50 at px 1, FL 1.15 at px 0.
+    calibration = Calibration(sta=(0.90, 1.0), sim=(1.50, 1.0), fl=(1.15, 0.0))
     axis_help = {
         "sim": "Content similarity: how much of the input's **meaning** the rewrite keeps, the cosine of "
         "LaBSE-en-ru embeddings; calibrated, 1 = same meaning and about 0.5 or less = another meaning.",

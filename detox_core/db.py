@@ -134,8 +134,8 @@ def make_engine(url: str | None = None) -> Engine:
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             url = "postgresql+psycopg://" + url.removeprefix(plain)
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:///file:"):  # an SQLite URI names no folder to make
+        Path(url.removeprefix("sqlite:///").split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
     # PostgreSQL: give up on an unreachable server after 5 s instead of the system's
     # minutes-long TCP timeout, so a page says "down" quickly.
     connect_args = {"timeout": 60, "check_same_thread": False} if url.startswith("sqlite") else {"connect_timeout": 5}

@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from detox_core.annotation.store.views import Settings
+from detox_core.annotation.settings import Settings
 from detox_core.annotation.tasks import spec
 from detox_core.errors import AnnotationError
 

@@ -11,6 +11,7 @@ answer has a keyboard key (1, 2, 3) shown next to it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from detox_core.errors import UnknownNameError
@@ -140,3 +141,18 @@ def spec(task: str) -> TaskSpec:
     if task not in SPECS:
         raise UnknownNameError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
     return SPECS[task]
+
+
+def item_keys(pairs, tasks: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(task, input, text) of the items that judge ``pairs``: toxicity of the output,
+    content of input and output, fluency of the input and of the output."""
+    keys = []
+    for p in pairs.itertuples(index=False):
+        inp, out = str(p.input), str(p.output)
+        if "toxicity" in tasks:
+            keys.append(("toxicity", "", out))
+        if "content" in tasks:
+            keys.append(("content", inp, out))
+        if "fluency" in tasks:
+            keys += [("fluency", "", inp), ("fluency", "", out)]
+    return keys

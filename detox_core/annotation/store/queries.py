@@ -8,12 +8,16 @@ it reads through ``self.engine`` and never writes.
 from __future__ import annotations
 
 import pandas as pd
-from sqlalchemy import func, select
+from datetime import timezone
+
+from sqlalchemy import func, select, union_all
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentRow, ItemRow, PairRow, ProjectRow
-from detox_core.annotation.store.views import Annotator, Project, annotator_view, project_view
+from detox_core.annotation.store.rows import AssignmentItemRow
+from detox_core.annotation.store.views import Annotator, ItemView, Page, Project, annotator_view, project_view
+from detox_core.annotation.quality import control_accuracy
 from detox_core.errors import AnnotationError
 
 
@@ -29,6 +33,41 @@ def has_exam(s: Session, project_id: int) -> bool:
     """Whether the project has exam items."""
     return bool(s.scalar(select(func.count()).select_from(ItemRow).where(
         ItemRow.project_id == project_id, ItemRow.kind == "exam")))
+
+
+def item_usage(project_id: int, task: str):
+    """Per real item (``item_id``, ``n``): answers of annotators in good standing plus
+    open reservations.
+
+    Used inside one statement, so one snapshot: a page submitted meanwhile (its
+    reservation turning into answers) is counted once, never zero times.
+    """
+    good = AnnotatorRow.status != "banned"
+    answered = (select(AnswerRow.item_id.label("item_id"))
+                .join(ItemRow, ItemRow.id == AnswerRow.item_id)
+                .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+                .where(ItemRow.project_id == project_id, ItemRow.task == task, ItemRow.kind == "real", good))
+    reserved = (select(AssignmentItemRow.item_id.label("item_id"))
+                .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
+                .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
+                .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
+                       AssignmentRow.kind == "work", AssignmentRow.status == "open", good))
+    both = union_all(answered, reserved).subquery()
+    return select(both.c.item_id, func.count().label("n")).group_by(both.c.item_id).subquery()
+
+def control_answers(s: Session, annotator_id: int) -> tuple[int, float | None]:
+    rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
+                     .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
+    return control_accuracy([tuple(r) for r in rows])
+
+def page_view(s: Session, asg: AssignmentRow) -> Page:
+    rows = s.execute(select(ItemRow).join(AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id)
+                     .where(AssignmentItemRow.assignment_id == asg.id)
+                     .order_by(AssignmentItemRow.position)).scalars().all()
+    return Page(asg.id, asg.task, asg.kind, tuple(ItemView(r.id, r.task, r.text, r.input) for r in rows),
+                asg.created_at.replace(tzinfo=timezone.utc))
+
+# ------------------------------------------------------------------ organizer views
 
 
 class StoreQueries:

@@ -29,10 +29,10 @@ import random
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pandas as pd
-from sqlalchemy import delete, func, select, union_all, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -41,14 +41,13 @@ from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash
 from detox_core.annotation.quality import (
     check_complete,
     check_label,
-    control_accuracy,
     draw_exam,
     exam_passed,
     page_ban_reason,
     require_active,
     skip_ban_reason,
 )
-from detox_core.annotation.store.queries import StoreQueries, get_row, has_exam
+from detox_core.annotation.store.queries import StoreQueries, control_answers, get_row, has_exam, item_usage, page_view
 from detox_core.annotation.store.rows import (
     AnnotatorRow,
     AnswerRow,
@@ -62,7 +61,6 @@ from detox_core.annotation.store.rows import (
 from detox_core.annotation.store.views import (
     Annotator,
     ExamResult,
-    ItemView,
     Page,
     PageResult,
     Project,
@@ -72,7 +70,7 @@ from detox_core.annotation.store.views import (
     project_view,
     utc_now,
 )
-from detox_core.annotation.tasks import TASKS, spec
+from detox_core.annotation.tasks import TASKS, item_keys, spec
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
 from detox_core.errors import AnnotationError
 
@@ -135,7 +133,7 @@ class AnnotationStore(StoreQueries):
                               output=str(p.output)) for p in pairs.itertuples(index=False))
             seen: set[tuple[str, str, str]] = set()
             items = []
-            for key in _real_item_keys(pairs, tasks):
+            for key in item_keys(pairs, tasks):
                 if key not in seen:
                     seen.add(key)
                     items.append(ItemRow(project_id=row.id, task=key[0], kind="real", input=key[1], text=key[2]))
@@ -263,7 +261,7 @@ class AnnotationStore(StoreQueries):
                 s.flush()
                 s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
                           for p, i in enumerate(ids))
-            return self._page(s, asg)
+            return page_view(s, asg)
 
     def submit_exam(self, annotator_id: int, answers: Mapping[int, float], now: datetime | None = None) -> ExamResult:
         """Grade the exam: admitted (``active``) at the project's pass mark, else ``failed``."""
@@ -316,9 +314,9 @@ class AnnotationStore(StoreQueries):
                 AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
                 AssignmentRow.task == task, AssignmentRow.status == "open")).first()
             if open_page is not None:
-                return self._page(s, open_page)
+                return page_view(s, open_page)
             n_real = max(1, settings.page_size - settings.controls_per_page)
-            usage = self._usage(project.id, task)
+            usage = item_usage(project.id, task)
             used = func.coalesce(usage.c.n, 0)
             unseen = ~select(AssignmentItemRow.item_id).where(
                 AssignmentItemRow.annotator_id == annotator_id, AssignmentItemRow.item_id == ItemRow.id).exists()
@@ -342,7 +340,7 @@ class AnnotationStore(StoreQueries):
             s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
                       for p, i in enumerate(chosen))
             s.flush()
-            return self._page(s, asg)
+            return page_view(s, asg)
 
     def submit_page(self, annotator_id: int, assignment_id: int, answers: Mapping[int, float],
                     now: datetime | None = None) -> PageResult:
@@ -365,7 +363,7 @@ class AnnotationStore(StoreQueries):
                                 seconds=seconds / len(items), created_at=now) for i, v in labels.items())
             asg.status, asg.closed_at = "submitted", now
             s.flush()
-            n_ctrl, acc = self._control_accuracy(s, annotator_id)
+            n_ctrl, acc = control_answers(s, annotator_id)
             reason = page_ban_reason(len(items), seconds, n_ctrl, acc, settings)
             if reason:
                 ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
@@ -384,7 +382,7 @@ class AnnotationStore(StoreQueries):
             reason = skip_ban_reason(skipped, settings)
             if reason:
                 ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
-            n_ctrl, acc = self._control_accuracy(s, annotator_id)
+            n_ctrl, acc = control_answers(s, annotator_id)
             return PageResult(0, (now - asg.created_at).total_seconds(), reason is not None, reason, n_ctrl, acc)
 
     @staticmethod
@@ -419,43 +417,6 @@ class AnnotationStore(StoreQueries):
             AssignmentRow.project_id == project_id, AssignmentRow.status == "open", AssignmentRow.kind == "work",
             AssignmentRow.created_at < cutoff).values(status="expired", closed_at=now))
 
-    @staticmethod
-    def _usage(project_id: int, task: str):
-        """Per real item (``item_id``, ``n``): answers of annotators in good standing plus
-        open reservations.
-
-        Used inside one statement, so one snapshot: a page submitted meanwhile (its
-        reservation turning into answers) is counted once, never zero times.
-        """
-        good = AnnotatorRow.status != "banned"
-        answered = (select(AnswerRow.item_id.label("item_id"))
-                    .join(ItemRow, ItemRow.id == AnswerRow.item_id)
-                    .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
-                    .where(ItemRow.project_id == project_id, ItemRow.task == task, ItemRow.kind == "real", good))
-        reserved = (select(AssignmentItemRow.item_id.label("item_id"))
-                    .join(AssignmentRow, AssignmentRow.id == AssignmentItemRow.assignment_id)
-                    .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
-                    .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
-                           AssignmentRow.kind == "work", AssignmentRow.status == "open", good))
-        both = union_all(answered, reserved).subquery()
-        return select(both.c.item_id, func.count().label("n")).group_by(both.c.item_id).subquery()
-
-    @staticmethod
-    def _control_accuracy(s: Session, annotator_id: int) -> tuple[int, float | None]:
-        rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
-                         .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
-        return control_accuracy([tuple(r) for r in rows])
-
-    @staticmethod
-    def _page(s: Session, asg: AssignmentRow) -> Page:
-        rows = s.execute(select(ItemRow).join(AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id)
-                         .where(AssignmentItemRow.assignment_id == asg.id)
-                         .order_by(AssignmentItemRow.position)).scalars().all()
-        return Page(asg.id, asg.task, asg.kind, tuple(ItemView(r.id, r.task, r.text, r.input) for r in rows),
-                    asg.created_at.replace(tzinfo=timezone.utc))
-
-    # ------------------------------------------------------------------ organizer views
-
     def set_expert_label(self, item_id: int, label: float | None, expert: str) -> None:
         """The organizer's final label of an item (None clears it)."""
         with self._lock, self._write() as s, s.begin():
@@ -474,18 +435,3 @@ def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> N
 def _control_rows(project_id: int, controls: Sequence[Control], kind: str) -> list[ItemRow]:
     return [ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input, golden=c.golden,
                     explanation=c.explanation) for c in controls]
-
-
-def _real_item_keys(pairs: pd.DataFrame, tasks: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(task, input, text) of the items that judge ``pairs``: toxicity of the output,
-    content of input and output, fluency of the input and of the output."""
-    keys = []
-    for p in pairs.itertuples(index=False):
-        inp, out = str(p.input), str(p.output)
-        if "toxicity" in tasks:
-            keys.append(("toxicity", "", out))
-        if "content" in tasks:
-            keys.append(("content", inp, out))
-        if "fluency" in tasks:
-            keys += [("fluency", "", inp), ("fluency", "", out)]
-    return keys

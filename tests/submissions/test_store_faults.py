@@ -18,7 +18,7 @@ from detox_core.annotation.store import AnnotationStore
 from detox_core.errors import DetoxInputError, StorageError
 from detox_core.submissions.store import clean_name, MAX_NAME_CHARS, Store
 from detox_core.submissions.service import score_and_store, UnsavedScoresError
-from tests.test_storage import add
+from tests.submissions.test_store import add
 
 INPUTS = ["ты дебил, иди отсюда", "этот мудак опять врёт"]
 

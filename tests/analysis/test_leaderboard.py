@@ -1,0 +1,73 @@
+"""Leaderboards on their own: system names, human scores by precedence, rankings per preset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from detox_core.analysis.leaderboard import (
+    correlation,
+    human_scores,
+    human_vs_auto,
+    local_boards,
+    published_key,
+    rank_label,
+    system_key,
+)
+from detox_core.metrics.base import Signature, make_score_frame
+from detox_core.submissions.store import Store
+
+HUMAN = ("toxic_sentence,neutral_sentence,participant_name,non-toxicity,content,fluency,J\n"
+         "a,b,orzhan,1,1,1,1\nc,d,orzhan,0,1,1,0\ne,f,delete,1,0,1,0\n")
+PUBLISHED = ("team,method,j_auto,sta_human,sim_human,fl_human,j_human\n"
+             "orzhan,mBART,0.5,0.9,0.9,0.9,0.7\nbaseline,ruT5,0.4,0.8,0.8,0.8,0.6\n"
+             "solo,x,0.3,,,,0.2\n")
+
+
+def test_system_names_are_comparable_across_files_and_papers():
+    assert system_key("orzhan_test.txt") == system_key("Orzhan") == "orzhan"
+    assert system_key("t5_base_10000_test.txt") == "rut5"  # the edition's alias: named ruT5 in the paper
+    assert system_key("Team Name (v2).tsv") == "team_name_v2"
+    assert published_key("baseline", "ruT5") == "rut5" and published_key("orzhan", "mBART") == "orzhan"
+
+
+def test_human_scores_take_projects_then_judgements_then_the_paper(tiny_data):
+    base = tiny_data / "russe2022"
+    (base / "human_eval_test.csv").write_text(HUMAN, encoding="utf-8")
+    (base / "leaderboard_published.csv").write_text(PUBLISHED, encoding="utf-8")
+    projects = pd.DataFrame({"participant_name": ["delete"], "sta_human": [0.1], "sim_human": [0.2],
+                             "fl_human": [0.3], "j_human": [0.05], "source": ["project p"]})
+    table = human_scores(annotations=projects).set_index("key")
+    assert table.loc["delete", "source"] == "project p" and table.loc["delete", "j_human"] == 0.05
+    assert table.loc["orzhan", "source"] == "human_eval_test.csv"
+    assert table.loc["orzhan", "sta_human"] == pytest.approx(0.5) and table.loc["orzhan", "j_human"] == 0.5
+    assert table.loc["rut5", "source"] == "published leaderboard" and table.loc["rut5", "j_human"] == 0.6
+    assert np.isnan(table.loc["solo", "sta_human"]) and table.loc["solo", "j_human"] == 0.2
+    assert set(table.index) == {"delete", "orzhan", "rut5", "solo"}
+
+
+def _frame(j: list[float], preset: str = "embedded") -> pd.DataFrame:
+    x = np.asarray(j)
+    return make_score_frame(x, np.ones_like(x), np.ones_like(x), np.full_like(x, 0.5), Signature(preset, "1"))
+
+
+def test_local_boards_rank_within_one_preset_and_calibration(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 's.sqlite'}")
+    inputs, outputs = ["a", "b", "c", "d"], ["w", "x", "y", "z"]
+    for name, j, preset in (("good_test.txt", [0.9, 0.8, 0.9, 0.85], "embedded"),
+                            ("bad_test.txt", [0.1, 0.2, 0.1, 0.15], "embedded"),
+                            ("other_test.txt", [0.5, 0.5, 0.5, 0.5], "russe2022")):
+        store.add(name=name, sha256=name, dataset="russe2022", split="test", preset=preset, calibrated=True,
+                  inputs=inputs, outputs=outputs,
+                  scores=_frame(j, preset), source="upload")
+    boards = {b.preset: b for b in local_boards(store, "russe2022", "test", n_boot=200)}
+    assert set(boards) == {"embedded", "russe2022"}  # numbers of two presets never share a ranking
+    emb = boards["embedded"].table
+    assert emb["system"].tolist() == ["good_test.txt", "bad_test.txt"]
+    assert emb["rank_low"].tolist() == [1, 2] and (emb["j_low"] <= emb["j"]).all() and (emb["j"] <= emb["j_high"]).all()
+    humans = pd.DataFrame({"key": ["good", "bad"], "j_human": [0.7, 0.1], "source": ["x", "x"]})
+    assert human_vs_auto(boards["embedded"], humans)["system"].tolist() == ["good_test.txt", "bad_test.txt"]
+    assert rank_label(1, 1) == "1" and rank_label(2, 4) == "2-4"
+    assert np.isnan(correlation(np.array([1, 2]), np.array([2, 1])))
+    assert correlation(np.array([1, 2, 3]), np.array([1, 2, 3])) == pytest.approx(1.0)

@@ -1,0 +1,87 @@
+"""The database layer on its own: URLs, SQLite settings, additive upgrades, health, and
+failures said in words for people."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, inspect, text
+
+from detox_core.db import default_url, describe_failure, guarded, health, make_engine, upgrade, writer
+from detox_core.errors import DetoxInputError, StorageError
+
+
+def test_default_url_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv("DETOX_DB_URL", raising=False)
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    assert default_url() == f"sqlite:///{tmp_path / 'detox.sqlite'}"
+    monkeypatch.setenv("DETOX_DB_URL", "postgresql+psycopg://u:p@db/x")
+    assert default_url() == "postgresql+psycopg://u:p@db/x"
+
+
+def test_urls_the_app_cannot_use_are_refused_without_side_effects(tmp_path, monkeypatch):
+    with pytest.raises(DetoxInputError, match="unsupported database URL 'mysql'"):
+        make_engine("mysql://root@localhost/x")
+    monkeypatch.chdir(tmp_path)
+    engine = make_engine(f"sqlite:///file:{tmp_path / 'a.sqlite'}?mode=rwc&uri=true")
+    assert engine.dialect.name == "sqlite"
+    assert not (tmp_path / "file:").exists()  # an SQLite URI is not a folder to create
+    nested = tmp_path / "deep" / "er" / "db.sqlite"
+    make_engine(f"sqlite:///{nested}")
+    assert nested.parent.is_dir()
+
+
+def test_sqlite_runs_in_wal_mode_and_the_writer_locks_at_begin(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.sqlite'}")
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    assert writer(engine).get_execution_options()["sqlite_begin"] == "IMMEDIATE"
+
+
+def test_upgrades_are_additive_and_recorded(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'u.sqlite'}")
+    v1 = MetaData()
+    Table("things", v1, Column("id", Integer, primary_key=True), Column("name", String(20)))
+    assert upgrade(engine, v1) == []  # a new database: created, nothing to record
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO things (name) VALUES ('kept')"))
+    v2 = MetaData()
+    Table("things", v2, Column("id", Integer, primary_key=True), Column("name", String(20)),
+          Column("note", String(50), index=True))
+    Table("others", v2, Column("id", Integer, primary_key=True))
+    changes = upgrade(engine, v2)
+    assert changes == ["create table others", "add column things.note", "create index ix_things_note"]
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT name, note FROM things")).all() == [("kept", None)]
+        assert conn.execute(text("SELECT count(*) FROM schema_history")).scalar() == 3
+    assert upgrade(engine, v2) == []  # current: nothing more
+    v3 = MetaData()
+    Table("things", v3, Column("id", Integer, primary_key=True), Column("must", String(5), nullable=False))
+    with pytest.raises(RuntimeError, match="NOT NULL column things.must"):
+        upgrade(engine, v3)
+
+
+def test_failures_read_as_words_for_people(tmp_path):
+    err = describe_failure(sqlite3.OperationalError("database is locked"), "store the scores")
+    assert isinstance(err, StorageError) and err.kind == "busy"
+    assert str(err) == "Could not store the scores: the database is busy. Try again in a moment."
+    assert describe_failure(sqlite3.DatabaseError("file is not a database"), "x").kind == "damaged"
+    assert describe_failure(sqlite3.OperationalError("strange"), "x").kind == "refused"
+
+    @guarded("read the answers")
+    def broken():
+        raise sqlite3.OperationalError("unable to open database file")
+
+    with pytest.raises(StorageError, match="Could not read the answers: the database cannot be reached"):
+        broken()
+
+
+def test_health_says_whether_the_database_answers(tmp_path):
+    assert health(make_engine(f"sqlite:///{tmp_path / 'h.sqlite'}")) is None
+    (tmp_path / "bad.sqlite").write_bytes(b"this is not a database file" * 100)
+    problem = health(make_engine(f"sqlite:///{tmp_path / 'bad.sqlite'}"))
+    assert isinstance(problem, StorageError) and problem.kind == "damaged"
+    assert "bad.sqlite" not in str(problem)  # no path in what people read
+    assert inspect(make_engine(f"sqlite:///{tmp_path / 'h.sqlite'}")).get_table_names() == []

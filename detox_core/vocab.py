@@ -80,6 +80,8 @@ HUMAN_LABELS: tuple[str, ...] = tuple(HUMAN_AXES.values())
 HUMAN_PARTS: tuple[str, ...] = tuple(HUMAN_AXES[k] for k in MODEL_AXES)
 #: System-level human columns of a leaderboard (``sta_human`` ...).
 HUMAN_SYSTEM_COLUMNS: tuple[str, ...] = tuple(BY_KEY[k].human_system for k in HUMAN_AXES)
+#: System-level human column -> the judgement column it averages (``{"sta_human": "non-toxicity", ...}``).
+SYSTEM_FROM_HUMAN: dict[str, str] = {BY_KEY[k].human_system: h for k, h in HUMAN_AXES.items()}
 #: Score columns of a published leaderboard file.
 LEADERBOARD_SCORES: tuple[str, ...] = (*(BY_KEY[k].auto_system for k in SCORE_COLUMNS), *HUMAN_SYSTEM_COLUMNS)
 

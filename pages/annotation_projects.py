@@ -34,6 +34,7 @@ from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
 from detox_core.ui.widgets.tables import MISSING
+from detox_core.vocab import HUMAN_PARTS, HUMAN_SYSTEM_COLUMNS
 
 ensure_app_navigation()
 st.title("Annotation projects")
@@ -237,13 +238,13 @@ with tabs["Results"]:
             "alpha_all": st.column_config.NumberColumn("α, all answers", format="%.3f",
                                                        help="Also of annotators left out for control accuracy"),
             "left out": st.column_config.TextColumn("Annotators left out (control accuracy)")})
-        complete = table.dropna(subset=["non-toxicity", "content", "fluency"])
+        complete = table.dropna(subset=list(HUMAN_PARTS))
         st.markdown(f"**Human judgements** · {len(complete):,} of {len(table):,} pairs have every label")
         if len(complete):
             st.dataframe(system_means(complete), hide_index=True, placeholder=MISSING, column_config={
                 "participant_name": "System",
                 **{c: st.column_config.NumberColumn(c.split("_")[0].upper() + " (human)", format="%.3f")
-                   for c in ("sta_human", "sim_human", "fl_human", "j_human")}, "n": "Pairs"})
+                   for c in HUMAN_SYSTEM_COLUMNS}, "n": "Pairs"})
         st.dataframe(table, hide_index=True, placeholder=MISSING, height=300, column_config={
             "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
             "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),

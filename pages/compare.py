@@ -23,8 +23,9 @@ from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
 from detox_core.ui.widgets.tables import MISSING
+from detox_core import vocab
 
-AXIS_NAMES = {"sta": "STA", "sim": "SIM", "fl": "FL", "j": "J", "chrf": "chrF"}
+AXIS_NAMES = vocab.LABELS
 N_BOOT = 1000
 
 

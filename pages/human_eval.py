@@ -31,8 +31,9 @@ from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
 from detox_core.ui.widgets.tables import MISSING
+from detox_core import vocab
 
-AXIS_NAMES = {"sta": "STA (non-toxic)", "sim": "SIM (same meaning)", "fl": "FL (fluency)", "j": "J"}
+AXIS_NAMES = {a.key: a.label if a.key == "j" else f"{a.label} ({a.short})" for a in vocab.AXES if a.human}
 N_BOOT = 300
 
 st.title("Human vs automatic")
@@ -298,7 +299,7 @@ def calibration() -> None:
     kind = k3.selectbox("Calibrator", ["isotonic", "logistic", "linear"], key="he_cal_kind")
     candidates = {f"{kind} on {cal_metric}": (kind, [cal_metric], HUMAN_AXES[cal_axis])}
     feats = None
-    if cal_axis == "j" and all(f"embedded:{a}" in frame for a in ("sta", "sim", "fl")):
+    if cal_axis == "j" and all(f"embedded:{a}" in frame for a in vocab.MODEL_AXES):
         feats = pd.concat([frame, simple_features(frame, choice.lexicon if choice.ok else frozenset())], axis=1)
         candidates["learned J (embedded axes + features)"] = (
             "logistic", ["embedded:j", "embedded:sta", "embedded:sim", "embedded:fl", "length_ratio", "copy_rate",

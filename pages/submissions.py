@@ -24,6 +24,7 @@ from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_sentence_table, shared_store
 from detox_core.ui.widgets.tables import MISSING
+from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS
 
 st.title("Submissions")
 require_page("submissions")
@@ -174,14 +175,14 @@ st.subheader("Stored submissions")
 if organizer:
     manage(listed)
 st.dataframe(
-    listed[["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at", "hidden"]], hide_index=True, placeholder=MISSING,
-    column_order=None if organizer else ["name", "source", "n", "sta", "sim", "fl", "j", "chrf", "created_at"],
+    listed[["name", "source", "n", *SCORE_COLUMNS, "created_at", "hidden"]], hide_index=True, placeholder=MISSING,
+    column_order=None if organizer else ["name", "source", "n", *SCORE_COLUMNS, "created_at"],
     column_config={
         "hidden": st.column_config.CheckboxColumn("Hidden"),
         "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
         **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0, format="%.3f")
-           for c in ("sta", "sim", "fl", "j", "chrf")},
+           for c in SCORE_COLUMNS},
         "created_at": st.column_config.DatetimeColumn("Scored", format="YYYY-MM-DD HH:mm"),
     },
 )
@@ -200,19 +201,19 @@ filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", 
 text = filters.text_input("Search input or output", key="sub_q", width=260)
 j_max = filters.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter", width=180)
 flag_filter = filters.multiselect("Flags", list(FLAGS.values()), key="sub_flags", width=220, placeholder="any")
-limit_filter = filters.multiselect("Limited by", ["sta", "sim", "fl"], key="sub_limit", width=160, placeholder="any",
+limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limit", width=160, placeholder="any",
                                    format_func=str.upper, help="The axis that holds J down")
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 event = st.dataframe(
-    shown[["line", "input", "output", "sta", "sim", "fl", "j", "chrf", "limiting", "flags"]],
+    shown[["line", "input", "output", *SCORE_COLUMNS, "limiting", "flags"]],
     key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, placeholder=MISSING, height=360,
     column_config={
         "line": st.column_config.NumberColumn("Line", help="Line of the submission", width="small"),
         "input": st.column_config.TextColumn("Input", width="large"),
         "output": st.column_config.TextColumn("Output", width="large"),
         **{c: st.column_config.NumberColumn(c.upper() if c != "chrf" else "chrF", format="%.2f", width="small")
-           for c in ("sta", "sim", "fl", "j", "chrf")},
+           for c in SCORE_COLUMNS},
         "limiting": st.column_config.TextColumn("Limit", help="The axis that holds J down", width="small"),
         "flags": st.column_config.TextColumn("Flags"),
     },

@@ -10,8 +10,9 @@ import pandas as pd
 
 from detox_core.analysis.stats import bootstrap_ci, resample_indices
 from detox_core.errors import DetoxInputError
+from detox_core.vocab import SCORE_COLUMNS
 
-AXES = ("sta", "sim", "fl", "j", "chrf")
+AXES = SCORE_COLUMNS
 
 
 def side_by_side(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data, editions
-from detox_core.vocab import HUMAN_SYSTEM_COLUMNS
+from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, SYSTEM_FROM_HUMAN
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.submissions.store import display_names, Store
@@ -48,8 +48,7 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
         for r in annotations.itertuples(index=False):
             key = system_key(str(r.participant_name))
             if key not in {x["key"] for x in rows}:  # later projects come first
-                rows.append({"key": key, "sta_human": r.sta_human, "sim_human": r.sim_human, "fl_human": r.fl_human,
-                             "j_human": r.j_human, "source": r.source})
+                rows.append({"key": key, **{c: getattr(r, c) for c in HUMAN_SYSTEM_COLUMNS}, "source": r.source})
     path = edition.human_path(root)
     seen = {r["key"] for r in rows}
     if path is not None:
@@ -57,8 +56,8 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
         for name, g in human.groupby("participant_name"):
             if system_key(str(name)) in seen:
                 continue
-            rows.append({"key": system_key(str(name)), "sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
-                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "source": path.name})
+            rows.append({"key": system_key(str(name)), **{c: g[h].mean() for c, h in SYSTEM_FROM_HUMAN.items()},
+                         "source": path.name})
     path = edition.leaderboard_path(root)
     seen = {r["key"] for r in rows}
     if path is not None:

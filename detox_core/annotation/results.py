@@ -23,6 +23,7 @@ from detox_core.annotation.aggregation import (
 )
 from detox_core.annotation.store import AnnotationStore, Project, utc_now
 from detox_core.annotation.tasks import TASKS
+from detox_core.vocab import HUMAN_AXES, HUMAN_SYSTEM_COLUMNS, MODEL_AXES, SYSTEM_FROM_HUMAN
 
 ALPHA_LEVEL = {"toxicity": "nominal", "content": "nominal", "fluency": "ordinal"}
 
@@ -103,24 +104,24 @@ def humaneval_table(store: AnnotationStore, project: Project, results: dict[str,
                         "participant_name": pairs["system"], "idx": pairs["idx"]})
     keys_out = list(zip([""] * len(pairs), pairs["output"]))
     nan = float("nan")
+    sta, sim, fl = (HUMAN_AXES[k] for k in MODEL_AXES)  # the judgement columns: non-toxicity, content, fluency
     if "toxicity" in label:
-        out["non-toxicity"] = [1.0 - label["toxicity"].get(k, nan) for k in keys_out]
+        out[sta] = [1.0 - label["toxicity"].get(k, nan) for k in keys_out]
     else:
-        out["non-toxicity"] = nan
+        out[sta] = nan
     if "content" in label:
-        out["content"] = [label["content"].get(k, nan) for k in zip(pairs["input"], pairs["output"])]
+        out[sim] = [label["content"].get(k, nan) for k in zip(pairs["input"], pairs["output"])]
     else:
-        out["content"] = nan
+        out[sim] = nan
     if "fluency" in label:
         fl_in = np.array([label["fluency"].get(("", t), nan) for t in pairs["input"]], dtype=float)
         fl_out = np.array([label["fluency"].get(k, nan) for k in keys_out], dtype=float)
-        out["fluency"] = np.where(np.isnan(fl_in) | np.isnan(fl_out), nan, (fl_out >= fl_in).astype(float))
+        out[fl] = np.where(np.isnan(fl_in) | np.isnan(fl_out), nan, (fl_out >= fl_in).astype(float))
         out["fluency_input"], out["fluency_output"] = fl_in, fl_out
     else:
-        out["fluency"] = nan
-    asked = [ax for ax, task in (("non-toxicity", "toxicity"), ("content", "content"), ("fluency", "fluency"))
-             if task in project.tasks]
-    out["J"] = out[["non-toxicity", "content", "fluency"]].prod(axis=1, skipna=False)
+        out[fl] = nan
+    asked = [ax for ax, task in ((sta, "toxicity"), (sim, "content"), (fl, "fluency")) if task in project.tasks]
+    out[HUMAN_AXES["j"]] = out[[sta, sim, fl]].prod(axis=1, skipna=False)
     if complete_only:
         out = out[out[asked].notna().all(axis=1)]
     return out.reset_index(drop=True)
@@ -129,8 +130,8 @@ def humaneval_table(store: AnnotationStore, project: Project, results: dict[str,
 def system_means(table: pd.DataFrame) -> pd.DataFrame:
     """Human STA/SIM/FL/J per system of a :func:`humaneval_table`."""
     g = table.groupby("participant_name")
-    return pd.DataFrame({"sta_human": g["non-toxicity"].mean(), "sim_human": g["content"].mean(),
-                         "fl_human": g["fluency"].mean(), "j_human": g["J"].mean(), "n": g.size()}).reset_index()
+    return pd.DataFrame({**{col: g[human].mean() for col, human in SYSTEM_FROM_HUMAN.items()},
+                         "n": g.size()}).reset_index()
 
 
 @dataclass
@@ -212,5 +213,5 @@ def project_human_scores(store: AnnotationStore) -> pd.DataFrame:
         if len(table):
             frames.append(system_means(table).assign(source=f"annotation project {project.name}"))
     if not frames:
-        return pd.DataFrame(columns=["participant_name", "sta_human", "sim_human", "fl_human", "j_human", "n", "source"])
+        return pd.DataFrame(columns=["participant_name", *HUMAN_SYSTEM_COLUMNS, "n", "source"])
     return pd.concat(frames, ignore_index=True)

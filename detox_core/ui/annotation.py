@@ -11,6 +11,7 @@ from detox_core.annotation.results import aggregate_project, asks_all_tasks, hum
 from detox_core.annotation.store import AnnotationStore, ItemView
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.db import default_url
+from detox_core.vocab import HUMAN_PARTS
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str) -> AnnotationStore:
@@ -86,4 +87,4 @@ def project_judgements_csv(project_id: int) -> bytes:
     """The project's complete human judgements (every axis labelled) as a humaneval CSV."""
     store = annotation_store()
     _, table = project_results(project_id, store.project(project_id).settings.method, store.stamp())
-    return table.dropna(subset=["non-toxicity", "content", "fluency"]).to_csv(index=False).encode("utf-8")
+    return table.dropna(subset=list(HUMAN_PARTS)).to_csv(index=False).encode("utf-8")

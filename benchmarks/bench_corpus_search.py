@@ -1,7 +1,7 @@
 """How fast the Corpus page answers a search over train+dev+test (8,623 pairs).
 
 Prints two figures per query:
-- ``core``: :func:`detox_core.corpus.filter_corpus` plus the statistics of the hits;
+- ``core``: :func:`detox_core.analysis.corpus.filter_corpus` plus the statistics of the hits;
 - ``page``: a whole rerun of the Corpus page after the search box changes (the script
   run a browser waits for: filtering, statistics, table and plots serialised), measured
   with Streamlit's AppTest on warm caches.

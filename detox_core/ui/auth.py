@@ -123,7 +123,7 @@ def client_id() -> str:
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
     """The organizer password form; signs this session in when the password is right.
-    Wrong tries are throttled (:class:`detox_core.throttle.LoginThrottle`)."""
+    Wrong tries are throttled (:class:`detox_core.ui.throttle.LoginThrottle`)."""
     secret = organizer_secret()
     if secret is None or st.session_state.get(_SIGNED_IN):
         return

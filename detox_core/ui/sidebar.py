@@ -30,8 +30,8 @@ class CorpusChoice:
         source: a registered dataset name, or ``"upload"``.
         label: human-readable name of the source.
         splits: the chosen splits (``("upload",)`` for an uploaded file).
-        prepared: :func:`detox_core.corpus.prepare_corpus` frame, None if no data.
-        edits: :func:`detox_core.corpus.prepare_edits` frame, None if no data.
+        prepared: :func:`detox_core.analysis.corpus.prepare_corpus` frame, None if no data.
+        edits: :func:`detox_core.analysis.corpus.prepare_edits` frame, None if no data.
         lexicon: the toxic lexicon in use (may be empty).
         problem: why there is no data, in words a user can act on.
     """

@@ -49,7 +49,7 @@ def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references,
 
 
 def cached_sentence_table(submission_id: int, corpus_key: str, references, lexicon):
-    """:func:`detox_core.submissions.sentence_table` of a stored submission, computed once;
+    """:func:`detox_core.submissions.service.sentence_table` of a stored submission, computed once;
     ``corpus_key`` names the references and the lexicon."""
     return _sentence_table(_version(submission_id), corpus_key, references, lexicon)
 

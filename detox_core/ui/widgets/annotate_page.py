@@ -5,7 +5,7 @@ the page with its answer buttons and handles the keyboard in the browser: 1/2/3 
 the marked item and move the mark on, Up/Down move it, Enter submits, S skips. A key
 registers at once, whatever the typing speed, and nothing reaches the server until the
 page is submitted; then the whole page goes in one message, ``{"page", "action",
-"answers"}``, that :func:`detox_core.annotation.pages.page_answers` checks before the
+"answers"}``, that :func:`detox_core.annotation.submit.page_answers` checks before the
 store saves it in one transaction.
 
 Item texts are user and system text: the script puts them in the page with

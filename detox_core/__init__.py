@@ -3,8 +3,8 @@
 The package is importable without Streamlit; only :mod:`detox_core.ui` talks to it.
 """
 
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxError, DetoxInputError
 
 __version__ = "0.1.0"
 
-__all__ = ["DetoxInputError", "__version__"]
+__all__ = ["DetoxError", "DetoxInputError", "__version__"]

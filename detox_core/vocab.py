@@ -94,3 +94,21 @@ def label(key: str) -> str:
 def axis_help(key: str) -> str:
     """What the number of axis ``key`` measures and its range (the generic wording)."""
     return BY_KEY[key].help
+
+
+#: Language code -> name, for the languages of the shared task's editions (``hin``: Hinglish,
+#: Hindi written in Latin script).
+LANGUAGES: dict[str, str] = {
+    "am": "Amharic", "ar": "Arabic", "de": "German", "en": "English", "es": "Spanish", "hi": "Hindi",
+    "ru": "Russian", "uk": "Ukrainian", "zh": "Chinese", "fr": "French", "he": "Hebrew", "hin": "Hinglish",
+    "it": "Italian", "ja": "Japanese", "tt": "Tatar",
+}
+#: Languages written right to left.
+RTL_LANGUAGES: frozenset[str] = frozenset({"ar", "he"})
+#: Languages written without spaces between words (word diffs fall back to characters).
+UNSPACED_LANGUAGES: frozenset[str] = frozenset({"zh", "ja"})
+
+
+def language_name(code: str) -> str:
+    """``"ar"`` -> ``"Arabic"``; an unknown code is returned as it is."""
+    return LANGUAGES.get(code, code)

@@ -28,7 +28,7 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 # --------------------------------------------------------------------------- reading
 
 
-def _read_bytes(source: Source, name: str | None, max_bytes: int) -> tuple[bytes, str]:
+def read_bytes(source: Source, name: str | None, max_bytes: int) -> tuple[bytes, str]:
     """Return the raw bytes of ``source`` and the name to use in messages."""
     if isinstance(source, (bytes, bytearray)):
         data, label = bytes(source), name or "<upload>"
@@ -98,7 +98,7 @@ def decode_utf8(data: bytes, name: str) -> str:
 
 def read_text(source: Source, name: str | None = None, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, str]:
     """Read a UTF-8 text file or upload; returns ``(text, display_name)``."""
-    data, label = _read_bytes(source, name, max_bytes)
+    data, label = read_bytes(source, name, max_bytes)
     return decode_utf8(data, label), label
 
 

@@ -1,0 +1,245 @@
+"""The multilingual formats of the TextDetox editions: inputs with a language column, and
+CodaLab submissions matched by text and language.
+
+Data contracts:
+    inputs TSV: ``toxic_sentence`` (or ``toxic_comment``) and ``lang``; references, when
+        the file has them, in ``neutral_sentence`` (the hub datasets' column) or
+        ``neutral_comment1``..``neutral_comment3``.
+    submission: the CodaLab TSV ``toxic_sentence, neutral_sentence, lang`` (also inside a
+        zip that holds exactly one ``.tsv``, as CodaLab took them). Rows are matched to
+        the inputs by text and language, not by position. Every language the submission
+        answers must be answered completely, each input exactly once; a language it does
+        not answer at all makes it *partial*, which is accepted and said.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from detox_core.data.formats import REFERENCE_COLUMNS
+from detox_core.data.io import (
+    MAX_FILE_BYTES,
+    Source,
+    Table,
+    decode_utf8,
+    parse_table,
+    read_bytes,
+    read_text,
+    require_columns,
+)
+from detox_core.errors import DetoxInputError
+from detox_core.vocab import LANGUAGES, language_name
+
+#: Problems listed in one message before "and N more".
+MAX_LISTED = 20
+
+
+def _languages(table: Table, column: str, known: Sequence[str]) -> list[str]:
+    """The ``lang`` cells, checked against ``known`` (stripped, lower case)."""
+    langs = [v.strip().lower() for v in table.column(column)]
+    for value, line in zip(langs, table.lines):
+        if value not in known:
+            raise DetoxInputError(f"unknown language code {value!r}; known: {', '.join(known)}", table.name, line,
+                                  column)
+    return langs
+
+
+def load_multilingual_inputs(source: Source, *, name: str | None = None, split: str | None = None,
+                             languages: Sequence[str] | None = None) -> pd.DataFrame:
+    """Load a multilingual inputs file (with references when it has them).
+
+    Args:
+        source: path or bytes of the TSV.
+        name: file name for messages.
+        split: value of the ``split`` column (default: the file stem).
+        languages: the language codes allowed (default: every code of
+            :data:`detox_core.vocab.LANGUAGES`).
+
+    Returns:
+        The corpus frame of :func:`detox_core.data.formats.load_corpus` plus ``lang``:
+        ``pair_id`` (``"<split>-<lang>-<n>"``, n counting within the language), ``split``,
+        ``lang``, ``index`` (the row's position in the file), ``toxic_comment``,
+        ``neutral_comment1..3`` (``""`` = none), ``n_refs`` and ``line``.
+
+    Raises:
+        DetoxInputError: a missing column, an empty input, an unknown language code, the
+            same input twice in one language (submissions are matched by text).
+    """
+    text, label = read_text(source, name)
+    table = parse_table(text, label, "\t")
+    cols = require_columns(table, ["toxic_sentence", "lang"], {"toxic_sentence": ("toxic_comment",)})
+    if not table.rows:
+        raise DetoxInputError("expected at least one row after the header, found none", label)
+    langs = _languages(table, cols["lang"], list(languages or LANGUAGES))
+    toxic = table.column(cols["toxic_sentence"])
+    seen: dict[tuple[str, str], int] = {}
+    for value, lang, line in zip(toxic, langs, table.lines):
+        if not value.strip():
+            raise DetoxInputError("the toxic sentence is empty", label, line, cols["toxic_sentence"])
+        key = (value.strip(), lang)
+        if key in seen:
+            raise DetoxInputError(f"the same {language_name(lang)} input twice (first on line {seen[key]}): rows of "
+                                  "a submission are matched by text and language", label, line,
+                                  cols["toxic_sentence"])
+        seen[key] = line
+    refs = {c: [""] * len(toxic) for c in REFERENCE_COLUMNS}
+    if "neutral_sentence" in table.header:
+        refs["neutral_comment1"] = [v.strip() for v in table.column("neutral_sentence")]
+    for c in REFERENCE_COLUMNS:
+        if c in table.header:
+            refs[c] = [v.strip() for v in table.column(c)]
+    split = split or Path(label).stem
+    counter: dict[str, int] = {}
+    pair_ids = []
+    for lang in langs:
+        pair_ids.append(f"{split}-{lang}-{counter.get(lang, 0)}")
+        counter[lang] = counter.get(lang, 0) + 1
+    frame = pd.DataFrame({"pair_id": pair_ids, "split": split, "lang": langs, "index": range(len(toxic)),
+                          "toxic_comment": toxic, **refs, "line": table.lines})
+    frame["n_refs"] = sum((frame[c] != "").astype(int) for c in REFERENCE_COLUMNS)
+    return frame
+
+
+@dataclass(frozen=True)
+class MultilingualSubmission:
+    """A validated multilingual submission.
+
+    Attributes:
+        frame: one row per input of the answered languages, in the inputs' order:
+            ``input_line`` (the input's line in its file), ``line`` (the submission's),
+            ``lang``, ``toxic_sentence``, ``neutral_sentence``.
+        languages: the languages answered, in the inputs' order of appearance.
+        missing_languages: languages of the inputs the submission does not answer at all.
+    """
+
+    frame: pd.DataFrame
+    languages: tuple[str, ...]
+    missing_languages: tuple[str, ...]
+
+    @property
+    def partial(self) -> bool:
+        """Whether some languages of the split are not answered."""
+        return bool(self.missing_languages)
+
+    def describe(self) -> str:
+        """"3 of 9 languages (ar, de, en); not answered: ..." or "all 9 languages"."""
+        total = len(self.languages) + len(self.missing_languages)
+        if not self.partial:
+            return f"all {total} languages"
+        return (f"partial: {len(self.languages)} of {total} languages ({', '.join(self.languages)}); not answered: "
+                f"{', '.join(self.missing_languages)}")
+
+
+def _unzip(data: bytes, label: str) -> tuple[bytes, str]:
+    """The one ``.tsv`` of a zip archive (CodaLab's upload format)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise DetoxInputError("the file is named .zip but is not a zip archive", label) from None
+    members = [m for m in archive.infolist() if not m.is_dir() and not Path(m.filename).name.startswith(".")
+               and "__MACOSX" not in m.filename]
+    tsvs = [m for m in members if m.filename.lower().endswith((".tsv", ".txt", ".csv"))]
+    if len(tsvs) != 1:
+        found = ", ".join(m.filename for m in members) or "nothing"
+        raise DetoxInputError(f"expected a zip holding one .tsv file, found {found}", label)
+    member = tsvs[0]
+    if member.file_size > MAX_FILE_BYTES:
+        raise DetoxInputError(f"{member.filename} is {member.file_size / 2**20:.1f} MiB unpacked, larger than the "
+                              f"{MAX_FILE_BYTES / 2**20:.0f} MiB limit", label)
+    return archive.read(member), f"{label}/{member.filename}"
+
+
+def _listed(lines: Sequence[int]) -> str:
+    shown = ", ".join(map(str, lines[:MAX_LISTED]))
+    return shown + (f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else "")
+
+
+def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: str | None = None,
+                                 max_bytes: int = MAX_FILE_BYTES) -> MultilingualSubmission:
+    """Load and validate a CodaLab submission against a split's multilingual inputs.
+
+    Args:
+        source: path or bytes of the TSV, or of a zip holding one TSV.
+        inputs: the split's frame of :func:`load_multilingual_inputs` (``toxic_comment``,
+            ``lang``, ``line``).
+        name: file name for messages.
+
+    Raises:
+        DetoxInputError: every problem at once, each with its line: unknown language
+            codes, empty outputs, rows that are not inputs of the split, an input answered
+            twice, and inputs of an answered language that have no row (named by their
+            line in the inputs file).
+    """
+    data, label = read_bytes(source, name, max_bytes)
+    if label.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+        data, label = _unzip(data, label)
+    raw = decode_utf8(data, label)
+    table = parse_table(raw, label, "\t")
+    cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
+    known = sorted(set(inputs["lang"]))
+    wanted = {(t.strip(), lang): (i, line) for i, (t, lang, line) in
+              enumerate(zip(inputs["toxic_comment"], inputs["lang"], inputs["line"]))}
+    problems: list[tuple[int, str]] = []
+    bad_lang, empty, unknown, twice = [], [], [], []
+    answered: dict[int, tuple[int, str]] = {}
+    for toxic, output, lang, line in zip(table.column(cols["toxic_sentence"]), table.column(cols["neutral_sentence"]),
+                                         table.column(cols["lang"]), table.lines):
+        lang = lang.strip().lower()
+        if lang not in known:
+            bad_lang.append((line, lang))
+            continue
+        if not output.strip():
+            empty.append(line)
+        hit = wanted.get((toxic.strip(), lang))
+        if hit is None:
+            unknown.append((line, lang, toxic.strip()))
+        elif hit[0] in answered:
+            twice.append((line, answered[hit[0]][0]))
+        else:
+            answered[hit[0]] = (line, output.strip())
+    if bad_lang:
+        problems.append((bad_lang[0][0], f"unknown language code(s) on line(s) {_listed([x[0] for x in bad_lang])} "
+                         f"({', '.join(sorted({repr(x[1]) for x in bad_lang}))}); this split has "
+                         f"{', '.join(known)}"))
+    if empty:
+        problems.append((empty[0], f"{len(empty)} empty output(s) on line(s) {_listed(empty)}; every input needs a "
+                         "non-empty output (copy the input to keep it unchanged)"))
+    if unknown:
+        line, lang, text = unknown[0]
+        problems.append((line, f"{len(unknown)} row(s) that are not inputs of this split, on line(s) "
+                         f"{_listed([u[0] for u in unknown])} (first: {language_name(lang)} {text[:60]!r})"))
+    if twice:
+        problems.append((twice[0][0], f"{len(twice)} input(s) answered twice, on line(s) {_listed([t[0] for t in twice])} "
+                         f"(line {twice[0][0]} repeats line {twice[0][1]})"))
+    answered_langs = {inputs["lang"].iat[i] for i in answered}
+    covered = [lang for lang in dict.fromkeys(inputs["lang"]) if lang in answered_langs]
+    missing_rows = [i for i in range(len(inputs)) if inputs["lang"].iat[i] in covered and i not in answered]
+    if missing_rows:
+        first = missing_rows[0]
+        in_lines = [int(inputs["line"].iat[i]) for i in missing_rows]
+        problems.append((table.lines[-1] if table.lines else 1,
+                         f"{len(missing_rows)} input(s) of the answered languages have no row: input line(s) "
+                         f"{_listed(in_lines)} of the split (first: {language_name(inputs['lang'].iat[first])} "
+                         f"{inputs['toxic_comment'].iat[first].strip()[:60]!r})"))
+    if len(problems) == 1:
+        raise DetoxInputError(problems[0][1], label, problems[0][0])
+    if problems:
+        raise DetoxInputError(f"{len(problems)} problems: " + "; ".join(
+            f"({k}) line {line}: {text}" for k, (line, text) in enumerate(problems, 1)), label, problems[0][0])
+    order = sorted(answered)
+    frame = pd.DataFrame({
+        "input_line": [int(inputs["line"].iat[i]) for i in order],
+        "line": [answered[i][0] for i in order],
+        "lang": [inputs["lang"].iat[i] for i in order],
+        "toxic_sentence": [inputs["toxic_comment"].iat[i] for i in order],
+        "neutral_sentence": [answered[i][1] for i in order],
+    })
+    missing = tuple(lang for lang in dict.fromkeys(inputs["lang"]) if lang not in covered)
+    return MultilingualSubmission(frame, tuple(covered), missing)
+

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from detox_core import data
+from detox_core import data, editions
 from detox_core.errors import StorageError
 from detox_core.submissions.explain import explain_frame
 from detox_core.metrics.base import StepProgress
@@ -52,9 +52,12 @@ class UnsavedScoresError(StorageError):
 
 
 def shipped_outputs(dataset: str, split: str, root: Path | None = None) -> dict[str, Path]:
-    """System outputs that come with a dataset for ``split`` (``outputs/<name>_<split>.txt``)."""
-    folder = (root or data.data_dir()) / dataset / "outputs"
-    return {p.name.removesuffix(f"_{split}.txt"): p for p in sorted(folder.glob(f"*_{split}.txt"))}
+    """System outputs that come with edition ``dataset`` for ``split`` (its outputs folder's
+    ``<name>_<split>.txt``); none for a corpus that is not a registered edition."""
+    if dataset not in editions.EDITIONS:
+        return {}
+    files = editions.get_edition(dataset).output_files(split, root)
+    return {p.name.removesuffix(f"_{split}.txt"): p for p in files}
 
 
 def split_inputs(prepared: pd.DataFrame, split: str) -> tuple[list[str], list[list[str]]]:

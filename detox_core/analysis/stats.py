@@ -15,28 +15,64 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from detox_core.errors import DetoxInputError
+
 
 def resample_indices(n: int, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
     """``n_boot`` x ``n`` sentence indices drawn with replacement (shared by all systems)."""
     return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
 
 
+def stratified_indices(strata: np.ndarray, n_boot: int = 1000, seed: int = 0) -> np.ndarray:
+    """``n_boot`` x ``n`` indices drawn with replacement *within* each stratum (a language):
+    position i always holds a sentence of its own stratum, so every resample keeps each
+    language's size. With one stratum it is :func:`resample_indices`."""
+    strata = np.asarray(strata)
+    labels = list(dict.fromkeys(strata.tolist()))
+    if len(labels) <= 1:
+        return resample_indices(len(strata), n_boot, seed)
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, len(strata)), dtype=np.int64)
+    for label in labels:
+        where = np.flatnonzero(strata == label)
+        out[:, where] = where[rng.integers(0, where.size, size=(n_boot, where.size))]
+    return out
+
+
+def macro_weights(strata: np.ndarray) -> np.ndarray:
+    """Per-sentence weights whose weighted sum is the mean over strata of each stratum's
+    mean (the TextDetox ranking: the mean over languages of J)."""
+    strata = np.asarray(strata)
+    labels, inverse, counts = np.unique(strata, return_inverse=True, return_counts=True)
+    return 1.0 / (counts[inverse] * len(labels))
+
+
+def _mean(values: np.ndarray, weights: np.ndarray | None, axis: int | None = None) -> np.ndarray | float:
+    return values.mean(axis=axis) if weights is None else (values * weights).sum(axis=axis)
+
+
 def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
-                 indices: np.ndarray | None = None) -> tuple[float, float, float]:
-    """Mean and percentile bootstrap interval ``(mean, low, high)``; NaNs are ignored."""
+                 indices: np.ndarray | None = None, weights: np.ndarray | None = None) -> tuple[float, float, float]:
+    """Mean and percentile bootstrap interval ``(mean, low, high)``; NaNs are ignored.
+
+    With ``weights`` (and the matching stratified ``indices``, see :func:`macro_weights`)
+    the statistic is the weighted mean; the values must then have no NaN.
+    """
     values = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(values)
+    if weights is not None and not keep.all():
+        raise DetoxInputError("a weighted (per-language) mean needs a score for every sentence")
     values = values[keep]
     if values.size == 0:
         return float("nan"), float("nan"), float("nan")
     idx = resample_indices(values.size, n_boot, seed) if indices is None or not keep.all() else indices
-    means = values[idx].mean(axis=1)
+    means = _mean(values[idx], weights, axis=1)
     lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return float(values.mean()), float(lo), float(hi)
+    return float(_mean(values, weights)), float(lo), float(hi)
 
 
 def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: int = 0,
-                       indices: np.ndarray | None = None) -> float:
+                       indices: np.ndarray | None = None, weights: np.ndarray | None = None) -> float:
     """Two-sided p-value of "mean(a) == mean(b)" by paired bootstrap over sentences.
 
     The share of resamples in which the sign of the difference flips relative to the
@@ -46,11 +82,11 @@ def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: i
     if a.shape != b.shape:
         raise ValueError("paired bootstrap needs scores of the same sentences")
     diff = a - b
-    observed = diff.mean()
+    observed = _mean(diff, weights)
     if observed == 0:
         return 1.0
     idx = resample_indices(diff.size, n_boot, seed) if indices is None else indices
-    resampled = diff[idx].mean(axis=1)
+    resampled = _mean(diff[idx], weights, axis=1)
     flips = np.mean(resampled <= 0) if observed > 0 else np.mean(resampled >= 0)
     return float(min(1.0, 2 * flips))
 
@@ -63,24 +99,32 @@ class Ranking:
     p_values: pd.DataFrame  # system x system
 
 
-def rank_systems(scores: Mapping[str, np.ndarray], n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> Ranking:
+def rank_systems(scores: Mapping[str, np.ndarray], n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
+                 strata: np.ndarray | None = None) -> Ranking:
     """Rank systems scored on the same sentences (per-sentence arrays of equal length).
 
     ``group`` numbers clusters of statistically tied systems: walking down the ranking,
     a system opens a new group when it is significantly worse than the first system of
-    the current group.
+    the current group. With ``strata`` (each sentence's language) systems are ranked by
+    the mean over languages, resampling sentences within each language.
     """
     names = list(scores)
     n = len(next(iter(scores.values()))) if names else 0
     if any(len(v) != n for v in scores.values()):
         raise ValueError("every system must be scored on the same sentences")
-    idx = resample_indices(n, n_boot, seed) if n else np.zeros((0, 0), dtype=int)
-    stats = {s: bootstrap_ci(scores[s], n_boot, alpha, seed, idx) for s in names}
+    if strata is not None and len(strata) != n:
+        raise ValueError("one stratum per sentence")
+    weights = macro_weights(strata) if strata is not None and n else None
+    if not n:
+        idx = np.zeros((0, 0), dtype=int)
+    else:
+        idx = stratified_indices(strata, n_boot, seed) if strata is not None else resample_indices(n, n_boot, seed)
+    stats = {s: bootstrap_ci(scores[s], n_boot, alpha, seed, idx, weights) for s in names}
     order = sorted(names, key=lambda s: -stats[s][0])
     p = pd.DataFrame(1.0, index=order, columns=order)
     for i, s in enumerate(order):
         for t in order[i + 1:]:
-            p.loc[s, t] = p.loc[t, s] = paired_bootstrap_p(scores[s], scores[t], n_boot, seed, idx)
+            p.loc[s, t] = p.loc[t, s] = paired_bootstrap_p(scores[s], scores[t], n_boot, seed, idx, weights)
     better = {s: sum(1 for t in order if t != s and stats[t][0] > stats[s][0] and p.loc[s, t] < alpha) for s in order}
     worse = {s: sum(1 for t in order if t != s and stats[t][0] < stats[s][0] and p.loc[s, t] < alpha) for s in order}
     groups, group, head = {}, 0, None

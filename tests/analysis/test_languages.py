@@ -1,0 +1,75 @@
+"""Per-language scores and the ranking by the mean over languages (stratified bootstrap)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from detox_core.analysis.languages import language_mean, per_language, rank_by_language_mean
+from detox_core.analysis.stats import bootstrap_ci, macro_weights, rank_systems, resample_indices, stratified_indices
+from detox_core.errors import DetoxInputError
+
+
+def scored(j_by_lang: dict[str, list[float]], chrf_missing: tuple[str, ...] = ()) -> pd.DataFrame:
+    rows = [(lang, j) for lang, values in j_by_lang.items() for j in values]
+    frame = pd.DataFrame(rows, columns=["lang", "j"])
+    frame["chrf"] = np.where(frame["lang"].isin(chrf_missing), np.nan, 0.5)
+    return frame
+
+
+def test_stratified_resamples_stay_within_each_language():
+    strata = np.array(["en"] * 5 + ["ar"] * 2 + ["en"] * 3)
+    idx = stratified_indices(strata, n_boot=200, seed=3)
+    assert idx.shape == (200, 10)
+    assert (strata[idx] == strata).all()  # every position keeps a sentence of its own language
+    assert set(np.unique(idx[:, 5])) == {5, 6}
+    # One language: exactly the plain resample, so single-language results do not move.
+    assert np.array_equal(stratified_indices(np.array(["ru"] * 7), 50, 1), resample_indices(7, 50, 1))
+
+
+def test_the_mean_over_languages_counts_each_language_once():
+    frame = scored({"en": [0.9] * 90, "ar": [0.1] * 10})
+    assert frame["j"].mean() == pytest.approx(0.82)  # the mean over sentences
+    mean, unscored = language_mean(frame)
+    assert mean == pytest.approx(0.5) and unscored == []
+    weights = macro_weights(frame["lang"].to_numpy())
+    assert weights.sum() == pytest.approx(1.0)
+    idx = stratified_indices(frame["lang"].to_numpy(), 300)
+    point, low, high = bootstrap_ci(frame["j"].to_numpy(), 300, indices=idx, weights=weights)
+    assert point == pytest.approx(0.5) and low == pytest.approx(0.5) and high == pytest.approx(0.5)
+    table = per_language(frame)
+    assert table[["lang", "n"]].values.tolist() == [["en", 90], ["ar", 10]]
+    assert table["j"].tolist() == pytest.approx([0.9, 0.1])
+
+
+def test_a_language_without_references_is_left_out_and_named_not_zero():
+    frame = scored({"en": [0.5, 0.7], "am": [0.2, 0.4]}, chrf_missing=("am",))
+    mean, unscored = language_mean(frame, "chrf")
+    assert mean == pytest.approx(0.5) and unscored == ["am"]
+    assert np.isnan(per_language(frame).set_index("lang").loc["am", "chrf"])
+
+
+def test_systems_are_ranked_by_the_mean_over_languages():
+    rng = np.random.default_rng(0)
+    # A is excellent on the big English set and poor on the small Arabic one; B is even.
+    a = scored({"en": list(np.clip(rng.normal(0.9, 0.05, 200), 0, 1)), "ar": list(np.clip(rng.normal(0.1, 0.05, 20), 0, 1))})
+    b = scored({"en": list(np.clip(rng.normal(0.6, 0.05, 200), 0, 1)), "ar": list(np.clip(rng.normal(0.6, 0.05, 20), 0, 1))})
+    assert a["j"].mean() > b["j"].mean()  # by sentences A would win
+    ranking = rank_by_language_mean({"A": a, "B": b}, n_boot=300)
+    table = ranking.table
+    assert table["system"].tolist() == ["B", "A"]
+    assert table.loc[0, "mean"] == pytest.approx(b.groupby("lang")["j"].mean().mean())
+    assert ranking.overall.p_values.loc["A", "B"] < 0.05 and table["group"].tolist() == [1, 2]
+    assert ranking.by_language["en"].table["system"].tolist() == ["A", "B"]  # per language, A leads English
+    assert table.set_index("system").loc["A", "en"] == pytest.approx(a[a["lang"] == "en"]["j"].mean())
+    # With one language, the stratified ranking is the plain one.
+    ru = {n: scored({"ru": list(rng.random(30))}) for n in ("x", "y")}
+    plain = rank_systems({n: f["j"].to_numpy() for n, f in ru.items()}, n_boot=200)
+    strat = rank_by_language_mean(ru, n_boot=200).overall
+    pd.testing.assert_frame_equal(plain.table, strat.table)
+
+
+def test_mismatched_inputs_are_refused():
+    with pytest.raises(DetoxInputError, match="B does not answer the same inputs as A"):
+        rank_by_language_mean({"A": scored({"en": [0.1, 0.2]}), "B": scored({"ar": [0.1, 0.2]})})

@@ -23,12 +23,25 @@ WORD_RE = re.compile(r"\w+(?:[-'’*]+\w+)*")
 # Every character belongs to exactly one token, so joining tokens restores the text.
 TOKEN_RE = re.compile(r"\w+(?:[-'’*]+\w+)*|\s+|[^\w\s]+")
 
+# Scripts written without spaces between words (Chinese, Japanese kana): there, each
+# character is a word of its own, so diffs and word counts work character by character.
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+UNSPACED_RE = re.compile(f"[{_UNSPACED}]")
+_SPACED_WORD = f"(?:(?![{_UNSPACED}])\\w)+"
+UNSPACED_WORD_RE = re.compile(f"[{_UNSPACED}]|{_SPACED_WORD}(?:[-'’*]+{_SPACED_WORD})*")
+UNSPACED_TOKEN_RE = re.compile(f"[{_UNSPACED}]|{_SPACED_WORD}(?:[-'’*]+{_SPACED_WORD})*|\\s+|[^\\w\\s]+")
+
+
+def _word_re(text: str) -> re.Pattern[str]:
+    """The word pattern for ``text``: character by character where a script has no spaces."""
+    return UNSPACED_WORD_RE if UNSPACED_RE.search(text) else WORD_RE
+
 Op = Literal["equal", "delete", "insert"]
 
 
 def words(text: str) -> list[str]:
     """The normalised words of ``text`` (lower case, ``ё`` folded to ``е``)."""
-    return [normalise_word(w) for w in WORD_RE.findall(text)]
+    return [normalise_word(w) for w in _word_re(text).findall(text)]
 
 
 def lexicon_hits(text: str, lexicon: frozenset[str] | set[str]) -> list[str]:
@@ -73,11 +86,12 @@ class WordDiff:
 
 
 def _tokens(text: str) -> list[str]:
-    return TOKEN_RE.findall(text)
+    return (UNSPACED_TOKEN_RE if UNSPACED_RE.search(text) else TOKEN_RE).findall(text)
 
 
 def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = frozenset()) -> WordDiff:
-    """Diff two texts word by word (case- and ``ё``-insensitive).
+    """Diff two texts word by word (case- and ``ё``-insensitive); in scripts written
+    without spaces (Chinese, Japanese) character by character.
 
     Whitespace is kept for display but takes no part in the alignment, so a changed
     space never shows as an edit; punctuation marks are tokens of their own.
@@ -101,7 +115,7 @@ def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = fro
     def build(tokens: list[str], ops: list[Op]) -> list[Token]:
         out = []
         for tok, op in zip(tokens, ops):
-            is_word = bool(WORD_RE.fullmatch(tok))
+            is_word = bool(UNSPACED_WORD_RE.fullmatch(tok) or WORD_RE.fullmatch(tok))
             out.append(Token(tok, op, is_word, is_word and normalise_word(tok) in lexicon))
         return out
 

@@ -47,3 +47,17 @@ def test_edit_kind():
 def test_removed_words_counts_once_per_pair():
     counts = removed_words([("дебил дебил ушёл", "ушёл"), ("дебил пришёл", "человек пришёл")])
     assert counts == {"дебил": 2}
+
+
+def test_scripts_without_spaces_are_diffed_character_by_character():
+    from detox_core.text import word_diff, words
+
+    assert words("尽管浪，谁是狗，不得house") == ["尽", "管", "浪", "谁", "是", "狗", "不", "得", "house"]
+    diff = word_diff("你是个白痴", "你错了")
+    assert [(t.text, t.op) for t in diff.source] == [("你", "equal"), ("是", "delete"), ("个", "delete"),
+                                                    ("白", "delete"), ("痴", "delete")]
+    assert diff.added == ["错", "了"] and "".join(t.text for t in diff.target) == "你错了"
+    japanese = word_diff("お前はバカだ", "あなたは間違っている")
+    assert "".join(t.text for t in japanese.source) == "お前はバカだ" and "は" not in japanese.removed
+    # Spaced scripts keep their words (Arabic, Russian with inner hyphens).
+    assert words("أنت غبي جدا") == ["أنت", "غبي", "جدا"] and words("по-русски") == ["по-русски"]

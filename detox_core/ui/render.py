@@ -14,7 +14,8 @@ from detox_core.text import Token, WordDiff
 STYLE = """
 <style>
 .dx-text {font-size: 1.02rem; line-height: 1.7; white-space: pre-wrap; word-break: break-word;
-          padding: .5rem .75rem; border-radius: .5rem; background: rgba(128,128,128,.08);}
+          padding: .5rem .75rem; border-radius: .5rem; background: rgba(128,128,128,.08);
+          unicode-bidi: plaintext; text-align: start;}
 .dx-del {background: rgba(230, 80, 80, .22); text-decoration: line-through; border-radius: 3px;}
 .dx-ins {background: rgba(60, 170, 90, .25); border-radius: 3px;}
 .dx-tox {font-weight: 700; border-bottom: 2px solid #c0392b;}

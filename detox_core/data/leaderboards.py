@@ -1,0 +1,102 @@
+"""Published leaderboards of the multilingual editions.
+
+Data contracts (the TextDetox tables, one CSV each):
+    per language: ``team``, one column per language code (J of that language), the
+        edition's averages (``avg``; 2025: ``avg_p`` over the nine "parallel" languages,
+        ``avg_np`` over the six new ones) and ranks (``rank``, ``rank_p``, ``rank_np``).
+    per axis: ``team``, ``lang`` and the axis columns ``sta``, ``sim``, ``fl`` / ``chrf``,
+        ``j`` (at least one).
+An empty cell is a value the source does not give: NaN, never zero. Scores lie in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from detox_core.data.io import Source, Table, parse_table, read_text, require_columns
+from detox_core.errors import DetoxInputError
+from detox_core.vocab import LANGUAGES
+
+AXIS_COLUMNS = ("sta", "sim", "fl", "chrf", "j")
+
+
+def _numbers(table: Table, column: str, lo: float | None = 0.0, hi: float | None = 1.0) -> list[float]:
+    out = []
+    for value, line in zip(table.column(column), table.lines):
+        if not value.strip():
+            out.append(math.nan)
+            continue
+        try:
+            x = float(value)
+        except ValueError:
+            raise DetoxInputError(f"expected a number, found {value.strip()[:30]!r}", table.name, line, column) from None
+        if (lo is not None and x < lo) or (hi is not None and x > hi) or x != x:
+            raise DetoxInputError(f"expected a number in [{lo:g}, {hi:g}], found {value.strip()!r}", table.name, line,
+                                  column)
+        out.append(x)
+    return out
+
+
+def load_language_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame:
+    """A per-language leaderboard: ``team``, a column per language, averages, ranks, ``line``.
+
+    ``frame.attrs["languages"]`` lists the language columns in the file's order and
+    ``frame.attrs["averages"]`` the average columns.
+
+    Raises:
+        DetoxInputError: no ``team`` or no language column, a score outside [0, 1], a
+            rank that is not a whole number.
+    """
+    text, label = read_text(source, name)
+    table = parse_table(text, label)
+    require_columns(table, ["team"])
+    langs = [c for c in table.header if c in LANGUAGES]
+    if not langs:
+        raise DetoxInputError(f"expected a column per language (codes such as {', '.join(list(LANGUAGES)[:4])}); "
+                              f"the header has {', '.join(table.header)}", label, 1)
+    averages = [c for c in table.header if c == "avg" or c.startswith("avg_")]
+    ranks = [c for c in table.header if c == "rank" or c.startswith("rank_")]
+    frame = pd.DataFrame({"team": [t.strip() for t in table.column("team")]})
+    for column in (*langs, *averages):
+        frame[column] = _numbers(table, column)
+    for column in ranks:
+        values = _numbers(table, column, lo=0.0, hi=None)
+        bad = [ln for v, ln in zip(values, table.lines) if v == v and v != int(v)]
+        if bad:
+            raise DetoxInputError("expected a whole rank", label, bad[0], column)
+        frame[column] = values
+    frame["line"] = table.lines
+    frame.attrs.update(languages=langs, averages=averages)
+    return frame
+
+
+def load_axes_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame:
+    """A per-axis leaderboard in long form: ``team``, ``lang`` and the axis columns present.
+
+    Raises:
+        DetoxInputError: a missing column, an unknown language code, a score outside [0, 1].
+    """
+    text, label = read_text(source, name)
+    table = parse_table(text, label)
+    require_columns(table, ["team", "lang"])
+    axes = [c for c in AXIS_COLUMNS if c in table.header]
+    if not axes:
+        raise DetoxInputError(f"expected at least one of {', '.join(AXIS_COLUMNS)}; the header has "
+                              f"{', '.join(table.header)}", label, 1)
+    langs = [v.strip() for v in table.column("lang")]
+    for value, line in zip(langs, table.lines):
+        if value not in LANGUAGES:
+            raise DetoxInputError(f"unknown language code {value!r}", label, line, "lang")
+    frame = pd.DataFrame({"team": [t.strip() for t in table.column("team")], "lang": langs})
+    for column in axes:
+        frame[column] = _numbers(table, column)
+    frame["line"] = table.lines
+    return frame
+
+
+def teams_by_language(frame: pd.DataFrame) -> pd.DataFrame:
+    """A per-language leaderboard as a teams x languages matrix (for a heat map), in the
+    file's order of teams and languages."""
+    return frame.set_index("team")[frame.attrs.get("languages") or [c for c in frame if c in LANGUAGES]]

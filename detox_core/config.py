@@ -11,6 +11,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_MODEL_MAP`` | ``id=DIR;id2=DIR2``: model ids loaded from local folders | none |
 | ``DETOX_MODEL_DIR`` | a folder of ``<org>__<name>`` model folders | none |
 | ``DETOX_MIRROR`` | a folder holding a copy of the public data files | none |
+| ``DETOX_HUB_DIR`` | a folder of ``<org>__<name>`` copies of hub datasets | none |
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
@@ -37,6 +38,7 @@ CACHE_MB_ENV = "DETOX_CACHE_MB"
 MODEL_MAP_ENV = "DETOX_MODEL_MAP"
 MODEL_DIR_ENV = "DETOX_MODEL_DIR"
 MIRROR_ENV = "DETOX_MIRROR"
+HUB_DIR_ENV = "DETOX_HUB_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
@@ -96,6 +98,12 @@ def mirror_dirs() -> list[Path]:
     """``$DETOX_MIRROR`` (a folder with a copy of the data files), when set."""
     value = _get(MIRROR_ENV)
     return [Path(value)] if value else []
+
+
+def hub_dir() -> Path | None:
+    """``$DETOX_HUB_DIR``: a folder of ``<org>__<name>`` copies of hub datasets, or None."""
+    value = _get(HUB_DIR_ENV)
+    return Path(value) if value else None
 
 
 def organizer_password() -> str | None:

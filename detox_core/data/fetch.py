@@ -24,7 +24,9 @@ from pathlib import Path
 
 from detox_core import config
 from detox_core.data.formats import load_corpus, load_human_judgements, load_leaderboard, load_lexicon, load_lines
-from detox_core.errors import DetoxInputError
+from detox_core.data.hub import HubSource
+from detox_core.data.multilingual import load_multilingual_inputs
+from detox_core.errors import DataMissingError, DetoxInputError
 
 
 def pinned_urls(repo: str, commit: str, path: str) -> tuple[str, ...]:
@@ -47,6 +49,10 @@ def count_lines(path: Path) -> int:
 
 def count_nonempty(path: Path) -> int:
     return len(load_lines(path))
+
+
+def count_multilingual(path: Path) -> int:
+    return len(load_multilingual_inputs(path))
 
 
 def count_human(path: Path) -> int:
@@ -73,6 +79,7 @@ class DataFile:
     derive: Callable[[Path], str] | None = None  # dataset dir -> file text
     needs: tuple[str, ...] = ()  # files `derive` reads
     note: str = ""
+    hub: HubSource | None = None  # a hub dataset the file is made from
 
 
 @dataclass
@@ -80,13 +87,13 @@ class FetchResult:
     """What happened to one file."""
 
     rel: str
-    status: str  # present | mirror | download | derived | missing | invalid
+    status: str  # present | mirror | download | hub | derived | missing | invalid
     rows: int | None = None
     detail: str = ""
 
     @property
     def ok(self) -> bool:
-        return self.status in {"present", "mirror", "download", "derived"}
+        return self.status in {"present", "mirror", "download", "derived", "hub"}
 
 
 @dataclass
@@ -213,6 +220,13 @@ def _fetch_one(spec: DataFile, target: Path, mirrors: list[Path], download: bool
                 break  # the network is down: the other URLs share the host
             except DetoxInputError as err:
                 problems.append(f"{url}: {err}")
+    if spec.hub is not None:
+        try:
+            text = spec.hub.tsv(mirrors, allow_download=download)
+            rows = _install(spec, dest, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            return FetchResult(spec.rel, "hub", rows, spec.hub.repo_id)
+        except (DataMissingError, DetoxInputError) as err:
+            problems.append(str(err))
     if spec.derive is not None:
         absent = [n for n in spec.needs if not (target / n).is_file()]
         if absent:
@@ -224,7 +238,7 @@ def _fetch_one(spec: DataFile, target: Path, mirrors: list[Path], download: bool
                 return FetchResult(spec.rel, "derived", rows, f"from {', '.join(spec.needs)}")
             except DetoxInputError as err:
                 problems.append(f"derivation failed: {err}")
-    if not spec.urls and spec.derive is None:
+    if not spec.urls and spec.derive is None and spec.hub is None:
         problems.append(f"no public file to download ({spec.note}); copy it from a mirror with --mirror DIR")
     if not mirrors:
         problems.append("no mirror directory found")

@@ -25,6 +25,7 @@ from pathlib import Path
 from detox_core import config
 from detox_core.data.formats import load_corpus, load_human_judgements, load_leaderboard, load_lexicon, load_lines
 from detox_core.data.hub import HubSource
+from detox_core.data.io import decode_utf8, parse_table
 from detox_core.data.multilingual import load_multilingual_inputs
 from detox_core.errors import DataMissingError, DetoxInputError
 
@@ -55,6 +56,11 @@ def count_multilingual(path: Path) -> int:
     return len(load_multilingual_inputs(path))
 
 
+def count_table_rows(path: Path) -> int:
+    """Records of a CSV/TSV file (its header excluded), parsed strictly."""
+    return len(parse_table(decode_utf8(path.read_bytes(), str(path)), str(path)).rows)
+
+
 def count_human(path: Path) -> int:
     return len(load_human_judgements(path))
 
@@ -80,6 +86,11 @@ class DataFile:
     needs: tuple[str, ...] = ()  # files `derive` reads
     note: str = ""
     hub: HubSource | None = None  # a hub dataset the file is made from
+    mirrored_as: str = ""  # its path in a mirror folder, when not ``rel``
+
+    @property
+    def mirror_rel(self) -> str:
+        return self.mirrored_as or self.rel
 
 
 @dataclass
@@ -197,7 +208,7 @@ def _fetch_one(spec: DataFile, target: Path, mirrors: list[Path], download: bool
         except (DetoxInputError, UnicodeDecodeError) as err:
             problems.append(f"existing file is invalid ({err}); replacing it")
     for mirror in mirrors:
-        src = mirror / spec.rel
+        src = mirror / spec.mirror_rel
         if not src.is_file():
             continue
         try:
@@ -242,7 +253,7 @@ def _fetch_one(spec: DataFile, target: Path, mirrors: list[Path], download: bool
         problems.append(f"no public file to download ({spec.note}); copy it from a mirror with --mirror DIR")
     if not mirrors:
         problems.append("no mirror directory found")
-    elif not any((m / spec.rel).is_file() for m in mirrors):
+    elif not any((m / spec.mirror_rel).is_file() for m in mirrors):
         problems.append(f"not in {', '.join(str(m) for m in mirrors)}")
     if spec.urls and not download:
         problems.append("downloads are off (--no-download)")

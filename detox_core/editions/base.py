@@ -18,6 +18,7 @@ import pandas as pd
 from detox_core import config
 from detox_core.data.fetch import DataFile, FetchReport, FetchResult, default_mirrors, fetch_files
 from detox_core.data.formats import load_corpus, load_lexicon
+from detox_core.data.multilingual import load_multilingual_inputs
 from detox_core.errors import DataMissingError
 
 
@@ -43,7 +44,10 @@ class Edition:
         homes: where its data come from (name -> URL), for people.
         system_aliases: output-file stem -> the name its system has in the edition's papers.
         trains_embedded: its train split and lexicon train the offline embedded preset.
+        multilingual: its corpus files are multilingual inputs (``toxic_sentence``, ``lang``,
+            references in ``neutral_sentence``), its submissions CodaLab TSVs.
         folder: the folder under the data directory (default: ``name``).
+        mirror: the folder of ``../shared/data`` that mirrors its files (default: ``folder``).
     """
 
     name: str
@@ -62,7 +66,9 @@ class Edition:
     homes: dict[str, str] = field(default_factory=dict)
     system_aliases: dict[str, str] = field(default_factory=dict)
     trains_embedded: bool = False
+    multilingual: bool = False
     folder: str = ""
+    mirror: str = ""
 
     # ------------------------------------------------------------------ where its files are
 
@@ -111,11 +117,13 @@ class Edition:
         return out
 
     def output_files(self, split: str, root: Path | None = None) -> list[Path]:
-        """System outputs of ``split`` shipped with the edition, sorted by name."""
+        """System outputs of ``split`` shipped with the edition (``<system>_<split>.txt``, or
+        ``.tsv`` for a multilingual edition), sorted by name."""
         if self.outputs is None:
             return []
         folder = self.path(self.outputs, root)
-        return sorted(folder.glob(f"*_{split}.txt")) if folder.is_dir() else []
+        suffix = ".tsv" if self.multilingual else ".txt"  # CodaLab TSVs, or one output per line
+        return sorted(folder.glob(f"*_{split}{suffix}")) if folder.is_dir() else []
 
     # ------------------------------------------------------------------ reading and fetching
 
@@ -125,7 +133,8 @@ class Edition:
         Raises:
             DataMissingError: a requested split has not been fetched.
         """
-        frames = [load_corpus(self.split_path(split, root), split=split) for split in (splits or list(self.splits))]
+        load = load_multilingual_inputs if self.multilingual else load_corpus
+        frames = [load(self.split_path(split, root), split=split) for split in (splits or list(self.splits))]
         return pd.concat(frames, ignore_index=True)
 
     def load_lexicon(self, root: Path | None = None) -> frozenset[str]:
@@ -135,7 +144,7 @@ class Edition:
 
     def mirrors(self) -> list[Path]:
         """Where ``fetch-data`` looks for a copy of the files when no ``--mirror`` is given."""
-        return default_mirrors(self.folder or self.name)
+        return default_mirrors(self.mirror or self.folder or self.name)
 
     def fetch(self, target: Path | None = None, mirrors: Sequence[Path] | None = None, *, download: bool = True,
               force: bool = False, timeout: float = 20.0, files: tuple[DataFile, ...] | None = None,

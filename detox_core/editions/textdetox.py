@@ -1,0 +1,102 @@
+"""TextDetox 2024 and 2025, the multilingual detoxification shared tasks at PAN/CLEF
+(Dementieva et al., 2024; 2025), and the 2025 nine-language meta-evaluation sample
+(Protasov et al., 2025).
+
+Inputs, sample submissions, the meta-evaluation sample with its LLM judges and the
+published tables come from the offline mirror ``../shared/data/textdetox`` (copied from
+``pan-webis-de/pan-code`` and ``textdetox/eval-of-detox-eval``, see its README); the
+references exist only on the Hugging Face hub (``textdetox/multilingual_paradetox``),
+read from a local copy or downloaded. Systems are ranked by the mean over languages of J.
+
+The two entries are defined here and registered in :mod:`detox_core.editions` once every
+page serves several languages (until then the app lists RUSSE-2022 only).
+"""
+
+from __future__ import annotations
+
+from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows
+from detox_core.data.hub import HubSource
+from detox_core.editions.base import Edition
+
+MIRROR = "textdetox"
+LANGUAGES_2024 = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
+NEW_IN_2025 = ("fr", "he", "hin", "it", "ja", "tt")
+JUDGES = ("gpt-4.1-mini", "gpt-4.1-mini_fewshot", "gpt-4.1-nano", "judgelm_llama_31_8b_ckpt_ep2_merged",
+          "llama_31_8b_tuned")
+REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "neutral_sentence"))
+
+
+def _mirrored(rel: str, rows: int, count, source: str, note: str = "") -> DataFile:
+    return DataFile(rel, rows, count, mirrored_as=source,
+                    note=note or "copied into the offline mirror from its public home (the mirror's README names it)")
+
+
+_META_EVAL = (
+    _mirrored("meta_eval/pairs.tsv", 4320, count_table_rows, "textdetoxeval/pairs.tsv"),
+    *(_mirrored(f"meta_eval/llm_judgements/{judge}.tsv", 4320, count_table_rows,
+                f"textdetoxeval/llm_judgements/{judge}.tsv") for judge in JUDGES),
+)
+
+TEXTDETOX2024 = Edition(
+    name="textdetox2024",
+    title="TextDetox 2024 (9 languages)",
+    short="TextDetox 2024",
+    languages=LANGUAGES_2024,
+    # The development inputs with their references when the hub's copy has been fetched.
+    splits={"dev": ("dev_references.tsv", "dev_inputs.tsv"), "test": ("test_inputs.tsv",)},
+    files=(
+        _mirrored("dev_inputs.tsv", 3600, count_multilingual, "textdetox2024/dev_inputs.tsv"),
+        _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv"),
+        _mirrored("outputs/duplicate_dev.tsv", 3600, count_table_rows, "textdetox2024/outputs/duplicate_dev.tsv"),
+        _mirrored("outputs/duplicate_test.tsv", 5400, count_table_rows, "textdetox2024/outputs/duplicate_test.tsv"),
+        DataFile("dev_references.tsv", 3600, count_multilingual, hub=REFERENCES),
+        _mirrored("leaderboard_auto.csv", 35, count_table_rows, "leaderboards/textdetox2024_auto.csv"),
+        _mirrored("leaderboard_auto_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_auto_axes.csv"),
+        _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv"),
+        _mirrored("leaderboard_human_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_human_axes.csv"),
+        *_META_EVAL,
+    ),
+    references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
+    outputs="outputs",
+    leaderboard="leaderboard_auto.csv",
+    presets=("textdetox2024", "embedded"),
+    ranking="the mean over the 9 languages of J on the test set; the final ranking by human J",
+    homes={
+        "inputs and sample submissions": "https://github.com/pan-webis-de/pan-code/tree/master/clef24/text-detoxification",
+        "references": "https://huggingface.co/datasets/textdetox/multilingual_paradetox",
+        "meta-evaluation sample and LLM judges": "https://github.com/textdetox/eval-of-detox-eval",
+        "results": "https://pan.webis.de/clef24/pan24-web/text-detoxification.html",
+    },
+    multilingual=True,
+    mirror=MIRROR,
+)
+
+TEXTDETOX2025 = Edition(
+    name="textdetox2025",
+    title="TextDetox 2025 (15 languages)",
+    short="TextDetox 2025",
+    languages=(*LANGUAGES_2024, *NEW_IN_2025),
+    splits={"dev": ("dev_inputs.tsv",), "test": ("test_inputs.tsv",)},
+    files=(
+        _mirrored("dev_inputs.tsv", 6000, count_multilingual, "textdetox2025/dev_inputs.tsv"),
+        _mirrored("test_inputs.tsv", 3600, count_multilingual, "textdetox2025/test_inputs.tsv",
+                  note="the 9 languages of 2024; the new languages' test inputs are on the hub "
+                  "(textdetox/multilingual_paradetox_test)"),
+        _mirrored("outputs/duplicate_dev.tsv", 6000, count_table_rows, "textdetox2025/outputs/duplicate_dev.tsv"),
+        _mirrored("leaderboard_auto.csv", 15, count_table_rows, "leaderboards/textdetox2025_auto.csv"),
+        _mirrored("leaderboard_llmjudge.csv", 32, count_table_rows, "leaderboards/textdetox2025_llmjudge.csv"),
+    ),
+    references="on the hub only; the new languages' development inputs have none public",
+    outputs="outputs",
+    leaderboard="leaderboard_llmjudge.csv",
+    # The official 2025 recipe (xCOMET fluency, CLS-NEW, SIM-JOINED) is not a preset yet.
+    presets=("textdetox2024", "embedded"),
+    ranking="the mean over the 9 languages of 2024 and, apart, over the 6 new ones; final by an LLM judge",
+    homes={
+        "inputs and sample submissions": "https://github.com/pan-webis-de/pan-code/tree/master/clef25/text-detoxification",
+        "test inputs of the new languages": "https://huggingface.co/datasets/textdetox/multilingual_paradetox_test",
+        "results": "https://pan.webis.de/clef25/pan25-web/text-detoxification.html",
+    },
+    multilingual=True,
+    mirror=MIRROR,
+)

@@ -1,0 +1,63 @@
+"""The TextDetox 2024 and 2025 entries: their files from the offline mirror (references
+from a local copy of the hub dataset), their splits and sample submissions."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from detox_core.config import SHARED_MIRRORS
+from detox_core.data.judges import load_judges, load_pairs
+from detox_core.data.leaderboards import load_language_leaderboard
+from detox_core.data.multilingual import load_multilingual_submission
+from detox_core.editions.textdetox import LANGUAGES_2024, NEW_IN_2025, TEXTDETOX2024, TEXTDETOX2025
+
+MIRROR = SHARED_MIRRORS / "textdetox"
+pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason="no offline mirror of the TextDetox files")
+
+
+def hub_copy(root, dev):
+    """A local copy of textdetox/multilingual_paradetox: each dev input with a reference."""
+    data = root / "textdetox__multilingual_paradetox" / "data"
+    data.mkdir(parents=True)
+    for lang, rows in dev.groupby("lang", sort=False):
+        pd.DataFrame({"toxic_sentence": rows["toxic_comment"], "neutral_sentence": "ref: " + rows["toxic_comment"]}
+                     ).to_parquet(data / f"{lang}-00000-of-00001.parquet")
+    return root
+
+
+def test_2024_fetches_from_the_mirror_and_says_the_references_are_on_the_hub(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
+    target = tmp_path / "textdetox2024"
+    report = TEXTDETOX2024.fetch(target, [MIRROR])
+    missing = {r.rel: r.detail for r in report.missing}
+    assert list(missing) == ["dev_references.tsv"] and "cannot be reached" in missing["dev_references.tsv"]
+    assert len(report.results) == len(TEXTDETOX2024.files) == 15
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    dev = TEXTDETOX2024.load(["dev"])
+    assert dev["lang"].value_counts().to_dict() == dict.fromkeys(LANGUAGES_2024, 400)
+    assert (dev["n_refs"] == 0).all()  # without the hub's copy: inputs only, said by n_refs, never a made-up reference
+    # With a local copy of the hub dataset, the development split carries its references.
+    again = TEXTDETOX2024.fetch(target, [MIRROR, hub_copy(tmp_path / "hubcopy", dev)])
+    assert again.ok
+    dev = TEXTDETOX2024.load(["dev"])
+    assert (dev["n_refs"] == 1).all() and dev["neutral_comment1"].str.startswith("ref: ").all()
+    test = TEXTDETOX2024.load(["test"])
+    sample = load_multilingual_submission(TEXTDETOX2024.output_files("test")[0], test)
+    assert not sample.partial and len(sample.frame) == 5400
+    assert [p.name for p in TEXTDETOX2024.output_files("dev")] == ["duplicate_dev.tsv"]
+    board = load_language_leaderboard(TEXTDETOX2024.leaderboard_path())
+    assert board.attrs["languages"] == ["en", "es", "de", "zh", "ar", "hi", "uk", "ru", "am"]
+    judges = load_judges(target / "meta_eval" / "llm_judgements", load_pairs(target / "meta_eval" / "pairs.tsv"))
+    assert len(judges) == 5
+
+
+def test_2025_has_fifteen_languages_and_its_llm_judge_table(tmp_path, monkeypatch):
+    report = TEXTDETOX2025.fetch(tmp_path / "textdetox2025", [MIRROR], download=False)
+    assert report.ok, [(r.rel, r.detail) for r in report.missing]
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    dev = TEXTDETOX2025.load(["dev"])
+    assert set(dev["lang"]) == set(LANGUAGES_2024) | set(NEW_IN_2025) and len(dev) == 6000
+    assert len(TEXTDETOX2025.load(["test"])) == 3600
+    assert len(load_language_leaderboard(TEXTDETOX2025.leaderboard_path())) == 32

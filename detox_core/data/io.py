@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Union
@@ -242,3 +243,29 @@ def require_columns(table: Table, required: Sequence[str], alternatives: dict[st
             table.name, 1,
         )
     return found
+
+
+def optional_numbers(table: Table, column: str, check: Callable[[float], str | None] | None = None) -> list[float]:
+    """A column of numbers where an empty cell is a value not given (NaN, never zero).
+
+    ``check(x)`` returns what was expected when ``x`` is not acceptable (such as
+    ``"expected one of 0, 1"``), else None.
+
+    Raises:
+        DetoxInputError: a cell that is not a number, or that ``check`` refuses, with its
+            line and column.
+    """
+    out = []
+    for value, line in zip(table.column(column), table.lines):
+        if not value.strip():
+            out.append(math.nan)
+            continue
+        try:
+            x = float(value)
+        except ValueError:
+            raise DetoxInputError(f"expected a number, found {value.strip()[:30]!r}", table.name, line, column) from None
+        problem = check(x) if check else None
+        if problem:
+            raise DetoxInputError(f"{problem}, found {value.strip()!r}", table.name, line, column)
+        out.append(x)
+    return out

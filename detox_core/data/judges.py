@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detox_core.data.io import Source, Table, parse_table, read_text, require_columns
+from detox_core.data.io import Source, Table, optional_numbers, parse_table, read_text, require_columns
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import HUMAN_AXES, MODEL_AXES
 
@@ -39,20 +39,8 @@ EXTRA_COLUMNS = {"toxic_fluency": (0.0, 0.5, 1.0), "neutral_fluency": (0.0, 0.5,
 
 
 def _scores(table: Table, column: str, allowed: tuple[float, ...]) -> list[float]:
-    out = []
-    for value, line in zip(table.column(column), table.lines):
-        if not value.strip():
-            out.append(math.nan)
-            continue
-        try:
-            x = float(value)
-        except ValueError:
-            raise DetoxInputError(f"expected a number, found {value.strip()[:30]!r}", table.name, line, column) from None
-        if x not in allowed:
-            raise DetoxInputError(f"expected one of {', '.join(f'{a:g}' for a in allowed)}, found {value.strip()!r}",
-                                  table.name, line, column)
-        out.append(x)
-    return out
+    expected = f"expected one of {', '.join(f'{a:g}' for a in allowed)}"
+    return optional_numbers(table, column, lambda x: None if x in allowed else expected)
 
 
 def load_pairs(source: Source, *, name: str | None = None) -> pd.DataFrame:

@@ -11,32 +11,19 @@ An empty cell is a value the source does not give: NaN, never zero. Scores lie i
 
 from __future__ import annotations
 
-import math
 
 import pandas as pd
 
-from detox_core.data.io import Source, Table, parse_table, read_text, require_columns
+from detox_core.data.io import Source, Table, optional_numbers, parse_table, read_text, require_columns
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import LANGUAGES
 
 AXIS_COLUMNS = ("sta", "sim", "fl", "chrf", "j")
 
 
-def _numbers(table: Table, column: str, lo: float | None = 0.0, hi: float | None = 1.0) -> list[float]:
-    out = []
-    for value, line in zip(table.column(column), table.lines):
-        if not value.strip():
-            out.append(math.nan)
-            continue
-        try:
-            x = float(value)
-        except ValueError:
-            raise DetoxInputError(f"expected a number, found {value.strip()[:30]!r}", table.name, line, column) from None
-        if (lo is not None and x < lo) or (hi is not None and x > hi) or x != x:
-            raise DetoxInputError(f"expected a number in [{lo:g}, {hi:g}], found {value.strip()!r}", table.name, line,
-                                  column)
-        out.append(x)
-    return out
+def _numbers(table: Table, column: str, lo: float = 0.0, hi: float | None = 1.0) -> list[float]:
+    expected = f"expected a number in [{lo:g}, {hi:g}]" if hi is not None else f"expected a number >= {lo:g}"
+    return optional_numbers(table, column, lambda x: None if x >= lo and (hi is None or x <= hi) else expected)
 
 
 def load_language_leaderboard(source: Source, *, name: str | None = None) -> pd.DataFrame:

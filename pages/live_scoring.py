@@ -10,7 +10,8 @@ from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
-from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, parse_request
+from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
+                                         parse_request)
 from detox_core.metrics import score
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
@@ -42,13 +43,8 @@ def load_example() -> None:
     row = frame.iloc[random.randrange(len(frame))]
     st.session_state["live_input"] = row["toxic_comment"]
     paraphrases = [row[c] for c in REFERENCE_COLUMNS if row[c]]
-    candidates = paraphrases[:1]
-    if choice.lexicon:
-        deleted = delete_baseline(row["toxic_comment"], choice.lexicon)
-        if deleted and deleted not in candidates:
-            candidates.append(deleted)
-    # A paraphrase written twice, or equal to the Delete baseline's rewrite, is not a reference.
-    references = [p for p in dict.fromkeys(paraphrases[1:]) if p not in candidates]
+    deleted = delete_baseline(row["toxic_comment"], choice.lexicon) if choice.lexicon else ""
+    candidates, references = example_boxes(paraphrases, deleted)
     st.session_state["live_refs"] = "\n".join(references)
     st.session_state["live_candidates"] = "\n".join(candidates)
     st.session_state["_live_example_note"] = (

@@ -53,3 +53,27 @@ def parse_request(source: str, candidates: str, references: str = "") -> LiveReq
                 raise DetoxInputError("a NUL character", path=box, line=k, column=line.index("\x00") + 1)
     return LiveRequest(boxes["Toxic sentence"][0] if boxes["Toxic sentence"] else "",
                        tuple(boxes["Candidate rewrites"]), tuple(boxes["References"]))
+
+
+def example_boxes(paraphrases: list[str], extra: str = "") -> tuple[list[str], list[str]]:
+    """Candidates and references of a corpus example: no reference scores a candidate against itself.
+
+    The first paraphrase (and ``extra``, e.g. the Delete baseline's rewrite) are the
+    candidates; the other paraphrases are the references. A paraphrase written twice, or
+    equal to a candidate, is dropped. chrF ignores whitespace, so "equal" is compared without
+    it: "Где альбом ?" and "Где альбом?" are the same text to chrF, which would score 1.
+    """
+    def bare(text: str) -> str:
+        return "".join(text.split())
+
+    paraphrases = [p for p in paraphrases if p and p.strip()]
+    candidates = paraphrases[:1]
+    if extra and extra.strip() and bare(extra) not in {bare(c) for c in candidates}:
+        candidates.append(extra)
+    seen = {bare(c) for c in candidates}
+    references = []
+    for p in paraphrases[1:]:
+        if bare(p) not in seen:
+            seen.add(bare(p))
+            references.append(p)
+    return candidates, references

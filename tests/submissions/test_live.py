@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from detox_core.errors import DetoxInputError
-from detox_core.submissions.live import MAX_CANDIDATES, MAX_TEXT_CHARS, parse_request
+from detox_core.metrics.chrf import pair_chrf
+from detox_core.submissions.live import MAX_CANDIDATES, MAX_TEXT_CHARS, example_boxes, parse_request
 
 
 def test_lines_become_candidates_and_references():
@@ -29,3 +30,16 @@ def test_an_over_long_text_is_refused_with_its_line():
 def test_nul_is_refused_with_its_column():
     with pytest.raises(DetoxInputError, match="References, line 1, column 3: a NUL character"):
         parse_request("x", "y", "ab\x00c")
+
+
+def test_a_corpus_example_never_scores_a_candidate_against_a_copy_of_itself():
+    # A RUSSE-2022 training pair whose third paraphrase is the first one without a space:
+    # to chrF (which ignores whitespace) that reference is the candidate, and chrF would be 1.
+    paraphrases = ["Какие наушники ? Где альбом?", "какие наушники?где альбом?", "Какие наушники? Где альбом?"]
+    candidates, references = example_boxes(paraphrases, "Какие наушники? ГДЕ АЛЬБОМ?")
+    assert candidates == ["Какие наушники ? Где альбом?", "Какие наушники? ГДЕ АЛЬБОМ?"]
+    assert references == ["какие наушники?где альбом?"]
+    assert max(pair_chrf(c, references) for c in candidates) < 1.0
+    # The Delete baseline equal to the first paraphrase is not a second candidate; a repeated paraphrase is one reference.
+    assert example_boxes(["a b", "c", "c "], "ab") == (["a b"], ["c"])
+    assert example_boxes(["only one"], "") == (["only one"], [])

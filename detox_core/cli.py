@@ -114,8 +114,12 @@ def _cmd_fetch_data(args: argparse.Namespace) -> int:
         report = edition.fetch(Path(args.target) if args.target else None, mirrors, download=not args.no_download,
                                force=args.force, timeout=args.timeout, progress=progress)
         bar.close()
+        for r in report.skipped:
+            print(f"  optional, not fetched: {r.rel}: {r.detail}", file=sys.stderr)
         if report.ok:
-            print(f"data ready in {report.target}: {len(report.results)} files verified")
+            done = len(report.results) - len(report.skipped)
+            print(f"data ready in {report.target}: {done} files verified"
+                  + (f" ({len(report.skipped)} optional file(s) not fetched, see above)" if report.skipped else ""))
             continue
         failed += 1
         print(f"\n{len(report.missing)} file(s) of {edition.title} could not be fetched into {report.target}:",

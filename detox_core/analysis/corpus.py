@@ -244,7 +244,7 @@ def corpus_stats(
             prepositions) are left out of the ranking.
     """
     keep = set(prepared["pair_id"])
-    pairs = edits[[pid in keep for pid in edits["pair_id"]]]
+    pairs = edits[edits["pair_id"].isin(keep)]  # a mask, also when empty ([] would select columns)
     lengths = pd.concat(
         [
             pd.DataFrame({"text": "toxic", "words": prepared["toxic_words"]}),

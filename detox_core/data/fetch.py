@@ -87,6 +87,7 @@ class DataFile:
     note: str = ""
     hub: HubSource | None = None  # a hub dataset the file is made from
     mirrored_as: str = ""  # its path in a mirror folder, when not ``rel``
+    optional: bool = False  # the edition works without it (pages say what it would add)
 
     @property
     def mirror_rel(self) -> str:
@@ -101,6 +102,7 @@ class FetchResult:
     status: str  # present | mirror | download | hub | derived | missing | invalid
     rows: int | None = None
     detail: str = ""
+    optional: bool = False
 
     @property
     def ok(self) -> bool:
@@ -114,7 +116,13 @@ class FetchReport:
 
     @property
     def missing(self) -> list[FetchResult]:
-        return [r for r in self.results if not r.ok]
+        """Required files that could not be had."""
+        return [r for r in self.results if not r.ok and not r.optional]
+
+    @property
+    def skipped(self) -> list[FetchResult]:
+        """Optional files that could not be had (the edition works without them)."""
+        return [r for r in self.results if not r.ok and r.optional]
 
     @property
     def ok(self) -> bool:
@@ -181,8 +189,9 @@ def fetch_files(
         progress: called with each file's result as it is done.
 
     Returns:
-        A report with one result per file; ``report.ok`` is False when any file is
-        missing or invalid, and each such result says why.
+        A report with one result per file; ``report.ok`` is False when any required
+        file is missing or invalid, and each such result says why (optional files that
+        could not be had are ``report.skipped``).
     """
     target = Path(target)
     mirrors = [Path(m) for m in mirrors]
@@ -193,6 +202,7 @@ def fetch_files(
     pending.sort(key=lambda s: s.derive is not None)
     for spec in pending:
         result = _fetch_one(spec, target, mirrors, download, force, timeout)
+        result.optional = spec.optional
         report.results.append(result)
         if progress:
             progress(result)

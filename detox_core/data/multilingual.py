@@ -50,6 +50,12 @@ def _languages(table: Table, column: str, known: Sequence[str]) -> list[str]:
     return langs
 
 
+def is_multilingual(data: bytes) -> bool:
+    """Whether a corpus file's header names a ``lang`` column (the multilingual format)."""
+    first = data[:65536].split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return "lang" in [cell.strip().strip('"').lower() for cell in first.rstrip("\r").split("\t")]
+
+
 def load_multilingual_inputs(source: Source, *, name: str | None = None, split: str | None = None,
                              languages: Sequence[str] | None = None) -> pd.DataFrame:
     """Load a multilingual inputs file (with references when it has them).

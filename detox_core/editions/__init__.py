@@ -6,6 +6,7 @@ fetching list :func:`editions`. A new edition is a new module with one
 """
 
 from detox_core.editions import russe2022  # noqa: F401  (registers RUSSE-2022)
+from detox_core.editions import textdetox  # noqa: F401  (registers TextDetox 2024 and 2025)
 from detox_core.editions.base import DataFile, Edition, FetchReport, FetchResult
 from detox_core.editions.registry import (
     EDITIONS,

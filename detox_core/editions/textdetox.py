@@ -8,8 +8,7 @@ published tables come from the offline mirror ``../shared/data/textdetox`` (copi
 references exist only on the Hugging Face hub (``textdetox/multilingual_paradetox``),
 read from a local copy or downloaded. Systems are ranked by the mean over languages of J.
 
-The two entries are defined here and registered in :mod:`detox_core.editions` once every
-page serves several languages (until then the app lists RUSSE-2022 only).
+Both entries register themselves when :mod:`detox_core.editions` is imported.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from __future__ import annotations
 from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows
 from detox_core.data.hub import HubSource
 from detox_core.editions.base import Edition
+from detox_core.editions.registry import register_edition
 
 MIRROR = "textdetox"
 LANGUAGES_2024 = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
@@ -37,7 +37,7 @@ _META_EVAL = (
                 f"textdetoxeval/llm_judgements/{judge}.tsv") for judge in JUDGES),
 )
 
-TEXTDETOX2024 = Edition(
+TEXTDETOX2024 = register_edition(Edition(
     name="textdetox2024",
     title="TextDetox 2024 (9 languages)",
     short="TextDetox 2024",
@@ -49,7 +49,7 @@ TEXTDETOX2024 = Edition(
         _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv"),
         _mirrored("outputs/duplicate_dev.tsv", 3600, count_table_rows, "textdetox2024/outputs/duplicate_dev.tsv"),
         _mirrored("outputs/duplicate_test.tsv", 5400, count_table_rows, "textdetox2024/outputs/duplicate_test.tsv"),
-        DataFile("dev_references.tsv", 3600, count_multilingual, hub=REFERENCES),
+        DataFile("dev_references.tsv", 3600, count_multilingual, hub=REFERENCES, optional=True),
         _mirrored("leaderboard_auto.csv", 35, count_table_rows, "leaderboards/textdetox2024_auto.csv"),
         _mirrored("leaderboard_auto_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_auto_axes.csv"),
         _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv"),
@@ -69,9 +69,9 @@ TEXTDETOX2024 = Edition(
     },
     multilingual=True,
     mirror=MIRROR,
-)
+))
 
-TEXTDETOX2025 = Edition(
+TEXTDETOX2025 = register_edition(Edition(
     name="textdetox2025",
     title="TextDetox 2025 (15 languages)",
     short="TextDetox 2025",
@@ -99,4 +99,4 @@ TEXTDETOX2025 = Edition(
     },
     multilingual=True,
     mirror=MIRROR,
-)
+))

@@ -9,6 +9,7 @@ import streamlit as st
 
 from detox_core import config, data, editions
 from detox_core.analysis import corpus
+from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 
 
 def _stamp(dataset: str, root: Path) -> tuple:
@@ -48,7 +49,8 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
 # Uploads are up to 50 MB each: keep few of them, and not for long.
 @st.cache_resource(show_spinner="Reading the uploaded corpus…", max_entries=4, ttl=3600)
 def _prepared_upload(content: bytes, name: str, lexicon_of: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    frame = data.load_corpus(content, name=name, split="upload")
+    load = load_multilingual_inputs if is_multilingual(content) else data.load_corpus
+    frame = load(content, name=name, split="upload")
     prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of))
     return prepared, corpus.prepare_edits(prepared)
 
@@ -61,3 +63,8 @@ def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) ->
         DetoxInputError: the upload breaks the corpus contract.
     """
     return _prepared_upload(content, name, lexicon_of or editions.default_edition().name)
+
+
+def languages_of(prepared: pd.DataFrame, languages: tuple[str, ...]) -> pd.DataFrame:
+    """The rows of a shared prepared corpus in ``languages`` (shared too: do not modify)."""
+    return prepared[prepared["lang"].isin(languages)]

@@ -15,6 +15,7 @@ from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
+from detox_core.vocab import language_name
 
 CHOICE_KEY = "_corpus_choice"
 OWNER_KEY = "_sidebar_owner"
@@ -34,6 +35,10 @@ class CorpusChoice:
         edits: :func:`detox_core.analysis.corpus.prepare_edits` frame, None if no data.
         lexicon: the toxic lexicon in use (may be empty).
         problem: why there is no data, in words a user can act on.
+        languages: the languages picked (a multilingual corpus), in the corpus's order;
+            ``prepared`` and ``edits`` hold only their rows. Empty for a corpus without a
+            ``lang`` column.
+        all_languages: every language of the corpus.
     """
 
     source: str
@@ -43,10 +48,21 @@ class CorpusChoice:
     edits: pd.DataFrame | None = None
     lexicon: frozenset[str] = field(default_factory=frozenset)
     problem: str | None = None
+    languages: tuple[str, ...] = ()
+    all_languages: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.prepared is not None
+
+    @property
+    def multilingual(self) -> bool:
+        return bool(self.all_languages)
+
+    @property
+    def edition(self) -> editions.Edition | None:
+        """The registered edition picked, None for an upload."""
+        return editions.EDITIONS.get(self.source)
 
 
 UPLOAD_LABEL = "Upload a corpus TSV"
@@ -79,7 +95,8 @@ def render_sidebar(owner: str = "page") -> CorpusChoice:
         else:
             choice = _dataset_choice(source)
         if choice.ok:
-            st.caption(f"{len(choice.prepared):,} toxic sentences · {len(choice.edits):,} paraphrases")
+            langs = f" · {len(choice.languages)} language(s)" if choice.multilingual else ""
+            st.caption(f"{len(choice.prepared):,} toxic sentences · {len(choice.edits):,} paraphrases{langs}")
     st.session_state[CHOICE_KEY] = choice
     return choice
 
@@ -106,7 +123,30 @@ def _dataset_choice(name: str) -> CorpusChoice:
     if not splits:
         return CorpusChoice(name, ds.title, problem="Pick at least one split in the sidebar.")
     prepared, edits = cache.prepared_dataset(name, tuple(splits))
-    return CorpusChoice(name, ds.title, tuple(splits), prepared, edits, cache.lexicon(name))
+    return _with_languages(CorpusChoice(name, ds.title, tuple(splits), prepared, edits, cache.lexicon(name)))
+
+
+def _with_languages(choice: CorpusChoice) -> CorpusChoice:
+    """A multilingual corpus: the language picker, and the choice cut to the picked languages."""
+    if choice.prepared is None or "lang" not in choice.prepared.columns:
+        return choice
+    present = tuple(dict.fromkeys(choice.prepared["lang"]))
+    picked = st.multiselect(
+        "Languages", present, default=list(present), key="languages", bind="query-params",
+        format_func=lambda code: f"{language_name(code)} ({code})",
+        help="Every page works on these languages; scores are given per language and as the edition's mean.",
+    )
+    choice.all_languages = present
+    if not picked:
+        choice.problem = "Pick at least one language in the sidebar."
+        choice.prepared = choice.edits = None
+        return choice
+    choice.languages = tuple(code for code in present if code in picked)
+    if len(choice.languages) < len(present):
+        choice.prepared = cache.languages_of(choice.prepared, choice.languages)
+        keep = set(choice.prepared["pair_id"])
+        choice.edits = choice.edits[choice.edits["pair_id"].isin(keep)]
+    return choice
 
 
 def _fetch_with_progress(edition: editions.Edition) -> None:
@@ -131,7 +171,8 @@ def _fetch_with_progress(edition: editions.Edition) -> None:
 def _upload_choice() -> CorpusChoice:
     upload = st.file_uploader(
         "Corpus TSV", type=["tsv", "txt"], key="corpus_upload",
-        help="Tab-separated, UTF-8, with a header: toxic_comment, neutral_comment1..3 (optional), index (optional).",
+        help="Tab-separated, UTF-8, with a header: toxic_comment, neutral_comment1..3 (optional), index "
+             "(optional); or a multilingual file: toxic_sentence, lang, neutral_sentence (optional).",
     )
     label = "Uploaded corpus"
     if upload is None:
@@ -140,7 +181,8 @@ def _upload_choice() -> CorpusChoice:
             problem=(
                 "Upload a tab-separated UTF-8 file in the sidebar. Its header names the columns: "
                 "`toxic_comment` (required), `neutral_comment1`..`neutral_comment3` (paraphrases, "
-                "empty = none) and an optional integer `index`."
+                "empty = none) and an optional integer `index`; a multilingual file has `toxic_sentence`, `lang` "
+                "(ISO code) and optionally `neutral_sentence`, as the TextDetox datasets."
             ),
         )
     try:
@@ -148,7 +190,8 @@ def _upload_choice() -> CorpusChoice:
     except DetoxInputError as err:
         st.error(render.md(err, None))
         return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")
-    return CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits, cache.lexicon(editions.default_edition().name))
+    return _with_languages(CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits,
+                                        cache.lexicon(editions.default_edition().name)))
 
 
 def current_choice() -> CorpusChoice:

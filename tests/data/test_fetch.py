@@ -120,12 +120,14 @@ def test_offline_without_mirror_reports_what_is_missing(tmp_path):
 def test_cli_exit_code_and_message(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(EDITIONS, "russe2022", dataclasses.replace(RUSSE2022, files=manifest()))
     target = tmp_path / "data"
-    code = cli.main(["fetch-data", "--target", str(target), "--mirror", str(tmp_path / "nowhere"), "--no-download", "-q"])
+    code = cli.main(["fetch-data", "--edition", "russe2022", "--target", str(target), "--mirror",
+                     str(tmp_path / "nowhere"), "--no-download", "-q"])
     err = capsys.readouterr().err
     assert code == 1
     assert "could not be fetched" in err and "train.tsv" in err and "The app still starts" in err
     mirror = make_mirror(tmp_path / "mirror")
-    code = cli.main(["fetch-data", "--target", str(target), "--mirror", str(mirror), "--no-download", "-q"])
+    code = cli.main(["fetch-data", "--edition", "russe2022", "--target", str(target), "--mirror", str(mirror),
+                     "--no-download", "-q"])
     assert code == 0 and "2 files verified" in capsys.readouterr().out
 
 

@@ -31,8 +31,10 @@ def test_2024_fetches_from_the_mirror_and_says_the_references_are_on_the_hub(tmp
     monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
     target = tmp_path / "textdetox2024"
     report = TEXTDETOX2024.fetch(target, [MIRROR])
-    missing = {r.rel: r.detail for r in report.missing}
-    assert list(missing) == ["dev_references.tsv"] and "cannot be reached" in missing["dev_references.tsv"]
+    # The references are optional: the edition is ready without them, and the report says why they are absent.
+    assert report.ok and not report.missing
+    skipped = {r.rel: r.detail for r in report.skipped}
+    assert list(skipped) == ["dev_references.tsv"] and "cannot be reached" in skipped["dev_references.tsv"]
     assert len(report.results) == len(TEXTDETOX2024.files) == 15
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     dev = TEXTDETOX2024.load(["dev"])

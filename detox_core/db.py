@@ -6,9 +6,10 @@ in ``DETOX_DB_URL`` works with the same code.
 
 Schema upgrades are additive: a table the database lacks is created, a column a table
 lacks is added (nullable, or with its declared server default), a missing index is
-built. Rows are never dropped
-or rewritten, so a database written by an older version opens in a newer one with all
-its rows. Each upgrade is recorded in ``schema_history``.
+built, and a NOT NULL column the schema now allows to be empty is relaxed (SQLite, which
+cannot alter a column, copies the table into one of the new shape, in one transaction).
+Rows are never dropped, so a database written by an older version opens in a newer one
+with all its rows. Each upgrade is recorded in ``schema_history``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TypeVar
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, create_engine, event, inspect, text
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
-from sqlalchemy.schema import CreateColumn
+from sqlalchemy.schema import CreateColumn, CreateTable
 
 from detox_core import config
 from detox_core.errors import DetoxInputError, StorageError
@@ -192,7 +193,11 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
         for table in metadata.sorted_tables:
             if table in missing_tables:
                 continue
-            have = {c["name"] for c in insp.get_columns(table.name)}
+            columns = insp.get_columns(table.name)
+            have = {c["name"] for c in columns}
+            relax = [col.name for col in table.columns
+                     if col.name in have and col.nullable and not col.primary_key
+                     and not next(c for c in columns if c["name"] == col.name)["nullable"]]
             for col in table.columns:
                 if col.name in have:
                     continue
@@ -201,7 +206,10 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
                 ddl = CreateColumn(col).compile(dialect=engine.dialect)
                 conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {ddl}"))
                 changes.append(f"add column {table.name}.{col.name}")
-            indexes = {ix["name"] for ix in insp.get_indexes(table.name)}
+            if relax:  # every column of the schema is there now
+                _relax_not_null(conn, table, relax, [c.name for c in table.columns])
+                changes += [f"allow empty {table.name}.{name}" for name in relax]
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes(table.name)}  # as this transaction sees them
             for index in table.indexes:
                 if index.name not in indexes:
                     index.create(conn)
@@ -210,3 +218,29 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
         for change in changes:
             conn.execute(schema_history.insert().values(change=change, applied_at=now))
     return changes
+
+
+def _relax_not_null(conn, table: Table, names: list[str], existing: list[str]) -> None:
+    """Let ``names`` of ``table`` be NULL, keeping every row.
+
+    PostgreSQL (and other servers) drop the constraint in place. SQLite cannot alter a
+    column: the rows are copied into a table of the new shape, which then takes the old
+    one's name (its indexes are rebuilt by :func:`upgrade`). Only for a table no other
+    table refers to, so that no foreign key sees the old table go.
+    """
+    if conn.dialect.name != "sqlite":
+        for name in names:
+            conn.execute(text(f'ALTER TABLE {table.name} ALTER COLUMN "{name}" DROP NOT NULL'))
+        return
+    referring = [t for t in table.metadata.sorted_tables for fk in t.foreign_keys if fk.column.table is table]
+    if referring:
+        raise RuntimeError(f"cannot relax NOT NULL on {table.name}: tables refer to it ({referring[0].name})")
+    shape = MetaData()
+    for parent in {fk.column.table for fk in table.foreign_keys}:
+        parent.to_metadata(shape)  # for the foreign keys of the copy; not created
+    tmp = table.to_metadata(shape, name=f"_upgrade_{table.name}")
+    conn.execute(CreateTable(tmp))  # the table only: its indexes are built under the final name
+    shared = ", ".join(f'"{c.name}"' for c in table.columns if c.name in existing)
+    conn.execute(text(f"INSERT INTO {tmp.name} ({shared}) SELECT {shared} FROM {table.name}"))
+    conn.execute(text(f"DROP TABLE {table.name}"))
+    conn.execute(text(f"ALTER TABLE {tmp.name} RENAME TO {table.name}"))

@@ -89,3 +89,24 @@ def trained(tiny_data) -> Path:
 
     train_embedded(tiny_data)
     return tiny_data
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def sql_url(request, tmp_path) -> str:
+    """A database URL for storage tests: SQLite in ``tmp_path``, and PostgreSQL when
+    ``DETOX_TEST_POSTGRES_URL`` names a database the tests may empty (``.ci/run`` starts one)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite'}"
+    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("CI") and os.environ.get("DETOX_REQUIRE_POSTGRES"):
+            pytest.fail("DETOX_TEST_POSTGRES_URL is not set")
+        pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as conn:  # start from an empty schema
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, inspect, text
+from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table, inspect, text
 
 from detox_core.db import default_url, describe_failure, guarded, health, make_engine, upgrade, writer
 from detox_core.errors import DetoxInputError, StorageError
@@ -85,3 +85,36 @@ def test_health_says_whether_the_database_answers(tmp_path):
     assert isinstance(problem, StorageError) and problem.kind == "damaged"
     assert "bad.sqlite" not in str(problem)  # no path in what people read
     assert inspect(make_engine(f"sqlite:///{tmp_path / 'h.sqlite'}")).get_table_names() == []
+
+
+def _null_allowed(engine, table: str) -> dict[str, bool]:
+    return {c["name"]: c["nullable"] for c in inspect(engine).get_columns(table)}
+
+
+def test_a_column_that_may_now_be_empty_is_relaxed_and_every_row_kept(sql_url):
+    engine = make_engine(sql_url)
+    v1 = MetaData()
+    Table("parent_t", v1, Column("id", Integer, primary_key=True))
+    Table("scores_t", v1, Column("pid", Integer, ForeignKey("parent_t.id"), primary_key=True),
+          Column("idx", Integer, primary_key=True), Column("fl", Float, nullable=False),
+          Column("name", String(20), nullable=False, index=True))
+    upgrade(engine, v1)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO parent_t (id) VALUES (1)"))
+        conn.execute(text("INSERT INTO scores_t (pid, idx, fl, name) VALUES (1, 0, 0.5, 'a'), (1, 1, 0.25, 'b')"))
+    v2 = MetaData()
+    Table("parent_t", v2, Column("id", Integer, primary_key=True))
+    Table("scores_t", v2, Column("pid", Integer, ForeignKey("parent_t.id"), primary_key=True),
+          Column("idx", Integer, primary_key=True), Column("fl", Float, nullable=True),
+          Column("name", String(20), nullable=False, index=True), Column("lang", String(16), nullable=True))
+    changes = upgrade(engine, v2)
+    assert changes[:2] == ["add column scores_t.lang", "allow empty scores_t.fl"]
+    assert changes[2:] in ([], ["create index ix_scores_t_name"])  # SQLite copies the table and rebuilds its index
+    assert _null_allowed(engine, "scores_t") == {"pid": False, "idx": False, "fl": True, "name": False, "lang": True}
+    assert [ix["name"] for ix in inspect(engine).get_indexes("scores_t")] == ["ix_scores_t_name"]
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT pid, idx, fl, name, lang FROM scores_t ORDER BY idx")).all() == [
+            (1, 0, 0.5, "a", None), (1, 1, 0.25, "b", None)]
+        conn.execute(text("INSERT INTO scores_t (pid, idx, fl, name) VALUES (1, 2, NULL, 'c')"))  # now allowed
+    assert upgrade(engine, v2) == []
+    engine.dispose()

@@ -9,6 +9,8 @@ its per-sentence scores are written in one transaction, so a failure stores noth
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import hashlib
 import json
 import threading
@@ -61,13 +63,16 @@ class SentenceRow(Base):
     output: Mapped[str] = mapped_column(Text)
     sta: Mapped[float] = mapped_column(Float)
     sim: Mapped[float] = mapped_column(Float)
-    fl: Mapped[float] = mapped_column(Float)
-    j: Mapped[float] = mapped_column(Float)
+    # Empty where a recipe cannot score the axis: the 2024 recipe's FL (chrF) and J need references.
+    fl: Mapped[float | None] = mapped_column(Float, nullable=True)
+    j: Mapped[float | None] = mapped_column(Float, nullable=True)
     chrf: Mapped[float | None] = mapped_column(Float, nullable=True)
     sta_raw: Mapped[float] = mapped_column(Float)
     sim_raw: Mapped[float] = mapped_column(Float)
-    fl_raw: Mapped[float] = mapped_column(Float)
-    j_raw: Mapped[float] = mapped_column(Float)
+    fl_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
+    j_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # ISO code of the sentence's language (multilingual editions); empty for a monolingual corpus.
+    lang: Mapped[str | None] = mapped_column(String(16), nullable=True)
     submission: Mapped[SubmissionRow] = relationship(back_populates="sentences")
 
 
@@ -144,11 +149,14 @@ class Store:
             return self._meta(row) if row else None
 
     def add(self, *, name: str, sha256: str, dataset: str, split: str, preset: str, calibrated: bool, source: str,
-            inputs: list[str], outputs: list[str], scores: pd.DataFrame) -> StoredSubmission:
+            inputs: list[str], outputs: list[str], scores: pd.DataFrame,
+            langs: Sequence[str] | None = None) -> StoredSubmission:
         """Store a scored submission (one transaction); returns the existing one if the
-        same file was stored meanwhile."""
-        if not (len(inputs) == len(outputs) == len(scores)):
-            raise ValueError("inputs, outputs and scores must have the same length")
+        same file was stored meanwhile. ``langs``: each sentence's language (multilingual
+        editions)."""
+        langs = list(langs) if langs is not None else [""] * len(inputs)
+        if not (len(inputs) == len(outputs) == len(scores) == len(langs)):
+            raise ValueError("inputs, outputs, scores and langs must have the same length")
         with self._lock, Session(self.engine) as s, s.begin():
             existing = s.scalars(_same_file(sha256, dataset, split, preset, calibrated)).first()
             if existing:
@@ -161,8 +169,9 @@ class Store:
             cols = list(SCORE_COLUMNS) + list(RAW_COLUMNS)
             values = scores[cols].astype(float).to_dict("records")
             row.sentences = [
-                SentenceRow(idx=i, input=src, output=out, **{k: (None if v != v else v) for k, v in vals.items()})
-                for i, (src, out, vals) in enumerate(zip(inputs, outputs, values))
+                SentenceRow(idx=i, input=src, output=out, lang=lang or None,
+                            **{k: (None if v != v else v) for k, v in vals.items()})
+                for i, (src, out, vals, lang) in enumerate(zip(inputs, outputs, values, langs))
             ]
             s.add(row)
             s.flush()
@@ -201,12 +210,15 @@ class Store:
             return self._meta(row) if row else None
 
     def scores(self, submission_id: int) -> pd.DataFrame:
-        """Per-sentence rows of a stored submission, in input order."""
+        """Per-sentence rows of a stored submission, in input order: ``idx, input, output,
+        lang`` (``""`` for a monolingual corpus), the scores and the raw scores (NaN where
+        the recipe could not score an axis)."""
         with Session(self.engine) as s:
             rows = s.scalars(select(SentenceRow).where(SentenceRow.submission_id == submission_id)
                              .order_by(SentenceRow.idx)).all()
-            cols = ["idx", "input", "output", *SCORE_COLUMNS, *RAW_COLUMNS]
+            cols = ["idx", "input", "output", "lang", *SCORE_COLUMNS, *RAW_COLUMNS]
             frame = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in rows], columns=cols)
+        frame["lang"] = frame["lang"].fillna("").astype(str)
         for c in (*SCORE_COLUMNS, *RAW_COLUMNS):
             frame[c] = frame[c].astype(float)
         return frame

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,3 +68,57 @@ def test_remove(store):
     meta = add(store)
     store.remove(meta.id)
     assert store.get(meta.id) is None and store.scores(meta.id).empty
+
+
+def test_languages_and_unscored_axes_are_stored_per_sentence(sql_url):
+    store = Store(sql_url)
+    # The 2024 recipe without references: STA and SIM scored, FL and J empty.
+    f = make_score_frame(np.array([0.9, 0.8, 0.7]), np.array([0.5, 0.6, 0.7]), np.full(3, np.nan), np.full(3, np.nan),
+                         Signature(preset="textdetox2024", preset_version="1"))
+    meta = add(store, dataset="textdetox2024", preset="textdetox2024", scores=f, langs=["ar", "zh", "ar"])
+    back = store.scores(meta.id)
+    assert list(back["lang"]) == ["ar", "zh", "ar"]
+    assert np.allclose(back["sta"], [0.9, 0.8, 0.7]) and back[["fl", "j", "fl_raw", "j_raw"]].isna().all().all()
+    listed = store.list(dataset="textdetox2024")
+    assert listed.loc[0, "sta"] == pytest.approx(0.8) and np.isnan(listed.loc[0, "j"])
+    # A monolingual submission reads back with an empty language.
+    mono = add(store, content=b"other", scores=frame(3))
+    assert list(store.scores(mono.id)["lang"]) == ["", "", ""]
+    with pytest.raises(ValueError, match="langs"):
+        add(store, content=b"x", langs=["ar"])
+    store.engine.dispose()
+
+
+def test_a_database_of_the_previous_schema_opens_with_its_rows(tmp_path):
+    """A database written before the language column (FL and J NOT NULL) upgrades in place."""
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE submissions (id INTEGER PRIMARY KEY, name VARCHAR(200) NOT NULL, sha256 VARCHAR(64) NOT NULL,
+            dataset VARCHAR(100) NOT NULL, split VARCHAR(50) NOT NULL, preset VARCHAR(50) NOT NULL,
+            calibrated BOOLEAN NOT NULL, source VARCHAR(20) NOT NULL, n INTEGER NOT NULL, signature TEXT NOT NULL,
+            created_at DATETIME NOT NULL, hidden BOOLEAN DEFAULT 0,
+            CONSTRAINT uq_submission UNIQUE (sha256, dataset, split, preset, calibrated));
+        CREATE INDEX ix_submissions_sha256 ON submissions (sha256);
+        CREATE TABLE sentence_scores (submission_id INTEGER NOT NULL REFERENCES submissions (id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL, input TEXT NOT NULL, output TEXT NOT NULL, sta FLOAT NOT NULL, sim FLOAT NOT NULL,
+            fl FLOAT NOT NULL, j FLOAT NOT NULL, chrf FLOAT, sta_raw FLOAT NOT NULL, sim_raw FLOAT NOT NULL,
+            fl_raw FLOAT NOT NULL, j_raw FLOAT NOT NULL, PRIMARY KEY (submission_id, idx));
+        INSERT INTO submissions VALUES (1, 'old.txt', 'abc', 'russe2022', 'test', 'embedded', 1, 'upload', 1, '{}',
+            '2026-01-01 00:00:00', 0);
+        INSERT INTO sentence_scores VALUES (1, 0, 'ты дебил', 'ты неправ', 0.9, 0.8, 0.7, 0.504, 0.3, 0.9, 0.8, 0.7,
+            0.504);
+    """)
+    con.commit()
+    con.close()
+    store = Store(f"sqlite:///{path}")
+    old = store.scores(1)
+    assert old.loc[0, "output"] == "ты неправ" and old.loc[0, "j"] == pytest.approx(0.504) and old.loc[0, "lang"] == ""
+    f = make_score_frame(np.array([0.9]), np.array([0.5]), np.array([np.nan]), np.array([np.nan]),
+                         Signature(preset="textdetox2024", preset_version="1"))
+    new = add(store, content=b"new", dataset="textdetox2024", preset="textdetox2024", inputs=["x"], outputs=["y"],
+              scores=f, langs=["de"])
+    assert store.scores(new.id).loc[0, "lang"] == "de" and np.isnan(store.scores(new.id).loc[0, "j"])
+    store.remove(1)  # the foreign key still cascades after the table was rebuilt
+    assert store.get(1) is None and len(store.list()) == 1
+    store.engine.dispose()

@@ -38,6 +38,10 @@ class Edition:
         references: how many references an input has, in words.
         outputs: the folder of system outputs (``<system>_<split>.txt``), or None.
         human: the human judgements file, or None.
+        judged_pairs: a meta-evaluation sample's pairs file (``id``, ``system``, ``lang``,
+            ``toxic_sentence``, ``neutral_sentence``) that judge files name by ``id``, or None.
+        judges: LLM-judge label files (one per judge, its stem the judge's name): of the
+            ``judged_pairs``, or of the human-judged rows when they carry their own texts.
         leaderboard: the published leaderboard file, or None.
         presets: its metric presets, the official one first.
         ranking: how the edition ranks systems, in words.
@@ -60,6 +64,8 @@ class Edition:
     references: str = ""
     outputs: str | None = None
     human: str | None = None
+    judged_pairs: str | None = None
+    judges: tuple[str, ...] = ()
     leaderboard: str | None = None
     presets: tuple[str, ...] = ("embedded",)
     ranking: str = "mean J over sentences"

@@ -58,6 +58,8 @@ TEXTDETOX2024 = register_edition(Edition(
     ),
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
     outputs="outputs",
+    judged_pairs="meta_eval/pairs.tsv",
+    judges=tuple(f"meta_eval/llm_judgements/{judge}.tsv" for judge in JUDGES),
     leaderboard="leaderboard_auto.csv",
     presets=("textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of J on the test set; the final ranking by human J",

@@ -11,6 +11,7 @@ from detox_core.analysis.compare import (
     AXES,
     largest_differences,
     paired_differences,
+    per_language_means,
     side_by_side,
     system_means,
     win_tie_loss,
@@ -30,9 +31,25 @@ N_BOOT = 1000
 
 
 @st.cache_data(show_spinner="Paired bootstrap of every pair…", max_entries=32)
-def cached_significance(systems: tuple[str, ...], table):
+def cached_significance(systems: tuple[str, ...], table, by_language: bool = False):
     """Means with intervals and the pairs' tests (computed once per set of systems)."""
-    return system_means(table, systems, N_BOOT), paired_differences(table, list(systems), N_BOOT)
+    return (system_means(table, systems, N_BOOT, by_language=by_language),
+            paired_differences(table, list(systems), N_BOOT, by_language=by_language))
+
+
+def _langs(codes) -> str:
+    return ", ".join(f"{vocab.language_name(c)} ({c})" for c in codes)
+
+
+def common_languages(frames: dict, picked: tuple[str, ...]) -> tuple[dict, list[str], dict[str, list[str]]]:
+    """Frames cut to the picked languages that every system answers; those languages and,
+    per system, the picked languages it does not answer."""
+    cut = {n: f[f["lang"].isin(picked)] for n, f in frames.items()}
+    answered = {n: set(f["lang"]) for n, f in cut.items()}
+    common = [c for c in picked if all(c in a for a in answered.values())]
+    missing = {n: [c for c in picked if c not in a] for n, a in answered.items()}
+    return ({n: f[f["lang"].isin(common)].reset_index(drop=True) for n, f in cut.items()}, common,
+            {n: m for n, m in missing.items() if m})
 
 
 st.title("Compare systems")
@@ -62,12 +79,28 @@ if len(picked) < 2:
     st.info("Pick two or more systems.")
     st.stop()
 frames = {names[i]: cached_scores(i) for i in picked}
+by_language = choice.multilingual
+if by_language:
+    frames, common, missing = common_languages(frames, choice.languages)
+    for name, langs in missing.items():
+        st.warning(f"{render.md(name, None)} is partial: it does not answer {_langs(langs)}; the systems are compared "
+                   "on the languages all of them answer.", icon=":material/info:")
+    if not common:
+        st.info("These systems answer no picked language in common.")
+        st.stop()
+    st.caption(f"Compared on {len(common)} language(s): {_langs(common)}. Means are over languages (each counts once, "
+               "whatever its size), resampling sentences within each language.")
 table = side_by_side(frames)
 labels = list(frames)
 
-means, pairs = cached_significance(tuple(labels), table)
+means, pairs = cached_significance(tuple(labels), table, by_language)
 
-st.subheader("Means")
+st.subheader("Means over languages" if by_language else "Means")
+if by_language:
+    gaps = {AXIS_NAMES[a]: u for a, u in zip(means["axis"], means["unscored"]) if u}
+    for axis_label, unscored in gaps.items():
+        st.warning(f"{axis_label}: n/a — no references for {unscored}; left out of its means (never counted as 0).",
+                   icon=":material/info:")
 fig = go.Figure()
 for name in labels:
     m = means[means["system"] == name].set_index("axis").loc[list(AXES)]
@@ -79,7 +112,20 @@ for name in labels:
 fig.update_layout(barmode="group", height=320, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]),
                   legend=dict(orientation="h", y=-0.15))
 st.plotly_chart(fig, width="stretch")
-st.caption(f"Error bars: 95% bootstrap intervals over sentences ({N_BOOT:,} resamples).")
+st.caption(f"Error bars: 95% bootstrap intervals over sentences ({N_BOOT:,} resamples"
+           + (", within each language)." if by_language else ")."))
+if by_language:
+    st.subheader("Per language")
+    lang_axis = st.segmented_control("Axis", list(AXIS_NAMES), default="j", required=True, key="cmp_lang_axis",
+                                     wrap=True, format_func=AXIS_NAMES.get) or "j"
+    per = per_language_means(table, labels, lang_axis)
+    per.insert(1, "mean", means[means["axis"] == lang_axis].set_index("system").loc[labels, "mean"].to_numpy())
+    st.dataframe(per, hide_index=True, placeholder=MISSING, key="cmp_per_lang", column_config={
+        "system": st.column_config.TextColumn("System"),
+        "mean": st.column_config.NumberColumn(f"{AXIS_NAMES[lang_axis]} mean over languages", format="%.3f"),
+        **{c: st.column_config.NumberColumn(c.upper(), format="%.3f", help=vocab.language_name(c))
+           for c in per.columns[2:]}})
+    st.caption(f"{AXIS_NAMES[lang_axis]} per language; — = no score (no references for that language).")
 
 st.subheader("Which differences are significant")
 shown = pairs.assign(
@@ -107,7 +153,9 @@ st.dataframe(
 )
 st.caption(f"Paired bootstrap over sentences ({N_BOOT:,} resamples, the same ones for every pair and axis, as on the "
            "Leaderboard): A - B is the mean difference, its 95% interval and the two-sided p-value of no difference. "
-           "Sentences without a score on an axis (chrF without references) are left out of it.")
+           "Sentences without a score on an axis (chrF without references) are left out of it."
+           + (" Here A - B is the difference of the means over languages, resampling within each language; a language "
+              "without references is left out of the axes that need them." if by_language else ""))
 
 a, b = labels[0], labels[1]
 if len(labels) > 2:
@@ -127,11 +175,12 @@ st.caption("Win / tie / loss per sentence: a tie is a difference of at most 0.05
 axis = st.segmented_control("Largest differences in", list(AXIS_NAMES), default="j", required=True, key="cmp_axis", wrap=True,
                             format_func=AXIS_NAMES.get) or "j"
 ranked = largest_differences(table, a, b, axis)
-view = ranked[["line", "input", f"output:{a}", f"output:{b}", f"{axis}:{a}", f"{axis}:{b}", "delta"]]
+view = ranked[["line", *(["lang"] if by_language else []), "input", f"output:{a}", f"output:{b}", f"{axis}:{a}", f"{axis}:{b}", "delta"]]
 event = st.dataframe(
     view, key=f"cmp_table_{a}_{b}_{axis}", on_select="rerun", placeholder=MISSING, selection_mode="single-row", hide_index=True, height=360,
     column_config={
         "line": st.column_config.NumberColumn("Line", width="small"),
+        "lang": st.column_config.TextColumn("Lang", width="small"),
         "input": st.column_config.TextColumn("Input", width="medium"),
         f"output:{a}": st.column_config.TextColumn(a, width="medium"),
         f"output:{b}": st.column_config.TextColumn(b, width="medium"),

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from detox_core.analysis.stats import bootstrap_ci, resample_indices
+from detox_core.analysis.stats import bootstrap_ci, macro_weights, resample_indices, stratified_indices
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import SCORE_COLUMNS
 
@@ -30,6 +30,8 @@ def side_by_side(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
         if len(other) != len(first) or list(other["input"]) != list(first["input"]):
             raise DetoxInputError(f"{name} does not answer the same inputs as {names[0]}")
     table = pd.DataFrame({"line": first["idx"] + 1, "input": first["input"]})
+    if "lang" in first and (first["lang"] != "").any():  # a multilingual corpus: each sentence's language
+        table["lang"] = first["lang"].to_numpy()
     for name in names:
         f = frames[name]
         table[f"output:{name}"] = f["output"].to_numpy()
@@ -59,22 +61,60 @@ def win_tie_loss(table: pd.DataFrame, a: str, b: str, tie: float = 0.05) -> pd.D
     return pd.DataFrame(rows)
 
 
-def system_means(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+def system_means(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000, seed: int = 0,
+                 by_language: bool = False) -> pd.DataFrame:
     """Per system and axis: the mean with its 95% bootstrap interval over sentences
-    (columns ``system``, ``axis``, ``mean``, ``low``, ``high``)."""
+    (columns ``system``, ``axis``, ``mean``, ``low``, ``high``).
+
+    ``by_language`` (a table with ``lang``): the mean over languages, resampling within each
+    language; languages where the system has no score on an axis are left out of it
+    (column ``unscored``), never counted as zero.
+    """
     n = len(table)
     idx = resample_indices(n, n_boot, seed) if n else None
     rows = []
     for name in systems:
         for axis in AXES:
-            mean, low, high = bootstrap_ci(table[f"{axis}:{name}"].to_numpy(float), n_boot=n_boot, seed=seed,
-                                           indices=idx)
+            values = table[f"{axis}:{name}"].to_numpy(float)
+            if by_language:
+                keep, unscored = _scored_languages(table, [values])
+                mean, low, high = _language_ci(values[keep], table["lang"].to_numpy()[keep], n_boot, seed)
+                rows.append({"system": name, "axis": axis, "mean": mean, "low": low, "high": high,
+                             "unscored": ", ".join(unscored)})
+                continue
+            mean, low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed, indices=idx)
             rows.append({"system": name, "axis": axis, "mean": mean, "low": low, "high": high})
     return pd.DataFrame(rows)
 
 
+def _scored_languages(table: pd.DataFrame, columns: Sequence[np.ndarray]) -> tuple[np.ndarray, list[str]]:
+    """Sentences of the languages where every column has a score, and the languages left out."""
+    langs = table["lang"].to_numpy()
+    missing = np.zeros(len(table), dtype=bool)
+    for values in columns:
+        missing |= np.isnan(values)
+    unscored = list(dict.fromkeys(langs[missing].tolist()))
+    return ~np.isin(langs, unscored), unscored
+
+
+def _language_ci(values: np.ndarray, langs: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
+    if not values.size:
+        return float("nan"), float("nan"), float("nan")
+    return bootstrap_ci(values, n_boot, seed=seed, indices=stratified_indices(langs, n_boot, seed),
+                        weights=macro_weights(langs))
+
+
+def per_language_means(table: pd.DataFrame, systems: Sequence[str], axis: str = "j") -> pd.DataFrame:
+    """One row per system: its mean of ``axis`` in each language (columns in the table's
+    order of languages; NaN where no sentence of the language is scored)."""
+    langs = list(dict.fromkeys(table["lang"]))
+    rows = [{"system": name, **table.groupby("lang", sort=False)[f"{axis}:{name}"].mean().reindex(langs).to_dict()}
+            for name in systems]
+    return pd.DataFrame(rows, columns=["system", *langs])
+
+
 def paired_differences(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000, seed: int = 0,
-                       alpha: float = 0.05) -> pd.DataFrame:
+                       alpha: float = 0.05, by_language: bool = False) -> pd.DataFrame:
     """Paired bootstrap over sentences for every pair of ``systems`` on every axis.
 
     The same resamples of sentences serve every pair and axis (as on the leaderboard).
@@ -86,6 +126,10 @@ def paired_differences(table: pd.DataFrame, systems: Sequence[str], n_boot: int 
         (mean of A - B), ``low`` / ``high`` (its percentile interval), ``p`` (two-sided,
         the share of resamples whose mean difference has the other sign, doubled) and
         ``significant`` (p < ``alpha``).
+
+    ``by_language`` (a table with ``lang``): A - B is the difference of the means over
+    languages, resampling sentences within each language; a language where either system
+    has no score on the axis is left out of it and named in ``unscored``.
     """
     rows = []
     full = resample_indices(len(table), n_boot, seed) if len(table) else None
@@ -93,16 +137,26 @@ def paired_differences(table: pd.DataFrame, systems: Sequence[str], n_boot: int 
         for b in systems[i + 1:]:
             for axis in AXES:
                 diff = (table[f"{axis}:{a}"] - table[f"{axis}:{b}"]).to_numpy(float)
-                keep = ~np.isnan(diff)
+                weights = None
+                if by_language:
+                    keep, unscored = _scored_languages(table, [diff])
+                    langs = table["lang"].to_numpy()[keep]
+                else:
+                    keep, unscored = ~np.isnan(diff), []
                 diff = diff[keep]
                 row = {"a": a, "b": b, "axis": axis, "n": int(diff.size)}
+                if by_language:
+                    row["unscored"] = ", ".join(unscored)
                 if not diff.size:
                     rows.append({**row, "delta": np.nan, "low": np.nan, "high": np.nan, "p": np.nan,
                                  "significant": False})
                     continue
-                idx = full if keep.all() else resample_indices(diff.size, n_boot, seed)
-                means = diff[idx].mean(axis=1)
-                observed = float(diff.mean())
+                if by_language:
+                    idx, weights = stratified_indices(langs, n_boot, seed), macro_weights(langs)
+                else:
+                    idx = full if keep.all() else resample_indices(diff.size, n_boot, seed)
+                means = diff[idx].mean(axis=1) if weights is None else (diff[idx] * weights).sum(axis=1)
+                observed = float(diff.mean() if weights is None else (diff * weights).sum())
                 if observed == 0:
                     p = 1.0
                 else:
@@ -110,4 +164,5 @@ def paired_differences(table: pd.DataFrame, systems: Sequence[str], n_boot: int 
                 low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
                 rows.append({**row, "delta": observed, "low": float(low), "high": float(high), "p": p,
                              "significant": p < alpha})
-    return pd.DataFrame(rows, columns=["a", "b", "axis", "n", "delta", "low", "high", "p", "significant"])
+    return pd.DataFrame(rows, columns=["a", "b", "axis", "n", "delta", "low", "high", "p", "significant",
+                                       *(["unscored"] if by_language else [])])

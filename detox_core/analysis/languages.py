@@ -12,13 +12,13 @@ never counted as zero.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from detox_core.analysis.stats import Ranking, rank_systems
+from detox_core.analysis.stats import Ranking, bootstrap_ci, macro_weights, rank_systems, stratified_indices
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import SCORE_COLUMNS
 
@@ -98,3 +98,106 @@ def rank_by_language_mean(scores: Mapping[str, pd.DataFrame], column: str = "j",
     for lang, ranking in by_language.items():
         table[lang] = table["system"].map(ranking.table.set_index("system")["mean"])
     return LanguageRanking(overall, by_language, table, unscored)
+
+
+# ------------------------------------------------------------------ boards of submissions, partial ones apart
+
+
+def coverage(covered: Sequence[str], languages: Sequence[str]) -> str:
+    """How many of ``languages`` a submission answers, in words: ``"all 9"`` or
+    ``"5 of 9 (no am, zh, ...)"``."""
+    missing = [lang for lang in languages if lang not in covered]
+    if not missing:
+        return f"all {len(languages)}"
+    return f"{len(languages) - len(missing)} of {len(languages)} (no {', '.join(missing)})"
+
+
+@dataclass
+class LanguageBoard:
+    """Submissions of one preset on one split, ranked by the mean over languages.
+
+    Attributes:
+        axis: the score column ranked.
+        languages: the languages asked for (the picked ones), in order.
+        table: one row per submission, complete ones first (ranked), partial ones after
+            (their mean over the languages they answer, unranked): ``system``,
+            ``complete``, ``coverage`` (in words), ``mean_over`` (the languages its mean
+            covers), ``n``, ``mean``, ``low``, ``high``, ``rank_low``, ``rank_high``,
+            ``group`` (NaN for partial ones), then one column per language (NaN where
+            not answered or not scored).
+        by_language: language -> its own ranking (every submission answering it):
+            ``system``, ``mean``, ``low``, ``high``, ``rank_low``, ``rank_high``, ``group``, ``n``.
+        unscored: languages with no score on ``axis`` (no references): n/a, left out of
+            every mean, never zero.
+        p_values: the complete submissions' pairwise p-values for the mean (None
+            without two complete submissions).
+    """
+
+    axis: str
+    languages: tuple[str, ...]
+    table: pd.DataFrame
+    by_language: dict[str, pd.DataFrame]
+    unscored: list[str]
+    p_values: pd.DataFrame | None = None
+
+
+def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float, seed: int) -> tuple[float, float, float]:
+    """Mean over languages with its stratified bootstrap interval (every sentence scored)."""
+    strata = frame["lang"].to_numpy()
+    if not len(strata):
+        return float("nan"), float("nan"), float("nan")
+    return bootstrap_ci(frame[column].to_numpy(dtype=float), n_boot, alpha, seed,
+                        indices=stratified_indices(strata, n_boot, seed), weights=macro_weights(strata))
+
+
+def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str], column: str = "j",
+                   n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> LanguageBoard:
+    """Rank submissions of the same split by the mean over ``languages`` of ``column``.
+
+    A submission answering every language is *complete* and ranked (stratified paired
+    bootstrap, :func:`rank_by_language_mean`); one that does not answer some of them is
+    *partial*: listed after the ranked ones with its mean over the languages it answers,
+    said in ``coverage`` and ``mean_over`` (the official ranking needs every language).
+    Each language is also ranked on its own, partial submissions included.
+    """
+    languages = tuple(languages)
+    cut = {name: f[f["lang"].isin(languages)].reset_index(drop=True) for name, f in scores.items()}
+    covered = {name: [lang for lang in languages if (f["lang"] == lang).any()] for name, f in cut.items()}
+    present = [lang for lang in languages if any(lang in c for c in covered.values())]
+    unscored = [lang for lang in present
+                if any(f.loc[f["lang"] == lang, column].isna().any() for f in cut.values())]
+    scored = [lang for lang in present if lang not in unscored]
+    by_language: dict[str, pd.DataFrame] = {}
+    for lang in scored:
+        rows = {name: f[f["lang"] == lang] for name, f in cut.items() if lang in covered[name]}
+        first = next(iter(rows.values()))["input"].tolist()
+        rows = {name: r for name, r in rows.items() if r["input"].tolist() == first}  # same inputs only
+        ranking = rank_systems({name: r[column].to_numpy(dtype=float) for name, r in rows.items()}, n_boot, alpha, seed)
+        by_language[lang] = ranking.table.assign(n=len(first))
+    complete = [name for name in cut if len(covered[name]) == len(present) and present]
+    overall, p_values = None, None
+    if complete and scored:
+        kept = {name: cut[name][cut[name]["lang"].isin(scored)].reset_index(drop=True) for name in complete}
+        try:
+            ranked = rank_by_language_mean(kept, column, n_boot, alpha, seed)
+            overall, p_values = ranked.overall.table.set_index("system"), ranked.overall.p_values
+        except DetoxInputError:  # complete submissions of different inputs: not ranked together
+            overall = None
+    rows = []
+    for name, f in cut.items():
+        mine = [lang for lang in covered[name] if lang in scored]
+        row = {"system": name, "complete": name in complete, "coverage": coverage(covered[name], present or languages),
+               "mean_over": ", ".join(mine), "n": len(f)}
+        if overall is not None and name in overall.index:
+            row.update(overall.loc[name, ["mean", "low", "high", "rank_low", "rank_high", "group"]].to_dict())
+        else:
+            mean, low, high = _stratified_mean(f[f["lang"].isin(mine)], column, n_boot, alpha, seed)
+            row.update(mean=mean, low=low, high=high, rank_low=np.nan, rank_high=np.nan, group=np.nan)
+        for lang in languages:
+            values = f.loc[f["lang"] == lang, column]
+            row[lang] = float(values.mean()) if lang in scored and len(values) else np.nan
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=["system", "complete", "coverage", "mean_over", "n", "mean", "low", "high",
+                                        "rank_low", "rank_high", "group", *languages])
+    table = table.sort_values(["complete", "mean"], ascending=[False, False], na_position="last").reset_index(drop=True)
+    return LanguageBoard(column, languages, table, by_language, unscored, p_values)

@@ -8,6 +8,7 @@ ranking.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import pandas as pd
 
 from detox_core import data, editions
 from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, SYSTEM_FROM_HUMAN
+from detox_core.analysis.languages import LanguageBoard, coverage, language_board
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
+from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.submissions.store import display_names, Store
 
@@ -121,3 +124,69 @@ def correlation(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 3:
         return float("nan")
     return spearman(x, y)
+
+
+# ------------------------------------------------------------------ multilingual editions
+
+
+@dataclass
+class LanguagePresetBoard:
+    """Submissions of one preset and calibration on one split of a multilingual edition."""
+
+    preset: str
+    calibrated: bool
+    board: LanguageBoard
+
+
+def language_boards(store: Store, dataset: str, split: str, languages: Sequence[str], axis: str = "j",
+                    n_boot: int = 1000) -> list[LanguagePresetBoard]:
+    """Rankings by the mean over ``languages`` of the stored submissions, one per
+    (preset, calibration): see :func:`detox_core.analysis.languages.language_board`."""
+    listed = store.list(dataset=dataset, split=split)
+    boards = []
+    for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
+        shown = display_names(group)
+        scores = {shown[row.id]: store.scores(row.id) for row in group.itertuples(index=False)}
+        board = language_board(scores, languages, axis, n_boot)
+        board.table.insert(1, "key", [system_key(n) for n in board.table["system"]])
+        boards.append(LanguagePresetBoard(str(preset), bool(calibrated), board))
+    return boards
+
+
+def published_view(table: PublishedTable, axis: str, languages: Sequence[str]) -> pd.DataFrame:
+    """A published table cut to ``languages``: one row per team with its ``axis`` score per
+    language, ``mean`` over the picked languages it has a score for, ``coverage`` (in
+    words; a team without every language is partial) and the file's own averages and
+    ranks, sorted by that mean (teams without any picked language are dropped)."""
+    langs = [lang for lang in languages if lang in table.languages]
+    long = table.scores[table.scores["lang"].isin(langs)].dropna(subset=[axis]) if axis in table.scores else None
+    wide = (long.pivot_table(index="team", columns="lang", values=axis, aggfunc="first", sort=False)
+            if long is not None and len(long) else pd.DataFrame(index=pd.Index([], name="team")))
+    wide = wide.reindex(columns=langs)
+    out = table.official.merge(wide, left_on="team", right_index=True, how="left")
+    present = out[langs].notna() if langs else pd.DataFrame(index=out.index)
+    out["mean"] = out[langs].mean(axis=1) if langs else np.nan
+    out["complete"] = present.all(axis=1) if langs else False
+    out["coverage"] = [coverage([lang for lang in langs if has[lang]], langs) for _, has in present.iterrows()]
+    out = out[present.any(axis=1)] if langs else out.iloc[0:0]
+    order = ["team", "complete", "coverage", "mean", *langs, *[c for c in table.official if c != "team"]]
+    return out[order].sort_values(["complete", "mean"], ascending=[False, False]).reset_index(drop=True)
+
+
+def heat_rows(published: pd.DataFrame | None, local: pd.DataFrame | None, languages: Sequence[str],
+              limit: int | None = None) -> pd.DataFrame:
+    """Teams (published) and submissions (local, named ``local: <name>``) x languages:
+    those with every language first, each by its mean over languages (best first), then
+    partial ones; at most ``limit`` rows of each table."""
+    parts = []
+    for frame, name, prefix in ((published, "team", ""), (local, "system", "local: ")):
+        if frame is None or frame.empty:
+            continue
+        rows = frame.sort_values(["complete", "mean"], ascending=[False, False], na_position="last")
+        rows = rows.head(limit) if limit else rows
+        part = rows.set_index(rows[name].map(lambda s: f"{prefix}{s}"))
+        parts.append(part.reindex(columns=[*languages, "complete", "mean"]))
+    if not parts:
+        return pd.DataFrame(columns=list(languages))
+    out = pd.concat(parts).sort_values(["complete", "mean"], ascending=[False, False], na_position="last")
+    return out[list(languages)].astype(float)

@@ -11,6 +11,7 @@ An empty cell is a value the source does not give: NaN, never zero. Scores lie i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -87,3 +88,51 @@ def teams_by_language(frame: pd.DataFrame) -> pd.DataFrame:
     """A per-language leaderboard as a teams x languages matrix (for a heat map), in the
     file's order of teams and languages."""
     return frame.set_index("team")[frame.attrs.get("languages") or [c for c in frame if c in LANGUAGES]]
+
+
+@dataclass
+class PublishedTable:
+    """A published table in one shape, whichever its file's: scores per team and language.
+
+    Attributes:
+        title: how the edition names it.
+        scores: long form, one row per team and language: ``team``, ``lang`` and the axis
+            columns of :attr:`axes` (a per-language table gives ``j`` only).
+        official: one row per team (in the file's order): ``team`` and the file's own
+            averages and ranks (``avg``, ``avg_p``, ``rank``...); only ``team`` for a per-axis table.
+        axes: the axis columns present.
+        languages: the language codes, in the file's order.
+    """
+
+    title: str
+    scores: pd.DataFrame
+    official: pd.DataFrame
+    axes: tuple[str, ...]
+    languages: tuple[str, ...]
+
+
+def _header(text: str) -> list[str]:
+    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    return [c.strip().strip('"').lower() for c in first.split("\t" if "\t" in first else ",")]
+
+
+def load_published(source: Source, title: str, *, name: str | None = None) -> PublishedTable:
+    """A per-language or a per-axis table (told apart by a ``lang`` column) as a
+    :class:`PublishedTable`; a gap stays a gap (no row for that team and language).
+
+    Raises:
+        DetoxInputError: as :func:`load_language_leaderboard` / :func:`load_axes_leaderboard`.
+    """
+    text, label = read_text(source, name)
+    if "lang" in _header(text):
+        frame = load_axes_leaderboard(text.encode("utf-8"), name=label)
+        axes = tuple(c for c in AXIS_COLUMNS if c in frame)
+        teams = list(dict.fromkeys(frame["team"]))
+        scores = frame[["team", "lang", *axes]].dropna(subset=list(axes), how="all").reset_index(drop=True)
+        return PublishedTable(title, scores, pd.DataFrame({"team": teams}), axes,
+                              tuple(dict.fromkeys(frame["lang"])))
+    frame = load_language_leaderboard(text.encode("utf-8"), name=label)
+    langs = frame.attrs["languages"]
+    scores = frame.melt(id_vars=["team"], value_vars=langs, var_name="lang", value_name="j").dropna(subset=["j"])
+    official = frame[["team", *frame.attrs["averages"], *[c for c in frame if c == "rank" or c.startswith("rank_")]]]
+    return PublishedTable(title, scores.reset_index(drop=True), official.reset_index(drop=True), ("j",), tuple(langs))

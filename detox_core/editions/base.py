@@ -43,6 +43,9 @@ class Edition:
         judges: LLM-judge label files (one per judge, its stem the judge's name): of the
             ``judged_pairs``, or of the human-judged rows when they carry their own texts.
         leaderboard: the published leaderboard file, or None.
+        published: the published tables shown beside local submissions, title -> file
+            (per-language tables: ``team``, a column per language, averages, ranks; or
+            per-axis tables: ``team``, ``lang``, axis columns), the official one first.
         presets: its metric presets, the official one first.
         ranking: how the edition ranks systems, in words.
         homes: where its data come from (name -> URL), for people.
@@ -67,6 +70,7 @@ class Edition:
     judged_pairs: str | None = None
     judges: tuple[str, ...] = ()
     leaderboard: str | None = None
+    published: dict[str, str] = field(default_factory=dict)
     presets: tuple[str, ...] = ("embedded",)
     ranking: str = "mean J over sentences"
     homes: dict[str, str] = field(default_factory=dict)
@@ -100,6 +104,11 @@ class Edition:
     def leaderboard_path(self, data_root: Path | None = None) -> Path | None:
         """The published leaderboard file when it has been fetched."""
         return self.optional(self.leaderboard, data_root)
+
+    def published_paths(self, data_root: Path | None = None) -> dict[str, Path]:
+        """The fetched files of :attr:`published`, title -> path, in the entry's order."""
+        paths = {title: self.optional(rel, data_root) for title, rel in self.published.items()}
+        return {title: path for title, path in paths.items() if path is not None}
 
     def split_path(self, split: str, root: Path | None = None) -> Path:
         """The best available file of ``split``; raises DataMissingError if none."""

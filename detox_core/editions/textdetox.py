@@ -61,6 +61,12 @@ TEXTDETOX2024 = register_edition(Edition(
     judged_pairs="meta_eval/pairs.tsv",
     judges=tuple(f"meta_eval/llm_judgements/{judge}.tsv" for judge in JUDGES),
     leaderboard="leaderboard_auto.csv",
+    published={
+        "Human evaluation (final ranking)": "leaderboard_human.csv",
+        "Human evaluation, per axis": "leaderboard_human_axes.csv",
+        "Automatic evaluation (test)": "leaderboard_auto.csv",
+        "Automatic evaluation, per axis": "leaderboard_auto_axes.csv",
+    },
     presets=("textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of J on the test set; the final ranking by human J",
     homes={
@@ -91,6 +97,10 @@ TEXTDETOX2025 = register_edition(Edition(
     references="on the hub only; the new languages' development inputs have none public",
     outputs="outputs",
     leaderboard="leaderboard_llmjudge.csv",
+    published={
+        "LLM judge (final ranking)": "leaderboard_llmjudge.csv",
+        "Automatic evaluation (test)": "leaderboard_auto.csv",
+    },
     # The official 2025 recipe (xCOMET fluency, CLS-NEW, SIM-JOINED) is not a preset yet.
     presets=("textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of 2024 and, apart, over the 6 new ones; final by an LLM judge",

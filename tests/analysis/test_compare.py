@@ -84,3 +84,27 @@ def test_paired_bootstrap_leaves_out_sentences_without_a_score():
     means = system_means(_table_of({"a": a, "b": b}), ["a", "b"], n_boot=200)
     row = means[(means["system"] == "b") & (means["axis"] == "j")].iloc[0]
     assert row["low"] <= row["mean"] <= row["high"] and row["mean"] == pytest.approx(np.mean(b))
+
+
+def test_multilingual_means_and_differences_are_over_languages_and_skip_unscored_ones():
+    from detox_core.analysis.compare import per_language_means
+
+    def ml(j, chrf):
+        f = frame(["x"] * 5, j, chrf)
+        f["lang"] = ["en", "en", "en", "en", "ar"]
+        return f
+
+    # A: English 1.0 (4 sentences), Arabic 0.0; B: 0.5 everywhere. By sentences A = 0.8 leads; by languages 0.5 = 0.5.
+    table = side_by_side({"A": ml([1, 1, 1, 1, 0], [0.5] * 4 + [np.nan]), "B": ml([0.5] * 5, [0.3] * 4 + [np.nan])})
+    assert table["lang"].tolist() == ["en", "en", "en", "en", "ar"]
+    means = system_means(table, ["A", "B"], 200, by_language=True).set_index(["system", "axis"])
+    assert means.loc[("A", "j"), "mean"] == pytest.approx(0.5) and means.loc[("A", "j"), "unscored"] == ""
+    # chrF has no Arabic references: the mean is over English, and Arabic is named.
+    assert means.loc[("A", "chrf"), "mean"] == pytest.approx(0.5) and means.loc[("A", "chrf"), "unscored"] == "ar"
+    pairs = paired_differences(table, ["A", "B"], 200, by_language=True).set_index("axis")
+    assert pairs.loc["j", "delta"] == pytest.approx(0.0) and not pairs.loc["j", "significant"]
+    assert pairs.loc["chrf", "delta"] == pytest.approx(0.2) and pairs.loc["chrf", "n"] == 4
+    assert pairs.loc["chrf", "unscored"] == "ar"
+    assert paired_differences(table, ["A", "B"], 200).set_index("axis").loc["j", "delta"] == pytest.approx(0.3)
+    per = per_language_means(table, ["A", "B"], "chrf").set_index("system")
+    assert per.columns.tolist() == ["en", "ar"] and np.isnan(per.loc["A", "ar"]) and per.loc["B", "en"] == 0.3

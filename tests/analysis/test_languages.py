@@ -73,3 +73,52 @@ def test_systems_are_ranked_by_the_mean_over_languages():
 def test_mismatched_inputs_are_refused():
     with pytest.raises(DetoxInputError, match="B does not answer the same inputs as A"):
         rank_by_language_mean({"A": scored({"en": [0.1, 0.2]}), "B": scored({"ar": [0.1, 0.2]})})
+
+
+# ------------------------------------------------------------------ boards: partial submissions apart, n/a languages
+
+
+def submission(j_by_lang: dict[str, list[float]]) -> pd.DataFrame:
+    """A stored submission's rows: the inputs are numbered per language so systems pair up."""
+    rows = [(lang, f"{lang}-{i}", j) for lang, values in j_by_lang.items() for i, j in enumerate(values)]
+    return pd.DataFrame(rows, columns=["lang", "input", "j"])
+
+
+def test_board_ranks_complete_submissions_by_the_mean_over_languages_and_lists_partial_ones_apart():
+    from detox_core.analysis.languages import language_board
+
+    # en has 12 sentences, ar 4: the mean over languages is not the mean over sentences.
+    full_a = submission({"en": [0.9] * 12, "ar": [0.1, 0.2, 0.2, 0.1]})  # (0.9 + 0.15) / 2 = 0.525; sentences 0.7125
+    full_b = submission({"en": [0.6] * 12, "ar": [0.6] * 4})  # 0.6 either way
+    part = submission({"en": [1.0] * 12})  # answers English only
+    board = language_board({"A": full_a, "B": full_b, "P": part}, ["en", "ar"], n_boot=200)
+    t = board.table.set_index("system")
+    assert t.loc["A", "mean"] == pytest.approx(0.525) and full_a["j"].mean() == pytest.approx(0.7125)
+    assert board.table["system"].tolist() == ["B", "A", "P"]  # ranked ones, then the partial one
+    assert t.loc["B", "rank_low"] == 1 and t.loc["A", "rank_low"] == 2 and t.loc["A", "group"] == 2
+    assert not t.loc["P", "complete"] and np.isnan(t.loc["P", "rank_low"]) and np.isnan(t.loc["P", "group"])
+    assert t.loc["P", "coverage"] == "1 of 2 (no ar)" and t.loc["P", "mean_over"] == "en"
+    assert t.loc["P", "mean"] == pytest.approx(1.0) and np.isnan(t.loc["P", "ar"])  # not answered: no value, not 0
+    assert t.loc["A", "coverage"] == "all 2" and t.loc["A", "en"] == pytest.approx(0.9)
+    assert board.p_values.loc["A", "B"] < 0.05
+    # Each language ranked on its own, the partial one included where it answers.
+    en = board.by_language["en"]
+    assert en["system"].tolist() == ["P", "A", "B"] and en["n"].tolist() == [12, 12, 12]
+    assert en["group"].tolist() == [1, 2, 3]
+    assert board.by_language["ar"]["system"].tolist() == ["B", "A"]
+
+
+def test_board_says_which_languages_have_no_scores_instead_of_counting_zero():
+    from detox_core.analysis.languages import language_board
+
+    a = submission({"en": [0.8, 0.6], "am": [np.nan, np.nan]})
+    b = submission({"en": [0.4, 0.2], "am": [np.nan, np.nan]})
+    board = language_board({"A": a, "B": b}, ["en", "am"], n_boot=100)
+    assert board.unscored == ["am"]
+    t = board.table.set_index("system")
+    assert t.loc["A", "mean"] == pytest.approx(0.7)  # over English only, not (0.7 + 0) / 2
+    assert t.loc["A", "mean_over"] == "en" and np.isnan(t.loc["A", "am"]) and "am" not in board.by_language
+    assert t.loc["A", "complete"]  # answered, only not scorable
+    # No language scorable at all: nothing ranked, every mean n/a.
+    none = language_board({"A": a[a["lang"] == "am"], "B": b[b["lang"] == "am"]}, ["am"], n_boot=50)
+    assert none.unscored == ["am"] and none.table["mean"].isna().all() and none.p_values is None

@@ -71,3 +71,44 @@ def test_local_boards_rank_within_one_preset_and_calibration(tmp_path):
     assert rank_label(1, 1) == "1" and rank_label(2, 4) == "2-4"
     assert np.isnan(correlation(np.array([1, 2]), np.array([2, 1])))
     assert correlation(np.array([1, 2, 3]), np.array([1, 2, 3])) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ multilingual editions
+
+
+def test_a_published_table_cut_to_the_picked_languages_marks_partial_teams():
+    from detox_core.analysis.leaderboard import heat_rows, published_view
+    from detox_core.data.leaderboards import load_published
+
+    table = load_published(b"team,en,ar,de,avg,rank\nA,0.6,0.4,0.2,0.4,1\nB,0.9,,,0.9,2\nC,,,0.5,,\n", "T",
+                           name="t.csv")
+    view = published_view(table, "j", ["en", "ar"])
+    assert view["team"].tolist() == ["A", "B"]  # C has none of the picked languages
+    assert view.loc[0, "mean"] == pytest.approx(0.5) and view.loc[0, "coverage"] == "all 2"
+    assert not view.loc[1, "complete"] and view.loc[1, "coverage"] == "1 of 2 (no ar)"
+    assert view.loc[1, "mean"] == pytest.approx(0.9) and np.isnan(view.loc[1, "ar"])
+    assert view.loc[0, "avg"] == pytest.approx(0.4) and view.loc[0, "rank"] == 1  # the file's own, as published
+    local = pd.DataFrame({"system": ["mine"], "complete": [True], "mean": [0.55], "en": [0.7], "ar": [0.4]})
+    rows = heat_rows(view, local, ["en", "ar"])
+    assert rows.index.tolist() == ["local: mine", "A", "B"]  # complete ones by mean, partial after
+    assert np.isnan(rows.loc["B", "ar"]) and rows.loc["local: mine", "en"] == pytest.approx(0.7)
+    assert heat_rows(view, None, ["en", "ar"], limit=1).index.tolist() == ["A"]
+
+
+def test_stored_multilingual_submissions_are_ranked_per_preset_by_the_mean_over_languages(tmp_path):
+    from detox_core.analysis.leaderboard import language_boards
+
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    inputs = ["e1", "e2", "e3", "a1"]
+    langs = ["en", "en", "en", "ar"]
+    for name, j in (("good.tsv", [0.9, 0.9, 0.9, 0.1]), ("even.tsv", [0.5, 0.5, 0.5, 0.5])):
+        scores = make_score_frame(np.array(j), np.ones(4), np.ones(4), np.full(4, np.nan),
+                                  Signature("textdetox2024", "1"))  # J = STA here
+        store.add(name=name, sha256=name, dataset="td", split="test", preset="textdetox2024", calibrated=False,
+                  source="upload", inputs=inputs, outputs=inputs, scores=scores, langs=langs)
+    (pb,) = language_boards(store, "td", "test", ["en", "ar"], "j", n_boot=100)
+    table = pb.board.table
+    # good: sentences 0.7, languages (0.9 + 0.1) / 2 = 0.5; even: 0.5 both ways.
+    assert table.set_index("system").loc["good.tsv", "mean"] == pytest.approx(0.5)
+    assert table["key"].tolist() == [system_key(s) for s in table["system"]]
+    assert pb.preset == "textdetox2024" and table["complete"].all()

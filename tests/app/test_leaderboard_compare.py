@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -160,3 +162,138 @@ def test_leaderboard_shows_no_none_and_its_p_values_openly(scored):
                 assert text[i][j].endswith(" *") == (p < 0.05)
     assert heat["layout"]["xaxis"]["title"]["text"] and heat["data"][0]["colorbar"]["title"]["text"] == "p-value"
     assert not [e for e in at.expander if "p-values" in e.label]  # not hidden in a closed expander
+
+
+# ------------------------------------------------------------------ multilingual editions (TextDetox)
+
+MULTI_SYSTEMS = {
+    # name: (J level per language in the edition's order (cycled), languages answered or None for all)
+    "strong.tsv": ((0.8, 0.6, 0.7), None),
+    "weak.tsv": ((0.3, 0.2, 0.4), None),
+    "partial.tsv": ((0.9,), 3),  # answers only the first three languages
+}
+
+
+def store_multilingual(store: Store, dataset: str, split: str, *, no_j: tuple[str, ...] = (),
+                       systems=MULTI_SYSTEMS) -> dict[str, int]:
+    """Synthetic scored submissions of a fetched multilingual split, stored with their
+    languages: J around a per-language level, NaN (no references) in ``no_j``."""
+    import numpy as np
+    import pandas as pd
+
+    from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
+
+    inputs = editions.get_edition(dataset).load([split])
+    order = list(dict.fromkeys(inputs["lang"]))
+    rng = np.random.default_rng(7)
+    ids = {}
+    for name, (levels, first) in systems.items():
+        rows = inputs[inputs["lang"].isin(order[:first] if first else order)]
+        level = rows["lang"].map({lang: levels[i % len(levels)] for i, lang in enumerate(order)}).to_numpy()
+        j = np.clip(level + rng.normal(0, 0.05, len(rows)), 0, 1)
+        scores = pd.DataFrame({"sta": np.clip(j + 0.1, 0, 1), "sim": 0.8, "fl": 0.9, "j": j, "chrf": np.nan})
+        scores.loc[rows["lang"].isin(no_j).to_numpy(), ["fl", "j"]] = np.nan
+        for col in RAW_COLUMNS:
+            scores[col] = scores[col.removesuffix("_raw")]
+        meta = store.add(name=name, sha256=f"{name}-{dataset}-{split}", dataset=dataset, split=split,
+                         preset="textdetox2024", calibrated=False, source="upload",
+                         inputs=rows["toxic_comment"].tolist(), outputs=rows["toxic_comment"].tolist(),
+                         scores=scores[list(SCORE_COLUMNS) + list(RAW_COLUMNS)], langs=rows["lang"].tolist())
+        ids[name] = meta.id
+    return ids
+
+
+@pytest.fixture
+def textdetox2024(tmp_path, monkeypatch):
+    """The fetched TextDetox 2024 edition with synthetic stored submissions of its test
+    split (J without references in Amharic and Chinese) in a temporary database."""
+    import os
+
+    root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    if not (root / "textdetox2024" / "test_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 not fetched: run `python -m detox_core fetch-data`")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    store = Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    return store, store_multilingual(store, "textdetox2024", "test", no_j=("am", "zh"))
+
+
+def run_on(path: str, dataset: str) -> AppTest:
+    at = AppTest.from_file(path, default_timeout=120)
+    at.query_params["dataset"] = dataset
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def frame_with(at: AppTest, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_leaderboard_of_a_multilingual_edition(textdetox2024):
+    import json
+
+    import numpy as np
+
+    store, ids = textdetox2024
+    at = run_on(LEADERBOARD, "TextDetox 2024")
+    # Published beside: the final (human) table first, a column per language, its official average.
+    published = frame_with(at, "team")
+    assert {"en", "am", "zh", "mean", "coverage", "avg", "rank"} <= set(published.columns)
+    assert published.loc[published["team"] == "SomethingAwful", "avg"].item() == pytest.approx(0.77)
+    # J of Amharic and Chinese has no references: said, and left out of the mean, not zero.
+    warning = " ".join(w.value for w in at.warning)
+    assert "n/a — no references for Amharic (am), Chinese (zh)" in warning
+    local = frame_with(at, "mean_over")
+    strong = local[local["system"] == "strong.tsv"].iloc[0]
+    rows = store.scores(ids["strong.tsv"])
+    by_hand = rows[~rows["lang"].isin(["am", "zh"])].groupby("lang")["j"].mean().mean()
+    assert strong["mean"] == pytest.approx(by_hand) and np.isnan(strong["am"]) and "am" not in strong["mean_over"]
+    assert strong["rank"] == "1" and strong["coverage"] == "all 9"
+    partial = local[local["system"] == "partial.tsv"].iloc[0]
+    assert partial["rank"] == "partial" and partial["coverage"].startswith("3 of 9 (no ")
+    assert local["system"].tolist()[-1] == "partial.tsv"  # listed after the ranked ones
+    per_lang = frame_with(at, "lang")  # per-language intervals and tied groups
+    assert set(per_lang["lang"]) == {"ar", "de", "en", "es", "hi", "ru", "uk"}
+    assert {"rank", "group", "interval"} <= set(per_lang.columns)
+    # The heat map: published teams and local submissions x languages, the values written in the cells.
+    heat = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "lb_heat" in c.proto.id or "Human References" in str(json.loads(c.proto.spec)["data"][0].get("y")))
+    data = heat["data"][0]
+    assert "local: strong.tsv" in data["y"] and "SomethingAwful" in data["y"]
+    assert all(t == "" or t == f"{z:.2f}" for zr, tr in zip(data["z"], data["text"]) for z, t in zip(zr, tr))
+    # Fewer languages picked in the sidebar: the columns and the mean follow.
+    at.multiselect(key="languages").set_value(["en", "ar"]).run()
+    assert not at.exception
+    local = frame_with(at, "mean_over")
+    assert not at.warning or "n/a" not in " ".join(w.value for w in at.warning)
+    strong = local[local["system"] == "strong.tsv"].iloc[0]
+    assert strong["mean"] == pytest.approx(rows[rows["lang"].isin(["en", "ar"])].groupby("lang")["j"].mean().mean())
+    assert "zh" not in local.columns and "zh" not in frame_with(at, "team").columns
+    # Another axis, STA, has every language.
+    at.segmented_control(key="lb_axis").set_value("sta").run()
+    assert not at.exception
+    local = frame_with(at, "mean_over")
+    assert local["mean"][local["rank"] != "partial"].notna().all()
+    partial = local[local["system"] == "partial.tsv"].iloc[0]  # answers neither English nor Arabic: no mean, said
+    assert partial["coverage"] == "0 of 2 (no ar, en)" and partial["mean"] != partial["mean"]
+
+
+def test_compare_on_a_multilingual_edition(textdetox2024):
+    store, ids = textdetox2024
+    at = AppTest.from_file(COMPARE, default_timeout=120)
+    at.query_params["dataset"] = "TextDetox 2024"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    per = frame_with(at, "system")
+    assert {"en", "am", "mean"} <= set(per.columns)
+    strong = per[per["system"] == "strong.tsv"].iloc[0]
+    rows = store.scores(ids["strong.tsv"])
+    assert strong["mean"] == pytest.approx(rows[~rows["lang"].isin(["am", "zh"])].groupby("lang")["j"].mean().mean())
+    assert strong["am"] != strong["am"]  # n/a, not 0
+    assert any("J: n/a — no references for" in w.value for w in at.warning)
+    # A partial submission: said, and the systems compared on the languages all of them answer.
+    at.multiselect(key="cmp_systems").set_value([ids["strong.tsv"], ids["partial.tsv"]]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("partial.tsv is partial" in w.value for w in at.warning)
+    assert len(frame_with(at, "system").columns) == 2 + 3  # system, mean and its three languages

@@ -57,3 +57,22 @@ def test_the_mirrors_per_axis_tables_load():
     table = load_language_leaderboard(BOARDS / "textdetox2024_auto.csv")
     top = table.iloc[0]
     assert top["avg"] == pytest.approx(sum(top[NINE]) / 9, abs=0.002)
+
+
+def test_either_shape_loads_as_one_published_table():
+    from detox_core.data.leaderboards import load_published
+
+    per_language = load_published(b"team,en,ar,avg_p,rank_p\nA,0.6,0.4,0.5,1\nB,0.3,,0.3,2\n", "Auto", name="a.csv")
+    assert per_language.axes == ("j",) and per_language.languages == ("en", "ar")
+    # The gap stays a gap: B has no Arabic row, not a zero.
+    assert per_language.scores[["team", "lang", "j"]].values.tolist() == [["A", "en", 0.6], ["B", "en", 0.3],
+                                                                            ["A", "ar", 0.4]]
+    assert per_language.official.columns.tolist() == ["team", "avg_p", "rank_p"]
+    per_axis = load_published(b"team,lang,sta,sim,fl,j\nA,en,0.9,0.8,0.7,0.5\nA,ar,0.5,,,\n", "Human axes",
+                              name="h.csv")
+    assert per_axis.axes == ("sta", "sim", "fl", "j") and per_axis.languages == ("en", "ar")
+    assert per_axis.official.columns.tolist() == ["team"] and len(per_axis.scores) == 2
+    assert math.isnan(per_axis.scores.set_index("lang").loc["ar", "j"])
+    with pytest.raises(DetoxInputError) as err:
+        load_published(b"team,lang,j\nA,xx,0.5\n", "bad", name="bad.csv")
+    assert err.value.line == 2 and "xx" in str(err.value)

@@ -18,6 +18,7 @@ from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
+from detox_core.vocab import LANGUAGES, language_name
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 #: The texts live in the address (a link shares them, with the preset) and survive a page change.
@@ -26,7 +27,23 @@ KEEP = {"bind": "query-params", "persist_state": "session"}
 st.title("Live scoring")
 require_page("live_scoring")
 choice = current_choice()
-preset, calibrated = preset_picker()
+
+
+def _default_language() -> str:
+    if choice.languages:
+        return choice.languages[0]
+    edition = choice.edition
+    return edition.languages[0] if edition is not None and edition.languages else "ru"
+
+
+top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
+codes = list(LANGUAGES)
+if st.session_state.get("live_lang") not in codes:
+    st.session_state["live_lang"] = _default_language()
+language = top.selectbox("Language", codes, key="live_lang", bind="query-params", width=200,
+                         format_func=lambda code: f"{language_name(code)} ({code})",
+                         help="The language of the texts: only the metric presets that cover it are offered.")
+preset, calibrated = preset_picker(container=top, languages=[language])
 if preset == "embedded":
     preload_in_background()  # the models load while the user types
 
@@ -38,6 +55,8 @@ def load_example() -> None:
     rewrites they were not copied from (a pair with one paraphrase has no references).
     """
     frame = choice.prepared
+    if "lang" in frame.columns:
+        frame = frame[frame["lang"] == st.session_state.get("live_lang")]
     several = frame[frame["n_refs"] >= 2]  # pairs with a paraphrase left over as a reference, when there are any
     frame = several if len(several) else frame
     row = frame.iloc[random.randrange(len(frame))]
@@ -47,6 +66,12 @@ def load_example() -> None:
     candidates, references = example_boxes(paraphrases, deleted)
     st.session_state["live_refs"] = "\n".join(references)
     st.session_state["live_candidates"] = "\n".join(candidates)
+    if not paraphrases:
+        st.session_state["_live_example_note"] = (
+            "Example: a toxic sentence of the corpus that has no paraphrase there (no public references for its "
+            "split), so there is no reference and chrF is n/a"
+            + ("; rewrite 1 is the Delete baseline." if candidates else ": type a rewrite."))
+        return
     st.session_state["_live_example_note"] = (
         "Example: rewrite 1 is a human paraphrase from the corpus"
         + (", rewrite 2 the Delete baseline" if len(candidates) > 1 else "")
@@ -95,7 +120,8 @@ with c2:
                  help=f"At most {MAX_CANDIDATES} rewrites of at most {MAX_TEXT_CHARS:,} characters each.")
 # A row that wraps: on a narrow screen the buttons go on a second line instead of being cut.
 buttons = st.container(horizontal=True, wrap=True)
-buttons.button("Example from the corpus", on_click=load_example, disabled=not choice.ok, icon=":material/shuffle:",
+has_examples = choice.ok and ("lang" not in choice.prepared.columns or (choice.prepared["lang"] == language).any())
+buttons.button("Example from the corpus", on_click=load_example, disabled=not has_examples, icon=":material/shuffle:",
                help="A random pair of the corpus chosen in the sidebar: its first paraphrase and the Delete "
                "baseline's rewrite become the candidates, its other paraphrases the references.")
 buttons.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
@@ -120,6 +146,8 @@ except DetoxInputError as err:
     st.stop()
 source, candidates, references = request.source, list(request.candidates), list(request.references)
 
+if preset is None:  # no preset covers the language: the picker said so
+    st.stop()
 if not source or not candidates:
     st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",
             icon=":material/keyboard:")
@@ -132,7 +160,7 @@ try:
                      preset=preset, calibrated=calibrated, pool=shared_pool())
         frame, sta_input = both.iloc[:-1], float(both["sta_raw"].iloc[-1])
 except ScorerUnavailableError as err:
-    show_scoring_error(err)
+    show_scoring_error(err, [language])
     st.stop()
 
 # The cards keep the user's order; the best J is marked, not moved to the top.

@@ -9,22 +9,28 @@ import streamlit as st
 
 from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.submissions.explain import FLAGS
+from detox_core.metrics.registry import preset_class
 from detox_core.submissions.service import (
     filter_sentences,
+    language_summary,
     score_and_store,
+    score_and_store_multilingual,
     shipped_outputs,
     split_inputs,
+    split_rows,
+    stored_references,
     UnsavedScoresError,
+    with_language_means,
 )
 from detox_core.submissions.store import display_names
 from detox_core.ui.auth import is_organizer, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
-from detox_core.ui.store import cached_sentence_table, shared_store
+from detox_core.ui.store import cached_scores, cached_sentence_table, shared_store
 from detox_core.ui.widgets.tables import MISSING
-from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS
+from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS, language_name
 
 st.title("Submissions")
 require_page("submissions")
@@ -38,10 +44,20 @@ dataset = choice.source
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 split = split_picker(choice, "sub_split", top, width=180, help="The inputs the submission answers, one output per "
                      "input in this order.")
-preset, calibrated = preset_picker("sub_preset", top)
-inputs, references = split_inputs(choice.prepared, split)
-st.caption(f"{len(inputs):,} inputs in `{split}` · a submission is a text file with one output per line in this "
-           "order, or a TSV with `toxic_sentence` and `neutral_sentence` columns.")
+preset, calibrated = preset_picker("sub_preset", top, languages=choice.languages)
+if preset is None:
+    st.stop()
+multilingual = choice.multilingual
+if multilingual:
+    rows = split_rows(choice.whole, split)
+    inputs, references = rows["toxic_comment"].tolist(), []
+    st.caption(f"{len(inputs):,} inputs in `{split}` in {rows['lang'].nunique()} languages · a submission is the "
+               "CodaLab TSV `toxic_sentence, neutral_sentence, lang` (or a zip holding it), rows matched by text and "
+               "language; a submission that answers only some languages is scored and marked partial.")
+else:
+    inputs, references = split_inputs(choice.prepared, split)
+    st.caption(f"{len(inputs):,} inputs in `{split}` · a submission is a text file with one output per line in this "
+               "order, or a TSV with `toxic_sentence` and `neutral_sentence` columns.")
 
 
 def run_scoring(content: bytes, name: str, source: str) -> None:
@@ -50,18 +66,30 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
     def progress(step: str, done: int, total: int) -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done:,} / {total:,}")
 
+    notes = []
     try:
-        stored, already = score_and_store(
-            store, content, name, dataset=dataset, split=split, inputs=inputs, references=references,
-            preset=preset, calibrated=calibrated, source=source, pool=shared_pool(), progress=progress,
-        )
+        if multilingual:
+            result = score_and_store_multilingual(
+                store, content, name, dataset=dataset, split=split, rows=rows, preset=preset, calibrated=calibrated,
+                source=source, pool=shared_pool(), progress=progress)
+            stored, already = result.stored, result.already
+            if result.submission.partial:
+                notes.append(f"Partial submission: {result.submission.describe()}.")
+            if result.not_covered:
+                notes.append(f"Not scored: {', '.join(language_name(c) for c in result.not_covered)} (the "
+                             f"{preset_label(preset)} preset covers {preset_class(preset).coverage()}).")
+        else:
+            stored, already = score_and_store(
+                store, content, name, dataset=dataset, split=split, inputs=inputs, references=references,
+                preset=preset, calibrated=calibrated, source=source, pool=shared_pool(), progress=progress,
+            )
     except DetoxInputError as err:
         bar.empty()
         st.error(f"Not scored, nothing stored. {render.md(err, None)}", icon=":material/error:")
         return
     except ScorerUnavailableError as err:
         bar.empty()
-        show_scoring_error(err)
+        show_scoring_error(err, choice.languages)
         return
     except UnsavedScoresError as err:
         bar.empty()
@@ -78,6 +106,8 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
                 f"({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the stored scores.", icon=":material/history:")
     else:
         st.success(f"{render.md(stored.name)} scored and stored.", icon=":material/check_circle:")
+    for note in notes:
+        st.warning(note, icon=":material/translate:")
 
 
 PENDING_KEY = "sub_pending"
@@ -127,9 +157,16 @@ with st.container(border=True):
         if shipped:
             name = st.selectbox("Or a shipped system output", list(shipped), key="sub_shipped",
                                 help="Baselines and participants of the shared task, fetched with the data.")
-            if st.button("Score this output", icon=":material/play_arrow:"):
+            b1, b2 = st.columns(2)
+            if b1.button("Score this output", icon=":material/play_arrow:"):
                 path = shipped[name]
                 run_scoring(path.read_bytes(), path.name, "shipped")
+            if len(shipped) > 1 and b2.button(f"Score all {len(shipped)}", icon=":material/playlist_play:",
+                                              help="Every shipped output of this test set, one after the other "
+                                              "(those stored before are not scored again)."):
+                for k, path in enumerate(shipped.values(), 1):
+                    st.caption(f"{k} / {len(shipped)}: {path.name}")
+                    run_scoring(path.read_bytes(), path.name, "shipped")
         else:
             st.caption(f"No shipped outputs for `{split}`.")
 
@@ -140,6 +177,29 @@ listed = listed[listed["calibrated"] == calibrated]
 if listed.empty:
     st.info("No submission scored for this test set and preset yet.", icon=":material/info:")
     st.stop()
+
+
+def show_languages(scores, languages) -> None:
+    """The viewed submission language by language, with what is missing said in words."""
+    summary = language_summary(scores, languages)
+    st.subheader("By language")
+    st.dataframe(summary.table, hide_index=True, placeholder=MISSING, column_config={
+        "lang": st.column_config.TextColumn("Code", width="small"),
+        "language": st.column_config.TextColumn("Language"),
+        "n": st.column_config.NumberColumn("Sentences"),
+        **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0,
+                                              format="%.3f") for c in SCORE_COLUMNS},
+    })
+    mean = summary.means.get("j")
+    st.caption(f"Official average (mean J over {summary.scored_count('j')} language(s)): "
+               + (f"**{mean:.3f}**" if mean == mean else "n/a"))
+    if summary.missing:
+        st.warning(f"Partial: no scores for {', '.join(language_name(c) for c in summary.missing)} (not answered, "
+                   "or not covered by the preset).", icon=":material/translate:")
+    if summary.unscored.get("j"):
+        st.info(f"FL and J are n/a for {', '.join(language_name(c) for c in summary.unscored['j'])}: this split has "
+                "no references for them (the recipe's fluency compares the rewrite with references). STA and SIM "
+                "are scored.", icon=":material/info:")
 
 
 def manage(listed) -> None:
@@ -169,15 +229,27 @@ def manage(listed) -> None:
             st.rerun()
 
 
+if multilingual:
+    # The task's numbers: each language's mean counts once, over the languages picked in the sidebar.
+    listed = with_language_means(listed, {int(i): cached_scores(int(i)) for i in listed["id"]}, choice.languages)
+
 if flash := st.session_state.pop("sub_flash", None):
     st.success(flash, icon=":material/check_circle:")
 st.subheader("Stored submissions")
 if organizer:
     manage(listed)
+if multilingual:
+    st.caption(f"Scores are means over the {len(choice.languages)} language(s) picked in the sidebar, each language "
+               "counting once (the edition's official average); an empty cell is an axis no picked language could "
+               "be scored on (FL and J need references).")
+lang_cols = ["languages"] if multilingual else []
 st.dataframe(
-    listed[["name", "source", "n", *SCORE_COLUMNS, "created_at", "hidden"]], hide_index=True, placeholder=MISSING,
-    column_order=None if organizer else ["name", "source", "n", *SCORE_COLUMNS, "created_at"],
+    listed[["name", "source", "n", *lang_cols, *SCORE_COLUMNS, "created_at", "hidden"]], hide_index=True,
+    placeholder=MISSING,
+    column_order=None if organizer else ["name", "source", "n", *lang_cols, *SCORE_COLUMNS, "created_at"],
     column_config={
+        "languages": st.column_config.TextColumn("Languages", help="Picked languages this submission has scores "
+                                                 "for; fewer than picked = partial"),
         "hidden": st.column_config.CheckboxColumn("Hidden"),
         "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
@@ -194,8 +266,14 @@ if st.session_state.get("sub_view_select") not in ids:
 view_id = st.selectbox("Show", ids, format_func=lambda i: names[i], key="sub_view_select")
 st.session_state["sub_view"] = view_id
 
+if multilingual:
+    view_scores = cached_scores(view_id)
+    references = stored_references(view_scores, rows)
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
 table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
+if multilingual:
+    show_languages(view_scores, choice.languages)
+    table = table[table["lang"].isin(choice.languages)]
 st.subheader(f"Sentences of {render.md(names[view_id])}")
 filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 text = filters.text_input("Search input or output", key="sub_q", width=260)
@@ -206,10 +284,11 @@ limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limi
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 event = st.dataframe(
-    shown[["line", "input", "output", *SCORE_COLUMNS, "limiting", "flags"]],
+    shown[["line", *(["lang"] if multilingual else []), "input", "output", *SCORE_COLUMNS, "limiting", "flags"]],
     key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, placeholder=MISSING, height=360,
     column_config={
         "line": st.column_config.NumberColumn("Line", help="Line of the submission", width="small"),
+        "lang": st.column_config.TextColumn("Lang", width="small"),
         "input": st.column_config.TextColumn("Input", width="large"),
         "output": st.column_config.TextColumn("Output", width="large"),
         **{c: st.column_config.NumberColumn(c.upper() if c != "chrf" else "chrF", format="%.2f", width="small")

@@ -13,8 +13,13 @@ Both entries register themselves when :mod:`detox_core.editions` is imported.
 
 from __future__ import annotations
 
+import csv
+import io
+from pathlib import Path
+
 from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows
 from detox_core.data.hub import HubSource
+from detox_core.data.judges import load_pairs
 from detox_core.editions.base import Edition
 from detox_core.editions.registry import register_edition
 
@@ -31,10 +36,45 @@ def _mirrored(rel: str, rows: int, count, source: str, note: str = "") -> DataFi
                     note=note or "copied into the offline mirror from its public home (the mirror's README names it)")
 
 
+PAIRS = "meta_eval/pairs.tsv"
+#: The six systems of the meta-evaluation sample (their outputs for the same 80 test inputs per language).
+SAMPLE_SYSTEMS = ("SomethingAwful", "Team_SINAI", "VitalyProtasov", "ZhongyuLuo", "backtranslation_baseline",
+                  "gleb.shnshn")
+
+
+def _tsv(header: tuple[str, ...], rows) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _sample_inputs(root: Path) -> str:
+    """The sample's 720 test inputs (80 per language), in their first order, as a split."""
+    pairs = load_pairs(root / PAIRS)
+    seen = dict.fromkeys(zip(pairs["toxic_sentence"], pairs["lang"]))
+    return _tsv(("toxic_sentence", "lang"), seen)
+
+
+def _sample_output(system: str):
+    def derive(root: Path) -> str:
+        """One system's outputs of the sample as a CodaLab submission of the ``sample`` split."""
+        pairs = load_pairs(root / PAIRS)
+        rows = pairs[pairs["system"] == system]
+        return _tsv(("toxic_sentence", "neutral_sentence", "lang"),
+                    zip(rows["toxic_sentence"], rows["neutral_sentence"], rows["lang"]))
+    return derive
+
+
 _META_EVAL = (
     _mirrored("meta_eval/pairs.tsv", 4320, count_table_rows, "textdetoxeval/pairs.tsv"),
     *(_mirrored(f"meta_eval/llm_judgements/{judge}.tsv", 4320, count_table_rows,
                 f"textdetoxeval/llm_judgements/{judge}.tsv") for judge in JUDGES),
+    # The sample as a split of its own, with each system's outputs as a submission of it.
+    DataFile("sample_inputs.tsv", 720, count_multilingual, derive=_sample_inputs, needs=(PAIRS,)),
+    *(DataFile(f"outputs/{system}_sample.tsv", 720, count_table_rows, derive=_sample_output(system), needs=(PAIRS,))
+      for system in SAMPLE_SYSTEMS),
 )
 
 TEXTDETOX2024 = register_edition(Edition(
@@ -43,7 +83,9 @@ TEXTDETOX2024 = register_edition(Edition(
     short="TextDetox 2024",
     languages=LANGUAGES_2024,
     # The development inputs with their references when the hub's copy has been fetched.
-    splits={"dev": ("dev_references.tsv", "dev_inputs.tsv"), "test": ("test_inputs.tsv",)},
+    splits={"dev": ("dev_references.tsv", "dev_inputs.tsv"), "test": ("test_inputs.tsv",),
+            # The 2025 meta-evaluation sample: 80 test inputs per language, six systems' outputs, five LLM judges.
+            "sample": ("sample_inputs.tsv",)},
     files=(
         _mirrored("dev_inputs.tsv", 3600, count_multilingual, "textdetox2024/dev_inputs.tsv"),
         _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv"),

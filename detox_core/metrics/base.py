@@ -21,7 +21,7 @@ from detox_core import __version__
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.chrf import chrf_signature
 from detox_core.models import ModelPool, default_pool
-from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS, axis_help
+from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS, axis_help, language_name
 
 
 def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
@@ -136,6 +136,8 @@ class Preset(ABC):
         axis_help: axis key -> what the number measures under this recipe, where it
             differs from the generic wording of :mod:`detox_core.vocab`.
         needs_download: its models come from the model hub.
+        languages: the ISO codes of the languages its models cover, or None for any
+            language (a recipe without language-specific models).
     """
 
     name: ClassVar[str]
@@ -148,6 +150,7 @@ class Preset(ABC):
     calibration: ClassVar[Calibration | None] = None
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
+    languages: ClassVar[tuple[str, ...] | None] = None
     #: role -> model id
     models: dict[str, str]
 
@@ -178,6 +181,20 @@ class Preset(ABC):
     def display(cls, calibrated: bool = True) -> str:
         """How pages name the preset; a calibrated one without its calibration says so."""
         return (cls.label or cls.name) + ("" if calibrated or not cls.has_calibration() else " · raw")
+
+    @classmethod
+    def covers(cls, lang: str) -> bool:
+        """Whether the preset's models cover language ``lang`` (an ISO code)."""
+        return cls.languages is None or lang in cls.languages
+
+    @classmethod
+    def coverage(cls) -> str:
+        """Its languages in words: "any language", "Russian only", "9 languages (am, ar, ...)"."""
+        if cls.languages is None:
+            return "any language"
+        if len(cls.languages) == 1:
+            return f"{language_name(cls.languages[0])} only"
+        return f"{len(cls.languages)} languages ({', '.join(cls.languages)})"
 
     @classmethod
     def help_for(cls, axis: str) -> str:

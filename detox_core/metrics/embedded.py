@@ -42,6 +42,7 @@ class EmbeddedPreset(Preset):
     version = RECIPE_VERSION
     title = "Embedded (offline CPU)"
     label = "Embedded (offline CPU)"
+    languages = ("ru",)  # trained on Russian data only
     description = "Offline CPU models the project trains from the corpus: no download, no GPU."
     needs_download = False
 

@@ -29,6 +29,7 @@ class Russe2022(Preset):
     version = "1"
     title = "RUSSE-2022 official (GPU models)"
     label = "RUSSE-2022 official"
+    languages = ("ru",)  # trained on Russian data only
     description = "The official metrics of RUSSE-2022: Russian classifiers, LaBSE-en-ru, calibrated."
     # Dementieva et al. (2022): STA coef 0.90 at px 1, SIM 1.50 at px 1, FL 1.15 at px 0.
     calibration = Calibration(sta=(0.90, 1.0), sim=(1.50, 1.0), fl=(1.15, 0.0))

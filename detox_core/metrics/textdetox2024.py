@@ -24,6 +24,8 @@ class TextDetox2024(Preset):
     version = "1"
     title = "TextDetox 2024 multilingual (GPU models)"
     label = "TextDetox 2024"
+    # The toxicity classifier's training languages (LaBSE and chrF cover many more).
+    languages = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
     description = "The multilingual 2024 recipe: XLM-R toxicity, LaBSE similarity, chrF against the references."
     axis_help = {
         "fl": "Fluency in the 2024 recipe: chrF of the rewrite against the **references**, from 0 to 1; n/a without "

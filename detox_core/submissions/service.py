@@ -13,7 +13,11 @@ from detox_core import data, editions
 from detox_core.errors import StorageError
 from detox_core.submissions.explain import explain_frame
 from detox_core.metrics.base import StepProgress
-from detox_core.metrics.registry import get_preset
+from detox_core.data.multilingual import MultilingualSubmission, load_multilingual_submission
+from detox_core.errors import DetoxInputError
+from detox_core.metrics.registry import get_preset, preset_class
+from detox_core.analysis.languages import language_mean, per_language
+from detox_core.vocab import SCORE_COLUMNS, language_name
 from detox_core.models import ModelPool
 from detox_core.submissions.store import clean_name, file_sha256, Store, StoredSubmission
 
@@ -53,11 +57,12 @@ class UnsavedScoresError(StorageError):
 
 def shipped_outputs(dataset: str, split: str, root: Path | None = None) -> dict[str, Path]:
     """System outputs that come with edition ``dataset`` for ``split`` (its outputs folder's
-    ``<name>_<split>.txt``); none for a corpus that is not a registered edition."""
+    ``<name>_<split>.txt``, or ``.tsv`` for a multilingual edition); none for a corpus that
+    is not a registered edition."""
     if dataset not in editions.EDITIONS:
         return {}
     files = editions.get_edition(dataset).output_files(split, root)
-    return {p.name.removesuffix(f"_{split}.txt"): p for p in files}
+    return {p.stem.removesuffix(f"_{split}"): p for p in files}
 
 
 def split_inputs(prepared: pd.DataFrame, split: str) -> tuple[list[str], list[list[str]]]:
@@ -96,21 +101,97 @@ def score_and_store(
     """
     name = clean_name(name)
     sub = data.load_submission(content, inputs=list(inputs), name=name)
+    return _score_and_store(store, content, name, dataset=dataset, split=split, inputs=list(inputs),
+                            outputs=sub["neutral_sentence"].tolist(), references=list(references), langs=None,
+                            preset=preset, calibrated=calibrated, source=source, pool=pool, progress=progress)
+
+
+def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, split: str, inputs: list[str],
+                     outputs: list[str], references: list[list[str]], langs: list[str] | None, preset: str,
+                     calibrated: bool, source: str, pool: ModelPool | None,
+                     progress: StepProgress | None) -> tuple[StoredSubmission, bool]:
     sha = file_sha256(content)
     existing = store.find(sha, dataset, split, preset, calibrated)
     if existing:
         return existing, True
-    outputs = sub["neutral_sentence"].tolist()
-    frame = get_preset(preset, pool=pool).score(list(inputs), outputs, list(references), calibrated=calibrated,
-                                                 progress=progress)
+    frame = get_preset(preset, pool=pool).score(inputs, outputs, references, calibrated=calibrated, progress=progress)
     pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
-                                     calibrated=calibrated, source=source, inputs=list(inputs), outputs=outputs,
-                                     scores=frame))
+                                     calibrated=calibrated, source=source, inputs=inputs, outputs=outputs,
+                                     scores=frame, **({"langs": langs} if langs is not None else {})))
     try:
         stored = pending.store(store)
     except StorageError as err:
         raise UnsavedScoresError(err, pending) from None
     return stored, False
+
+
+def split_rows(prepared: pd.DataFrame, split: str) -> pd.DataFrame:
+    """The rows of one split in file order (every language of a multilingual corpus)."""
+    return prepared[prepared["split"] == split].sort_values("line")
+
+
+def reference_map(rows: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
+    """(input, language) -> the input's references, for a multilingual split."""
+    return dict(zip(zip(rows["toxic_comment"], rows["lang"]), data.references(rows)))
+
+
+@dataclass(frozen=True)
+class MultilingualResult:
+    """A multilingual submission scored (or found) and stored.
+
+    Attributes:
+        stored: the stored submission.
+        already: it was stored before (not scored again).
+        submission: what the file answers (languages, partial).
+        not_covered: answered languages the preset does not cover (not scored).
+    """
+
+    stored: StoredSubmission
+    already: bool
+    submission: MultilingualSubmission
+    not_covered: tuple[str, ...]
+
+
+def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dataset: str, split: str,
+                                 rows: pd.DataFrame, preset: str, calibrated: bool, source: str,
+                                 pool: ModelPool | None = None,
+                                 progress: StepProgress | None = None) -> MultilingualResult:
+    """Validate a CodaLab submission against a multilingual split (every language of it),
+    score the languages the preset covers, and store each sentence with its language.
+
+    Args:
+        rows: :func:`split_rows` of the split (``toxic_comment``, ``lang``, ``line``, references).
+
+    Raises:
+        DetoxInputError: the file breaks the format (every problem with its line), or the
+            preset covers none of the languages it answers; nothing is stored.
+        ModelUnavailableError / EmbeddedMissingError, UnsavedScoresError, StorageError: as
+            :func:`score_and_store`.
+    """
+    name = clean_name(name)
+    sub = load_multilingual_submission(content, rows, name=name)
+    recipe = preset_class(preset)
+    covered = [lang for lang in sub.languages if recipe.covers(lang)]
+    not_covered = tuple(lang for lang in sub.languages if lang not in covered)
+    if not covered:
+        raise DetoxInputError(f"the {recipe.display()} preset covers {recipe.coverage()}; the submission answers "
+                              f"{', '.join(language_name(lang) for lang in sub.languages)}: nothing it could score",
+                              name)
+    frame = sub.frame[sub.frame["lang"].isin(covered)]
+    refs = reference_map(rows)
+    keys = list(zip(frame["toxic_sentence"], frame["lang"]))
+    stored, already = _score_and_store(
+        store, content, name, dataset=dataset, split=split, inputs=frame["toxic_sentence"].tolist(),
+        outputs=frame["neutral_sentence"].tolist(), references=[refs.get(k, []) for k in keys],
+        langs=frame["lang"].tolist(), preset=preset, calibrated=calibrated, source=source, pool=pool,
+        progress=progress)
+    return MultilingualResult(stored, already, sub, not_covered)
+
+
+def stored_references(scores: pd.DataFrame, rows: pd.DataFrame) -> list[list[str]]:
+    """References of a stored multilingual submission's sentences, in their order."""
+    refs = reference_map(rows)
+    return [refs.get(k, []) for k in zip(scores["input"], scores["lang"])]
 
 
 def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str]) -> pd.DataFrame:
@@ -137,3 +218,55 @@ def filter_sentences(table: pd.DataFrame, text: str = "", j_below: float | None 
         mask &= table["limiting"].isin(list(limiting))
     return table[mask]
 
+
+
+@dataclass(frozen=True)
+class LanguageSummary:
+    """A multilingual submission language by language.
+
+    Attributes:
+        table: one row per scored language (``lang``, ``language``, ``n``, the score means).
+        means: axis -> the mean over languages (each language counting once; NaN when no
+            language is scored on it).
+        unscored: axis -> languages with sentences but no score on it (no references).
+        missing: languages asked for that the submission has no sentence in.
+    """
+
+    table: pd.DataFrame
+    means: dict[str, float]
+    unscored: dict[str, list[str]]
+    missing: list[str]
+
+    def scored_count(self, axis: str) -> int:
+        return len(self.table) - len(self.unscored.get(axis, []))
+
+
+def language_summary(scores: pd.DataFrame, languages: Sequence[str]) -> LanguageSummary:
+    """:class:`LanguageSummary` of stored scores over ``languages`` (in that order)."""
+    part = scores[scores["lang"].isin(languages)]
+    table = per_language(part) if len(part) else pd.DataFrame(columns=["lang", "n", *SCORE_COLUMNS])
+    order = {code: k for k, code in enumerate(languages)}
+    table = table.sort_values("lang", key=lambda col: col.map(order)).reset_index(drop=True)
+    table.insert(1, "language", table["lang"].map(language_name))
+    means, unscored = {}, {}
+    for axis in SCORE_COLUMNS:
+        if len(part):
+            means[axis], left_out = language_mean(part, axis)
+            unscored[axis] = sorted(left_out, key=order.get)
+        else:
+            means[axis], unscored[axis] = float("nan"), []
+    present = set(table["lang"])
+    return LanguageSummary(table, means, unscored, [code for code in languages if code not in present])
+
+
+def with_language_means(listed: pd.DataFrame, scores: dict[int, pd.DataFrame], languages: Sequence[str]) -> pd.DataFrame:
+    """Stored submissions with their means over ``languages`` (each language counting once)
+    instead of over sentences, and a ``languages`` column: "9/9", or "1/9" for a partial one."""
+    out = listed.copy()
+    out["languages"] = ""
+    for pos, sid in enumerate(out["id"]):
+        summary = language_summary(scores[int(sid)], languages)
+        for axis in SCORE_COLUMNS:
+            out.iloc[pos, out.columns.get_loc(axis)] = summary.means[axis]
+        out.iloc[pos, out.columns.get_loc("languages")] = f"{len(summary.table)}/{len(languages)}"
+    return out

@@ -15,7 +15,7 @@ from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.vocab import language_name
+from detox_core.vocab import LANGUAGES, language_name
 
 CHOICE_KEY = "_corpus_choice"
 OWNER_KEY = "_sidebar_owner"
@@ -39,6 +39,8 @@ class CorpusChoice:
             ``prepared`` and ``edits`` hold only their rows. Empty for a corpus without a
             ``lang`` column.
         all_languages: every language of the corpus.
+        whole: the prepared corpus of every language (what a submission answers); the
+            same frame as ``prepared`` for a monolingual corpus.
     """
 
     source: str
@@ -50,6 +52,7 @@ class CorpusChoice:
     problem: str | None = None
     languages: tuple[str, ...] = ()
     all_languages: tuple[str, ...] = ()
+    whole: pd.DataFrame | None = None
 
     @property
     def ok(self) -> bool:
@@ -129,8 +132,11 @@ def _dataset_choice(name: str) -> CorpusChoice:
 def _with_languages(choice: CorpusChoice) -> CorpusChoice:
     """A multilingual corpus: the language picker, and the choice cut to the picked languages."""
     if choice.prepared is None or "lang" not in choice.prepared.columns:
+        choice.whole = choice.prepared
         return choice
-    present = tuple(dict.fromkeys(choice.prepared["lang"]))
+    choice.whole = choice.prepared
+    order = {code: k for k, code in enumerate(LANGUAGES)}  # the editions' order, whatever the file's
+    present = tuple(sorted(dict.fromkeys(choice.prepared["lang"]), key=lambda code: order.get(code, len(order))))
     picked = st.multiselect(
         "Languages", present, default=list(present), key="languages", bind="query-params",
         format_func=lambda code: f"{language_name(code)} ({code})",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -11,6 +13,7 @@ from detox_core.metrics import registry
 from detox_core.submissions.explain import explain_j, flags
 from detox_core.text import word_diff
 from detox_core.ui import render
+from detox_core.vocab import language_name
 
 #: (axis key, label, a few words) of the score card, in order.
 AXES = tuple((a.key, a.label, a.short) for a in vocab.AXES)
@@ -33,43 +36,72 @@ def has_calibration(preset: str) -> bool:
     return registry.has_calibration(preset)
 
 
-def preset_picker(key: str = "preset", container=None) -> tuple[str, bool]:
+def preset_picker(key: str = "preset", container=None, languages: Sequence[str] = ()) -> tuple[str | None, bool]:
     """Preset (``embedded`` by default) and whether calibration is on.
 
     Drawn into ``container`` (by default a row of its own) as a row that wraps on a
     narrow screen. The Calibrated switch is on only where the preset has a
     calibration (RUSSE-2022), and off and greyed out elsewhere.
+
+    With ``languages`` (ISO codes), only presets that cover at least one of them are
+    offered, and those that do not cover them all say which they cover; the name is None
+    (and a warning says so) when no preset covers any of them.
     """
     row = container or st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
     presets = registry.registered()
+    if languages:
+        left_out = {name: cls for name, cls in presets.items() if not any(cls.covers(lang) for lang in languages)}
+        presets = {name: cls for name, cls in presets.items() if name not in left_out}
+        if not presets:
+            wanted = ", ".join(language_name(lang) for lang in languages)
+            st.warning(f"No metric preset covers {wanted}: "
+                       + "; ".join(f"{cls.display()} covers {cls.coverage()}" for cls in left_out.values()) + ".",
+                       icon=":material/translate:")
+            return None, True
+        partial = [cls for cls in presets.values() if not all(cls.covers(lang) for lang in languages)]
+        notes = [f"{cls.display()} covers {cls.coverage()}" for cls in partial]
+        notes += [f"{cls.display()} (covers {cls.coverage()}) is not offered" for cls in left_out.values()]
+        if notes:
+            st.caption("Languages: " + "; ".join(notes) + ".")
     labels = {cls.display(): name for name, cls in presets.items()}
-    default = presets[registry.DEFAULT_PRESET].display()
+    fallback = registry.DEFAULT_PRESET if registry.DEFAULT_PRESET in presets else next(iter(presets))
+    default = presets[fallback].display()
     offline = [cls.display() for cls in presets.values() if not cls.needs_download]
     label = row.segmented_control(
         "Metric preset", list(labels), default=default, required=True,
         key=key, bind="query-params", wrap=True,
-        help=f"{', '.join(offline)}: no download, runs on the CPU. The other presets need their models (model "
-        "hub, or local folders under **Metric models** in the sidebar).",
+        help=(f"{', '.join(offline)}: no download, runs on the CPU. " if offline else "")
+        + "The other presets need their models (model hub, or local folders under **Metric models** in the sidebar).",
     )
-    name = labels.get(label or default, registry.DEFAULT_PRESET)
+    name = labels.get(label or default, fallback)
     if has_calibration(name):
         calibrated = row.toggle(
             "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
             help=f"The official {presets[name].display()} calibration; off = raw scores.",
         )
         return name, calibrated
-    calibrated_ones = [cls.display() for cls in presets.values() if cls.has_calibration()]
+    calibrated_ones = [cls.display() for cls in registry.registered().values() if cls.has_calibration()]
     row.toggle("Calibrated", value=False, key=f"{key}_cal_none", disabled=True,
                help="This preset has no calibration: its scores are used as they are. "
                + (f"Calibrated: {', '.join(calibrated_ones)}." if calibrated_ones else ""))
     return name, True
 
 
-def show_scoring_error(err: Exception) -> None:
-    """A model that cannot load: what happened and what to do, never a zero score."""
+def show_scoring_error(err: Exception, languages: Sequence[str] = ()) -> None:
+    """A model that cannot load: what happened and what to do, never a zero score.
+
+    ``languages``: the languages being scored; the way out offered covers them."""
     if isinstance(err, ModelUnavailableError):
         st.error(render.md(err, None), icon=":material/error:")
-        st.info(f"Switch the preset to **{preset_label(registry.DEFAULT_PRESET)}** to score without any download.")
+        offline = [cls for cls in registry.registered().values()
+                   if not cls.needs_download and all(cls.covers(lang) for lang in languages)]
+        if offline:
+            st.info(f"Switch the preset to **{offline[0].display()}** to score without any download.")
+        else:
+            wanted = ", ".join(language_name(lang) for lang in languages) or "these texts"
+            st.info(f"No preset that runs without a download covers {wanted}. Organizers can point this preset's "
+                    "roles at local model folders under **Metric models** in the sidebar.",
+                    icon=":material/folder_open:")
     elif isinstance(err, EmbeddedMissingError):
         st.error(f"Embedded preset: {err}", icon=":material/error:")
         st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")

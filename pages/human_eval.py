@@ -16,20 +16,15 @@ from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.vocab import HUMAN_AXES
 from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
 from detox_core.metrics.textdetox2025 import add_2025_recipes
-from detox_core.analysis.meta_eval import (
-    add_preset_scores,
-    available_metrics,
-    confusion,
-    disagreements,
-    embedded_scores,
-    join_stored_report,
-    meta_eval,
-)
+from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_stored_report, meta_eval
+from detox_core.data.judges import add_judge_columns, load_any_judgements
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
+from detox_core.ui.widgets.judgements import (add_embedded, automatic_notice, edition_judges, judges_tab, language_filter,
+                                              pair_detail, per_language_tab, preset_section)
 from detox_core.ui.widgets.tables import MISSING
 from detox_core import vocab
 
@@ -43,23 +38,7 @@ choice = current_choice()
 
 @st.cache_data(show_spinner="Reading the judgements…", max_entries=8)
 def judgements(content: bytes, name: str) -> pd.DataFrame:
-    return add_2025_recipes(data.load_human_judgements(content, name=name))
-
-
-def with_embedded_scores(frame: pd.DataFrame) -> pd.DataFrame:
-    """The embedded preset's scores of the judged pairs: from the disk cache, or scored
-    once with a progress bar (the next start of the server reads them)."""
-    bar = st.empty()
-
-    def step(name: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Scoring the {total:,} judged pairs with the embedded preset (once; kept for the next "
-                     f"start): {name}")
-
-    with st.spinner("Embedded preset scores of the judged pairs…"):
-        scores = embedded_scores(frame, progress=step)
-    bar.empty()
-    return add_preset_scores(frame, scores, "embedded")
+    return add_2025_recipes(load_any_judgements(content, name=name))
 
 
 # The cached helpers below take the judged frame unhashed (``_frame``): ``key`` names it
@@ -101,51 +80,77 @@ def few_systems_caveat(n: int) -> None:
                    "every judged output.".replace("{n}", str(n)), icon=":material/warning:")
 
 
-# The chosen corpus's edition (the default one for an uploaded corpus) and its judgements.
+# The chosen corpus's edition (the default one for an uploaded corpus), its human
+# judgements and its LLM judges' labels.
 edition = editions.EDITIONS.get(choice.source) or editions.default_edition()
 shipped = edition.human_path()
+judges = edition_judges(edition)
 projects = project_judgements()
-SOURCES = [f"shipped {edition.short} sample", "an annotation project", "upload a file"]
-available = [s for s in SOURCES if (s != SOURCES[0] or shipped is not None) and (s != SOURCES[1] or projects)]
+SOURCES = [f"shipped {edition.short} human judgements", "an LLM judge's labels", "an annotation project",
+           "upload a file"]
+offered = {SOURCES[0]: shipped is not None, SOURCES[1]: bool(judges), SOURCES[2]: bool(projects), SOURCES[3]: True}
+available = [s for s in SOURCES if offered[s]]
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="large")
 c1, c2 = top.container(width="content"), top.container(width="content")
-source = c1.radio("Human judgements", available, horizontal=True, key="he_source",
-                  help="Annotation projects of the app that ask all three tasks: their aggregated labels "
-                  "(complete pairs) in the same schema.")
+source = c1.radio("Judgements", available, horizontal=True, key="he_source",
+                  help="Human judgements, or an LLM judge's labels of the edition's judged pairs (automatic "
+                  "judgements, put against the metrics the same way). Annotation projects of the app that ask all "
+                  "three tasks give their aggregated labels (complete pairs) in the same schema.")
 with_embedded = c2.toggle("Add the embedded preset's scores", value=True, key="he_embedded",
-                          help="Scores every judged pair with the offline preset (a few seconds, cached).")
+                          help="Scores every judged pair with the offline preset (Russian pairs only; seconds, cached).")
 with_stored = c2.toggle("Add stored submissions' scores", value=True, key="he_stored",
                         help="Submissions scored on the Submissions page (any preset) whose name matches a judged "
                         "system, joined by input and output text.")
-content, name = None, None
+with_judges = c2.toggle("Add the LLM judges' labels", value=True, key="he_judges", disabled=not judges,
+                        help="Each LLM judge's labels of the same pairs as automatic metrics (`<judge> (LLM):sta` ...)"
+                        ", matched by pair id or by system, input and output.")
+content, name, judge = None, None, None
 if source == SOURCES[0]:
     content, name = shipped.read_bytes(), shipped.name
 elif source == SOURCES[1]:
+    judge = c1.selectbox("Judge", list(judges), key="he_judge")
+elif source == SOURCES[2]:
     chosen = st.selectbox("Project", list(projects), index=len(projects) - 1, key="he_project")
     content, name = project_judgements_csv(projects[chosen]), f"{chosen}.humaneval.csv"
     if content.count(b"\n") <= 1:
         st.info(f"Project **{render.md(chosen)}** has no pair with all three labels yet.", icon=":material/info:")
         st.stop()
 else:
-    upload = st.file_uploader("Judgements (CSV or TSV, humaneval_textdetox_ru schema)", type=["csv", "tsv"], key="he_upload")
+    upload = st.file_uploader("Judgements (CSV or TSV)", type=["csv", "tsv"], key="he_upload")
     if upload is not None:
         content, name = upload.getvalue(), upload.name
-if content is None:
-    st.info("Upload human judgements with the columns `toxic_sentence` (or `original`), `neutral_sentence` (or "
-            "`method_output`), `participant_name`, `non-toxicity`, `content`, `fluency` and `J`; metric columns "
-            "such as `CLS_OLD_GEN`, `SIM-INPUT-GEN`, `XCOMET-LITE` are used as automatic metrics.", icon=":material/info:")
+if content is None and judge is None:
+    st.info("Upload judgements in one of two schemas. **RUSSE-2022** (`humaneval_textdetox_ru`): `toxic_sentence` (or "
+            "`original`), `neutral_sentence` (or `method_output`), `participant_name`, `non-toxicity`, `content`, "
+            "`fluency`, `J`. **Multilingual** (TextDetox human evaluation, `eval-of-detox-eval`): `toxic_sentence`, "
+            "`neutral_sentence`, `lang`, `participant_name`, `toxic_pairwise_score`, `content_score`, "
+            "`fluency_score`, optionally `neutral_sentence_gold` (the reference). Metric columns such as "
+            "`CLS_OLD_GEN`, `SIM-INPUT-GEN`, `XCOMET-LITE` are used as automatic metrics.", icon=":material/info:")
     st.stop()
-try:
-    frame = judgements(content, name)
-except DetoxInputError as err:
-    st.error(render.md(err, None), icon=":material/error:")
-    st.stop()
+if judge is not None:
+    frame = judges[judge].assign(neutral_sentence_reference="")  # the sample has no references
+    automatic_notice(judge)
+    key = f"judge:{judge}:{len(frame)}:{edition.name}"
+else:
+    try:
+        frame = judgements(content, name)
+    except DetoxInputError as err:
+        st.error(render.md(err, None), icon=":material/error:")
+        st.stop()
+    key = hashlib.sha1(content).hexdigest()
+WHO = "judge" if judge is not None else "human"
+AXIS_WORD = "Judge's axis" if judge is not None else "Human axis"
+if judges and with_judges:
+    frame = add_judge_columns(frame, judges, skip=[judge] if judge else ())
+    key += "|judges"
 if with_embedded:
     try:
-        frame = with_embedded_scores(frame)
+        frame = add_embedded(frame)
     except EmbeddedMissingError as err:
         st.warning(f"Embedded preset: {err}")
-key = hashlib.sha1(content).hexdigest() + str("embedded:sta" in frame.columns)
+key += str("embedded:sta" in frame.columns)
+frame = preset_section(frame, list(edition.presets))
+key += "|" + ",".join(c for c in frame.columns if ":" in c)
 if with_stored:
     key += str(tuple(shared_store().list()["id"].tolist()))
     frame, joined = cached_join(key, frame)
@@ -157,9 +162,14 @@ if with_stored:
         st.caption("**Stored submissions joined:** " + "; ".join(
             f"{render.md(r.submission)} → system {render.md(r.system)}, {r.rows:,} judged outputs, columns "
             + ", ".join(f"`{c}`" for c in r.columns.split(", ")) for r in joined.itertuples(index=False)))
+all_frame = frame
+metrics = available_metrics(all_frame)
+langs_note = (f" in {all_frame['lang'].nunique()} languages" if "lang" in all_frame else "")
+st.caption(f"{len(all_frame):,} judged outputs of {all_frame['participant_name'].nunique()} systems{langs_note} · "
+           "automatic metrics: " + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
+frame, language = language_filter(all_frame, "he_lang")
+key += f"|{language}"
 metrics = available_metrics(frame)
-st.caption(f"{len(frame):,} judged outputs of {frame['participant_name'].nunique()} systems · automatic metrics: "
-           + ", ".join(sorted({m for ms in metrics.values() for m in ms})))
 
 META_FIRST = {"sentence": ["roc_auc", "roc_auc_low", "roc_auc_high"], "system": ["spearman", "spearman_low",
                                                                                "spearman_high"]}
@@ -194,7 +204,7 @@ def reliability_figure(curves: pd.DataFrame, human: str) -> go.Figure:
 
 def per_sentence() -> None:
     a1, a2, a3 = st.columns(3)
-    axis = a1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis")
+    axis = a1.selectbox(AXIS_WORD, list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis")
     if not metrics[axis]:
         st.info("No automatic metric for this axis.")
     else:
@@ -209,27 +219,36 @@ def per_sentence() -> None:
             st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
         with m2:
             view = st.segmented_control("Show", ["all", "human yes, metric no", "human no, metric yes"], default="all",
-                                        required=True, key="he_view", wrap=True)
+                                        required=True, key="he_view", wrap=True,
+                                        format_func=lambda v: v.replace("human", WHO))
             rows = frame if view == "all" else disagreements(frame, axis, metric, threshold)[view]
-            st.dataframe(
-                rows[["participant_name", "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
+            lang_col = ["lang"] if "lang" in rows else []
+            picked = st.dataframe(
+                rows[["participant_name", *lang_col, "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
                       *HUMAN_AXES.values(), metric]],
-                hide_index=True, placeholder=MISSING, height=340,
+                hide_index=True, placeholder=MISSING, height=340, on_select="rerun", selection_mode="single-row",
+                key="he_rows",
                 column_config={
                     "participant_name": st.column_config.TextColumn("System"),
+                    "lang": st.column_config.TextColumn("Language", width="small"),
                     "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
                     "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
                     "neutral_sentence_reference": st.column_config.TextColumn("Reference", width="medium"),
                     metric: st.column_config.NumberColumn(metric, format="%.2f"),
                 },
             )
+            selected = picked.selection.rows if picked is not None and hasattr(picked, "selection") else []
+            if len(rows):
+                pair_detail(rows.iloc[selected[0] if selected and selected[0] < len(rows) else 0])
+                st.caption("The selected pair (the first one until a row is selected), "
+                           "right to left for Arabic and Hebrew.")
             st.caption(f"{len(rows):,} rows")
 
 
 
 def correlations() -> None:
     meta = cached_meta(key, frame)
-    axis_c = st.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis_corr")
+    axis_c = st.selectbox(AXIS_WORD, list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis_corr")
     sent = meta[(meta["axis"] == axis_c) & (meta["level"] == "sentence")]
     if sent.empty:
         st.info("No automatic metric for this axis.")
@@ -291,7 +310,7 @@ def calibration() -> None:
     st.markdown("Fit a map from automatic scores to a human label. Every figure here is **held out**: each system is "
                 "predicted by a calibrator fitted on the other systems (leave-one-system-out).")
     k1, k2, k3 = st.columns(3)
-    cal_axis = k1.selectbox("Human axis", list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_cal_axis")
+    cal_axis = k1.selectbox(AXIS_WORD, list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_cal_axis")
     if not metrics[cal_axis]:
         st.info("No automatic metric for this axis.")
         return
@@ -324,8 +343,15 @@ def calibration() -> None:
                    f"`{cal.signature()}`")
 
 
-tabs = st.tabs(["Per sentence", "Correlations", "Meta-evaluation", "Calibration"], key="he_tab", on_change="rerun")
-for tab, draw in zip(tabs, (per_sentence, correlations, meta_evaluation, calibration)):
+VIEWS = {"Per sentence": per_sentence, "Correlations": correlations, "Meta-evaluation": meta_evaluation,
+         "Calibration": calibration}
+if "lang" in all_frame:
+    VIEWS = {"Per language": lambda: per_language_tab(all_frame, available_metrics(all_frame), AXIS_NAMES,
+                                                      key.rsplit("|", 1)[0], WHO), **VIEWS}
+if len(judges) >= 2:
+    VIEWS["Judge vs judge"] = lambda: judges_tab(judges, AXIS_NAMES)
+tabs = st.tabs(list(VIEWS), key="he_tab", on_change="rerun")
+for tab, draw in zip(tabs, VIEWS.values()):
     if tab.open is not False:
         with tab:
             draw()

@@ -23,42 +23,81 @@ from detox_core import config
 from detox_core.analysis.leaderboard import system_key
 from detox_core.analysis.stats import agreement, system_agreement
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
-from detox_core.metrics.registry import has_calibration
+from detox_core.metrics.registry import get_preset, has_calibration
 from detox_core.metrics.textdetox2025 import FILE_METRICS
 from detox_core.vocab import HUMAN_AXES
 
 
 def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress=None) -> pd.DataFrame:
-    """The embedded preset's scores of every judged pair, kept on disk.
+    """The embedded preset's scores of every judged pair, kept on disk (see :func:`preset_scores`)."""
+    return preset_scores(frame, "embedded", cache_dir=cache_dir, progress=progress)
 
-    Scoring a judged sample (2,600 pairs for RUSSE-2022) takes seconds; the result is
-    written under ``data/cache/`` keyed by the pairs' text and the embedded models'
-    folder, so a restarted server, or another one on the same data folder, reads it
-    instead. ``progress(step, done, total)`` follows the scoring.
+
+def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
+    """What a preset's numbers depend on besides the texts: its version and where each of
+    its models loads from (a folder set for the server counts), or the embedded models' folder."""
+    if preset == "embedded":
+        return [RECIPE_VERSION, find_artifacts().name]
+    obj = get_preset(preset, pool=pool, models=models)
+    where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
+    return [preset, obj.version, sorted(where.items())]
+
+
+def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.ndarray | None = None, pool=None,
+                  models: dict[str, str] | None = None, cache_dir: Path | None = None, progress=None,
+                  cached_only: bool = False) -> pd.DataFrame | None:
+    """A preset's scores of the judged pairs (``sta``, ``sim``, ``fl``, ``j``, ``chrf``; one
+    row per row of ``frame``, NaN outside ``rows``), kept on disk.
+
+    Scoring a judged sample (2,600 pairs for RUSSE-2022, 4,320 for the nine-language
+    sample) takes seconds to minutes; the result is written under ``data/cache/`` keyed by
+    the pairs' text, the preset and where its models load from, so a restarted server, or
+    another one on the same data folder, reads it instead. ``rows`` (a boolean mask)
+    scores only some rows (the embedded preset covers Russian only). ``progress(step,
+    done, total)`` follows the scoring. With ``cached_only`` nothing is scored: None
+    when the scores are not kept yet.
+
+    Raises:
+        ScorerUnavailableError: a model of the preset cannot be loaded.
     """
-    inputs, outputs = frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist()
-    refs = [[r] if r else [] for r in frame["neutral_sentence_reference"]]
-    digest = hashlib.sha1(json.dumps([RECIPE_VERSION, find_artifacts().name, inputs, outputs, refs],
-                                     ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
-    if digest in _EMBEDDED_MEMO:
-        return _EMBEDDED_MEMO[digest]
-    path = (cache_dir or config.data_dir() / "cache") / f"embedded-scores-{digest}.pkl"
-    if path.is_file():
+    mask = np.ones(len(frame), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    part = frame[mask]
+    inputs, outputs = part["toxic_sentence"].tolist(), part["neutral_sentence"].tolist()
+    ref_col = part["neutral_sentence_reference"] if "neutral_sentence_reference" in part else [""] * len(part)
+    refs = [[r] if isinstance(r, str) and r else [] for r in ref_col]
+    identity = _scorer_identity(preset, pool, models)
+    digest = hashlib.sha1(json.dumps([identity, inputs, outputs, refs], ensure_ascii=False, default=str)
+                          .encode("utf-8")).hexdigest()[:20]
+    path = (cache_dir or config.data_dir() / "cache") / f"{preset}-scores-{digest}.pkl"
+    scores = _EMBEDDED_MEMO.get(digest)
+    if scores is None and path.is_file():
         try:
             cached = pd.read_pickle(path)
-            if len(cached) == len(frame):
-                return _remember(digest, cached)
+            if len(cached) == len(part):
+                scores = _remember(digest, cached)
         except Exception:  # noqa: BLE001 - a damaged cache file is scored again and replaced
             pass
-    scores = detox_core.metrics.score(inputs, outputs, refs, preset="embedded", progress=progress)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        scores.to_pickle(tmp)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only data folder: the scores stay in memory only
-    return _remember(digest, scores)
+    if scores is None:
+        if cached_only:
+            return None
+        scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
+                                          progress=progress) if len(part) else pd.DataFrame(
+            columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
+        _remember(digest, scores)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            scores.to_pickle(tmp)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only data folder: the scores stay in memory only
+    if mask.all():
+        return scores
+    out = pd.DataFrame(np.nan, index=range(len(frame)), columns=["sta", "sim", "fl", "j", "chrf"])
+    for col in out.columns:
+        if col in scores:
+            out.loc[np.flatnonzero(mask), col] = scores[col].to_numpy(float)
+    return out
 
 
 #: The last few judged files' embedded scores, in memory (also when the data folder is read-only).
@@ -77,7 +116,7 @@ def add_preset_scores(frame: pd.DataFrame, scores: pd.DataFrame, preset: str) ->
     """Add a score frame's STA/SIM/FL/J as ``<preset>:sta`` ... columns (row for row)."""
     out = frame.copy()
     for axis in HUMAN_AXES:
-        out[f"{preset}:{axis}"] = scores[axis].to_numpy()
+        out[f"{preset}:{axis}"] = scores[axis].to_numpy(float)
     return out
 
 
@@ -209,3 +248,55 @@ def confusion(frame: pd.DataFrame, axis: str, metric: str, threshold: float) -> 
         index=["human: yes", "human: no"], columns=["metric: yes", "metric: no"], fill_value=0)
 
 
+
+
+#: The row of :func:`per_language_agreement` that pools every language.
+ALL_LANGUAGES = "all"
+
+
+def _kendall(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b (ties in either side accounted for); NaN when one side is constant."""
+    from scipy.stats import kendalltau
+
+    if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    return float(kendalltau(x, y).statistic)
+
+
+def per_language_agreement(frame: pd.DataFrame, axis: str, metric: str, n_boot: int = 200,
+                           seed: int = 0) -> pd.DataFrame:
+    """One judgement axis against one metric, language by language, and over all of them.
+
+    One row per language (in order of appearance; ``all`` last when there are several):
+    ``lang``, ``n`` (sentences where both are given), sentence-level ``spearman`` (with a
+    95% bootstrap interval ``spearman_low``/``spearman_high``), ``kendall`` (tau-b),
+    ``pearson``, ``roc_auc`` (judgement >= 0.5 is yes), and at system level, over the
+    per-system means within the language: ``systems``, ``system_spearman``,
+    ``system_kendall`` and ``ranking_accuracy`` (share of system pairs in the same
+    order). A language where the metric has no score has ``n`` 0 and NaN figures.
+    """
+    human_col = HUMAN_AXES[axis]
+    groups: list[tuple[str, pd.DataFrame]] = []
+    if "lang" in frame:
+        groups = [(str(lang), g) for lang, g in frame.groupby("lang", sort=False)]
+    if len(groups) != 1:
+        groups.append((ALL_LANGUAGES, frame))
+    rows = []
+    for lang, g in groups:
+        x, y = g[metric].to_numpy(float), g[human_col].to_numpy(float)
+        keep = ~(np.isnan(x) | np.isnan(y))
+        row: dict = {"lang": lang, "n": int(keep.sum())}
+        if keep.sum() >= 2:
+            a = agreement(x[keep], y[keep], n_boot=n_boot, seed=seed)
+            row.update(spearman=a.spearman[0], spearman_low=a.spearman[1], spearman_high=a.spearman[2],
+                       kendall=_kendall(x[keep], y[keep]), pearson=a.pearson[0], roc_auc=a.roc_auc[0])
+            systems = g["participant_name"].to_numpy()[keep]
+            means = pd.DataFrame({"m": x[keep], "h": y[keep], "s": systems}).groupby("s")[["m", "h"]].mean()
+            s = system_agreement(x[keep], y[keep], systems, n_boot=0)
+            row.update(systems=len(means), system_spearman=s["spearman"][0],
+                       system_kendall=_kendall(means["m"].to_numpy(), means["h"].to_numpy()),
+                       ranking_accuracy=s["ranking_accuracy"][0])
+        rows.append(row)
+    columns = ["lang", "n", "spearman", "spearman_low", "spearman_high", "kendall", "pearson", "roc_auc", "systems",
+               "system_spearman", "system_kendall", "ranking_accuracy"]
+    return pd.DataFrame(rows).reindex(columns=columns)

@@ -21,6 +21,7 @@ from detox_core.data.fetch import (
     count_lexicon_lines,
     count_lines,
     count_nonempty,
+    count_table_rows,
     pinned_urls,
 )
 from detox_core.data.formats import load_corpus, load_human_judgements
@@ -32,6 +33,7 @@ RUSSE_REPO = "https://raw.githubusercontent.com/s-nlp/russe_detox_2022"
 EVAL_REPO = "https://raw.githubusercontent.com/textdetox/eval-of-detox-eval"
 RUDETOX_REPO = "https://raw.githubusercontent.com/s-nlp/rudetoxifier"
 HUMAN_EVAL = "human_eval_test.csv"
+LLM_JUDGES = ("llm_judgements/gpt-4.1-mini_few_shot.tsv", "llm_judgements/llama-3.3-70b-instruct.tsv")
 
 
 def _participant_output(participant: str) -> Callable[[Path], str]:
@@ -90,6 +92,10 @@ FILES: tuple[DataFile, ...] = (
         for p in ("anton_alexandrovich", "barracudas", "ekaterina_totmina")
     ),
     DataFile("outputs/orzhan_test.txt", 875, count_lines, note="participant output shared with the organisers; no public file"),
+    # LLM-judge labels of the human-evaluation rows of five systems (textdetox/eval-of-detox-eval,
+    # vizualize/models_to_plot/russe2022/, as TSV in the offline mirror).
+    *(DataFile(rel, 4375, count_table_rows, optional=True, note="LLM-judge labels, from the offline mirror")
+      for rel in LLM_JUDGES),
 )
 
 
@@ -109,6 +115,7 @@ RUSSE2022 = register_edition(Edition(
     references="1-3 per input (test: 1 public, from the human evaluation file)",
     outputs="outputs",
     human=HUMAN_EVAL,
+    judges=LLM_JUDGES,
     leaderboard="leaderboard_published.csv",
     presets=("russe2022", "embedded"),
     ranking="J on the test set with the official 2022 recipe; the final ranking by human J",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
+from detox_core.models import default_pool
 
 PAGE = str(PROJECT_ROOT / "pages" / "human_eval.py")
 
@@ -97,3 +100,112 @@ def test_stored_submissions_toggle_says_what_it_joined(page, real_data):
     page.toggle(key="he_stored").set_value(True).run()
     captions = " ".join(c.value for c in page.caption).replace("\\", "")  # names are Markdown-escaped
     assert f"{system}_test.txt → system {system}, 3 judged outputs" in captions and "embedded:j" in captions
+
+
+# ---------------------------------------------------------------- TextDetox 2024: LLM judges, per language
+
+@pytest.fixture
+def textdetox(tmp_path, tiny_models, monkeypatch):
+    """TextDetox 2024 with the mirror's nine-language meta-evaluation sample and its five
+    judges; the 2024 recipe's models are tiny ones under their real ids."""
+    from tests.multilingual import MIRROR, hub_named_models, needs_mirror, small_textdetox
+
+    if needs_mirror.args[0]:
+        pytest.skip(needs_mirror.kwargs["reason"])
+    base = small_textdetox(tmp_path)
+    shutil.copytree(MIRROR / "textdetoxeval", base / "meta_eval")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("DETOX_MODEL_DIR", str(hub_named_models(tiny_models, tmp_path / "hub_models")))
+    # The tiny models have 128 positions (the real ones 512): the sample has longer texts.
+    monkeypatch.setattr(default_pool(), "max_length", 128)
+    return base
+
+
+def open_textdetox() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = "TextDetox 2024"
+    at.session_state["he_embedded"] = False  # no embedded models in this data folder
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def mirror_judges(base):
+    from detox_core.data.judges import load_judges, load_pairs
+
+    return load_judges(base / "meta_eval" / "llm_judgements", load_pairs(base / "meta_eval" / "pairs.tsv"))
+
+
+def test_an_llm_judge_is_put_against_another_language_by_language(textdetox):
+    from scipy.stats import kendalltau, spearmanr
+
+    at = open_textdetox()
+    # No human judgements of this edition here: the judges' labels are offered, and said to be automatic.
+    assert at.radio(key="he_source").options == ["an LLM judge's labels", "upload a file"]
+    assert "automatic judgements, not human ones" in at.warning[0].value
+    at.selectbox(key="he_judge").set_value("gpt-4.1-mini").run()
+    at.selectbox(key="he_lang_metric_sta").set_value("llama_31_8b_tuned (LLM):sta").run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "kendall" in d.value.columns).set_index("lang")
+    assert list(table.index) == ["hi", "uk", "zh", "ar", "de", "en", "ru", "am", "es", "all"]
+    assert (table["n"].drop("all") == 480).all() and table.loc["all", "n"] == 4320
+    assert (table["systems"] == 6).all()
+    # The Russian figures, computed here from the files themselves.
+    judges = mirror_judges(textdetox)
+    ru = judges["gpt-4.1-mini"]["lang"] == "ru"
+    x = judges["llama_31_8b_tuned"].loc[ru, "non-toxicity"]
+    y = judges["gpt-4.1-mini"].loc[ru, "non-toxicity"]
+    assert table.loc["ru", "spearman"] == pytest.approx(spearmanr(x, y).statistic)
+    assert table.loc["ru", "kendall"] == pytest.approx(kendalltau(x, y).statistic)
+
+
+def test_judge_vs_judge_agreement_per_axis_and_language(textdetox):
+    from sklearn.metrics import cohen_kappa_score
+
+    at = open_tab(open_textdetox(), "Judge vs judge")
+    at.selectbox(key="he_jj_axis").set_value("fl").run()
+    # The judge that gives no fluency is named, and left out of the fluency tables.
+    assert any("judgelm_llama_31_8b_ckpt_ep2_merged" in c.value.replace("\\", "") for c in at.caption)
+    long = next(d.value for d in at.dataframe if "kappa" in d.value.columns)
+    assert "judgelm_llama_31_8b_ckpt_ep2_merged" not in set(long["judge_a"]) | set(long["judge_b"])
+    assert set(long["lang"]) == {"am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "all"}
+    row = long[(long["lang"] == "ar") & (long["judge_a"] == "gpt-4.1-mini") & (long["judge_b"] == "gpt-4.1-nano")].iloc[0]
+    judges = mirror_judges(textdetox)
+    a, b = judges["gpt-4.1-mini"], judges["gpt-4.1-nano"]
+    both = (a["lang"] == "ar") & a["fluency"].notna() & b["fluency"].notna()
+    assert row["n"] == both.sum()
+    assert row["kappa"] == pytest.approx(cohen_kappa_score(a.loc[both, "fluency"].astype(str),
+                                                           b.loc[both, "fluency"].astype(str)))
+
+
+def test_the_2024_recipe_scores_the_sample_once_with_fl_and_j_said_to_be_missing(textdetox, monkeypatch):
+    at = open_textdetox()
+    assert any("needs its models" in c.value for c in at.caption)
+    at.button(key="he_preset_go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = " ".join(c.value for c in at.caption)
+    assert "`textdetox2024:fl`: n/a for every pair" in captions and "`textdetox2024:j`: n/a" in captions
+    at.selectbox(key="he_lang_metric_sta").set_value("textdetox2024:sta").run()
+    table = next(d.value for d in at.dataframe if "kendall" in d.value.columns).set_index("lang")
+    assert (table["n"].drop("all") == 480).all() and table["spearman"].between(-1, 1).all()
+    # Kept: a new session adds the scores without scoring again.
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("scored again")
+
+    monkeypatch.setattr("detox_core.metrics.score", no_scoring)
+    again = open_textdetox()
+    assert "textdetox2024:sta" in again.selectbox(key="he_lang_metric_sta").options
+
+
+def test_without_the_models_the_page_says_what_runs_here(textdetox, monkeypatch):
+    monkeypatch.delenv("DETOX_MODEL_DIR")
+    at = open_textdetox()
+    at.button(key="he_preset_go").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("textdetox/xlmr-large-toxicity-classifier" in e.value for e in at.error)
+    assert any("What runs on this server" in i.value for i in at.info)
+    # The judges' analyses are still there.
+    assert any("kendall" in d.value.columns for d in at.dataframe)

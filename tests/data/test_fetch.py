@@ -158,4 +158,4 @@ def test_full_fetch_from_the_mirror(real_data, tmp_path):
     mirror = Path(os.environ.get("DETOX_MIRROR", real_data))
     report = fetch_russe2022(tmp_path / "data", [mirror], download=False)
     assert report.ok, [(r.rel, r.detail) for r in report.missing]
-    assert len(report.results) == len(RUSSE2022_FILES) == 17
+    assert len(report.results) == len(RUSSE2022_FILES) == 19  # 17 data files and 2 optional LLM-judge files

@@ -7,7 +7,7 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, public_columns
+from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, language_stats, public_columns
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind, word_diff
@@ -15,6 +15,7 @@ from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.widgets.tables import MISSING
+from detox_core.vocab import UNSPACED_LANGUAGES, language_name
 
 TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *REFERENCE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
 EDIT_KIND_LABEL = {
@@ -43,10 +44,15 @@ if not choice.ok:
     st.stop()
 
 prepared, edits = choice.prepared, choice.edits
+multilingual = choice.multilingual
 st.caption(
-    f"{render.md(choice.label)} · splits: {', '.join(choice.splits)} · {len(prepared):,} toxic sentences with "
-    f"{len(edits):,} neutral paraphrases" + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon else "")
+    f"{render.md(choice.label)} · splits: {', '.join(choice.splits)}"
+    + (f" · {len(choice.languages)} of {len(choice.all_languages)} languages" if multilingual else "")
+    + f" · {len(prepared):,} toxic sentences with {len(edits):,} neutral paraphrases"
+    + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon else "")
 )
+if multilingual and not choice.lexicon:
+    st.caption("No toxic lexicon is fetched for this corpus: lexicon words are not marked.")
 
 # ------------------------------------------------------------------ search and filters
 # One row on a wide screen; on a narrow one the switches wrap under the search box.
@@ -107,7 +113,8 @@ m1.metric("Pairs shown", f"{len(shown):,}", help="Toxic sentences matching the s
 m2.metric("of all", f"{len(prepared):,}")
 m3.metric("Paraphrases shown", f"{int(shown['n_refs'].sum()):,}")
 
-view = public_columns(shown)[TABLE_COLUMNS]
+columns = TABLE_COLUMNS if not multilingual else ["pair_id", "split", "lang", *TABLE_COLUMNS[2:]]
+view = public_columns(shown)[columns]
 # A new search is a new table: the row selection belongs to the old one.
 table_key = "corpus_table_" + hashlib.md5(repr(query).encode() + repr(choice.splits).encode()).hexdigest()[:10]
 url_pair = st.query_params.get("pair")
@@ -126,6 +133,7 @@ event = st.dataframe(
     column_config={
         "pair_id": st.column_config.TextColumn("Pair", help="split-index; select a row to see the pair", width="small"),
         "split": st.column_config.TextColumn("Split", width="small"),
+        "lang": st.column_config.TextColumn("Lang", help="Language (ISO code)", width="small"),
         "toxic_comment": st.column_config.TextColumn("Toxic", width="large"),
         "neutral_comment1": st.column_config.TextColumn("Paraphrase 1", width="large"),
         "neutral_comment2": st.column_config.TextColumn("Paraphrase 2", width="medium"),
@@ -155,9 +163,20 @@ d1.download_button(
     "Export CSV", lambda: view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
     mime="text/csv", icon=":material/download:", help="The shown rows, all columns.",
 )
+
+
+def corpus_tsv() -> bytes:
+    """The shown rows in the corpus format (the multilingual one for a multilingual corpus)."""
+    if multilingual:
+        out = view[["toxic_comment", "lang", "neutral_comment1"]].rename(
+            columns={"toxic_comment": "toxic_sentence", "neutral_comment1": "neutral_sentence"})
+    else:
+        out = view[["toxic_comment", *REFERENCE_COLUMNS]]
+    return out.to_csv(sep="\t", index=False).encode("utf-8")
+
+
 d2.download_button(
-    "Export corpus TSV",
-    lambda: view[["toxic_comment", *REFERENCE_COLUMNS]].to_csv(sep="\t", index=False).encode("utf-8"), file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
+    "Export corpus TSV", corpus_tsv, file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
     icon=":material/download:", help="The shown rows in the corpus format, ready to upload again.",
 )
 
@@ -172,15 +191,20 @@ else:
     else:
         row = match.iloc[0]
         st.markdown(render.STYLE + render.LEGEND, unsafe_allow_html=True)
-        meta = f"`{row['pair_id']}` · line {row['line']} of the {row['split']} file · {row['toxic_words']} words"
+        unit = "characters" if row.get("lang") in UNSPACED_LANGUAGES else "words"
+        meta = (f"`{row['pair_id']}` · " + (f"{language_name(row['lang'])} · " if multilingual else "")
+                + f"line {row['line']} of the {row['split']} file · {row['toxic_words']} {unit}")
         if row["lexicon_words"]:
             meta += f" · lexicon words: {row['lexicon_words']}"
         st.caption(meta + " · the address bar now links to this pair")
         refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
         if not refs:
-            src, _ = render.diff_html(word_diff(row["toxic_comment"], "", choice.lexicon))
+            if choice.lexicon:
+                src, _ = render.diff_html(word_diff(row["toxic_comment"], row["toxic_comment"], choice.lexicon))
+            else:
+                src = render.text_html(row["toxic_comment"])
             st.markdown(src, unsafe_allow_html=True)
-            st.caption("This input has no paraphrase (test inputs without references).")
+            st.caption("This input has no paraphrase (inputs of a split without public references).")
         for k, ref in enumerate(refs, 1):
             diff = word_diff(row["toxic_comment"], ref, choice.lexicon)
             src, tgt = render.diff_html(diff)
@@ -199,18 +223,45 @@ st.subheader("Statistics of the shown pairs")
 if shown.empty:
     st.caption("No pairs match.")
     st.stop()
+if multilingual:
+    st.markdown("**By language**")
+    by_language = language_stats(shown, edits)
+    order = {code: k for k, code in enumerate(choice.languages)}
+    by_language = by_language.sort_values("lang", key=lambda col: col.map(order)).reset_index(drop=True)
+    st.dataframe(by_language, hide_index=True, placeholder=MISSING, column_config={
+        "lang": st.column_config.TextColumn("Code", width="small"),
+        "language": st.column_config.TextColumn("Language"),
+        "pairs": st.column_config.NumberColumn("Toxic sentences"),
+        "with_reference": st.column_config.ProgressColumn("With a paraphrase", min_value=0.0, max_value=1.0,
+                                                          format="percent",
+                                                          help="Share of the toxic sentences with a paraphrase"),
+        "paraphrases": st.column_config.NumberColumn("Paraphrases"),
+        "toxic_length": st.column_config.NumberColumn("Toxic length", format="%.0f",
+                                                      help="Median words (characters for Chinese and Japanese)"),
+        "neutral_length": st.column_config.NumberColumn("Neutral length", format="%.0f",
+                                                        help="Median words (characters for Chinese and Japanese)"),
+        "deletions": st.column_config.NumberColumn("Pure deletions", format="percent",
+                                                   help="Share of changed paraphrases that only delete words"),
+        "unchanged": st.column_config.NumberColumn("Unchanged copies"),
+    })
+    without = by_language.loc[by_language["paraphrases"] == 0, "language"].tolist()
+    if without:
+        st.caption(f"No paraphrase in the shown pairs of {', '.join(without)}: their references are not public "
+                   "for these splits, or not fetched (the development references come from the Hugging Face hub).")
 stats = corpus_stats(shown, edits, choice.lexicon)
 # Four figures in a row on a wide screen, two by two on a narrow one.
 s1 = s2 = s3 = s4 = st.container(horizontal=True, wrap=True, gap="medium")
 s1.metric("Toxic sentences", f"{stats.n_pairs:,}", width=190)
 s2.metric("Paraphrases", f"{stats.n_edits:,}", width=190)
 s3.metric(
-    "Pure deletions", f"{stats.deletion_share:.1%}",
+    "Pure deletions", f"{stats.deletion_share:.1%}" if stats.n_edits else "—",
     help="Share of changed paraphrases whose words are the toxic sentence's words with some removed "
     "and nothing added or replaced (case and punctuation ignored).", width=190,
 )
-s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}", help="Paraphrases with the same words as the input.",
-          width=190)
+s4.metric("Unchanged copies", f"{int(stats.edit_kinds.get('unchanged', 0)):,}" if stats.n_edits else "—",
+          help="Paraphrases with the same words as the input.", width=190)
+if not stats.n_edits:
+    st.caption("The shown pairs have no paraphrase: the charts of edits are empty.")
 
 # Tabs that track their state: only the open tab's chart is built on a rerun.
 tabs = st.tabs(
@@ -226,7 +277,8 @@ if tabs[0].open is not False:
         for kind, color in (("toxic", "#c0392b"), ("neutral", "#2e7d5b")):
             values = lengths.loc[(lengths["text"] == kind) & (lengths["words"] <= cap), "words"]
             fig.add_trace(go.Histogram(x=values, name=kind, marker_color=color, opacity=0.6, xbins=dict(start=0.5, size=1), histnorm="percent"))
-        fig.update_layout(barmode="overlay", xaxis_title="length in words", yaxis_title="% of sentences", **LAYOUT)
+        unit = "words (characters for Chinese and Japanese)" if multilingual else "words"
+        fig.update_layout(barmode="overlay", xaxis_title=f"length in {unit}", yaxis_title="% of sentences", **LAYOUT)
         st.plotly_chart(fig, width="stretch")
         med = lengths.groupby("text")["words"].median()
         st.caption(

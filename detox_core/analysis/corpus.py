@@ -21,6 +21,7 @@ from detox_core.data import REFERENCE_COLUMNS
 from detox_core.text import normalise_word
 from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind_of_words, words
+from detox_core.vocab import language_name
 
 Field = Literal["toxic", "neutral", "both"]
 LexiconFilter = Literal["any", "with", "without"]
@@ -274,3 +275,32 @@ def corpus_stats(
         removed=removed,
         edit_kinds=edit_kinds,
     )
+
+
+def language_stats(prepared: pd.DataFrame, edits: pd.DataFrame) -> pd.DataFrame:
+    """One row per language of a multilingual corpus (or part of it), in order of appearance.
+
+    Columns: ``lang``, ``language``, ``pairs`` (toxic sentences), ``with_reference`` (share
+    of them with at least one paraphrase), ``paraphrases``, ``toxic_length`` and
+    ``neutral_length`` (median words; characters for scripts written without spaces),
+    ``deletions`` (share of changed paraphrases that only delete words; NaN without
+    paraphrases) and ``unchanged`` (paraphrases equal to the input, word for word).
+    """
+    pairs = edits[edits["pair_id"].isin(set(prepared["pair_id"]))]
+    lang_of = dict(zip(prepared["pair_id"], prepared["lang"]))
+    pairs = pairs.assign(lang=pairs["pair_id"].map(lang_of))
+    rows = []
+    for lang, part in prepared.groupby("lang", sort=False):
+        mine = pairs[pairs["lang"] == lang]
+        kinds = mine["kind"].value_counts()
+        changed = kinds.get("deletion", 0) + kinds.get("rewrite", 0)
+        rows.append({
+            "lang": lang, "language": language_name(lang), "pairs": len(part),
+            "with_reference": float((part["n_refs"] > 0).mean()), "paraphrases": len(mine),
+            "toxic_length": float(part["toxic_words"].median()),
+            "neutral_length": float(mine["neutral_words"].median()) if len(mine) else float("nan"),
+            "deletions": float(kinds.get("deletion", 0) / changed) if changed else float("nan"),
+            "unchanged": int(kinds.get("unchanged", 0)),
+        })
+    return pd.DataFrame(rows, columns=["lang", "language", "pairs", "with_reference", "paraphrases", "toxic_length",
+                                       "neutral_length", "deletions", "unchanged"])

@@ -75,6 +75,11 @@ def tokens_html(tokens: list[Token]) -> str:
     return '<div class="dx-text">' + "".join(token_html(t) for t in tokens) + "</div>"
 
 
+def text_html(text: str) -> str:
+    """A text shown as a block in its own direction (Arabic and Hebrew right to left), escaped."""
+    return f'<div class="dx-text">{html.escape(text)}</div>'
+
+
 def diff_html(diff: WordDiff) -> tuple[str, str]:
     """HTML of the source side and of the target side of a word diff."""
     return tokens_html(diff.source), tokens_html(diff.target)

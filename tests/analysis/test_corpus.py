@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from detox_core import editions
 from detox_core.analysis.corpus import (
     corpus_stats,
+    language_stats,
     CorpusQuery,
     filter_corpus,
     prepare_corpus,
@@ -155,3 +158,22 @@ def test_an_over_long_search_is_refused(tiny):
     for regex in (False, True):
         with pytest.raises(DetoxInputError, match="at most 500"):
             filter_corpus(tiny[0], CorpusQuery(text="а" * 501, regex=regex))
+
+
+def test_language_statistics_count_each_language_and_say_what_has_no_paraphrase():
+    frame = pd.DataFrame({
+        "pair_id": ["d-ar-0", "d-ar-1", "d-zh-0", "d-de-0"], "split": "d", "lang": ["ar", "ar", "zh", "de"],
+        "toxic_comment": ["أنت غبي جدا", "اسكت يا أحمق", "你这个白痴", "du bist so dumm"],
+        "neutral_comment1": ["أنت مخطئ", "", "你错了", ""], "neutral_comment2": "", "neutral_comment3": "",
+        "line": [2, 3, 4, 5], "index": range(4),
+    })
+    frame["n_refs"] = (frame["neutral_comment1"] != "").astype(int)
+    prepared = prepare_corpus(frame)
+    table = language_stats(prepared, prepare_edits(prepared)).set_index("lang")
+    assert list(table.index) == ["ar", "zh", "de"] and table.loc["ar", "language"] == "Arabic"
+    assert table.loc["ar", "pairs"] == 2 and table.loc["ar", "with_reference"] == 0.5 and table.loc["ar", "paraphrases"] == 1
+    # Chinese is measured in characters: 5 for the toxic sentence, 3 for its paraphrase.
+    assert table.loc["zh", "toxic_length"] == 5 and table.loc["zh", "neutral_length"] == 3
+    # German has no paraphrase: no length, no share of deletions (not a zero).
+    assert table.loc["de", "paraphrases"] == 0 and np.isnan(table.loc["de", "neutral_length"])
+    assert np.isnan(table.loc["de", "deletions"])

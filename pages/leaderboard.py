@@ -61,11 +61,13 @@ def language_columns(langs, fmt: str = "%.3f") -> dict:
 def teams_heatmap(rows, axis_label: str) -> go.Figure:
     """Teams x languages with the values written in the cells (empty where not scored)."""
     z = [[None if v != v else float(v) for v in row] for row in rows.to_numpy(dtype=float)]
-    text = [["" if v is None else f"{v:.2f}" for v in row] for row in z]
+    compact = len(rows.columns) > 10  # many languages: values x 100 so that they fit narrow cells
+    text = [["" if v is None else (f"{100 * v:.0f}" if compact else f"{v:.2f}") for v in row] for row in z]
     names = [html.escape(str(n)) for n in rows.index]
     fig = go.Figure(go.Heatmap(
         z=z, x=[c.upper() for c in rows.columns], y=names, zmin=0, zmax=1, text=text, texttemplate="%{text}",
         hoverongaps=False, colorscale="YlGn", colorbar=dict(title=dict(text=axis_label), thickness=12),
+        showscale=not compact, textfont=dict(size=11),
         customdata=[[vocab.language_name(c) for c in rows.columns]] * len(names),
         hovertemplate="%{y} · %{customdata}: %{z:.3f}<extra></extra>",
     ))
@@ -106,6 +108,7 @@ def multilingual_page(choice, edition) -> None:
         official = [c for c in view.columns if c.startswith(("avg", "rank"))]
         st.dataframe(
             view.drop(columns=["complete"]), hide_index=True, placeholder=MISSING,
+            column_order=["team", "coverage", "mean", *official, *shown_langs],
             column_config={
                 "team": st.column_config.TextColumn("Team"),
                 "coverage": st.column_config.TextColumn("Languages", help="Languages of the picked ones the team has "
@@ -221,6 +224,8 @@ def multilingual_page(choice, edition) -> None:
     st.caption(f"{vocab.LABELS[pub_axis]} per team and language: the published table above and local submissions "
                "(\u201clocal:\u201d, their own preset: not the official metrics, so not strictly comparable); an "
                "empty cell has no score (a language not answered, or without references)."
+               + (" With more than 10 languages the cells show the score x 100 (74 = 0.74)." if len(langs) > 10
+                  else "")
                + ("" if local_rows is not None or local is None else
                   f" Local submissions appear when ranked by {vocab.LABELS[pub_axis]} above."))
 

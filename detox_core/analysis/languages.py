@@ -122,7 +122,7 @@ class LanguageBoard:
         table: one row per submission, complete ones first (ranked), partial ones after
             (their mean over the languages they answer, unranked): ``system``,
             ``complete``, ``coverage`` (in words), ``mean_over`` (the languages its mean
-            covers), ``n``, ``mean``, ``low``, ``high``, ``rank_low``, ``rank_high``,
+            covers: "all <n>" or their codes), ``n``, ``mean``, ``low``, ``high``, ``rank_low``, ``rank_high``,
             ``group`` (NaN for partial ones), then one column per language (NaN where
             not answered or not scored).
         by_language: language -> its own ranking (every submission answering it):
@@ -187,7 +187,7 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     for name, f in cut.items():
         mine = [lang for lang in covered[name] if lang in scored]
         row = {"system": name, "complete": name in complete, "coverage": coverage(covered[name], present or languages),
-               "mean_over": ", ".join(mine), "n": len(f)}
+               "mean_over": f"all {len(mine)}" if mine == present else ", ".join(mine), "n": len(f)}
         if overall is not None and name in overall.index:
             row.update(overall.loc[name, ["mean", "low", "high", "rank_low", "rank_high", "group"]].to_dict())
         else:

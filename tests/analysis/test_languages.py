@@ -99,7 +99,7 @@ def test_board_ranks_complete_submissions_by_the_mean_over_languages_and_lists_p
     assert not t.loc["P", "complete"] and np.isnan(t.loc["P", "rank_low"]) and np.isnan(t.loc["P", "group"])
     assert t.loc["P", "coverage"] == "1 of 2 (no ar)" and t.loc["P", "mean_over"] == "en"
     assert t.loc["P", "mean"] == pytest.approx(1.0) and np.isnan(t.loc["P", "ar"])  # not answered: no value, not 0
-    assert t.loc["A", "coverage"] == "all 2" and t.loc["A", "en"] == pytest.approx(0.9)
+    assert t.loc["A", "coverage"] == "all 2" and t.loc["A", "mean_over"] == "all 2" and t.loc["A", "en"] == pytest.approx(0.9)
     assert board.p_values.loc["A", "B"] < 0.05
     # Each language ranked on its own, the partial one included where it answers.
     en = board.by_language["en"]

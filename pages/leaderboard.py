@@ -78,8 +78,8 @@ def teams_heatmap(rows, axis_label: str) -> go.Figure:
 
 @st.cache_data(show_spinner="Bootstrapping within each language…", max_entries=32)
 def cached_language_boards(url: str, dataset: str, split: str, languages: tuple[str, ...], axis: str,
-                           shown: tuple[tuple[int, str], ...]):
-    return language_boards(shared_store(), dataset, split, languages, axis)
+                           shown: tuple[tuple[int, str], ...], averages: tuple[tuple[str, tuple[str, ...]], ...] = ()):
+    return language_boards(shared_store(), dataset, split, languages, axis, averages=dict(averages))
 
 
 def multilingual_page(choice, edition) -> None:
@@ -144,7 +144,8 @@ def multilingual_page(choice, edition) -> None:
     store = shared_store()
     listed = store.list(dataset=choice.source, split=split)
     boards = cached_language_boards(store.url, choice.source, split, tuple(langs), axis,
-                                    tuple(zip(listed["id"].tolist(), listed["name"].tolist()))) if len(listed) else []
+                                    tuple(zip(listed["id"].tolist(), listed["name"].tolist())),
+                                    tuple(edition.averages.items())) if len(listed) else []
     if not boards:
         st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.",
                 icon=":material/info:")
@@ -152,7 +153,10 @@ def multilingual_page(choice, edition) -> None:
                "its size). Intervals: 95% bootstrap resampling sentences within each language (1,000 resamples). "
                "Rank: the range of ranks compatible with paired tests at p < 0.05; one group = not significantly "
                "different from the group's best. Partial submissions (some languages not answered) are not ranked: "
-               "they follow, their mean over the languages they answer.")
+               "they follow, their mean over the languages they answer."
+               + (" Official " + "; ".join(f"{c}: the mean over {', '.join(m)}" for c, m in edition.averages.items())
+                  + " (whatever languages are picked; — when one of them is not scored)."
+                  if edition.averages else ""))
     for pb in boards:
         board = pb.board
         st.markdown(f"#### {preset_label(pb.preset, pb.calibrated)}")
@@ -166,7 +170,8 @@ def multilingual_page(choice, edition) -> None:
         t["interval"] = [f"[{lo:.3f}, {hi:.3f}]" if lo == lo else MISSING for lo, hi in zip(t["low"], t["high"])]
         scored = [c for c in langs if c not in board.unscored]
         st.dataframe(
-            t[["rank", "group", "system", "mean", "interval", "coverage", "mean_over", *langs, "n"]],
+            t[["rank", "group", "system", "mean", "interval", "coverage", "mean_over", *edition.averages, *langs,
+               "n"]],
             hide_index=True, placeholder=MISSING,
             column_config={
                 "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance "
@@ -178,6 +183,10 @@ def multilingual_page(choice, edition) -> None:
                 "interval": st.column_config.TextColumn("95% CI"),
                 "coverage": st.column_config.TextColumn("Languages answered"),
                 "mean_over": st.column_config.TextColumn("Mean over", help="The languages its mean is over"),
+                **{c: st.column_config.NumberColumn(
+                    f"Official {c} ({len(members)})", format="%.3f",
+                    help=f"The edition's average over {_langs(members)}: — unless every one of them is scored")
+                   for c, members in edition.averages.items()},
                 **language_columns(langs),
                 "n": st.column_config.NumberColumn("Sentences"),
             },

@@ -151,7 +151,8 @@ def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float
 
 
 def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str], column: str = "j",
-                   n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> LanguageBoard:
+                   n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
+                   averages: Mapping[str, Sequence[str]] | None = None) -> LanguageBoard:
     """Rank submissions of the same split by the mean over ``languages`` of ``column``.
 
     A submission answering every language is *complete* and ranked (stratified paired
@@ -159,6 +160,10 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     *partial*: listed after the ranked ones with its mean over the languages it answers,
     said in ``coverage`` and ``mean_over`` (the official ranking needs every language).
     Each language is also ranked on its own, partial submissions included.
+
+    ``averages``: the edition's official averages (name -> its languages, whichever are
+    picked): a column each, the mean over those languages, NaN unless the submission has a
+    score in every one of them.
     """
     languages = tuple(languages)
     cut = {name: f[f["lang"].isin(languages)].reset_index(drop=True) for name, f in scores.items()}
@@ -196,8 +201,13 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
         for lang in languages:
             values = f.loc[f["lang"] == lang, column]
             row[lang] = float(values.mean()) if lang in scored and len(values) else np.nan
+        full = scores[name].groupby("lang")[column]
+        means, complete_langs = full.mean(), full.apply(lambda v: bool(len(v)) and not v.isna().any())
+        for average, members in (averages or {}).items():
+            ok = all(complete_langs.get(lang, False) for lang in members)
+            row[average] = float(means.reindex(list(members)).mean()) if ok else np.nan
         rows.append(row)
     table = pd.DataFrame(rows, columns=["system", "complete", "coverage", "mean_over", "n", "mean", "low", "high",
-                                        "rank_low", "rank_high", "group", *languages])
+                                        "rank_low", "rank_high", "group", *languages, *(averages or {})])
     table = table.sort_values(["complete", "mean"], ascending=[False, False], na_position="last").reset_index(drop=True)
     return LanguageBoard(column, languages, table, by_language, unscored, p_values)

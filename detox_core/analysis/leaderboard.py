@@ -139,15 +139,17 @@ class LanguagePresetBoard:
 
 
 def language_boards(store: Store, dataset: str, split: str, languages: Sequence[str], axis: str = "j",
-                    n_boot: int = 1000) -> list[LanguagePresetBoard]:
+                    n_boot: int = 1000, averages: dict[str, tuple[str, ...]] | None = None
+                    ) -> list[LanguagePresetBoard]:
     """Rankings by the mean over ``languages`` of the stored submissions, one per
-    (preset, calibration): see :func:`detox_core.analysis.languages.language_board`."""
+    (preset, calibration), with the edition's official ``averages``: see
+    :func:`detox_core.analysis.languages.language_board`."""
     listed = store.list(dataset=dataset, split=split)
     boards = []
     for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
         shown = display_names(group)
         scores = {shown[row.id]: store.scores(row.id) for row in group.itertuples(index=False)}
-        board = language_board(scores, languages, axis, n_boot)
+        board = language_board(scores, languages, axis, n_boot, averages=averages)
         board.table.insert(1, "key", [system_key(n) for n in board.table["system"]])
         boards.append(LanguagePresetBoard(str(preset), bool(calibrated), board))
     return boards

@@ -46,6 +46,8 @@ class Edition:
         published: the published tables shown beside local submissions, title -> file
             (per-language tables: ``team``, a column per language, averages, ranks; or
             per-axis tables: ``team``, ``lang``, axis columns), the official one first.
+        averages: the official averages over languages, name (as the published tables
+            name it) -> its languages; the ranking is by the first.
         presets: its metric presets, the official one first.
         ranking: how the edition ranks systems, in words.
         homes: where its data come from (name -> URL), for people.
@@ -71,6 +73,7 @@ class Edition:
     judges: tuple[str, ...] = ()
     leaderboard: str | None = None
     published: dict[str, str] = field(default_factory=dict)
+    averages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     presets: tuple[str, ...] = ("embedded",)
     ranking: str = "mean J over sentences"
     homes: dict[str, str] = field(default_factory=dict)

@@ -109,6 +109,7 @@ TEXTDETOX2024 = register_edition(Edition(
         "Automatic evaluation (test)": "leaderboard_auto.csv",
         "Automatic evaluation, per axis": "leaderboard_auto_axes.csv",
     },
+    averages={"avg": LANGUAGES_2024},
     presets=("textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of J on the test set; the final ranking by human J",
     homes={
@@ -143,6 +144,7 @@ TEXTDETOX2025 = register_edition(Edition(
         "LLM judge (final ranking)": "leaderboard_llmjudge.csv",
         "Automatic evaluation (test)": "leaderboard_auto.csv",
     },
+    averages={"avg_p": LANGUAGES_2024, "avg_np": NEW_IN_2025},
     # The official 2025 recipe (xCOMET fluency, CLS-NEW, SIM-JOINED) is not a preset yet.
     presets=("textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of 2024 and, apart, over the 6 new ones; final by an LLM judge",

@@ -122,3 +122,17 @@ def test_board_says_which_languages_have_no_scores_instead_of_counting_zero():
     # No language scorable at all: nothing ranked, every mean n/a.
     none = language_board({"A": a[a["lang"] == "am"], "B": b[b["lang"] == "am"]}, ["am"], n_boot=50)
     assert none.unscored == ["am"] and none.table["mean"].isna().all() and none.p_values is None
+
+
+def test_the_official_averages_need_every_one_of_their_languages():
+    from detox_core.analysis.languages import language_board
+
+    a = submission({"en": [0.8, 0.6], "ar": [0.2, 0.2], "fr": [np.nan, np.nan]})
+    p = submission({"en": [1.0, 1.0]})
+    board = language_board({"A": a, "P": p}, ["en"], n_boot=50,
+                           averages={"avg_p": ("en", "ar"), "avg_np": ("fr",), "avg": ("en", "ar", "fr")})
+    t = board.table.set_index("system")
+    # Over its languages whichever are picked (here only English is): (0.7 + 0.2) / 2.
+    assert t.loc["A", "avg_p"] == pytest.approx(0.45) and t.loc["A", "mean"] == pytest.approx(0.7)
+    assert np.isnan(t.loc["A", "avg_np"]) and np.isnan(t.loc["A", "avg"])  # French not scored: n/a, not 0.45 nor 0.3
+    assert np.isnan(t.loc["P", "avg_p"])  # Arabic not answered

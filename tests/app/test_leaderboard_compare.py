@@ -250,6 +250,8 @@ def test_leaderboard_of_a_multilingual_edition(textdetox2024):
     by_hand = rows[~rows["lang"].isin(["am", "zh"])].groupby("lang")["j"].mean().mean()
     assert strong["mean"] == pytest.approx(by_hand) and np.isnan(strong["am"]) and "am" not in strong["mean_over"]
     assert strong["rank"] == "1" and strong["coverage"] == "all 9"
+    # The official average is over all nine languages: n/a while two of them have no J.
+    assert np.isnan(strong["avg"])
     partial = local[local["system"] == "partial.tsv"].iloc[0]
     assert partial["rank"] == "partial" and partial["coverage"].startswith("3 of 9 (no ")
     assert local["system"].tolist()[-1] == "partial.tsv"  # listed after the ranked ones
@@ -275,6 +277,9 @@ def test_leaderboard_of_a_multilingual_edition(textdetox2024):
     assert not at.exception
     local = frame_with(at, "mean_over")
     assert local["mean"][local["rank"] != "partial"].notna().all()
+    strong = local[local["system"] == "strong.tsv"].iloc[0]
+    by_hand = rows.groupby("lang")["sta"].mean().mean()  # STA of every language: the official average is there
+    assert strong["avg"] == pytest.approx(by_hand) and strong["mean"] != pytest.approx(by_hand)
     partial = local[local["system"] == "partial.tsv"].iloc[0]  # answers neither English nor Arabic: no mean, said
     assert partial["coverage"] == "0 of 2 (no ar, en)" and partial["mean"] != partial["mean"]
 

@@ -162,6 +162,11 @@ if with_stored:
         st.caption("**Stored submissions joined:** " + "; ".join(
             f"{render.md(r.submission)} → system {render.md(r.system)}, {r.rows:,} judged outputs, columns "
             + ", ".join(f"`{c}`" for c in r.columns.split(", ")) for r in joined.itertuples(index=False)))
+if "lang" in frame and choice.source == edition.name and 0 < len(choice.languages) < len(choice.all_languages):
+    # The sidebar's languages: every page works on them.
+    frame = frame[frame["lang"].isin(choice.languages)].reset_index(drop=True)
+    judges = {n: f[f["lang"].isin(choice.languages)] for n, f in judges.items()} if judges else judges
+    key += "|" + ",".join(choice.languages)
 all_frame = frame
 metrics = available_metrics(all_frame)
 langs_note = (f" in {all_frame['lang'].nunique()} languages" if "lang" in all_frame else "")
@@ -211,6 +216,7 @@ def per_sentence() -> None:
         metric = a2.selectbox("Automatic metric", metrics[axis], key=f"he_metric_{axis}")
         threshold = a3.slider("Metric says yes from", 0.0, 1.0, 0.5, 0.01, key="he_threshold")
         conf = confusion(frame, axis, metric, threshold)
+        conf = conf.rename(index=lambda v: v.replace("human", WHO)).rename_axis(index=WHO)
         m1, m2 = st.columns([1, 2])
         with m1:
             st.markdown("**Confusion matrix**")
@@ -247,6 +253,12 @@ def per_sentence() -> None:
 
 
 def correlations() -> None:
+    if "lang" in all_frame:
+        st.markdown("**Language by language**")
+        per_language_tab(all_frame, available_metrics(all_frame), AXIS_NAMES, key.rsplit("|", 1)[0], WHO)
+        st.divider()
+        st.markdown(f"**Every metric, {'all languages together' if language == 'all languages' else vocab.language_name(language)}** "
+                    "(the language picked above)")
     meta = cached_meta(key, frame)
     axis_c = st.selectbox(AXIS_WORD, list(HUMAN_AXES), format_func=AXIS_NAMES.get, key="he_axis_corr")
     sent = meta[(meta["axis"] == axis_c) & (meta["level"] == "sentence")]
@@ -345,11 +357,8 @@ def calibration() -> None:
 
 VIEWS = {"Per sentence": per_sentence, "Correlations": correlations, "Meta-evaluation": meta_evaluation,
          "Calibration": calibration}
-if "lang" in all_frame:
-    VIEWS = {"Per language": lambda: per_language_tab(all_frame, available_metrics(all_frame), AXIS_NAMES,
-                                                      key.rsplit("|", 1)[0], WHO), **VIEWS}
 if len(judges) >= 2:
-    VIEWS["Judge vs judge"] = lambda: judges_tab(judges, AXIS_NAMES)
+    VIEWS["Judges"] = lambda: judges_tab(judges, AXIS_NAMES)
 tabs = st.tabs(list(VIEWS), key="he_tab", on_change="rerun")
 for tab, draw in zip(tabs, VIEWS.values()):
     if tab.open is not False:

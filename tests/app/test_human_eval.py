@@ -146,6 +146,7 @@ def test_an_llm_judge_is_put_against_another_language_by_language(textdetox):
     assert at.radio(key="he_source").options == ["an LLM judge's labels", "upload a file"]
     assert "automatic judgements, not human ones" in at.warning[0].value
     at.selectbox(key="he_judge").set_value("gpt-4.1-mini").run()
+    open_tab(at, "Correlations")  # language by language first
     at.selectbox(key="he_lang_metric_sta").set_value("llama_31_8b_tuned (LLM):sta").run()
     assert not at.exception, [e.value for e in at.exception]
     table = next(d.value for d in at.dataframe if "kendall" in d.value.columns).set_index("lang")
@@ -164,7 +165,7 @@ def test_an_llm_judge_is_put_against_another_language_by_language(textdetox):
 def test_judge_vs_judge_agreement_per_axis_and_language(textdetox):
     from sklearn.metrics import cohen_kappa_score
 
-    at = open_tab(open_textdetox(), "Judge vs judge")
+    at = open_tab(open_textdetox(), "Judges")
     at.selectbox(key="he_jj_axis").set_value("fl").run()
     # The judge that gives no fluency is named, and left out of the fluency tables.
     assert any("judgelm_llama_31_8b_ckpt_ep2_merged" in c.value.replace("\\", "") for c in at.caption)
@@ -187,6 +188,7 @@ def test_the_2024_recipe_scores_the_sample_once_with_fl_and_j_said_to_be_missing
     assert not at.exception, [e.value for e in at.exception]
     captions = " ".join(c.value for c in at.caption)
     assert "`textdetox2024:fl`: n/a for every pair" in captions and "`textdetox2024:j`: n/a" in captions
+    open_tab(at, "Correlations")
     at.selectbox(key="he_lang_metric_sta").set_value("textdetox2024:sta").run()
     table = next(d.value for d in at.dataframe if "kendall" in d.value.columns).set_index("lang")
     assert (table["n"].drop("all") == 480).all() and table["spearman"].between(-1, 1).all()
@@ -196,7 +198,7 @@ def test_the_2024_recipe_scores_the_sample_once_with_fl_and_j_said_to_be_missing
         raise AssertionError("scored again")
 
     monkeypatch.setattr("detox_core.metrics.score", no_scoring)
-    again = open_textdetox()
+    again = open_tab(open_textdetox(), "Correlations")
     assert "textdetox2024:sta" in again.selectbox(key="he_lang_metric_sta").options
 
 
@@ -208,4 +210,4 @@ def test_without_the_models_the_page_says_what_runs_here(textdetox, monkeypatch)
     assert any("textdetox/xlmr-large-toxicity-classifier" in e.value for e in at.error)
     assert any("What runs on this server" in i.value for i in at.info)
     # The judges' analyses are still there.
-    assert any("kendall" in d.value.columns for d in at.dataframe)
+    assert any("kendall" in d.value.columns for d in open_tab(at, "Correlations").dataframe)

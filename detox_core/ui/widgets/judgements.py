@@ -19,7 +19,6 @@ from detox_core.errors import ScorerUnavailableError
 from detox_core.metrics.registry import preset_label
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.scores import show_scoring_error
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import HUMAN_AXES, RTL_LANGUAGES, language_name
 
@@ -64,7 +63,7 @@ def language_filter(frame: pd.DataFrame, key: str) -> tuple[pd.DataFrame, str]:
     if "lang" not in frame:
         return frame, EVERY_LANGUAGE
     langs = list(dict.fromkeys(frame["lang"].tolist()))
-    chosen = st.selectbox("Language", [EVERY_LANGUAGE, *langs], key=key,
+    chosen = st.selectbox("Language", [EVERY_LANGUAGE, *langs], key=key, width=360,
                           format_func=lambda c: c if c == EVERY_LANGUAGE else f"{language_name(c)} ({c})",
                           help="The per-sentence, correlation, meta-evaluation and calibration views use the rows of "
                           "this language; the per-language view compares them all.")
@@ -126,7 +125,7 @@ def preset_section(frame: pd.DataFrame, presets: list[str]) -> pd.DataFrame:
         try:
             scores = preset_scores(frame, preset, pool=pool, cached_only=True)
         except ScorerUnavailableError as err:
-            show_scoring_error(err)
+            st.error(render.md(err, None), icon=":material/error:")
             return frame
         if scores is None and go_score:
             bar = st.progress(0.0, text="Loading the models…")
@@ -138,7 +137,7 @@ def preset_section(frame: pd.DataFrame, presets: list[str]) -> pd.DataFrame:
                 scores = preset_scores(frame, preset, pool=pool, progress=step)
             except ScorerUnavailableError as err:
                 bar.empty()
-                show_scoring_error(err)
+                st.error(render.md(err, None), icon=":material/error:")
                 st.info("What runs on this server without those models: the **embedded** preset (offline, Russian "
                         "only), the **LLM judges' labels** and **stored submissions'** scores (toggles above).",
                         icon=":material/info:")
@@ -199,8 +198,8 @@ def per_language_tab(frame: pd.DataFrame, metrics: dict[str, list[str]], axis_na
         "language": st.column_config.TextColumn("Language"), "lang": st.column_config.TextColumn("Code", width="small"),
         "n": st.column_config.NumberColumn("Sentences", width="small"),
         "systems": st.column_config.NumberColumn("Systems", width="small"),
-        **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%.3f") for c in columns[3:]
-           if c != "systems"}})
+        **{c: st.column_config.NumberColumn(c.replace("_", " ").capitalize().replace("auc", "AUC"), format="%.3f")
+           for c in columns[3:] if c != "systems"}})
 
 
 def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> None:
@@ -208,7 +207,7 @@ def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> N
     st.markdown("Two LLM judges **agree** on a pair when they give it the same label; **Cohen's kappa** corrects that "
                 "share for the agreement two judges with their label frequencies would reach by chance (1: always the "
                 "same, 0: chance). Only pairs both judges answered count. Both sides are automatic judgements.")
-    axis = st.selectbox("Axis", list(HUMAN_AXES), format_func=axis_names.get, key="he_jj_axis")
+    axis = st.selectbox("Axis", list(HUMAN_AXES), format_func=axis_names.get, key="he_jj_axis", width=360)
     column = HUMAN_AXES[axis]
     silent = [name for name, f in judges.items() if f[column].isna().all()]
     answered = {name: f for name, f in judges.items() if name not in silent}
@@ -225,10 +224,11 @@ def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> N
                                y=[html.escape(p) for p in heat.index], zmin=-0.2, zmax=1, colorscale="Greens",
                                text=np.round(heat.to_numpy(), 2), texttemplate="%{text}",
                                hovertemplate="%{y}<br>%{x}: kappa %{z:.3f}<extra></extra>"))
-    fig.update_layout(height=120 + 34 * len(heat), margin=dict(t=10, b=10, l=10, r=10), yaxis=dict(automargin=True))
+    fig.update_layout(height=120 + 34 * len(heat), margin=dict(t=10, b=10, l=10, r=10),
+                      yaxis=dict(automargin=True, autorange="reversed"))
     st.plotly_chart(fig, width="stretch", config={"displayModeBar": False})
     st.caption(f"Cohen's kappa of each pair of judges on {axis_names[axis]}, by language.")
-    lang = st.selectbox("Agreement matrix of", langs, key="he_jj_lang",
+    lang = st.selectbox("Agreement matrix of", ["all", *[c for c in langs if c != "all"]], key="he_jj_lang", width=360,
                         format_func=lambda c: EVERY_LANGUAGE if c == "all" else f"{language_name(c)} ({c})")
     frames = answered if lang == "all" else {n: f[f["lang"] == lang] for n, f in answered.items()}
     matrix = judge_agreement_table(frames, column)
@@ -238,6 +238,7 @@ def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> N
     st.dataframe(table[["lang", "judge_a", "judge_b", "n", "agreement", "kappa"]], hide_index=True,
                  placeholder=MISSING, height=280, column_config={
                      "lang": st.column_config.TextColumn("Language", width="small"),
+                     "judge_a": st.column_config.TextColumn("Judge A"), "judge_b": st.column_config.TextColumn("Judge B"),
                      "n": st.column_config.NumberColumn("Pairs", width="small"),
                      "agreement": st.column_config.NumberColumn("Agreement", format="%.3f"),
                      "kappa": st.column_config.NumberColumn("Kappa", format="%.3f")})

@@ -99,7 +99,8 @@ st.subheader("Means over languages" if by_language else "Means")
 if by_language:
     gaps = {AXIS_NAMES[a]: u for a, u in zip(means["axis"], means["unscored"]) if u}
     for axis_label, unscored in gaps.items():
-        st.warning(f"{axis_label}: n/a — no references for {unscored}; left out of its means (never counted as 0).",
+        st.warning(f"{axis_label}: n/a — no references for {_langs(unscored.split(', '))}; left out of its means "
+                   "(never counted as 0).",
                    icon=":material/info:")
 fig = go.Figure()
 for name in labels:

@@ -79,7 +79,8 @@ if len(picked) < 2:
     st.info("Pick two or more systems.")
     st.stop()
 frames = {names[i]: cached_scores(i) for i in picked}
-by_language = choice.multilingual
+# Per language when the corpus and the stored submissions carry languages (older ones may not).
+by_language = choice.multilingual and all((f["lang"] != "").any() for f in frames.values())
 if by_language:
     frames, common, missing = common_languages(frames, choice.languages)
     for name, langs in missing.items():

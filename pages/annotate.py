@@ -12,7 +12,8 @@ import streamlit as st
 
 from detox_core.annotation.store import MIN_SECRET_CHARS, Page
 from detox_core.errors import AnnotationError
-from detox_core.annotation.tasks import spec
+from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS, UI_LANGUAGES, localized
+from detox_core.annotation.tasks import Example
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.annotation.submit import page_answers
@@ -20,6 +21,7 @@ from detox_core.ui.widgets.annotate_page import annotate_page
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.ui.auth import client_id, login_throttle
 from detox_core.ui.navigation import ensure_app_navigation
+from detox_core.vocab import language_name
 
 ensure_app_navigation()
 st.title("Annotate")
@@ -86,21 +88,56 @@ except AnnotationError:
 c1, c2 = st.columns([4, 1], vertical_alignment="center")
 c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
 c2.button("Leave", key="ann_leave", on_click=leave, icon=":material/logout:")
+# The instructions' language: the project's choice first, each annotator can switch.
+ui = st.segmented_control("Instructions in", list(UI_LANGUAGES), format_func=UI_LANGUAGES.get, key="ann_ui",
+                          default=project.settings.ui_language) or project.settings.ui_language
 show_flash()
+languages = store.languages(project.id)
+if ann.lang is None and len(languages) > 1 and ann.status not in ("banned", "failed"):
+    # One language per annotator: pages, control questions and the exam are in it.
+    st.markdown("This project judges texts in several languages. Choose the one you read fluently: your "
+                "examples, exam and pages are in it.")
+    with st.form("ann_language"):
+        picked = st.selectbox("Language of the texts", languages, format_func=lambda c: f"{language_name(c)} ({c})",
+                              key="ann_lang_pick")
+        chosen = st.form_submit_button("Judge texts in this language", type="primary")
+    if chosen:
+        try:
+            store.choose_language(ann.id, picked)
+        except AnnotationError as err:
+            st.error(render.md(err, None), icon=":material/error:")
+        else:
+            st.rerun()
+    st.stop()
+lang = ann.lang if ann.lang is not None else (languages[0] if len(languages) == 1 else "")
+if lang:
+    st.caption(f"{LABELS[ui]['language']}: **{language_name(lang)}**")
+
+
+def examples_of(task: str, training: bool = False) -> list[Example]:
+    """Worked examples of ``task`` for the annotator's language: the built-in (Russian)
+    ones for Russian and monolingual projects, then the organizer's uploads."""
+    sp = localized(task, ui)
+    builtin = list(sp.training if training else sp.examples) if lang in BUILTIN_EXAMPLE_LANGUAGES else []
+    return builtin + [ex for ex in store.examples(project.id, lang) if ex.task == task]
 
 
 def instructions(tasks: tuple[str, ...]) -> None:
-    tabs = st.tabs([spec(t).title for t in tasks])
+    tabs = st.tabs([localized(t, ui).title for t in tasks])
     for tab, task in zip(tabs, tasks):
-        sp = spec(task)
+        sp = localized(task, ui)
         with tab:
             st.markdown(f"**{sp.question}**")
             st.markdown(sp.instructions)
-            st.markdown("Examples:")
-            for ex in sp.examples:
+            shown = examples_of(task)
+            st.markdown(f"{LABELS[ui]['examples']}:")
+            if not shown:
+                st.caption(LABELS[ui]["no_examples"])
+            for ex in shown:
                 with st.container(border=True):
-                    st.html(item_html(None, sp, text=ex.text, input=ex.input))
-                    st.markdown(f"**{sp.answer_text(ex.label)}**: {ex.explanation}")
+                    st.html(item_html(None, sp, text=ex.text, input=ex.input, lang=ex.lang or lang, ui=ui))
+                    # An uploaded explanation is the organizer's text: shown as text, never markup.
+                    st.markdown(f"**{sp.answer_text(ex.label)}**: {render.md(ex.explanation, None)}")
 
 
 if ann.status == "banned":
@@ -125,12 +162,14 @@ if ann.status == "training":
     st.subheader("2 · Training")
     st.caption("Answer these as you would in the real task; you see the right answers and why when you check. The "
                "training does not count.")
-    examples = [(task, j, ex) for task in project.tasks for j, ex in enumerate(spec(task).training)]
+    examples = [(task, j, ex) for task in project.tasks for j, ex in enumerate(examples_of(task, training=True))]
+    if not examples:
+        st.caption(f"No training items in {language_name(lang)} yet: go on to the exam.")
     with st.form("ann_training"):
         for task, j, ex in examples:
-            sp = spec(task)
+            sp = localized(task, ui)
             with st.container(border=True):
-                st.html(item_html(None, sp, text=ex.text, input=ex.input))
+                st.html(item_html(None, sp, text=ex.text, input=ex.input, lang=ex.lang or lang, ui=ui))
                 st.radio(sp.question, [v for v, _ in sp.options], format_func=sp.answer_text, index=None,
                          horizontal=True, key=f"tr_{task}_{j}")
         checked = st.form_submit_button("Check my answers")
@@ -143,13 +182,14 @@ if ann.status == "training":
     if st.session_state.get("ann_training_checked"):
         right = 0
         for task, j, ex in examples:
-            sp = spec(task)
+            sp = localized(task, ui)
             given = st.session_state.get(f"tr_{task}_{j}")
             if given == ex.label:
                 right += 1
             else:
-                st.markdown(f"- *{ex.text}*: you answered **{sp.answer_text(given) if given is not None else '—'}**, "
-                            f"the answer is **{sp.answer_text(ex.label)}**. {ex.explanation}")
+                st.markdown(f"- *{render.md(ex.text, None)}*: you answered "
+                            f"**{sp.answer_text(given) if given is not None else '—'}**, "
+                            f"the answer is **{sp.answer_text(ex.label)}**. {render.md(ex.explanation, None)}")
         st.info(f"{right} of {len(examples)} right.", icon=":material/school:")
 
         def done() -> None:
@@ -169,10 +209,10 @@ if ann.status == "exam":
         instructions(project.tasks)
     with st.form("ann_exam"):
         for k, item in enumerate(page.items):
-            sp = spec(item.task)
+            sp = localized(item.task, ui)
             with st.container(border=True):
                 st.markdown(f"**{k + 1}.** {sp.question}")
-                st.html(item_html(item, sp))
+                st.html(item_html(item, sp, ui=ui))
                 st.radio(sp.question, [v for v, _ in sp.options], format_func=sp.answer_text, index=None,
                          horizontal=True, key=f"ex_{item.id}", label_visibility="collapsed")
         sent = st.form_submit_button("Submit the exam", type="primary")
@@ -197,9 +237,9 @@ st.caption(f"So far: {done_so_far['answers']:,} answers on {done_so_far['submitt
            + (f" · {done_so_far['skipped']} skipped (at {project.settings.max_skipped_pages} your work ends)"
               if done_so_far["skipped"] else ""))
 tasks = list(project.tasks)
-task = st.segmented_control("Task", tasks, format_func=lambda t: spec(t).title, key="ann_task",
+task = st.segmented_control("Task", tasks, format_func=lambda t: localized(t, ui).title, key="ann_task",
                             default=tasks[0]) or tasks[0]
-sp = spec(task)
+sp = localized(task, ui)
 try:
     page = store.next_page(ann.id, task)
 except AnnotationError as err:
@@ -237,7 +277,7 @@ with st.expander(f"Instructions: {sp.title.lower()}", icon=":material/help:"):
 
 # The whole page is answered in the browser (keys register at once) and arrives here
 # in one message on submit or skip; it is checked, then stored in one transaction.
-sent = annotate_page(page, sp, key=f"ann_page_{page.assignment_id}")
+sent = annotate_page(page, sp, key=f"ann_page_{page.assignment_id}_{ui}", ui=ui)
 if sent is not None:
     try:
         action, answers = page_answers(page, sent)

@@ -6,7 +6,6 @@ labels, export human judgements and aggregate crowd-platform exports.
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -15,7 +14,10 @@ import streamlit as st
 from detox_core.annotation.aggregation import aggregator_names, aggregator_title, krippendorff_alpha
 from detox_core.annotation.controls import load_controls
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
-from detox_core.annotation.projects import corpus_controls, pairs_from_submissions
+from detox_core.annotation.projects import (
+    control_coverage, controls_problem, language_controls, pairs_from_submissions, submission_languages,
+)
+from detox_core.annotation.uploads import load_examples
 from detox_core.annotation.results import finish_text, system_means
 from detox_core.errors import AnnotationError, DetoxError
 from detox_core.annotation.store import Settings
@@ -25,7 +27,9 @@ from detox_core.submissions.store import display_names
 from detox_core.ui import render
 from detox_core.ui.auth import organizer_gate
 from detox_core.ui.annotation import (
+    EXAMPLES_HELP,
     annotation_store,
+    settings_form,
     item_html,
     project_progress,
     project_results,
@@ -34,56 +38,12 @@ from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
 from detox_core.ui.widgets.tables import MISSING
-from detox_core.vocab import HUMAN_PARTS, HUMAN_SYSTEM_COLUMNS
+from detox_core.vocab import HUMAN_PARTS, HUMAN_SYSTEM_COLUMNS, language_name
 
 ensure_app_navigation()
 st.title("Annotation projects")
 organizer_gate()
 store = annotation_store()
-
-SETTING_HELP = {
-    "overlap": ("Annotators per item", "How many annotators judge each item."),
-    "page_size": ("Items per page", "Real and control items on one page."),
-    "controls_per_page": ("Control items per page", "Mixed in at random positions."),
-    "ban_control_accuracy": ("Ban under control accuracy", "Share of control items answered right."),
-    "min_control_answers": ("…after control answers", "Control answers before the accuracy rule applies."),
-    "min_page_seconds": ("Ban a page faster than (s)", "A whole page answered in less time bans."),
-    "max_skipped_pages": ("Ban at skipped pages", "Skipped pages that ban."),
-    "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted."),
-    "exam_size": ("Exam items per annotator", "Drawn from the exam pool for each annotator (0 = the whole pool)."),
-    "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this."),
-    "aggregate_min_accuracy": ("Aggregate annotators with control accuracy ≥", "Others are left out of the labels."),
-    "review_confidence": ("Expert review under confidence", "Labels less certain than this go to the review queue."),
-}
-
-
-def settings_form(prefix: str, current: Settings) -> Settings:
-    values = {}
-    cols = st.columns(4)
-    for k, f in enumerate(fields(Settings)):
-        if f.name not in SETTING_HELP:
-            continue
-        label, help_ = SETTING_HELP[f.name]
-        col = cols[k % 4]
-        value = getattr(current, f.name)
-        if isinstance(value, float) and f.name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy",
-                                                   "review_confidence"):
-            values[f.name] = col.slider(label, 0.0, 1.0, float(value), 0.05, help=help_, key=f"{prefix}_{f.name}")
-        elif isinstance(value, float):
-            values[f.name] = col.number_input(label, 0.0, 10_000.0, float(value), help=help_, key=f"{prefix}_{f.name}")
-        else:
-            values[f.name] = int(col.number_input(label, 0, 1000, int(value), help=help_, key=f"{prefix}_{f.name}"))
-    m1, m2 = st.columns(2)
-    values["method"] = m1.radio("Aggregation", aggregator_names(), index=aggregator_names().index(current.method), horizontal=True,
-                                format_func=aggregator_title,
-                                key=f"{prefix}_method")
-    values["training"] = m2.toggle("Training round before the exam", value=current.training, key=f"{prefix}_training")
-    values["one_attempt_per_address"] = m2.toggle(
-        "One attempt per address", value=current.one_attempt_per_address, key=f"{prefix}_one_attempt",
-        help="A failed exam or a ban also holds for the address the annotator joined from, so a new name from "
-             "there is refused. Turn off when annotators share one address (a lab behind one router).")
-    return Settings(**{**asdict(current), **values})
-
 
 projects = store.projects()
 tab_names = ["Progress", "Review queue", "Results", "Settings", "New project", "Crowd import"]
@@ -99,8 +59,10 @@ if message:
 if projects:
     pid = st.selectbox("Project", list(names), index=len(names) - 1, format_func=names.get, key="org_project")
     project = store.project(pid)
+    langs_shown = ", ".join(language_name(c) for c in store.languages(project.id) if c)
     st.caption(f"Access code for annotators: **`{project.access_code}`** · tasks: "
-               f"{', '.join(spec(t).title for t in project.tasks)} · {project.status}")
+               f"{', '.join(spec(t).title for t in project.tasks)} · {project.status}"
+               + (f" · languages: {langs_shown}" if langs_shown else ""))
 tabs = dict(zip(tab_names, st.tabs(tab_names)))
 stamp = store.stamp()  # one cache key for every tab of this run
 
@@ -277,14 +239,31 @@ with tabs["Settings"]:
                 st.rerun()
             except AnnotationError as err:
                 st.error(render.md(err, None), icon=":material/error:")
-        upload = st.file_uploader("Add control items (TSV: task, text, golden, optional input and explanation)",
-                                  type=["tsv", "txt"], key="org_controls_upload")
+        project_langs = store.languages(project.id)
+        upload = st.file_uploader("Add control items (TSV: lang, task, text, golden, optional input, explanation and "
+                                  "kind)", type=["tsv", "txt"], key="org_controls_upload")
         if upload is not None and st.button("Add these control items", key="org_controls_add"):
             try:
-                n = store.add_controls(project.id, load_controls(upload.getvalue(), name=upload.name))
+                added = load_controls(upload.getvalue(), name=upload.name, languages=project_langs)
+                n = store.add_controls(project.id, [c for c in added if c.kind == "control"])
+                n += store.add_controls(project.id, [c for c in added if c.kind == "exam"], "exam")
                 st.success(f"Added {n} control items.", icon=":material/check_circle:")
             except DetoxError as err:
                 st.error(f"Nothing added. {render.md(err, None)}", icon=":material/error:")
+        ex_up = st.file_uploader("Worked examples per language (TSV; they replace the examples of the languages "
+                                 "in the file)", type=["tsv", "txt"], key="org_examples_upload", help=EXAMPLES_HELP)
+        if ex_up is not None and st.button("Use these examples", key="org_examples_add"):
+            try:
+                n = store.set_examples(project.id, load_examples(ex_up.getvalue(), name=ex_up.name,
+                                                                 languages=project_langs))
+                st.success(f"Stored {n} examples.", icon=":material/check_circle:")
+            except DetoxError as err:
+                st.error(f"Nothing stored. {render.md(err, None)}", icon=":material/error:")
+        shown = store.examples(project.id)
+        if shown:
+            with st.expander(f"{len(shown)} uploaded examples"):
+                st.dataframe(pd.DataFrame([vars(ex) for ex in shown])[["lang", "task", "input", "text", "label",
+                                                                        "explanation"]], hide_index=True)
         items = store.items(project.id)
         st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
         with st.expander("Delete this project", icon=":material/delete:"):
@@ -321,30 +300,65 @@ with tabs["New project"]:
             s1, s2 = st.columns(2)
             sample = int(s1.number_input("Inputs in the sample", 1, n_inputs, min(100, n_inputs), key="new_sample"))
             seed = int(s2.number_input("Seed", 0, 10**6, 0, key="new_seed"))
+        edition = choice.edition
+        default_lang = edition.languages[0] if edition and not edition.multilingual and len(edition.languages) == 1 else ""
+        found = submission_languages(shared_store(), systems, default_lang) if systems else []
+        langs = found
+        if len(found) > 1:
+            langs = st.multiselect("Languages", found, default=found, key="new_langs",
+                                   format_func=lambda c: f"{language_name(c)} ({c})" if c else "unmarked",
+                                   help="Judge the pairs of these languages only. Each annotator judges one of them.")
         tasks = st.multiselect("Tasks", list(TASKS), default=list(TASKS), format_func=lambda t: spec(t).title,
                                key="new_tasks")
         settings = settings_form("new_set", Settings())
         c1, c2, c3 = st.columns(3)
         n_ctrl = int(c1.number_input("Generated control items per task", 0, 2000, 40, key="new_n_ctrl",
-                                     help="From the corpus's other splits: toxic inputs vs their paraphrases, own vs "
-                                     "another input's paraphrase, corpus sentences vs corrupted copies."))
+                                     help="Per language, from the corpus's other splits: toxic inputs vs their "
+                                     "paraphrases, own vs another input's paraphrase, corpus sentences vs corrupted "
+                                     "copies."))
         n_exam = int(c2.number_input("Exam pool per task", 0, 200, 12, key="new_n_exam",
                                      help="Exam items with known answers; each annotator gets a random draw of "
                                           "'Exam items per annotator' from the pool."))
-        ctrl_upload = c3.file_uploader("Uploaded control items (optional)", type=["tsv", "txt"], key="new_ctrl_upload")
-        if st.button("Create the project", type="primary", key="new_create", disabled=not (systems and tasks)):
+        ctrl_upload = c3.file_uploader("Uploaded control items (optional)", type=["tsv", "txt"], key="new_ctrl_upload",
+                                       help="TSV: lang, task, text, golden; input for the content task; optional "
+                                            "explanation and kind (control or exam). The control questions of a "
+                                            "language the corpus does not cover.")
+        ex_upload = st.file_uploader("Worked examples per language (optional)", type=["tsv", "txt"],
+                                     key="new_examples_upload", help=EXAMPLES_HELP)
+        corpus = choice.prepared[choice.prepared["split"] != split]
+        if corpus.empty:
+            corpus = choice.prepared
+        uploaded = []
+        try:
+            uploaded = load_controls(ctrl_upload.getvalue(), name=ctrl_upload.name, languages=langs) if ctrl_upload else []
+            examples = load_examples(ex_upload.getvalue(), name=ex_upload.name, languages=langs) if ex_upload else []
+        except DetoxInputError as err:
+            st.error(f"Not read. {render.md(err, None)}", icon=":material/error:")
+            examples = None
+        if any(langs):
+            st.markdown("**Control questions per language**")
+            st.dataframe(control_coverage(corpus, langs, uploaded, default_lang), hide_index=True, column_config={
+                "lang": "Code", "language": "Language",
+                "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference, in the "
+                                                              "splits other than the one judged"),
+                "uploaded": st.column_config.NumberColumn("Uploaded", help="Control items of the uploaded file"),
+                "source": st.column_config.TextColumn("Controls from", help="Where the control questions come from")})
+        if st.button("Create the project", type="primary", key="new_create",
+                     disabled=not (systems and tasks and langs) or examples is None):
             try:
                 pairs = pairs_from_submissions(shared_store(), systems, sample=sample,
-                                               seed=seed if sample is not None else 0)
-                corpus = choice.prepared[choice.prepared["split"] != split]
-                if corpus.empty:
-                    corpus = choice.prepared
-                controls, exam = corpus_controls(corpus, tasks, per_task=n_ctrl, exam_per_task=n_exam,
-                                                 lexicon=choice.lexicon, exclude=set(pairs["input"].str.strip()))
-                if ctrl_upload is not None:
-                    controls += load_controls(ctrl_upload.getvalue(), name=ctrl_upload.name)
+                                               seed=seed if sample is not None else 0, languages=langs,
+                                               default_lang=default_lang)
+                controls, exam, plan = language_controls(
+                    corpus, tasks, langs, per_task=n_ctrl, exam_per_task=n_exam, lexicon=choice.lexicon,
+                    exclude=set(pairs["input"].str.strip()), uploaded=[c for c in uploaded if c.kind == "control"],
+                    uploaded_exam=[c for c in uploaded if c.kind == "exam"], corpus_lang=default_lang)
+                if controls_problem(plan):
+                    raise DetoxInputError(controls_problem(plan))
                 made = store.create_project(name, tasks, pairs, controls=controls, exam=exam, settings=settings,
                                             dataset=choice.source)
+                if examples:
+                    store.set_examples(made.id, [ex for ex in examples if ex.task in made.tasks])
                 st.session_state["org_pending_project"] = made.id
                 st.session_state["org_flash"] = ("success", f"Project **{render.md(made.name)}** created: {len(pairs):,} pairs, "
                                                  f"{len(controls):,} control and {len(exam):,} exam items. Access "

@@ -14,20 +14,23 @@ left out where that keeps the answer), so that looking a text up in the public c
 does not tell a control item from a system's output.
 
 Or uploaded as a TSV with the columns ``task``, ``text``, ``golden`` and optional
-``input`` (the content task's original) and ``explanation``.
+``input`` (the content task's original), ``explanation`` and ``lang`` (see
+:mod:`detox_core.annotation.uploads`): the source of control items for a language the
+corpus does not cover.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import pandas as pd
 
-from detox_core.annotation.crowd import normalise_label
 from detox_core.annotation.tasks import TASKS
-from detox_core.data import REFERENCE_COLUMNS, Source, parse_table, read_text
+from detox_core.annotation.uploads import read_rows
+from detox_core.data import REFERENCE_COLUMNS, Source
 from detox_core.errors import DetoxInputError, UnknownNameError
 from detox_core.text import WORD_RE, lexicon_hits
 
@@ -39,6 +42,8 @@ class Control:
     golden: float
     input: str = ""
     explanation: str = ""
+    lang: str = ""  # ISO code of the text's language; "" in a monolingual project
+    kind: str = "control"  # an uploaded item's use: "control" (on work pages) or "exam"
 
 
 def _trigrams(text: str) -> set[str]:
@@ -159,40 +164,29 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
     return out
 
 
-def load_controls(source: Source, *, name: str | None = None) -> list[Control]:
-    """Read uploaded control items (see the module docstring).
+def load_controls(source: Source, *, name: str | None = None,
+                  languages: Collection[str] | None = None) -> list[Control]:
+    """Read uploaded control items (columns in :mod:`detox_core.annotation.uploads`).
+
+    Args:
+        languages: the languages of the project. With more than one, every row needs a
+            ``lang`` among them; with one, an empty ``lang`` means that language; None
+            accepts any known language code or none.
 
     Raises:
-        DetoxInputError: missing columns, an unknown task, an empty text, a content
-            item without its input, or an answer that is not one of the task's labels
-            (with line and column).
+        DetoxInputError: missing columns, an unknown task or language, an empty text, a
+            content item without its input, an answer that is not one of the task's
+            labels, or a kind other than control or exam (with line and column).
     """
-    text, label = read_text(source, name)
-    table = parse_table(text, label, "\t")
-    for col in ("task", "text", "golden"):
-        if col not in table.header:
-            raise DetoxInputError(f"missing column {col!r}; the header has {', '.join(table.header)}", label, 1)
-    if not table.rows:
-        raise DetoxInputError("expected at least one control item after the header, found none", label)
-    col = {c: i for i, c in enumerate(table.header)}
+    several = languages is not None and len(set(languages) - {""}) > 1
+    single = next(iter(set(languages) - {""}), "") if languages is not None and not several else ""
     out = []
-    for rec, line in zip(table.rows, table.lines):
-        task = rec[col["task"]].strip().lower()
-        if task not in TASKS:
-            raise DetoxInputError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}", label, line, "task")
-        body = rec[col["text"]].strip()
-        if not body:
-            raise DetoxInputError("text is empty", label, line, "text")
-        src = rec[col["input"]].strip() if "input" in col else ""
-        if task == "content" and not src:
-            raise DetoxInputError("a content control needs the original sentence in 'input'", label, line, "input")
-        try:
-            golden = normalise_label(rec[col["golden"]], task)
-        except ValueError:
-            golden = None
-        allowed = (0.0, 0.5, 1.0) if task == "fluency" else (0.0, 1.0)
-        if golden is None or golden not in allowed:
-            raise DetoxInputError(f"{rec[col['golden']]!r} is not an answer of the {task} task", label, line, "golden")
-        expl = rec[col["explanation"]].strip() if "explanation" in col else ""
-        out.append(Control(task, body, golden, src, expl))
+    for row in read_rows(source, name, ("task", "text", "golden"), "control item"):
+        lang = row.lang(languages, required=several) or single
+        task = row.task()
+        kind = row.get("kind").lower() or "control"
+        if kind not in ("control", "exam"):
+            raise row.fail(f"unknown kind {kind!r}; expected control or exam (empty: control)", "kind")
+        out.append(Control(task, row.text(), row.answer(task, "golden"), row.content_input(task),
+                           row.get("explanation"), lang, kind))
     return out

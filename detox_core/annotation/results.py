@@ -95,13 +95,16 @@ def humaneval_table(store: AnnotationStore, project: Project, results: dict[str,
     """Human judgements per judged pair, in the ``humaneval_textdetox_ru`` schema.
 
     Axes of tasks the project does not ask are NaN; with ``complete_only`` rows are
-    kept only when every asked axis has a label.
+    kept only when every asked axis has a label. A project of marked languages also has
+    a ``lang`` column.
     """
     pairs = store.pairs(project.id)
     label = {task: {(r.input, r.text): r.label for r in res.items.itertuples(index=False)}
              for task, res in results.items()}
     out = pd.DataFrame({"toxic_sentence": pairs["input"], "neutral_sentence": pairs["output"],
                         "participant_name": pairs["system"], "idx": pairs["idx"]})
+    if pairs["lang"].astype(bool).any():  # a multilingual project: each pair's language
+        out["lang"] = pairs["lang"]
     keys_out = list(zip([""] * len(pairs), pairs["output"]))
     nan = float("nan")
     sta, sim, fl = (HUMAN_AXES[k] for k in MODEL_AXES)  # the judgement columns: non-toxicity, content, fluency

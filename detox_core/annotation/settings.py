@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 
 from detox_core.annotation.aggregation import AGGREGATORS, DEFAULT_AGGREGATOR, describe_aggregators
+from detox_core.annotation.instructions import DEFAULT_UI, UI_LANGUAGES
 from detox_core.errors import AnnotationError
 
 
@@ -32,6 +33,9 @@ class Settings:
     review_confidence: float = 0.9
     method: str = DEFAULT_AGGREGATOR
     training: bool = True
+    # The language of the instructions, questions and answers annotators read first
+    # (each annotator can switch); see detox_core.annotation.instructions.UI_LANGUAGES.
+    ui_language: str = DEFAULT_UI
 
     @classmethod
     def from_json(cls, text: str) -> "Settings":
@@ -49,6 +53,8 @@ class Settings:
             raise AnnotationError("items per page must be at least 1")
         if not 0 <= self.controls_per_page < self.page_size:
             raise AnnotationError("control items per page must be fewer than the items per page")
+        if self.ui_language not in UI_LANGUAGES:
+            raise AnnotationError(f"the instructions' language is one of {', '.join(UI_LANGUAGES)}")
         if self.method not in AGGREGATORS:
             raise AnnotationError(f"the aggregation method is {describe_aggregators()}")
         for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):

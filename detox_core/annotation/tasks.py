@@ -27,6 +27,8 @@ class Example:
     label: float
     explanation: str
     input: str = ""  # the toxic input, for the content task
+    lang: str = ""  # the language of the texts ("" for the built-in Russian ones of a monolingual project)
+    task: str = ""  # set on uploaded examples; built-in ones belong to their spec
 
 
 @dataclass(frozen=True)
@@ -143,16 +145,18 @@ def spec(task: str) -> TaskSpec:
     return SPECS[task]
 
 
-def item_keys(pairs, tasks: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(task, input, text) of the items that judge ``pairs``: toxicity of the output,
-    content of input and output, fluency of the input and of the output."""
+def item_keys(pairs, tasks: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(task, input, text, lang) of the items that judge ``pairs``: toxicity of the
+    output, content of input and output, fluency of the input and of the output. The
+    language is the pairs' ``lang`` column ("" without one)."""
     keys = []
-    for p in pairs.itertuples(index=False):
+    langs = pairs["lang"].fillna("").astype(str) if "lang" in pairs.columns else [""] * len(pairs)
+    for p, lang in zip(pairs.itertuples(index=False), langs):
         inp, out = str(p.input), str(p.output)
         if "toxicity" in tasks:
-            keys.append(("toxicity", "", out))
+            keys.append(("toxicity", "", out, lang))
         if "content" in tasks:
-            keys.append(("content", inp, out))
+            keys.append(("content", inp, out, lang))
         if "fluency" in tasks:
-            keys += [("fluency", "", inp), ("fluency", "", out)]
+            keys += [("fluency", "", inp, lang), ("fluency", "", out, lang)]
     return keys

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from datetime import datetime, timedelta
 
 import pandas as pd
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from detox_core.annotation.controls import Control
 from detox_core.annotation.results import Progress, aggregate_project, finish_text, humaneval_table, progress
@@ -31,32 +30,6 @@ def controls(task: str, n: int) -> list[Control]:
                     explanation="known") for i in range(n)]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path) -> str:
-    """The same tests on SQLite and, when ``DETOX_TEST_POSTGRES_URL`` names a database
-    the tests may empty (``.ci/run`` starts one), on PostgreSQL."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'ann.sqlite'}"
-    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
-    if not url:
-        if os.environ.get("CI") and os.environ.get("DETOX_REQUIRE_POSTGRES"):
-            pytest.fail("DETOX_TEST_POSTGRES_URL is not set")
-        pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
-    engine = create_engine(url)
-    with engine.begin() as conn:  # start from an empty schema
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-    return url
-
-
-@pytest.fixture()
-def store(db_url) -> AnnotationStore:
-    s = AnnotationStore(db_url)
-    yield s
-    s.engine.dispose()
-
-
 def active(store: AnnotationStore, code: str, name: str) -> int:
     ann = store.join(code, name)
     return store.admit(ann.id).id
@@ -76,7 +49,7 @@ def test_page_mixes_controls_and_hides_answers(store):
     kinds = store.items(p.id).set_index("item")["kind"]
     assert sorted(kinds[[i.id for i in page.items]]) == ["control", "control", "real", "real", "real", "real"]
     # What the annotator gets carries no kind, golden or other answers.
-    assert set(vars(page.items[0])) == {"id", "task", "text", "input"}
+    assert set(vars(page.items[0])) == {"id", "task", "text", "input", "lang"}
     # The same open page comes back until it is submitted.
     assert store.next_page(a, "toxicity", now=T0).assignment_id == page.assignment_id
 

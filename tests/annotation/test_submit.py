@@ -7,13 +7,13 @@ import pytest
 from detox_core.errors import AnnotationError
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.annotation.submit import page_answers
-from tests.annotation.test_store import T0, controls, db_url, make_pairs  # noqa: F401 - db_url is a fixture
+from tests.annotation.test_store import T0, controls, make_pairs
 
 SETTINGS = Settings(page_size=5, controls_per_page=2, overlap=2, min_page_seconds=0, training=False)
 
 
 @pytest.fixture
-def two(db_url):  # noqa: F811 - the imported fixture
+def two(db_url):
     store = AnnotationStore(db_url)
     project = store.create_project("p", ["toxicity"], make_pairs(10), controls=controls("toxicity", 6),
                                    settings=SETTINGS)

@@ -153,10 +153,13 @@ def test_low_control_accuracy_bans(store):
     assert "no longer accepted" in again.error[0].value and not again.get("bidi_component")
 
 
-def test_a_name_cannot_be_taken_over_without_its_password(store):
+def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     from detox_core.ui.auth import login_throttle
 
     login_throttle.clear()
+    # A frozen clock: the one-second wait after a wrong password must not pass while a slow
+    # machine runs the next join.
+    monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
     p = store.create_project("own", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
     first = join(p.access_code, "Zoya", "zoyas-own-password")

@@ -111,3 +111,38 @@ def test_pages_in_a_row_are_each_stored(server, browser, db_url):
     answers = store.answers(project.id)
     assert sorted(answers["label"].tolist()) == sorted([1.0, 0.0, 1.0] * 3)
     page.close()
+
+
+ARABIC = ["أنت لا تفهم هذا الأمر", "من فضلك توقف، لا أحد يريد رأيك", "هذا <b>القرار</b> غير موفق"]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_an_arabic_item_runs_right_to_left_on_a_page_of_its_language(server, browser, db_url, width):
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(5), "lang": ["ar"] * 3 + ["de"] * 2,
+                          "input": [f"{t} !" for t in ARABIC] + ["du Idiot", "halt die Klappe"],
+                          "output": ARABIC + ["du irrst dich", "sei bitte still"]})
+    project = store.create_project(f"arabic-{width}", ["toxicity"], pairs,
+                                   settings=Settings(page_size=5, controls_per_page=0, min_page_seconds=0,
+                                                     training=False))
+    page = browser.new_page(viewport={"width": width, "height": 1000})
+    page.goto(f"{server}/annotate")
+    wait_idle(page)
+    page.get_by_label("Access code").fill(project.access_code)
+    page.get_by_label("Your name").fill(f"Layla {width}")
+    page.get_by_label("Your password", exact=True).fill("a-password-of-mine")
+    page.get_by_role("button", name="Join").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Judge texts in this language").click()  # Arabic comes first
+    page.locator(".ap-item").first.wait_for(timeout=60_000)
+    no_exception(page)
+    texts = page.locator(".ap-text")
+    assert sorted(texts.all_inner_texts()) == sorted(ARABIC)  # only Arabic, the markup as text
+    assert page.locator(".ap-item b").count() == 0
+    assert {texts.nth(k).evaluate("e => getComputedStyle(e).direction") for k in range(3)} == {"rtl"}
+    assert {texts.nth(k).get_attribute("lang") for k in range(3)} == {"ar"}
+    assert page.locator(".ap-lang").inner_text() == "Arabic texts"
+    assert not cut_off_controls(page)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"annotate_arabic_{width}.png"), full_page=True)
+    page.close()

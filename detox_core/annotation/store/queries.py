@@ -15,7 +15,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentRow, ItemRow, PairRow, ProjectRow
-from detox_core.annotation.store.rows import AssignmentItemRow
+from detox_core.annotation.store.rows import AssignmentItemRow, ExampleRow
+from detox_core.annotation.tasks import Example
 from detox_core.annotation.store.views import Annotator, ItemView, Page, Project, annotator_view, project_view
 from detox_core.annotation.quality import control_accuracy
 from detox_core.errors import AnnotationError
@@ -55,6 +56,12 @@ def item_usage(project_id: int, task: str):
     both = union_all(answered, reserved).subquery()
     return select(both.c.item_id, func.count().label("n")).group_by(both.c.item_id).subquery()
 
+def project_languages(s: Session, project_id: int) -> list[str]:
+    """The languages of a project's real items, sorted ("" for items without one)."""
+    return sorted(set(s.scalars(select(func.coalesce(ItemRow.lang, "")).where(
+        ItemRow.project_id == project_id, ItemRow.kind == "real").distinct())))
+
+
 def control_answers(s: Session, annotator_id: int) -> tuple[int, float | None]:
     rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
                      .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
@@ -64,7 +71,7 @@ def page_view(s: Session, asg: AssignmentRow) -> Page:
     rows = s.execute(select(ItemRow).join(AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id)
                      .where(AssignmentItemRow.assignment_id == asg.id)
                      .order_by(AssignmentItemRow.position)).scalars().all()
-    return Page(asg.id, asg.task, asg.kind, tuple(ItemView(r.id, r.task, r.text, r.input) for r in rows),
+    return Page(asg.id, asg.task, asg.kind, tuple(ItemView(r.id, r.task, r.text, r.input, r.lang or "") for r in rows),
                 asg.created_at.replace(tzinfo=timezone.utc))
 
 # ------------------------------------------------------------------ organizer views
@@ -82,6 +89,21 @@ class StoreQueries:
     def project(self, project_id: int) -> Project:
         with Session(self.engine) as s:
             return project_view(get_row(s, ProjectRow, project_id, "project"))
+
+    def languages(self, project_id: int) -> list[str]:
+        """The languages of the project's items (ISO codes, sorted; ``[""]`` for a
+        project made without languages)."""
+        with Session(self.engine) as s:
+            return project_languages(s, project_id)
+
+    def examples(self, project_id: int, lang: str | None = None) -> list[Example]:
+        """The worked examples uploaded for the project (of ``lang`` only, when given)."""
+        q = select(ExampleRow).where(ExampleRow.project_id == project_id)
+        if lang is not None:
+            q = q.where(ExampleRow.lang == lang)
+        with Session(self.engine) as s:
+            return [Example(r.text, r.label, r.explanation, input=r.input, lang=r.lang, task=r.task)
+                    for r in s.scalars(q.order_by(ExampleRow.id))]
 
     def raw_answers(self, project_id: int) -> pd.DataFrame:
         """Every answer with its item's texts, for analysis elsewhere: ``annotator``,
@@ -129,21 +151,24 @@ class StoreQueries:
 
     def items(self, project_id: int, kind: str | None = None) -> pd.DataFrame:
         q = select(ItemRow.id, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text, ItemRow.golden,
-                   ItemRow.expert_label, ItemRow.expert_name).where(ItemRow.project_id == project_id)
+                   ItemRow.expert_label, ItemRow.expert_name, func.coalesce(ItemRow.lang, "")
+                   ).where(ItemRow.project_id == project_id)
         if kind:
             q = q.where(ItemRow.kind == kind)
         with Session(self.engine) as s:
             frame = pd.DataFrame(s.execute(q.order_by(ItemRow.id)).all(),
-                                 columns=["item", "task", "kind", "input", "text", "golden", "expert_label", "expert_name"])
+                                 columns=["item", "task", "kind", "input", "text", "golden", "expert_label", "expert_name",
+                                          "lang"])
         for c in ("golden", "expert_label"):
             frame[c] = frame[c].astype(float)
         return frame
 
     def pairs(self, project_id: int) -> pd.DataFrame:
         with Session(self.engine) as s:
-            rows = s.execute(select(PairRow.system, PairRow.idx, PairRow.input, PairRow.output)
+            rows = s.execute(select(PairRow.system, PairRow.idx, PairRow.input, PairRow.output,
+                                    func.coalesce(PairRow.lang, ""))
                              .where(PairRow.project_id == project_id).order_by(PairRow.id)).all()
-        return pd.DataFrame(rows, columns=["system", "idx", "input", "output"])
+        return pd.DataFrame(rows, columns=["system", "idx", "input", "output", "lang"])
 
     def annotators(self, project_id: int) -> pd.DataFrame:
         with Session(self.engine) as s:

@@ -46,6 +46,9 @@ class PairRow(Base):
     idx: Mapped[int] = mapped_column(Integer)
     input: Mapped[str] = mapped_column(Text)
     output: Mapped[str] = mapped_column(Text)
+    # ISO code of the pair's language; "" (or NULL, in databases made before languages)
+    # for a monolingual project.
+    lang: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class ItemRow(Base):
@@ -63,6 +66,7 @@ class ItemRow(Base):
     expert_label: Mapped[float | None] = mapped_column(Float, nullable=True)
     expert_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
     expert_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    lang: Mapped[str | None] = mapped_column(String(16), nullable=True)  # as PairRow.lang
 
 
 class AnnotatorRow(Base):
@@ -83,6 +87,24 @@ class AnnotatorRow(Base):
     # Hash of the address the annotator joined from: a failed or banned person cannot
     # start again under a new name from there (Settings.one_attempt_per_address).
     client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    # The language whose items the annotator judges (chosen once, in a project of several
+    # languages); NULL: every language of the project (a monolingual one, older data).
+    lang: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class ExampleRow(Base):
+    """A worked example the organizer uploaded for one language of a project."""
+
+    __tablename__ = "ann_examples"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    lang: Mapped[str] = mapped_column(String(16))
+    task: Mapped[str] = mapped_column(String(20))
+    input: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text)
+    label: Mapped[float] = mapped_column(Float)
+    explanation: Mapped[str] = mapped_column(Text, default="")
 
 
 class AssignmentRow(Base):

@@ -23,7 +23,6 @@ pages are refused; the earlier answers stay stored and are left out of aggregati
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import secrets
@@ -37,46 +36,43 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.controls import Control
-from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
 from detox_core.annotation.quality import (
     check_complete,
     check_label,
-    draw_exam,
-    exam_passed,
     page_ban_reason,
     require_active,
     skip_ban_reason,
 )
-from detox_core.annotation.store.queries import StoreQueries, control_answers, get_row, has_exam, item_usage, page_view
+from detox_core.annotation.store.queries import StoreQueries, control_answers, get_row, item_usage, page_view
+from detox_core.annotation.store.people import AnnotatorActions
 from detox_core.annotation.store.rows import (
     AnnotatorRow,
     AnswerRow,
     AssignmentItemRow,
     AssignmentRow,
     Base,
+    ExampleRow,
     ItemRow,
     PairRow,
     ProjectRow,
 )
 from detox_core.annotation.store.views import (
-    Annotator,
-    ExamResult,
     Page,
     PageResult,
     Project,
     Settings,
-    annotator_view,
     naive,
     project_view,
     utc_now,
 )
-from detox_core.annotation.tasks import TASKS, item_keys, spec
+from detox_core.annotation.tasks import TASKS, Example, item_keys
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
 from detox_core.errors import AnnotationError
+from detox_core.vocab import language_name
 
 
 @guard_public_methods("use the annotation database")
-class AnnotationStore(StoreQueries):
+class AnnotationStore(AnnotatorActions, StoreQueries):
     """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
 
     def __init__(self, url: str | None = None) -> None:
@@ -95,7 +91,8 @@ class AnnotationStore(StoreQueries):
                        controls: Sequence[Control] = (), exam: Sequence[Control] = (),
                        settings: Settings | None = None, dataset: str = "", access_code: str | None = None) -> Project:
         """Create a project judging ``pairs`` (columns ``system``, ``idx``, ``input``,
-        ``output``) on ``tasks``, with control and exam items.
+        ``output`` and optional ``lang``, the ISO code of each pair's language) on
+        ``tasks``, with control and exam items (each of its ``lang``).
 
         Raises:
             AnnotationError: empty name or pairs, a name or code in use, unknown task,
@@ -129,14 +126,16 @@ class AnnotationStore(StoreQueries):
                              settings=settings.to_json(), status="open", created_at=utc_now())
             s.add(row)
             s.flush()
+            langs = pairs["lang"].fillna("").astype(str) if "lang" in pairs.columns else [""] * len(pairs)
             s.add_all(PairRow(project_id=row.id, system=str(p.system), idx=int(p.idx), input=str(p.input),
-                              output=str(p.output)) for p in pairs.itertuples(index=False))
-            seen: set[tuple[str, str, str]] = set()
+                              output=str(p.output), lang=lang) for p, lang in zip(pairs.itertuples(index=False), langs))
+            seen: set[tuple[str, str, str, str]] = set()
             items = []
             for key in item_keys(pairs, tasks):
                 if key not in seen:
                     seen.add(key)
-                    items.append(ItemRow(project_id=row.id, task=key[0], kind="real", input=key[1], text=key[2]))
+                    items.append(ItemRow(project_id=row.id, task=key[0], kind="real", input=key[1], text=key[2],
+                                         lang=key[3]))
             items += _control_rows(row.id, controls, "control") + _control_rows(row.id, exam, "exam")
             s.add_all(items)
             s.flush()
@@ -159,9 +158,31 @@ class AnnotationStore(StoreQueries):
             get_row(s, ProjectRow, project_id, "project")
             s.execute(delete(AnswerRow).where(AnswerRow.item_id.in_(items)))
             s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(pages)))
-            for table in (AssignmentRow, AnnotatorRow, ItemRow, PairRow):
+            for table in (AssignmentRow, AnnotatorRow, ItemRow, PairRow, ExampleRow):
                 s.execute(delete(table).where(table.project_id == project_id))
             s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
+
+    def set_examples(self, project_id: int, examples: Sequence[Example]) -> int:
+        """Store uploaded worked examples: they replace the project's earlier examples of
+        the same languages (other languages keep theirs). Returns how many were stored.
+
+        Raises:
+            AnnotationError: an example of a task the project does not ask, or of a
+                language it does not judge.
+        """
+        project = self.project(project_id)
+        languages = set(self.languages(project_id))
+        for ex in examples:
+            if ex.task not in project.tasks:
+                raise AnnotationError(f"an example of the {ex.task} task, which the project does not ask")
+            if ex.lang not in languages:
+                raise AnnotationError(f"an example in {language_name(ex.lang)}, which the project does not judge")
+        with self._lock, self._write() as s, s.begin():
+            s.execute(delete(ExampleRow).where(ExampleRow.project_id == project_id,
+                                               ExampleRow.lang.in_({ex.lang for ex in examples})))
+            s.add_all(ExampleRow(project_id=project_id, lang=ex.lang, task=ex.task, input=ex.input, text=ex.text,
+                                 label=ex.label, explanation=ex.explanation) for ex in examples)
+        return len(examples)
 
     def add_controls(self, project_id: int, controls: Sequence[Control], kind: str = "control") -> int:
         _check_control_tasks(controls, self.project(project_id).tasks)
@@ -169,133 +190,12 @@ class AnnotationStore(StoreQueries):
             s.add_all(_control_rows(project_id, controls, kind))
         return len(controls)
 
-    # ------------------------------------------------------------------ annotators
-
-    def join(self, access_code: str, name: str, secret: str | None = None, client: str | None = None) -> Annotator:
-        """Join the project of ``access_code`` as ``name``, or come back as ``name``.
-
-        Args:
-            secret: the annotator's own password. Chosen on joining (at least
-                :data:`MIN_SECRET_CHARS` characters) and asked again on every return, so
-                that knowing the access code and a name is not enough to act as someone.
-                ``None`` only for annotators who have none (library use, older data).
-            client: where the person joins from (an address); with the project's
-                ``one_attempt_per_address``, a new name from an address whose earlier
-                annotator failed the exam or was banned is refused.
-
-        Raises:
-            AnnotationError: a wrong or missing password, a bad name or access code.
-        """
-        name = " ".join(name.split())
-        if not name:
-            raise AnnotationError("enter your name")
-        if len(name) > 200:
-            raise AnnotationError("the name is longer than 200 characters")
-        if any(ord(c) < 32 or c == "\x7f" for c in name):
-            raise AnnotationError("the name has a control character (such as NUL): type it again")
-        with self._lock, self._write() as s, s.begin():
-            project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
-            if project is None:
-                raise AnnotationError("no project has this access code")
-            row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project.id,
-                                                       AnnotatorRow.name == name)).first()
-            if secret is not None and len(secret) < MIN_SECRET_CHARS:
-                raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
-            client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
-            if row is None:
-                if project.status != "open":
-                    raise AnnotationError("this project is closed")
-                settings = Settings.from_json(project.settings)
-                if client_hash and settings.one_attempt_per_address and s.scalar(
-                        select(func.count()).select_from(AnnotatorRow).where(
-                            AnnotatorRow.project_id == project.id, AnnotatorRow.client == client_hash,
-                            AnnotatorRow.status.in_(("failed", "banned")))):
-                    raise AnnotationError("an earlier attempt from your connection was not admitted or was stopped "
-                                          "in this project; if that was someone else, ask the organizer")
-                status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
-                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
-                                   secret_hash=hash_secret(secret) if secret is not None else None,
-                                   client=client_hash)
-                s.add(row)
-                s.flush()
-            elif row.secret_hash is not None:
-                if secret is None or not check_secret(secret, row.secret_hash):
-                    raise AnnotationError("this name is taken in this project and the password does not match: "
-                                          "type your own password, or join under another name")
-            elif secret is not None:
-                row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
-            return annotator_view(row)
-
-    def finish_training(self, annotator_id: int) -> Annotator:
-        """Training done: on to the exam (or straight to work when the project has none)."""
-        with self._lock, self._write() as s, s.begin():
-            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
-            if row.status == "training":
-                row.status = "exam" if has_exam(s, row.project_id) else "active"
-            return annotator_view(row)
-
-    def admit(self, annotator_id: int) -> Annotator:
-        """Admit an annotator without training and exam (for imports and tests)."""
-        with self._lock, self._write() as s, s.begin():
-            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
-            if row.status in ("training", "exam"):
-                row.status = "active"
-            return annotator_view(row)
-
-    def exam(self, annotator_id: int) -> Page:
-        """The exam page (all exam items, in a random order), the same on every call."""
-        with self._lock, self._write() as s, s.begin():
-            ann = get_row(s, AnnotatorRow, annotator_id, "annotator")
-            if ann.status != "exam":
-                raise AnnotationError(f"the exam is not open to you (status: {ann.status})")
-            asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
-                                                        AssignmentRow.kind == "exam")).first()
-            if asg is None:
-                pool = list(s.execute(select(ItemRow.id, ItemRow.task).where(ItemRow.project_id == ann.project_id,
-                                                                            ItemRow.kind == "exam")))
-                size = Settings.from_json(s.get(ProjectRow, ann.project_id).settings).exam_size
-                ids = draw_exam(pool, size, random.Random())
-                asg = AssignmentRow(project_id=ann.project_id, annotator_id=annotator_id, task="mixed", kind="exam",
-                                    status="open", created_at=utc_now())
-                s.add(asg)
-                s.flush()
-                s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
-                          for p, i in enumerate(ids))
-            return page_view(s, asg)
-
-    def submit_exam(self, annotator_id: int, answers: Mapping[int, float], now: datetime | None = None) -> ExamResult:
-        """Grade the exam: admitted (``active``) at the project's pass mark, else ``failed``."""
-        page = self.exam(annotator_id)
-        now = naive(now)
-        with self._lock, self._write() as s, s.begin():
-            ann = s.get(AnnotatorRow, annotator_id)
-            settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
-            asg = s.get(AssignmentRow, page.assignment_id)
-            items = {i.id: s.get(ItemRow, i.id) for i in page.items}
-            check_complete(items, answers)
-            correct, mistakes = 0, []
-            for item_id, item in items.items():
-                label = check_label(item.task, answers[item_id])
-                s.add(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=item_id, label=label,
-                                seconds=(now - asg.created_at).total_seconds() / len(items), created_at=now))
-                if label == item.golden:
-                    correct += 1
-                else:
-                    mistakes.append({"task": item.task, "input": item.input, "text": item.text,
-                                     "answer": spec(item.task).answer_text(label),
-                                     "expected": spec(item.task).answer_text(item.golden),
-                                     "explanation": item.explanation})
-            score, passed = exam_passed(correct, len(items), settings)
-            asg.status, asg.closed_at = "submitted", now
-            ann.exam_score = score
-            ann.status = "active" if passed else "failed"
-            return ExamResult(score, correct, len(items), passed, tuple(mistakes))
-
     # ------------------------------------------------------------------ work pages
 
     def next_page(self, annotator_id: int, task: str, now: datetime | None = None) -> Page | None:
         """The annotator's open page of ``task``, or a new one; None when no item is left
-        for them. Control items are placed at random positions among the real ones.
+        for them. Control items are placed at random positions among the real ones. An
+        annotator who chose a language gets items (and control items) of it only.
 
         Raises:
             AnnotationError: the annotator is not admitted, is banned, or the project
@@ -316,6 +216,8 @@ class AnnotationStore(StoreQueries):
             if open_page is not None:
                 return page_view(s, open_page)
             n_real = max(1, settings.page_size - settings.controls_per_page)
+            # One language per page: the annotator's (all of them while none is chosen).
+            in_lang = [] if ann.lang is None else [func.coalesce(ItemRow.lang, "") == ann.lang]
             usage = item_usage(project.id, task)
             used = func.coalesce(usage.c.n, 0)
             unseen = ~select(AssignmentItemRow.item_id).where(
@@ -324,13 +226,13 @@ class AnnotationStore(StoreQueries):
             chosen = list(s.scalars(
                 select(ItemRow.id).outerjoin(usage, usage.c.item_id == ItemRow.id)
                 .where(ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
-                       used < settings.overlap, unseen)
+                       used < settings.overlap, unseen, *in_lang)
                 .order_by(used.desc(), func.random()).limit(n_real)))
             if not chosen:
                 return None
             chosen += s.scalars(
                 select(ItemRow.id).where(ItemRow.project_id == project.id, ItemRow.task == task,
-                                         ItemRow.kind == "control", unseen)
+                                         ItemRow.kind == "control", unseen, *in_lang)
                 .order_by(func.random()).limit(settings.controls_per_page))
             random.shuffle(chosen)
             asg = AssignmentRow(project_id=project.id, annotator_id=annotator_id, task=task, kind="work",
@@ -434,4 +336,4 @@ def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> N
 
 def _control_rows(project_id: int, controls: Sequence[Control], kind: str) -> list[ItemRow]:
     return [ItemRow(project_id=project_id, task=c.task, kind=kind, text=c.text, input=c.input, golden=c.golden,
-                    explanation=c.explanation) for c in controls]
+                    explanation=c.explanation, lang=c.lang) for c in controls]

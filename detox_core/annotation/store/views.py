@@ -35,6 +35,7 @@ class Annotator:
     status: str
     exam_score: float | None
     ban_reason: str | None
+    lang: str | None = None  # the language the annotator judges; None: not chosen (every language)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class ItemView:
     task: str
     text: str
     input: str = ""
+    lang: str = ""  # ISO code of the texts' language ("" when the project has none)
 
 
 @dataclass(frozen=True)
@@ -92,4 +94,4 @@ def project_view(row: ProjectRow) -> Project:
 
 
 def annotator_view(row: AnnotatorRow) -> Annotator:
-    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason)
+    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason, row.lang)

@@ -20,8 +20,10 @@ from typing import Any
 import streamlit as st
 
 from detox_core.annotation.store import Page
+from detox_core.annotation.instructions import DEFAULT_UI
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.ui.annotation import item_parts
+from detox_core.vocab import language_name
 
 _CSS = """
 :host { display: block; }
@@ -36,7 +38,9 @@ _CSS = """
 .ap-item.answered .ap-num::after { content: " ✓"; color: #2e7d5b; }
 .ap-num { font-weight: 700; }
 .ap-label { color: #5b6b63; font-size: .8rem; }
-.ap-text { font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; margin-bottom: .15rem; }
+.ap-text { font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; margin-bottom: .15rem;
+           unicode-bidi: plaintext; text-align: start; }
+.ap-lang { color: #1d2521; background: #eef6f1; border-radius: .4rem; padding: .05rem .45rem; font-size: .85rem; }
 .ap-text.strong { font-weight: 600; }
 .ap-opts { display: flex; flex-wrap: wrap; gap: .35rem; justify-content: flex-end; }
 .ap-opt { border: 1px solid rgba(49, 51, 63, .3); background: #fff; border-radius: .5rem; padding: .3rem .7rem;
@@ -58,6 +62,7 @@ _CSS = """
 _JS = """
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
+  parentElement.querySelectorAll(".ap").forEach((e) => e.remove());  // drawn again: one page, never two
   const root = document.createElement("div");
   root.className = "ap";
   parentElement.appendChild(root);
@@ -74,6 +79,7 @@ export default function (component) {
   };
   const head = el("div", "ap-head");
   head.append(el("span", "ap-q", data.question));
+  if (data.language) head.append(el("span", "ap-lang", data.language));
   const count = el("span", "ap-count");
   head.append(count);
   root.append(head);
@@ -86,7 +92,10 @@ export default function (component) {
     const body = el("div");
     for (const part of item) {
       body.append(el("div", "ap-label", part.label));
-      body.append(el("div", "ap-text" + (part.strong ? " strong" : ""), part.text));
+      const t = el("div", "ap-text" + (part.strong ? " strong" : ""), part.text);
+      t.dir = "auto";  // Arabic and Hebrew texts run right to left
+      if (part.lang) t.lang = part.lang;
+      body.append(t);
     }
     row.append(body);
     const opts = el("div", "ap-opts");
@@ -104,9 +113,10 @@ export default function (component) {
   });
 
   const bar = el("div", "ap-bar");
-  const submitBtn = el("button", "ap-btn primary", "Submit page (Enter)");
+  const words = data.words;
+  const submitBtn = el("button", "ap-btn primary", words.submit);
   submitBtn.type = "button";
-  const skipBtn = el("button", "ap-btn", "Skip page (S)");
+  const skipBtn = el("button", "ap-btn", words.skip);
   skipBtn.type = "button";
   const msg = el("span", "ap-msg");
   msg.setAttribute("role", "status");
@@ -130,7 +140,7 @@ export default function (component) {
       });
     });
     const done = answers.filter((a) => a !== null).length;
-    count.textContent = "item " + (current + 1) + " of " + n + " · " + done + " answered";
+    count.textContent = words.count.replace("{k}", current + 1).replace("{n}", n).replace("{done}", done);
   }
   function answer(k, value, byMouse) {
     if (sent) return;
@@ -145,7 +155,7 @@ export default function (component) {
     if (action === "submit") {
       const missing = answers.map((a, k) => (a === null ? k + 1 : null)).filter((x) => x !== null);
       if (missing.length) {
-        msg.textContent = "Items " + missing.join(", ") + " have no answer yet.";
+        msg.textContent = words.missing.replace("{items}", missing.join(", "));
         current = missing[0] - 1;
         draw();
         rows[current].scrollIntoView({ block: "nearest" });
@@ -154,7 +164,7 @@ export default function (component) {
     }
     sent = true;
     submitBtn.disabled = skipBtn.disabled = true;
-    msg.textContent = action === "submit" ? "Saving…" : "Skipping…";
+    msg.textContent = action === "submit" ? words.saving : words.skipping;
     setTriggerValue("sent", { page: data.page, action: action, answers: answers });
   }
   submitBtn.addEventListener("click", () => send("submit"));
@@ -184,22 +194,41 @@ export default function (component) {
 _COMPONENT = st.components.v2.component("detox_annotate_page", css=_CSS, js=_JS)
 
 
-def page_data(page: Page, spec: TaskSpec) -> dict[str, Any]:
-    """What the browser gets of a page: texts by position, the question and the answers."""
-    keys_help = ("Keys: " + ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
-                 + " (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · S skips it. "
-                 "Click an item to mark it, or click an answer.")
+#: The page's own words in each UI language ({...} are filled in by the script).
+WORDS: dict[str, dict[str, str]] = {
+    "en": {"submit": "Submit page (Enter)", "skip": "Skip page (S)", "missing": "Items {items} have no answer yet.",
+           "saving": "Saving…", "skipping": "Skipping…", "count": "item {k} of {n} · {done} answered",
+           "keys": "Keys: {keys} (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · "
+                   "S skips it. Click an item to mark it, or click an answer.",
+           "language": "{name} texts"},
+    "ru": {"submit": "Отправить страницу (Enter)", "skip": "Пропустить страницу (S)",
+           "missing": "Нет ответа на пункты {items}.", "saving": "Сохраняем…", "skipping": "Пропускаем…",
+           "count": "пункт {k} из {n} · отвечено {done}",
+           "keys": "Клавиши: {keys} (ответ на отмеченный пункт и переход дальше) · ↑/↓ перемещение · Enter "
+                   "отправляет страницу · S пропускает её. Щёлкните пункт, чтобы отметить его, или щёлкните ответ.",
+           "language": "Язык текстов: {name}"},
+}
+
+
+def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI) -> dict[str, Any]:
+    """What the browser gets of a page: texts by position (with their language), the
+    question and the answers, and the page's words in UI language ``ui``."""
+    words = WORDS[ui]
+    keys = ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
+    langs = sorted({item.lang for item in page.items} - {""})
     return {
         "page": page.assignment_id,
         "question": spec.question,
+        "language": words["language"].format(name=", ".join(language_name(x) for x in langs)) if langs else "",
         "options": [{"key": key, "value": value, "text": label}
                     for key, (value, label) in zip(spec.keys, spec.options)],
-        "items": [item_parts(item, spec) for item in page.items],
-        "keys_help": keys_help,
+        "items": [item_parts(item, spec, ui=ui) for item in page.items],
+        "keys_help": words["keys"].format(keys=keys),
+        "words": {k: v for k, v in words.items() if k not in ("keys", "language")},
     }
 
 
-def annotate_page(page: Page, spec: TaskSpec, key: str) -> dict[str, Any] | None:
+def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI) -> dict[str, Any] | None:
     """Draw the page; returns the message the browser sent on submit or skip (once), else None."""
-    result = _COMPONENT(data=page_data(page, spec), key=key, on_sent_change=lambda: None)
+    result = _COMPONENT(data=page_data(page, spec, ui), key=key, on_sent_change=lambda: None)
     return result.sent

@@ -1,0 +1,178 @@
+"""The annotators' side of the annotation store: joining, the language an annotator
+judges, training and the exam. Mixed into :class:`~detox_core.annotation.store.AnnotationStore`
+(which provides ``_lock`` and ``_write``)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
+from detox_core.annotation.quality import check_complete, check_label, draw_exam, exam_passed
+from detox_core.annotation.store.queries import get_row, has_exam, page_view, project_languages
+from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentItemRow, AssignmentRow, ItemRow, ProjectRow
+from detox_core.annotation.store.views import Annotator, ExamResult, Page, Settings, annotator_view, naive, utc_now
+from detox_core.annotation.tasks import spec
+from detox_core.db import guard_public_methods
+from detox_core.errors import AnnotationError
+from detox_core.vocab import language_name
+
+
+@guard_public_methods("use the annotation database")
+class AnnotatorActions:
+    """Joining, choosing a language, training and the exam."""
+
+    _lock: threading.Lock
+
+    _write: Callable[[], Session]  # provided by the store
+
+    # ------------------------------------------------------------------ annotators
+
+    def join(self, access_code: str, name: str, secret: str | None = None, client: str | None = None) -> Annotator:
+        """Join the project of ``access_code`` as ``name``, or come back as ``name``.
+
+        Args:
+            secret: the annotator's own password. Chosen on joining (at least
+                :data:`MIN_SECRET_CHARS` characters) and asked again on every return, so
+                that knowing the access code and a name is not enough to act as someone.
+                ``None`` only for annotators who have none (library use, older data).
+            client: where the person joins from (an address); with the project's
+                ``one_attempt_per_address``, a new name from an address whose earlier
+                annotator failed the exam or was banned is refused.
+
+        Raises:
+            AnnotationError: a wrong or missing password, a bad name or access code.
+        """
+        name = " ".join(name.split())
+        if not name:
+            raise AnnotationError("enter your name")
+        if len(name) > 200:
+            raise AnnotationError("the name is longer than 200 characters")
+        if any(ord(c) < 32 or c == "\x7f" for c in name):
+            raise AnnotationError("the name has a control character (such as NUL): type it again")
+        with self._lock, self._write() as s, s.begin():
+            project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
+            if project is None:
+                raise AnnotationError("no project has this access code")
+            row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project.id,
+                                                       AnnotatorRow.name == name)).first()
+            if secret is not None and len(secret) < MIN_SECRET_CHARS:
+                raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
+            client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
+            if row is None:
+                if project.status != "open":
+                    raise AnnotationError("this project is closed")
+                settings = Settings.from_json(project.settings)
+                if client_hash and settings.one_attempt_per_address and s.scalar(
+                        select(func.count()).select_from(AnnotatorRow).where(
+                            AnnotatorRow.project_id == project.id, AnnotatorRow.client == client_hash,
+                            AnnotatorRow.status.in_(("failed", "banned")))):
+                    raise AnnotationError("an earlier attempt from your connection was not admitted or was stopped "
+                                          "in this project; if that was someone else, ask the organizer")
+                status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
+                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
+                                   secret_hash=hash_secret(secret) if secret is not None else None,
+                                   client=client_hash)
+                s.add(row)
+                s.flush()
+            elif row.secret_hash is not None:
+                if secret is None or not check_secret(secret, row.secret_hash):
+                    raise AnnotationError("this name is taken in this project and the password does not match: "
+                                          "type your own password, or join under another name")
+            elif secret is not None:
+                row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
+            return annotator_view(row)
+
+    def finish_training(self, annotator_id: int) -> Annotator:
+        """Training done: on to the exam (or straight to work when the project has none)."""
+        with self._lock, self._write() as s, s.begin():
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            if row.status == "training":
+                row.status = "exam" if has_exam(s, row.project_id) else "active"
+            return annotator_view(row)
+
+    def admit(self, annotator_id: int) -> Annotator:
+        """Admit an annotator without training and exam (for imports and tests)."""
+        with self._lock, self._write() as s, s.begin():
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            if row.status in ("training", "exam"):
+                row.status = "active"
+            return annotator_view(row)
+
+    def exam(self, annotator_id: int) -> Page:
+        """The exam page (all exam items, in a random order), the same on every call."""
+        with self._lock, self._write() as s, s.begin():
+            ann = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            if ann.status != "exam":
+                raise AnnotationError(f"the exam is not open to you (status: {ann.status})")
+            asg = s.scalars(select(AssignmentRow).where(AssignmentRow.annotator_id == annotator_id,
+                                                        AssignmentRow.kind == "exam")).first()
+            if asg is None:
+                exam_items = select(ItemRow.id, ItemRow.task).where(ItemRow.project_id == ann.project_id,
+                                                                    ItemRow.kind == "exam")
+                # The exam is in the annotator's language when the project has exam items in it.
+                pool = list(s.execute(exam_items.where(func.coalesce(ItemRow.lang, "") == ann.lang))
+                            ) if ann.lang is not None else []
+                pool = pool or list(s.execute(exam_items))
+                size = Settings.from_json(s.get(ProjectRow, ann.project_id).settings).exam_size
+                ids = draw_exam(pool, size, random.Random())
+                asg = AssignmentRow(project_id=ann.project_id, annotator_id=annotator_id, task="mixed", kind="exam",
+                                    status="open", created_at=utc_now())
+                s.add(asg)
+                s.flush()
+                s.add_all(AssignmentItemRow(assignment_id=asg.id, item_id=i, annotator_id=annotator_id, position=p)
+                          for p, i in enumerate(ids))
+            return page_view(s, asg)
+
+    def submit_exam(self, annotator_id: int, answers: Mapping[int, float], now: datetime | None = None) -> ExamResult:
+        """Grade the exam: admitted (``active``) at the project's pass mark, else ``failed``."""
+        page = self.exam(annotator_id)
+        now = naive(now)
+        with self._lock, self._write() as s, s.begin():
+            ann = s.get(AnnotatorRow, annotator_id)
+            settings = Settings.from_json(s.get(ProjectRow, ann.project_id).settings)
+            asg = s.get(AssignmentRow, page.assignment_id)
+            items = {i.id: s.get(ItemRow, i.id) for i in page.items}
+            check_complete(items, answers)
+            correct, mistakes = 0, []
+            for item_id, item in items.items():
+                label = check_label(item.task, answers[item_id])
+                s.add(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=item_id, label=label,
+                                seconds=(now - asg.created_at).total_seconds() / len(items), created_at=now))
+                if label == item.golden:
+                    correct += 1
+                else:
+                    mistakes.append({"task": item.task, "input": item.input, "text": item.text,
+                                     "answer": spec(item.task).answer_text(label),
+                                     "expected": spec(item.task).answer_text(item.golden),
+                                     "explanation": item.explanation})
+            score, passed = exam_passed(correct, len(items), settings)
+            asg.status, asg.closed_at = "submitted", now
+            ann.exam_score = score
+            ann.status = "active" if passed else "failed"
+            return ExamResult(score, correct, len(items), passed, tuple(mistakes))
+
+    def choose_language(self, annotator_id: int, lang: str) -> Annotator:
+        """The language whose items the annotator judges: chosen once, before the exam
+        is drawn (the exam is asked in it where the project has exam items in it).
+
+        Raises:
+            AnnotationError: a language the project does not judge, or one chosen already.
+        """
+        with self._lock, self._write() as s, s.begin():
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            languages = project_languages(s, row.project_id)
+            if lang not in languages:
+                raise AnnotationError(f"this project does not judge {language_name(lang) or 'unmarked'} texts; "
+                                      f"choose one of {', '.join(language_name(x) for x in languages)}")
+            if row.lang is not None and row.lang != lang:
+                raise AnnotationError(f"you judge {language_name(row.lang)} texts in this project; to judge "
+                                      "another language, join again under another name")
+            row.lang = lang
+            return annotator_view(row)

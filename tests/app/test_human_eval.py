@@ -211,3 +211,42 @@ def test_without_the_models_the_page_says_what_runs_here(textdetox, monkeypatch)
     assert any("What runs on this server" in i.value for i in at.info)
     # The judges' analyses are still there.
     assert any("kendall" in d.value.columns for d in open_tab(at, "Correlations").dataframe)
+
+
+def test_the_llm_judges_of_russe_are_put_against_the_human_labels(page, real_data):
+    if not (real_data / "llm_judgements" / "gpt-4.1-mini_few_shot.tsv").is_file():
+        pytest.skip("the RUSSE-2022 LLM-judge files are not fetched (python -m detox_core fetch-data)")
+    open_tab(page, "Meta-evaluation")
+    meta = next(d.value for d in page.dataframe if "roc_auc" in d.value.columns).set_index("metric")
+    judged = meta.loc["gpt-4.1-mini_few_shot (LLM):sta"]
+    assert judged["n"] == 2625 and 0.5 < judged["roc_auc"] <= 1  # every human-judged row has the judge's label
+    open_tab(page, "Judges")
+    kappa = next(d.value for d in page.dataframe if "kappa" in d.value.columns)
+    assert kappa[["lang", "judge_a", "judge_b"]].values.tolist() == [["all", "gpt-4.1-mini_few_shot",
+                                                                      "llama-3.3-70b-instruct"]]
+
+
+def test_an_edition_declaring_a_multilingual_human_file_offers_it(tmp_path, monkeypatch):
+    from detox_core.editions import Edition, register_edition, unregister_edition
+    from tests.data.test_judges import HUB_HUMAN
+
+    base = tmp_path / "toyml"
+    base.mkdir()
+    (base / "test_inputs.tsv").write_text("toxic_sentence\tlang\nyou idiot\ten\nأنت غبي\tar\n", encoding="utf-8")
+    (base / "humaneval.csv").write_text(HUB_HUMAN, encoding="utf-8")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    register_edition(Edition(name="toyml", title="Toy multilingual", short="Toy ML", languages=("en", "ar"),
+                             splits={"test": ("test_inputs.tsv",)}, human="humaneval.csv", multilingual=True))
+    try:
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["dataset"] = "Toy ML"
+        at.session_state["he_embedded"] = False
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.radio(key="he_source").value == "shipped Toy ML human judgements"
+        assert any("3 judged outputs of 2 systems in 2 languages" in c.value for c in at.caption)
+        assert not at.warning  # people's labels: no automatic-judgement notice
+        assert at.selectbox(key="he_lang").options == ["all languages", "English (en)", "Arabic (ar)"]
+    finally:
+        unregister_edition("toyml")

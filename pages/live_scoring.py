@@ -38,9 +38,8 @@ def _default_language() -> str:
 
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 codes = list(LANGUAGES)
-if st.session_state.get("live_lang") not in codes:
-    st.session_state["live_lang"] = _default_language()
-language = top.selectbox("Language", codes, key="live_lang", bind="query-params", width=200,
+language = top.selectbox("Language", codes, index=codes.index(_default_language()), key="live_lang",
+                         bind="query-params", width=200,
                          format_func=lambda code: f"{language_name(code)} ({code})",
                          help="The language of the texts: only the metric presets that cover it are offered.")
 preset, calibrated = preset_picker(container=top, languages=[language])

@@ -87,12 +87,13 @@ def test_arabic_and_chinese_pairs_on_the_corpus_page(textdetox_server, page):
 
 
 def test_live_scoring_in_arabic_offers_the_presets_that_cover_it(textdetox_server, page):
-    query = urllib.parse.urlencode({"dataset": TEXTDETOX2024.short, "live_lang": "ar", "live_input": TEXT["ar"],
+    query = urllib.parse.urlencode({"dataset": TEXTDETOX2024.short, "live_lang": "Arabic (ar)", "live_input": TEXT["ar"],
                                     "live_candidates": "أنت مخطئ ولا تفهم"})
     page.goto(f"{textdetox_server}/live_scoring?{query}")
     wait_idle(page, 180)
     no_exception(page)
     body = page.inner_text("body")
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Arabic (ar)"
     assert "Embedded (offline CPU) (covers Russian only) is not offered" in body
     presets = page.locator('[data-testid="stButtonGroup"]').first.inner_text()
     assert "TextDetox 2024" in presets and "Embedded" not in presets
@@ -102,6 +103,12 @@ def test_live_scoring_in_arabic_offers_the_presets_that_cover_it(textdetox_serve
     shown = direction_of(page, ".dx-text")
     assert shown["bidi"] == "plaintext" and shown["firstRightOfLast"]
     shot(page, "multilingual_live_arabic")
+    # In Russian, the offline preset is offered again.
+    page.goto(f"{textdetox_server}/live_scoring?" + urllib.parse.urlencode({"dataset": TEXTDETOX2024.short,
+                                                                          "live_lang": "Russian (ru)"}))
+    wait_idle(page, 120)
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Russian (ru)"
+    assert "Embedded (offline CPU)" in page.locator('[data-testid="stButtonGroup"]').first.inner_text()
 
 
 def upload(page, server: str, path: Path) -> str:

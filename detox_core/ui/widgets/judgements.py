@@ -217,16 +217,22 @@ def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> N
         st.info("Fewer than two judges give this label.", icon=":material/info:")
         return
     table = judge_agreement_by_language(answered, column)
-    table["pair"] = table["judge_a"] + " · " + table["judge_b"]
+    # Judges lettered (A, B, ...) so that the map keeps its width on a narrow screen; the
+    # hover and the caption give their names.
+    letters = {name: chr(ord("A") + i) for i, name in enumerate(answered)}
+    table["pair"] = table["judge_a"].map(letters) + " · " + table["judge_b"].map(letters)
     langs = list(dict.fromkeys(table["lang"]))
     heat = table.pivot(index="pair", columns="lang", values="kappa").reindex(columns=langs)
+    names = table.drop_duplicates("pair").set_index("pair").reindex(heat.index)
+    hover = np.array([[f"{a} · {b}" for _ in langs] for a, b in zip(names["judge_a"], names["judge_b"])])
     fig = go.Figure(go.Heatmap(z=heat.to_numpy(), x=[c if c == "all" else language_name(c) for c in heat.columns],
-                               y=[html.escape(p) for p in heat.index], zmin=-0.2, zmax=1, colorscale="Greens",
-                               text=np.round(heat.to_numpy(), 2), texttemplate="%{text}",
-                               hovertemplate="%{y}<br>%{x}: kappa %{z:.3f}<extra></extra>"))
-    fig.update_layout(height=120 + 34 * len(heat), margin=dict(t=10, b=10, l=10, r=10),
+                               y=list(heat.index), zmin=-0.2, zmax=1, colorscale="Greens",
+                               text=np.round(heat.to_numpy(), 2), texttemplate="%{text}", customdata=hover,
+                               hovertemplate="%{customdata}<br>%{x}: kappa %{z:.3f}<extra></extra>"))
+    fig.update_layout(height=120 + 30 * len(heat), margin=dict(t=10, b=10, l=10, r=10),
                       yaxis=dict(automargin=True, autorange="reversed"))
     st.plotly_chart(fig, width="stretch", config={"displayModeBar": False})
+    st.caption("Judges: " + "; ".join(f"**{letter}** {render.md(name)}" for name, letter in letters.items()) + ".")
     st.caption(f"Cohen's kappa of each pair of judges on {axis_names[axis]}, by language.")
     lang = st.selectbox("Agreement matrix of", ["all", *[c for c in langs if c != "all"]], key="he_jj_lang", width=360,
                         format_func=lambda c: EVERY_LANGUAGE if c == "all" else f"{language_name(c)} ({c})")

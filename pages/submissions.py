@@ -157,7 +157,7 @@ with st.container(border=True):
         if shipped:
             name = st.selectbox("Or a shipped system output", list(shipped), key="sub_shipped",
                                 help="Baselines and participants of the shared task, fetched with the data.")
-            b1, b2 = st.columns(2)
+            b1 = b2 = st.container(horizontal=True, wrap=True)  # the buttons wrap instead of being cut
             if b1.button("Score this output", icon=":material/play_arrow:"):
                 path = shipped[name]
                 run_scoring(path.read_bytes(), path.name, "shipped")

@@ -247,7 +247,8 @@ if multilingual:
     without = by_language.loc[by_language["paraphrases"] == 0, "language"].tolist()
     if without:
         st.caption(f"No paraphrase in the shown pairs of {', '.join(without)}: their references are not public "
-                   "for these splits, or not fetched (the development references come from the Hugging Face hub).")
+                   "for these splits, or not fetched."
+                   + (f" {choice.edition.references_hint()}" if choice.edition else ""))
 stats = corpus_stats(shown, edits, choice.lexicon)
 # Four figures in a row on a wide screen, two by two on a narrow one.
 s1 = s2 = s3 = s4 = st.container(horizontal=True, wrap=True, gap="medium")

@@ -199,7 +199,8 @@ def show_languages(scores, languages) -> None:
     if summary.unscored.get("j"):
         st.info(f"FL and J are n/a for {', '.join(language_name(c) for c in summary.unscored['j'])}: this split has "
                 "no references for them (the recipe's fluency compares the rewrite with references). STA and SIM "
-                "are scored.", icon=":material/info:")
+                "are scored." + (f" {choice.edition.references_hint()}" if choice.edition else ""),
+                icon=":material/info:")
 
 
 def manage(listed) -> None:

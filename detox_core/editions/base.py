@@ -160,6 +160,15 @@ class Edition:
         path = self.optional(self.lexicon, root)
         return load_lexicon(path) if path is not None else frozenset()
 
+    def references_hint(self) -> str:
+        """Where an edition's references come from and how to get the missing ones, in words."""
+        hub = [f for f in self.files if f.hub is not None]
+        how = (f"`python -m detox_core fetch-data --edition {self.name}` with a local copy of the hub dataset "
+               f"{hub[0].hub.repo_id} (in the folder `DETOX_HUB_DIR` names, or a mirror) or network access, or pick **Upload a "
+               "corpus TSV** in the sidebar with a `neutral_sentence` column") if hub else (
+               "pick **Upload a corpus TSV** in the sidebar with your references")
+        return f"References of {self.short}: {self.references or 'none listed'}. To add them: {how}."
+
     def mirrors(self) -> list[Path]:
         """Where ``fetch-data`` looks for a copy of the files when no ``--mirror`` is given."""
         return default_mirrors(self.mirror or self.folder or self.name)

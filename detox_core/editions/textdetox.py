@@ -17,8 +17,9 @@ import csv
 import io
 from pathlib import Path
 
-from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows
+from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows, pinned_urls
 from detox_core.data.hub import HubSource
+from detox_core.data.io import parse_table, read_text, require_columns
 from detox_core.data.judges import load_pairs
 from detox_core.editions.base import Edition
 from detox_core.editions.registry import register_edition
@@ -31,9 +32,26 @@ JUDGES = ("gpt-4.1-mini", "gpt-4.1-mini_fewshot", "gpt-4.1-nano", "judgelm_llama
 REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "neutral_sentence"))
 
 
-def _mirrored(rel: str, rows: int, count, source: str, note: str = "") -> DataFile:
-    return DataFile(rel, rows, count, mirrored_as=source,
+PAN_CODE = "https://raw.githubusercontent.com/pan-webis-de/pan-code"
+
+
+def _mirrored(rel: str, rows: int, count, source: str, note: str = "", urls: tuple[str, ...] = (),
+              optional: bool = False, derive=None, needs: tuple[str, ...] = ()) -> DataFile:
+    """A file of the offline mirror (at ``source`` there), with its public URLs when the task
+    published it as a file; ``optional`` for what the edition works without (published
+    tables, the meta-evaluation sample: copied into the mirror from web pages and papers)."""
+    return DataFile(rel, rows, count, urls=urls, mirrored_as=source, optional=optional, derive=derive, needs=needs,
                     note=note or "copied into the offline mirror from its public home (the mirror's README names it)")
+
+
+def _inputs_of(submission: str):
+    def derive(root: Path) -> str:
+        """The inputs of a sample submission (the task published its inputs that way)."""
+        text, label = read_text(root / submission)
+        table = parse_table(text, label, "\t")
+        cols = require_columns(table, ["toxic_sentence", "lang"])
+        return _tsv(("toxic_sentence", "lang"), zip(table.column(cols["toxic_sentence"]), table.column(cols["lang"])))
+    return derive
 
 
 PAIRS = "meta_eval/pairs.tsv"
@@ -68,12 +86,13 @@ def _sample_output(system: str):
 
 
 _META_EVAL = (
-    _mirrored("meta_eval/pairs.tsv", 4320, count_table_rows, "textdetoxeval/pairs.tsv"),
+    _mirrored("meta_eval/pairs.tsv", 4320, count_table_rows, "textdetoxeval/pairs.tsv", optional=True),
     *(_mirrored(f"meta_eval/llm_judgements/{judge}.tsv", 4320, count_table_rows,
-                f"textdetoxeval/llm_judgements/{judge}.tsv") for judge in JUDGES),
+                f"textdetoxeval/llm_judgements/{judge}.tsv", optional=True) for judge in JUDGES),
     # The sample as a split of its own, with each system's outputs as a submission of it.
-    DataFile("sample_inputs.tsv", 720, count_multilingual, derive=_sample_inputs, needs=(PAIRS,)),
-    *(DataFile(f"outputs/{system}_sample.tsv", 720, count_table_rows, derive=_sample_output(system), needs=(PAIRS,))
+    DataFile("sample_inputs.tsv", 720, count_multilingual, derive=_sample_inputs, needs=(PAIRS,), optional=True),
+    *(DataFile(f"outputs/{system}_sample.tsv", 720, count_table_rows, derive=_sample_output(system), needs=(PAIRS,),
+               optional=True)
       for system in SAMPLE_SYSTEMS),
 )
 
@@ -87,15 +106,21 @@ TEXTDETOX2024 = register_edition(Edition(
             # The 2025 meta-evaluation sample: 80 test inputs per language, six systems' outputs, five LLM judges.
             "sample": ("sample_inputs.tsv",)},
     files=(
-        _mirrored("dev_inputs.tsv", 3600, count_multilingual, "textdetox2024/dev_inputs.tsv"),
-        _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv"),
-        _mirrored("outputs/duplicate_dev.tsv", 3600, count_table_rows, "textdetox2024/outputs/duplicate_dev.tsv"),
-        _mirrored("outputs/duplicate_test.tsv", 5400, count_table_rows, "textdetox2024/outputs/duplicate_test.tsv"),
+        _mirrored("dev_inputs.tsv", 3600, count_multilingual, "textdetox2024/dev_inputs.tsv",
+                  derive=_inputs_of("outputs/duplicate_dev.tsv"), needs=("outputs/duplicate_dev.tsv",)),
+        _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv",
+                  derive=_inputs_of("outputs/duplicate_test.tsv"), needs=("outputs/duplicate_test.tsv",)),
+        _mirrored("outputs/duplicate_dev.tsv", 3600, count_table_rows, "textdetox2024/outputs/duplicate_dev.tsv",
+                  urls=pinned_urls(PAN_CODE, "b92c6d13202689429f475ec1ef162da3b0f8bb81",
+                                   "clef24/text-detoxification/data/sample_submission_dev.tsv")),
+        _mirrored("outputs/duplicate_test.tsv", 5400, count_table_rows, "textdetox2024/outputs/duplicate_test.tsv",
+                  urls=pinned_urls(PAN_CODE, "a44aee5527b3faf4b46e84b85ae2be33f28df601",
+                                   "clef24/text-detoxification/data/sample_submission_test.tsv")),
         DataFile("dev_references.tsv", 3600, count_multilingual, hub=REFERENCES, optional=True),
-        _mirrored("leaderboard_auto.csv", 35, count_table_rows, "leaderboards/textdetox2024_auto.csv"),
-        _mirrored("leaderboard_auto_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_auto_axes.csv"),
-        _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv"),
-        _mirrored("leaderboard_human_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_human_axes.csv"),
+        _mirrored("leaderboard_auto.csv", 35, count_table_rows, "leaderboards/textdetox2024_auto.csv", optional=True),
+        _mirrored("leaderboard_auto_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_auto_axes.csv", optional=True),
+        _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv", optional=True),
+        _mirrored("leaderboard_human_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_human_axes.csv", optional=True),
         *_META_EVAL,
     ),
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
@@ -129,13 +154,19 @@ TEXTDETOX2025 = register_edition(Edition(
     languages=(*LANGUAGES_2024, *NEW_IN_2025),
     splits={"dev": ("dev_inputs.tsv",), "test": ("test_inputs.tsv",)},
     files=(
-        _mirrored("dev_inputs.tsv", 6000, count_multilingual, "textdetox2025/dev_inputs.tsv"),
+        _mirrored("dev_inputs.tsv", 6000, count_multilingual, "textdetox2025/dev_inputs.tsv",
+                  urls=pinned_urls(PAN_CODE, "6759354578fcdcb022ffdbdd3eb2c84cdb4fc3eb",
+                                   "clef25/text-detoxification/input_data/dev_inputs.tsv")),
         _mirrored("test_inputs.tsv", 3600, count_multilingual, "textdetox2025/test_inputs.tsv",
                   note="the 9 languages of 2024; the new languages' test inputs are on the hub "
-                  "(textdetox/multilingual_paradetox_test)"),
-        _mirrored("outputs/duplicate_dev.tsv", 6000, count_table_rows, "textdetox2025/outputs/duplicate_dev.tsv"),
-        _mirrored("leaderboard_auto.csv", 15, count_table_rows, "leaderboards/textdetox2025_auto.csv"),
-        _mirrored("leaderboard_llmjudge.csv", 32, count_table_rows, "leaderboards/textdetox2025_llmjudge.csv"),
+                  "(textdetox/multilingual_paradetox_test)",
+                  urls=pinned_urls(PAN_CODE, "baabcc46fe99c8eae4c8e542130e4b50104afb37",
+                                   "clef25/text-detoxification/input_data/test_inputs.tsv")),
+        _mirrored("outputs/duplicate_dev.tsv", 6000, count_table_rows, "textdetox2025/outputs/duplicate_dev.tsv",
+                  urls=pinned_urls(PAN_CODE, "baabcc46fe99c8eae4c8e542130e4b50104afb37",
+                                   "clef25/text-detoxification/sample_submissions/dev_duplicate.tsv")),
+        _mirrored("leaderboard_auto.csv", 15, count_table_rows, "leaderboards/textdetox2025_auto.csv", optional=True),
+        _mirrored("leaderboard_llmjudge.csv", 32, count_table_rows, "leaderboards/textdetox2025_llmjudge.csv", optional=True),
     ),
     references="on the hub only; the new languages' development inputs have none public",
     outputs="outputs",

@@ -63,3 +63,26 @@ def test_2025_has_fifteen_languages_and_its_llm_judge_table(tmp_path, monkeypatc
     assert set(dev["lang"]) == set(LANGUAGES_2024) | set(NEW_IN_2025) and len(dev) == 6000
     assert len(TEXTDETOX2025.load(["test"])) == 3600
     assert len(load_language_leaderboard(TEXTDETOX2025.leaderboard_path())) == 32
+
+
+def test_without_the_mirrors_inputs_they_are_made_from_the_sample_submissions(tmp_path, monkeypatch):
+    """The task published its 2024 inputs as sample submissions: from those alone (as a
+    download would give them) the inputs are made byte for byte; the published tables and
+    the meta-evaluation sample are optional, so the edition is ready without them."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
+    partial = tmp_path / "mirror" / "textdetox2024" / "outputs"
+    partial.mkdir(parents=True)
+    for name in ("duplicate_dev.tsv", "duplicate_test.tsv"):
+        (partial / name).write_bytes((MIRROR / "textdetox2024" / "outputs" / name).read_bytes())
+    report = TEXTDETOX2024.fetch(tmp_path / "target", [tmp_path / "mirror"], download=False)
+    assert report.ok, [(r.rel, r.detail) for r in report.missing]
+    status = {r.rel: r.status for r in report.results}
+    assert status["dev_inputs.tsv"] == status["test_inputs.tsv"] == "derived"
+    for name in ("dev_inputs.tsv", "test_inputs.tsv"):
+        assert (tmp_path / "target" / name).read_bytes() == (MIRROR / "textdetox2024" / name).read_bytes()
+    assert {r.rel for r in report.skipped} >= {"leaderboard_auto.csv", "meta_eval/pairs.tsv", "dev_references.tsv"}
+    # Online, the sample submissions and the 2025 inputs come from the task's repository, pinned.
+    urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls]
+    assert len(urls) == 5 and all(u[0].startswith("https://raw.githubusercontent.com/pan-webis-de/pan-code/")
+                                  for u in urls)

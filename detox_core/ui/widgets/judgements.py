@@ -16,7 +16,7 @@ from detox_core.analysis.meta_eval import ALL_LANGUAGES, add_preset_scores, per_
 from detox_core.data.judges import judge_agreement_by_language, judge_agreement_table, load_judges, load_pairs
 from detox_core.editions import Edition
 from detox_core.errors import ScorerUnavailableError
-from detox_core.metrics.registry import preset_label
+from detox_core.metrics.registry import preset_class, preset_label
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.tables import MISSING
@@ -86,12 +86,20 @@ def _missing_by_language(frame: pd.DataFrame, columns: list[str]) -> dict[str, l
     return out
 
 
+def covered_rows(frame: pd.DataFrame, preset: str) -> np.ndarray | None:
+    """The rows in a language the preset's models cover (None: every row; no ``lang`` column)."""
+    if "lang" not in frame:
+        return None
+    return frame["lang"].map(preset_class(preset).covers).to_numpy(bool)
+
+
 def add_embedded(frame: pd.DataFrame) -> pd.DataFrame:
-    """The embedded preset's scores of the judged pairs (Russian rows only when the pairs
-    carry a language): scored once with a progress bar, then read from the disk cache."""
-    russian = (frame["lang"] == "ru").to_numpy() if "lang" in frame else None
+    """The embedded preset's scores of the judged pairs in the languages it covers: scored
+    once with a progress bar, then read from the disk cache."""
+    russian = covered_rows(frame, "embedded")
+    coverage = preset_class("embedded").coverage()
     if russian is not None and not russian.any():
-        st.caption("**Embedded preset:** it covers Russian only, and these judgements have no Russian pair.")
+        st.caption(f"**Embedded preset:** it covers {coverage}, and these judgements have no pair in it.")
         return frame
     bar = st.empty()
 
@@ -105,8 +113,8 @@ def add_embedded(frame: pd.DataFrame) -> pd.DataFrame:
     if russian is not None:
         others = sorted(set(frame.loc[~russian, "lang"]))
         if others:
-            st.caption(f"**Embedded preset:** it covers Russian only: {int(russian.sum()):,} Russian pairs scored; no "
-                       f"embedded scores in {languages_text(others)}.")
+            st.caption(f"**Embedded preset:** it covers {coverage}: {int(russian.sum()):,} pairs scored; no embedded "
+                       f"scores in {languages_text(others)}.")
     return add_preset_scores(frame, scores, "embedded")
 
 
@@ -120,10 +128,13 @@ def preset_section(frame: pd.DataFrame, presets: list[str]) -> pd.DataFrame:
     with st.expander("Score the judged pairs with a model preset", icon=":material/model_training:"):
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         preset = c1.selectbox("Preset", presets, format_func=preset_label, key="he_preset")
-        go_score = c2.button(f"Score {len(frame):,} pairs", key="he_preset_go", icon=":material/play_arrow:")
+        n = len(frame) if "lang" not in frame else int(frame["lang"].map(preset_class(preset).covers).sum())
+        go_score = c2.button(f"Score {n:,} pairs", key="he_preset_go", icon=":material/play_arrow:",
+                             help=f"{preset_label(preset)} covers {preset_class(preset).coverage()}.")
         pool = shared_pool()
+        rows = covered_rows(frame, preset)
         try:
-            scores = preset_scores(frame, preset, pool=pool, cached_only=True)
+            scores = preset_scores(frame, preset, rows=rows, pool=pool, cached_only=True)
         except ScorerUnavailableError as err:
             st.error(render.md(err, None), icon=":material/error:")
             return frame
@@ -134,7 +145,7 @@ def preset_section(frame: pd.DataFrame, presets: list[str]) -> pd.DataFrame:
                 bar.progress(min(done / max(total, 1), 1.0), text=f"{preset_label(preset)}: {name}: {done:,} / {total:,}")
 
             try:
-                scores = preset_scores(frame, preset, pool=pool, progress=step)
+                scores = preset_scores(frame, preset, rows=rows, pool=pool, progress=step)
             except ScorerUnavailableError as err:
                 bar.empty()
                 st.error(render.md(err, None), icon=":material/error:")

@@ -304,12 +304,27 @@ class ModelPool:
             progress(len(texts), len(texts))
         return np.stack(out) if out else np.zeros((0, 0))
 
+    def _token_limit(self, loaded: _Loaded) -> int:
+        """Tokens kept per text: ``max_length``, or fewer when the model has fewer positions
+        (RoBERTa-like models reserve ``pad_token_id + 1`` of them: XLM-R's 514 keep 512)."""
+        limit = self.max_length
+        declared = getattr(loaded.tokenizer, "model_max_length", None)
+        if isinstance(declared, int) and declared < 1_000_000:
+            limit = min(limit, declared)
+        config = getattr(loaded.model, "config", None)
+        positions = getattr(config, "max_position_embeddings", None)
+        if isinstance(positions, int):
+            reserved = (getattr(config, "pad_token_id", 1) or 0) + 1 if getattr(config, "model_type", "") in {
+                "roberta", "xlm-roberta", "camembert"} else 0
+            limit = min(limit, positions - reserved)
+        return limit
+
     def _batches(self, loaded: _Loaded, texts: list[str]):
         """Yield ``(texts, values)`` per batch, longest texts first."""
         import torch
 
         tok = loaded.tokenizer
-        encoded = tok(texts, truncation=True, max_length=self.max_length)
+        encoded = tok(texts, truncation=True, max_length=self._token_limit(loaded))
         lengths = [len(ids) for ids in encoded["input_ids"]]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         for start in range(0, len(order), self.batch_size):

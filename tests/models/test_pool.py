@@ -90,3 +90,13 @@ def test_batching_restores_order_and_the_memo_runs_each_text_once(tiny_models):
 def test_a_missing_folder_is_a_scorer_that_cannot_run(tmp_path):
     with pytest.raises(ScorerUnavailableError, match="does not exist"):
         pool().probabilities(STA_ID, TEXTS, role="sta", source=str(tmp_path / "nope"))
+
+
+def test_a_text_longer_than_the_models_positions_is_cut_to_them(tiny_models):
+    """The tiny classifier has 128 positions: a long text keeps what the model can read
+    instead of failing (the real models keep 512 tokens, as the official evaluation)."""
+    pool = ModelPool(device="cpu", backend="torch")
+    long = " ".join(["очень длинный текст"] * 400)
+    probs = pool.probabilities(STA_ID, [long, "коротко"], source=str(tiny_models["sta"]))
+    assert probs.shape == (2, 2) and np.allclose(probs.sum(axis=1), 1.0)
+    assert pool._token_limit(pool.get(STA_ID, "classifier", source=str(tiny_models["sta"]))) == 128

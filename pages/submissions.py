@@ -60,7 +60,10 @@ else:
                "order, or a TSV with `toxic_sentence` and `neutral_sentence` columns.")
 
 
-def run_scoring(content: bytes, name: str, source: str) -> None:
+def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dict] | None = None) -> None:
+    """Score and store one file and say how it went; with ``summary`` (names stored,
+    notes), the outcome and the notes are collected there instead (one message for many
+    files). Errors are always shown at once."""
     bar = st.progress(0.0, text="Checking the file…")
 
     def progress(step: str, done: int, total: int) -> None:
@@ -74,7 +77,8 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
                 source=source, pool=shared_pool(), progress=progress)
             stored, already = result.stored, result.already
             if result.submission.partial:
-                notes.append(f"Partial submission: {result.submission.describe()}.")
+                notes.append(f"Partial submission: {result.submission.describe()}." if summary is None else
+                             "Partial submissions: they do not answer every language of the split.")
             if result.not_covered:
                 notes.append(f"Not scored: {', '.join(language_name(c) for c in result.not_covered)} (the "
                              f"{preset_label(preset)} preset covers {preset_class(preset).coverage()}).")
@@ -101,6 +105,11 @@ def run_scoring(content: bytes, name: str, source: str) -> None:
         return
     bar.empty()
     show_submission(stored.id)
+    if summary is not None:
+        summary[0].append(stored.name + (" (stored before)" if already else ""))
+        for note in notes:
+            summary[1][note] = None
+        return
     if already:
         st.info(f"{render.md(stored.name)} was scored before with this preset "
                 f"({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the stored scores.", icon=":material/history:")
@@ -164,9 +173,17 @@ with st.container(border=True):
             if len(shipped) > 1 and b2.button(f"Score all {len(shipped)}", icon=":material/playlist_play:",
                                               help="Every shipped output of this test set, one after the other "
                                               "(those stored before are not scored again)."):
+                summary: tuple[list, dict] = ([], {})
+                overall = st.progress(0.0, text="Scoring every shipped output…")
                 for k, path in enumerate(shipped.values(), 1):
-                    st.caption(f"{k} / {len(shipped)}: {path.name}")
-                    run_scoring(path.read_bytes(), path.name, "shipped")
+                    overall.progress((k - 1) / len(shipped), text=f"{k} / {len(shipped)}: {path.name}")
+                    run_scoring(path.read_bytes(), path.name, "shipped", summary)
+                overall.empty()
+                if summary[0]:
+                    st.success(f"{len(summary[0])} of {len(shipped)} stored: "
+                               + ", ".join(render.md(n, 80) for n in summary[0]) + ".", icon=":material/check_circle:")
+                for note in summary[1]:
+                    st.warning(note, icon=":material/translate:")
         else:
             st.caption(f"No shipped outputs for `{split}`.")
 

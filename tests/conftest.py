@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from detox_core.data import PROJECT_ROOT
 
@@ -102,8 +103,6 @@ def sql_url(request, tmp_path) -> str:
         if os.environ.get("CI") and os.environ.get("DETOX_REQUIRE_POSTGRES"):
             pytest.fail("DETOX_TEST_POSTGRES_URL is not set")
         pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
-    from sqlalchemy import create_engine, text
-
     engine = create_engine(url)
     with engine.begin() as conn:  # start from an empty schema
         conn.execute(text("DROP SCHEMA public CASCADE"))

@@ -191,10 +191,13 @@ def build_sim(folder: Path, tok, arch: dict, seed: int = 1, max_seq_length: int 
 
 
 def build_models(work: Path, texts: list[str], sample: list[str], sta_size: str) -> dict[str, Path]:
-    xlmr_tok = xlmr_tokenizer(texts, vocab_size=32_000)
-    labse_tok = bert_tokenizer(texts, vocab_size=32_000)
-    return {"sta": build_sta(work / f"sta-{sta_size}", xlmr_tok, {**XLMR_FULL, **XLMR_SIZES[sta_size]}, sample),
-            "sim": build_sim(work / "sim", labse_tok, LABSE_FULL)}
+    """Both models under ``work`` (one already there, from an earlier ``--keep``, is reused)."""
+    sta, sim = work / f"sta-{sta_size}", work / "sim"
+    if not (sta / "config.json").is_file():
+        build_sta(sta, xlmr_tokenizer(texts, vocab_size=32_000), {**XLMR_FULL, **XLMR_SIZES[sta_size]}, sample)
+    if not (sim / "modules.json").is_file():
+        build_sim(sim, bert_tokenizer(texts, vocab_size=32_000), LABSE_FULL)
+    return {"sta": sta, "sim": sim}
 
 
 # ----------------------------------------------------------------------------- the official procedure
@@ -333,11 +336,9 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         t = time.perf_counter()
-        folders = {"sta": work / f"sta-{args.sta_size}", "sim": work / "sim"}
-        if not all((f / "config.json").is_file() or (f / "modules.json").is_file() for f in folders.values()):
-            sample = pick_rows(dev, 8)[0]  # the head's spread is set on dev inputs, not on the scored ones
-            folders = build_models(work, dev["toxic_comment"].tolist() + test["toxic_comment"].tolist(), sample,
-                                   args.sta_size)
+        sample = pick_rows(dev, 8)[0]  # the head's spread is set on dev inputs, not on the scored ones
+        folders = build_models(work, dev["toxic_comment"].tolist() + test["toxic_comment"].tolist(), sample,
+                               args.sta_size)
         sta_arch = XLMR_SIZES[args.sta_size]
         print(f"models ready in {time.perf_counter() - t:.0f} s (built, or reused from --keep), random weights, "
               f"seeds 0/1:\n"

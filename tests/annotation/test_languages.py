@@ -46,11 +46,14 @@ def test_items_carry_their_language_and_an_annotator_gets_pages_of_one_language(
     a = active(store, p.access_code, "amal")
     store.choose_language(a, "ar")
     lang_of = items.set_index("item")["lang"]
+    known = {c.text: c.golden for c in lang_controls("ar")}
     seen = []
     while (page := store.next_page(a, "toxicity", now=T0)) is not None:
         assert {i.lang for i in page.items} == {"ar"}  # real and control items alike
         seen += [i.id for i in page.items]
-        store.submit_page(a, page.assignment_id, {i.id: 0.0 for i in page.items}, now=T0 + timedelta(minutes=1))
+        # Control items answered right (their known answer), so that quality control keeps the annotator.
+        store.submit_page(a, page.assignment_id, {i.id: known.get(i.text, 0.0) for i in page.items},
+                          now=T0 + timedelta(minutes=1))
     real_ar = set(items[(items["kind"] == "real") & (items["lang"] == "ar")]["item"])
     assert real_ar <= set(seen) and set(lang_of[seen]) == {"ar"}
     # The export says each pair's language.

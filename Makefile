@@ -47,6 +47,7 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_textdetox2024.py
 	$(BIN)/python benchmarks/bench_annotation.py
 	$(BIN)/python benchmarks/bench_load.py
 

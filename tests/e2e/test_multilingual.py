@@ -49,6 +49,14 @@ def textdetox_server(tmp_path_factory, tiny_models):
     stop_app(proc)
 
 
+def open_page(page, url: str, marker: str, timeout: float = 180) -> None:
+    """Go to ``url`` and wait until the page has drawn ``marker`` and finished its run (on a
+    busy machine the first run can start late)."""
+    page.goto(url)
+    page.get_by_text(marker, exact=True).first.wait_for(timeout=timeout * 1000)
+    wait_idle(page, timeout)
+
+
 def direction_of(page, selector: str) -> dict:
     """How the browser laid out the first element matching ``selector``: its text, its
     resolved direction, and whether its first character stands right of its last one."""
@@ -65,8 +73,7 @@ def direction_of(page, selector: str) -> dict:
 
 
 def test_arabic_and_chinese_pairs_on_the_corpus_page(textdetox_server, page):
-    page.goto(f"{textdetox_server}/?dataset={urllib.parse.quote(TEXTDETOX2024.short)}&pair=dev-ar-0")
-    wait_idle(page, 120)
+    open_page(page, f"{textdetox_server}/?dataset={urllib.parse.quote(TEXTDETOX2024.short)}&pair=dev-ar-0", "Pair")
     no_exception(page)
     shown = direction_of(page, ".dx-text")
     # The Arabic sentence reads right to left: its first letter is laid out right of its last one.
@@ -74,8 +81,7 @@ def test_arabic_and_chinese_pairs_on_the_corpus_page(textdetox_server, page):
     assert "".join(shown["text"].split()) == "".join(TEXT["ar"].split())
     assert "Arabic" in page.inner_text("body")
     shot(page, "multilingual_corpus_arabic")
-    page.goto(f"{textdetox_server}/?dataset={urllib.parse.quote(TEXTDETOX2024.short)}&pair=dev-zh-0")
-    wait_idle(page, 120)
+    open_page(page, f"{textdetox_server}/?dataset={urllib.parse.quote(TEXTDETOX2024.short)}&pair=dev-zh-0", "Pair")
     no_exception(page)
     chinese = direction_of(page, ".dx-text")
     assert "".join(chinese["text"].split()) == TEXT["zh"] and not chinese["firstRightOfLast"]
@@ -86,11 +92,10 @@ def test_arabic_and_chinese_pairs_on_the_corpus_page(textdetox_server, page):
     assert by_language.is_visible()
 
 
-def test_live_scoring_in_arabic_offers_the_presets_that_cover_it(textdetox_server, page):
+def test_live_scoring_in_arabic_and_chinese_offers_the_presets_that_cover_them(textdetox_server, page):
     query = urllib.parse.urlencode({"dataset": TEXTDETOX2024.short, "live_lang": "Arabic (ar)", "live_input": TEXT["ar"],
                                     "live_candidates": "أنت مخطئ ولا تفهم"})
-    page.goto(f"{textdetox_server}/live_scoring?{query}")
-    wait_idle(page, 180)
+    open_page(page, f"{textdetox_server}/live_scoring?{query}", "Candidate rewrites (one per line)")
     no_exception(page)
     body = page.inner_text("body")
     assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Arabic (ar)"
@@ -103,17 +108,27 @@ def test_live_scoring_in_arabic_offers_the_presets_that_cover_it(textdetox_serve
     shown = direction_of(page, ".dx-text")
     assert shown["bidi"] == "plaintext" and shown["firstRightOfLast"]
     shot(page, "multilingual_live_arabic")
+    # A Chinese pair: scored, its diff marks the changed characters one by one.
+    open_page(page, f"{textdetox_server}/live_scoring?" + urllib.parse.urlencode({
+        "dataset": TEXTDETOX2024.short, "live_lang": "Chinese (zh)", "live_input": TEXT["zh"],
+        "live_candidates": "请你离开这里"}), "Candidate rewrites (one per line)")
+    no_exception(page)
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="SIM").first
+    assert 0.0 <= float(metric.locator('[data-testid="stMetricValue"]').inner_text()) <= 1.0
+    chinese = direction_of(page, ".dx-text")
+    assert "".join(chinese["text"].split()) == TEXT["zh"] and not chinese["firstRightOfLast"]
+    removed = page.locator(".dx-text").first.locator(".dx-del").all_inner_texts()
+    assert removed and all(len(r.strip()) == 1 for r in removed) and "白" in removed
     # In Russian, the offline preset is offered again.
-    page.goto(f"{textdetox_server}/live_scoring?" + urllib.parse.urlencode({"dataset": TEXTDETOX2024.short,
-                                                                          "live_lang": "Russian (ru)"}))
-    wait_idle(page, 120)
+    open_page(page, f"{textdetox_server}/live_scoring?" + urllib.parse.urlencode({"dataset": TEXTDETOX2024.short,
+                                                                                 "live_lang": "Russian (ru)"}),
+              "Candidate rewrites (one per line)")
     assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Russian (ru)"
     assert "Embedded (offline CPU)" in page.locator('[data-testid="stButtonGroup"]').first.inner_text()
 
 
 def upload(page, server: str, path: Path) -> str:
-    page.goto(f"{server}/submissions?dataset={urllib.parse.quote(TEXTDETOX2024.short)}")
-    wait_idle(page, 120)
+    open_page(page, f"{server}/submissions?dataset={urllib.parse.quote(TEXTDETOX2024.short)}", "Add a submission")
     page.locator('[data-testid="stButtonGroup"]').first.get_by_text("TextDetox 2024", exact=True).click()
     wait_idle(page, 60)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))

@@ -56,6 +56,20 @@ def count_multilingual(path: Path) -> int:
     return len(load_multilingual_inputs(path))
 
 
+def count_by_language(expected: dict[str, int]):
+    """A counter of multilingual inputs that also checks each language's rows: the file's
+    rows when every language of ``expected`` has its number, else an error naming them."""
+    def count(path: Path) -> int:
+        frame = load_multilingual_inputs(path)
+        found = frame["lang"].value_counts().to_dict()
+        wrong = [f"{lang}: {found.get(lang, 0)} instead of {n}" for lang, n in expected.items() if found.get(lang, 0) != n]
+        wrong += [f"{lang}: {n} rows, not a language of this file" for lang, n in found.items() if lang not in expected]
+        if wrong:
+            raise DetoxInputError("rows per language differ: " + "; ".join(wrong), path)
+        return len(frame)
+    return count
+
+
 def count_table_rows(path: Path) -> int:
     """Records of a CSV/TSV file (its header excluded), parsed strictly."""
     return len(parse_table(decode_utf8(path.read_bytes(), str(path)), str(path)).rows)

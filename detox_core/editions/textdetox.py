@@ -17,7 +17,7 @@ import csv
 import io
 from pathlib import Path
 
-from detox_core.data.fetch import DataFile, count_multilingual, count_table_rows, pinned_urls
+from detox_core.data.fetch import DataFile, count_by_language, count_table_rows, pinned_urls
 from detox_core.data.hub import HubSource
 from detox_core.data.io import parse_table, read_text, require_columns
 from detox_core.data.judges import load_pairs
@@ -90,7 +90,8 @@ _META_EVAL = (
     *(_mirrored(f"meta_eval/llm_judgements/{judge}.tsv", 4320, count_table_rows,
                 f"textdetoxeval/llm_judgements/{judge}.tsv", optional=True) for judge in JUDGES),
     # The sample as a split of its own, with each system's outputs as a submission of it.
-    DataFile("sample_inputs.tsv", 720, count_multilingual, derive=_sample_inputs, needs=(PAIRS,), optional=True),
+    DataFile("sample_inputs.tsv", 720, count_by_language(dict.fromkeys(LANGUAGES_2024, 80)), derive=_sample_inputs,
+             needs=(PAIRS,), optional=True),
     *(DataFile(f"outputs/{system}_sample.tsv", 720, count_table_rows, derive=_sample_output(system), needs=(PAIRS,),
                optional=True)
       for system in SAMPLE_SYSTEMS),
@@ -106,9 +107,11 @@ TEXTDETOX2024 = register_edition(Edition(
             # The 2025 meta-evaluation sample: 80 test inputs per language, six systems' outputs, five LLM judges.
             "sample": ("sample_inputs.tsv",)},
     files=(
-        _mirrored("dev_inputs.tsv", 3600, count_multilingual, "textdetox2024/dev_inputs.tsv",
+        _mirrored("dev_inputs.tsv", 3600, count_by_language(dict.fromkeys(LANGUAGES_2024, 400)),
+                  "textdetox2024/dev_inputs.tsv",
                   derive=_inputs_of("outputs/duplicate_dev.tsv"), needs=("outputs/duplicate_dev.tsv",)),
-        _mirrored("test_inputs.tsv", 5400, count_multilingual, "textdetox2024/test_inputs.tsv",
+        _mirrored("test_inputs.tsv", 5400, count_by_language(dict.fromkeys(LANGUAGES_2024, 600)),
+                  "textdetox2024/test_inputs.tsv",
                   derive=_inputs_of("outputs/duplicate_test.tsv"), needs=("outputs/duplicate_test.tsv",)),
         _mirrored("outputs/duplicate_dev.tsv", 3600, count_table_rows, "textdetox2024/outputs/duplicate_dev.tsv",
                   urls=pinned_urls(PAN_CODE, "b92c6d13202689429f475ec1ef162da3b0f8bb81",
@@ -116,7 +119,8 @@ TEXTDETOX2024 = register_edition(Edition(
         _mirrored("outputs/duplicate_test.tsv", 5400, count_table_rows, "textdetox2024/outputs/duplicate_test.tsv",
                   urls=pinned_urls(PAN_CODE, "a44aee5527b3faf4b46e84b85ae2be33f28df601",
                                    "clef24/text-detoxification/data/sample_submission_test.tsv")),
-        DataFile("dev_references.tsv", 3600, count_multilingual, hub=REFERENCES, optional=True),
+        DataFile("dev_references.tsv", 3600, count_by_language(dict.fromkeys(LANGUAGES_2024, 400)), hub=REFERENCES,
+                 optional=True),
         _mirrored("leaderboard_auto.csv", 35, count_table_rows, "leaderboards/textdetox2024_auto.csv", optional=True),
         _mirrored("leaderboard_auto_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_auto_axes.csv", optional=True),
         _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv", optional=True),
@@ -154,10 +158,13 @@ TEXTDETOX2025 = register_edition(Edition(
     languages=(*LANGUAGES_2024, *NEW_IN_2025),
     splits={"dev": ("dev_inputs.tsv",), "test": ("test_inputs.tsv",)},
     files=(
-        _mirrored("dev_inputs.tsv", 6000, count_multilingual, "textdetox2025/dev_inputs.tsv",
+        _mirrored("dev_inputs.tsv", 6000,
+                  count_by_language({**dict.fromkeys(LANGUAGES_2024, 600), **dict.fromkeys(NEW_IN_2025, 100)}),
+                  "textdetox2025/dev_inputs.tsv",
                   urls=pinned_urls(PAN_CODE, "6759354578fcdcb022ffdbdd3eb2c84cdb4fc3eb",
                                    "clef25/text-detoxification/input_data/dev_inputs.tsv")),
-        _mirrored("test_inputs.tsv", 3600, count_multilingual, "textdetox2025/test_inputs.tsv",
+        _mirrored("test_inputs.tsv", 3600, count_by_language(dict.fromkeys(LANGUAGES_2024, 400)),
+                  "textdetox2025/test_inputs.tsv",
                   note="the 9 languages of 2024; the new languages' test inputs are on the hub "
                   "(textdetox/multilingual_paradetox_test)",
                   urls=pinned_urls(PAN_CODE, "baabcc46fe99c8eae4c8e542130e4b50104afb37",

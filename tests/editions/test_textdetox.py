@@ -86,3 +86,17 @@ def test_without_the_mirrors_inputs_they_are_made_from_the_sample_submissions(tm
     urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls]
     assert len(urls) == 5 and all(u[0].startswith("https://raw.githubusercontent.com/pan-webis-de/pan-code/")
                                   for u in urls)
+
+
+def test_a_hub_copy_with_a_language_short_of_rows_is_refused_and_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    target = tmp_path / "textdetox2024"
+    TEXTDETOX2024.fetch(target, [MIRROR])
+    dev = TEXTDETOX2024.load(["dev"])
+    short = dev.drop(index=dev.index[dev["lang"] == "ar"][0])  # one Arabic reference missing
+    report = TEXTDETOX2024.fetch(target, [MIRROR, hub_copy(tmp_path / "hubcopy", short)])
+    skipped = {r.rel: r.detail for r in report.skipped}
+    assert "ar: 399 instead of 400" in skipped["dev_references.tsv"]
+    assert not (target / "dev_references.tsv").exists()  # nothing half-right is kept

@@ -283,8 +283,10 @@ if tabs[0].open is not False:
         st.plotly_chart(fig, width="stretch")
         med = lengths.groupby("text")["words"].median()
         st.caption(
-            f"Median length: toxic {med.get('toxic', 0):.0f} words, neutral {med.get('neutral', 0):.0f} words"
-            " (the longest 0.5% are cut from the plot)."
+            f"Median length: toxic {med.get('toxic', 0):.0f} words, neutral "
+            + (f"{med['neutral']:.0f} words" if "neutral" in med else "— (no paraphrase)")
+            + ("; Chinese and Japanese counted in characters" if multilingual else "")
+            + " (the longest 0.5% are cut from the plot)."
         )
 if tabs[1].open:
     with tabs[1]:

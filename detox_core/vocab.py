@@ -109,6 +109,12 @@ RTL_LANGUAGES: frozenset[str] = frozenset({"ar", "he"})
 UNSPACED_LANGUAGES: frozenset[str] = frozenset({"zh", "ja"})
 
 
+def in_language_order(codes) -> tuple[str, ...]:
+    """``codes`` once each, in the order of :data:`LANGUAGES` (the editions' order), unknown codes last."""
+    order = {code: k for k, code in enumerate(LANGUAGES)}
+    return tuple(sorted(dict.fromkeys(codes), key=lambda code: order.get(code, len(order))))
+
+
 def language_name(code: str) -> str:
     """``"ar"`` -> ``"Arabic"``; an unknown code is returned as it is."""
     return LANGUAGES.get(code, code)

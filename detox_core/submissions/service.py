@@ -17,7 +17,7 @@ from detox_core.data.multilingual import MultilingualSubmission, load_multilingu
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.analysis.languages import language_mean, per_language
-from detox_core.vocab import LANGUAGES, SCORE_COLUMNS, language_name
+from detox_core.vocab import SCORE_COLUMNS, in_language_order, language_name
 from detox_core.models import ModelPool
 from detox_core.submissions.store import clean_name, file_sha256, Store, StoredSubmission
 
@@ -172,9 +172,7 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
     sub = load_multilingual_submission(content, rows, name=name)
     recipe = preset_class(preset)
     covered = [lang for lang in sub.languages if recipe.covers(lang)]
-    order = {code: k for k, code in enumerate(LANGUAGES)}
-    not_covered = tuple(sorted((lang for lang in sub.languages if lang not in covered),
-                               key=lambda code: order.get(code, len(order))))
+    not_covered = in_language_order(lang for lang in sub.languages if lang not in covered)
     if not covered:
         raise DetoxInputError(f"the {recipe.display()} preset covers {recipe.coverage()}; the submission answers "
                               f"{', '.join(language_name(lang) for lang in sub.languages)}: nothing it could score",

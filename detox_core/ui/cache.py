@@ -64,7 +64,3 @@ def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) ->
     """
     return _prepared_upload(content, name, lexicon_of or editions.default_edition().name)
 
-
-def languages_of(prepared: pd.DataFrame, languages: tuple[str, ...]) -> pd.DataFrame:
-    """The rows of a shared prepared corpus in ``languages`` (shared too: do not modify)."""
-    return prepared[prepared["lang"].isin(languages)]

@@ -15,7 +15,7 @@ from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.vocab import LANGUAGES, language_name
+from detox_core.vocab import in_language_order, language_name
 
 CHOICE_KEY = "_corpus_choice"
 OWNER_KEY = "_sidebar_owner"
@@ -135,8 +135,7 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
         choice.whole = choice.prepared
         return choice
     choice.whole = choice.prepared
-    order = {code: k for k, code in enumerate(LANGUAGES)}  # the editions' order, whatever the file's
-    present = tuple(sorted(dict.fromkeys(choice.prepared["lang"]), key=lambda code: order.get(code, len(order))))
+    present = in_language_order(choice.prepared["lang"])  # the editions' order, whatever the file's
     picked = st.multiselect(
         "Languages", present, default=list(present), key="languages", bind="query-params",
         format_func=lambda code: f"{language_name(code)} ({code})",
@@ -149,7 +148,7 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
         return choice
     choice.languages = tuple(code for code in present if code in picked)
     if len(choice.languages) < len(present):
-        choice.prepared = cache.languages_of(choice.prepared, choice.languages)
+        choice.prepared = choice.prepared[choice.prepared["lang"].isin(choice.languages)]
         keep = set(choice.prepared["pair_id"])
         choice.edits = choice.edits[choice.edits["pair_id"].isin(keep)]
     return choice

@@ -305,7 +305,9 @@ event = st.dataframe(
     shown[["line", *(["lang"] if multilingual else []), "input", "output", *SCORE_COLUMNS, "limiting", "flags"]],
     key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, placeholder=MISSING, height=360,
     column_config={
-        "line": st.column_config.NumberColumn("Line", help="Line of the submission", width="small"),
+        "line": st.column_config.NumberColumn(
+            "#" if multilingual else "Line", width="small",
+            help="Sentence number, in the split's order of inputs" if multilingual else "Line of the submission"),
         "lang": st.column_config.TextColumn("Lang", width="small"),
         "input": st.column_config.TextColumn("Input", width="large"),
         "output": st.column_config.TextColumn("Output", width="large"),

@@ -219,7 +219,6 @@ def filter_sentences(table: pd.DataFrame, text: str = "", j_below: float | None 
     return table[mask]
 
 
-
 @dataclass(frozen=True)
 class LanguageSummary:
     """A multilingual submission language by language.

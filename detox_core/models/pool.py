@@ -35,13 +35,18 @@ from detox_core import config
 from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.models.hub import default_device, hub_reachable, revision
+from detox_core.models.kinds import CUSTOM_KINDS
 from detox_core.models.onnx import onnx_session
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["classifier", "encoder", "sentence-transformer", "seq2seq"]
+Kind = str  # "classifier", "encoder", "sentence-transformer", "seq2seq" or a registered kind
 Backend = Literal["auto", "torch", "onnx"]
 Progress = Callable[[int, int], None]
+#: Separates the two texts of a sentence pair in memo keys (never in user text: control char).
+PAIR_SEP = "\x1f"
+
+
 
 
 @dataclass
@@ -58,12 +63,18 @@ class _Loaded:
     id2label: dict[int, str] = field(default_factory=dict)
     revision: str | None = None
     input_names: tuple[str, ...] = ()
+    #: (tokenizer id, where it loads from, is_local) when the tokenizer is another model's
+    tokenizer_from: tuple[str, str, bool] | None = None
 
     def info(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.model_id, "source": self.source if self.local else "hub", "revision": self.revision,
             "device": self.device, "dtype": self.dtype, "backend": self.backend,
         }
+        if self.tokenizer_from:
+            tid, where, local = self.tokenizer_from
+            out["tokenizer"] = {"id": tid, "source": where if local else "hub", "revision": revision(where, local)}
+        return out
 
 
 class ModelPool:
@@ -181,12 +192,19 @@ class ModelPool:
             return model_id, True
         return model_id, False
 
-    def get(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None) -> _Loaded:
-        """The loaded model (loading it on first use). Raises ModelUnavailableError."""
+    def get(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None,
+            tokenizer: str | None = None) -> _Loaded:
+        """The loaded model (loading it on first use). Raises ModelUnavailableError.
+
+        ``tokenizer``: the id of another model whose tokenizer this one uses (the 2025
+        toxicity classifier is read with ``cardiffnlp/twitter-xlm-roberta-large-2022``'s);
+        it resolves through the same local folders as model ids.
+        """
         # Keyed by where the model loads from: remapping an id to another folder
         # never serves the old model or its memoised results.
         where, local = self.resolve(model_id, source)
-        key = (where, kind, self.device, self.dtype, self.backend)
+        tok = (tokenizer, *self.resolve(tokenizer)) if tokenizer else None
+        key = (where, kind, self.device, self.dtype, self.backend, tok[1] if tok else None)
         with self._lock:
             if key in self._models:
                 return self._models[key]
@@ -195,18 +213,25 @@ class ModelPool:
             with self._lock:
                 if key in self._models:
                     return self._models[key]
-            loaded = self._load(model_id, where, local, kind, role)
+            loaded = self._load(model_id, where, local, kind, role, tok)
             with self._lock:
                 self._models[key] = loaded
             return loaded
 
-    def _load(self, model_id: str, source: str, local: bool, kind: Kind, role: str | None) -> _Loaded:
+    def _load(self, model_id: str, source: str, local: bool, kind: Kind, role: str | None,
+              tok: tuple[str, str, bool] | None = None) -> _Loaded:
         if local and not Path(source).is_dir():
             raise ModelUnavailableError(model_id, f"the folder {source} does not exist", role)
-        loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch")
+        if tok and tok[2] and not Path(tok[1]).is_dir():
+            raise ModelUnavailableError(model_id, f"the tokenizer folder {tok[1]} does not exist", role)
+        loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch", tokenizer_from=tok)
         # Offline, a hub id can still load from the local Hugging Face cache.
         cache_only = local or not hub_reachable()
         try:
+            if kind in CUSTOM_KINDS:
+                CUSTOM_KINDS[kind].load(loaded, cache_only)
+                loaded.revision = loaded.revision or revision(source, local)
+                return loaded
             if kind == "sentence-transformer":
                 from sentence_transformers import SentenceTransformer
 
@@ -219,7 +244,9 @@ class ModelPool:
             import torch
             from transformers import AutoModel, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
 
-            loaded.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=cache_only)
+            tok_source, tok_local = (tok[1], tok[2]) if tok else (source, local)
+            loaded.tokenizer = AutoTokenizer.from_pretrained(
+                tok_source, local_files_only=tok_local or (cache_only and not tok))
             cls = {"classifier": AutoModelForSequenceClassification, "seq2seq": AutoModelForSeq2SeqLM}.get(kind, AutoModel)
             model = cls.from_pretrained(source, local_files_only=cache_only)
         except ModelUnavailableError:
@@ -241,23 +268,46 @@ class ModelPool:
             loaded.model = model
         return loaded
 
-    def info(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None) -> dict[str, Any]:
+    def info(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None,
+             tokenizer: str | None = None) -> dict[str, Any]:
         """Id, source, revision, device, dtype and backend of a (loaded) model."""
-        return self.get(model_id, kind, role, source).info()
+        return self.get(model_id, kind, role, source, tokenizer).info()
 
     # ------------------------------------------------------------------ inference
 
     def probabilities(
         self, model_id: str, texts: Sequence[str], role: str | None = None, progress: Progress | None = None,
-        source: str | None = None,
+        source: str | None = None, tokenizer: str | None = None,
     ) -> np.ndarray:
-        """Softmax class probabilities of a sequence classifier, one row per text."""
-        return self._run(model_id, "classifier", texts, role, progress, source)
+        """Class probabilities of a sequence classifier, one row per text: the softmax of
+        its logits, or for a model with a single logit the sigmoid (one column)."""
+        return self._run(model_id, "classifier", texts, role, progress, source, tokenizer)
+
+    def pair_probabilities(
+        self, model_id: str, firsts: Sequence[str], seconds: Sequence[str], role: str | None = None,
+        progress: Progress | None = None, source: str | None = None,
+    ) -> np.ndarray:
+        """Class probabilities of a sentence-pair classifier (paraphrase detectors): the
+        pair ``(first, second)`` is encoded as the model's two segments."""
+        if len(firsts) != len(seconds):
+            raise DetoxInputError(f"expected as many second texts as first texts ({len(firsts)}), found {len(seconds)}")
+        keys = [f"{a}{PAIR_SEP}{b}" for a, b in zip(firsts, seconds)]
+        return self._run(model_id, "classifier", keys, role, progress, source, pairs=True)
+
+    def run_custom(
+        self, model_id: str, kind: Kind, items: Sequence[str], role: str | None = None,
+        progress: Progress | None = None, source: str | None = None,
+    ) -> np.ndarray:
+        """Run a model of a registered kind (:func:`register_kind`) on ``items`` (strings,
+        memoised like texts), in batches of :attr:`batch_size`; one row per item."""
+        if kind not in CUSTOM_KINDS:
+            raise DetoxInputError(f"unknown model kind {kind!r}; registered: {', '.join(CUSTOM_KINDS) or 'none'}")
+        return self._run(model_id, kind, items, role, progress, source)
 
     def label_index(self, model_id: str, candidates: Sequence[str], fallback: int, role: str | None = None,
-                    source: str | None = None) -> int:
+                    source: str | None = None, tokenizer: str | None = None) -> int:
         """The class index whose label name matches one of ``candidates`` (any case)."""
-        id2label = self.get(model_id, "classifier", role, source).id2label
+        id2label = self.get(model_id, "classifier", role, source, tokenizer).id2label
         wanted = [c.lower() for c in candidates]
         for idx, name in sorted(id2label.items()):
             if name.lower() in wanted:
@@ -273,9 +323,10 @@ class ModelPool:
         return self._run(model_id, kind, texts, role, progress, source)
 
     def _run(self, model_id: str, kind: Kind, texts: Sequence[str], role: str | None, progress: Progress | None,
-             source: str | None = None) -> np.ndarray:
-        loaded = self.get(model_id, kind, role, source)
-        memo_key = (loaded.source, kind, self.device, self.dtype, self.backend)
+             source: str | None = None, tokenizer: str | None = None, pairs: bool = False) -> np.ndarray:
+        loaded = self.get(model_id, kind, role, source, tokenizer)
+        memo_key = (loaded.source, kind, self.device, self.dtype, self.backend,
+                    loaded.tokenizer_from[1] if loaded.tokenizer_from else None, pairs)
         done = 0
 
         def compute(missing: list[tuple]) -> list[np.ndarray]:
@@ -291,7 +342,16 @@ class ModelPool:
                     show_progress_bar=False,
                 ).astype(np.float64))
             results: dict[str, np.ndarray] = {}
-            for batch_texts, values in self._batches(loaded, todo):
+            if kind in CUSTOM_KINDS:
+                for start in range(0, len(todo), self.batch_size):
+                    chunk = todo[start : start + self.batch_size]
+                    results.update(zip(chunk, CUSTOM_KINDS[kind].run(loaded, chunk)))
+                    self.forward_texts += len(chunk)
+                    done += len(chunk)
+                    if progress:
+                        progress(done, len(texts))
+                return [results[t] for t in todo]
+            for batch_texts, values in self._batches(loaded, todo, pairs):
                 results.update(zip(batch_texts, values))
                 self.forward_texts += len(batch_texts)
                 done += len(batch_texts)
@@ -319,12 +379,16 @@ class ModelPool:
             limit = min(limit, positions - reserved)
         return limit
 
-    def _batches(self, loaded: _Loaded, texts: list[str]):
+    def _batches(self, loaded: _Loaded, texts: list[str], pairs: bool = False):
         """Yield ``(texts, values)`` per batch, longest texts first."""
         import torch
 
         tok = loaded.tokenizer
-        encoded = tok(texts, truncation=True, max_length=self._token_limit(loaded))
+        if pairs:
+            firsts, seconds = zip(*(t.split(PAIR_SEP, 1) for t in texts)) if texts else ((), ())
+            encoded = tok(list(firsts), list(seconds), truncation=True, max_length=self._token_limit(loaded))
+        else:
+            encoded = tok(texts, truncation=True, max_length=self._token_limit(loaded))
         lengths = [len(ids) for ids in encoded["input_ids"]]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         for start in range(0, len(order), self.batch_size):
@@ -340,7 +404,9 @@ class ModelPool:
                     out = loaded.model(**inputs)
                     raw = (out.logits if loaded.kind == "classifier" else out.pooler_output).float().cpu().numpy()
                 raw = raw.astype(np.float64)
-            if loaded.kind == "classifier":
+            if loaded.kind == "classifier" and raw.shape[1] == 1:
+                values = 1.0 / (1.0 + np.exp(-raw))  # one logit: its sigmoid, as the official code
+            elif loaded.kind == "classifier":
                 raw = raw - raw.max(axis=1, keepdims=True)
                 values = np.exp(raw) / np.exp(raw).sum(axis=1, keepdims=True)
             else:

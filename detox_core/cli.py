@@ -159,6 +159,17 @@ def _parse_models(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _llm_options(args: argparse.Namespace) -> dict:
+    """The ``--llm-*`` options, for the llm-judge preset (the key only from the environment)."""
+    if args.preset != "llm-judge":
+        return {}
+    values = {"base_url": args.llm_base_url, "model": args.llm_model, "concurrency": args.llm_concurrency,
+              "template": args.llm_template, "price_in": args.llm_price_in, "price_out": args.llm_price_out,
+              "timeout": args.llm_timeout}
+    options: dict = {"local_model": args.llm_local} if args.llm_local else {}
+    return {**options, **{k: v for k, v in values.items() if v is not None}}
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
 
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
@@ -166,7 +177,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         written = score_submissions(
             Path(args.inputs), [Path(p) for p in args.preds], _out_dir(args.out), preset=args.preset,
             calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
-            references=Path(args.refs) if args.refs else None, quiet=args.quiet,
+            references=Path(args.refs) if args.refs else None, quiet=args.quiet, options=_llm_options(args),
         )
     except ScorerUnavailableError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -283,6 +294,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
     score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
+    llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")
+    llm.add_argument("--llm-model", metavar="NAME", help="model name (default $DETOX_LLM_MODEL)")
+    llm.add_argument("--llm-concurrency", type=_int_in(1, 64), help="requests in flight (default 8)")
+    llm.add_argument("--llm-template", metavar="FILE.toml", help="a prompt template (default: the built-in one)")
+    llm.add_argument("--llm-price-in", type=float, metavar="USD", help="price per 1M input tokens (for the cost)")
+    llm.add_argument("--llm-price-out", type=float, metavar="USD", help="price per 1M output tokens")
+    llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
+    llm.add_argument("--llm-local", metavar="DIR_OR_ID", help="judge with a local causal LM instead of a server")
     score.set_defaults(func=_cmd_score)
 
     meta = sub.add_parser("meta-eval", help="agreement of automatic metrics with human judgements")

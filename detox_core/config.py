@@ -15,6 +15,9 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
+| ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
+| ``OPENAI_API_KEY`` | the LLM judge's key (never logged, stored or shown) | none |
+| ``DETOX_LLM_MODEL`` | the LLM judge's model name | none |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
 | ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
 """
@@ -42,6 +45,9 @@ HUB_DIR_ENV = "DETOX_HUB_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
+LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
+LLM_API_KEY_ENV = "OPENAI_API_KEY"
+LLM_MODEL_ENV = "DETOX_LLM_MODEL"
 
 #: Default budget of all per-text caches together, in MB.
 DEFAULT_CACHE_MB = 512
@@ -121,6 +127,12 @@ def model_roots() -> list[str] | None:
     """``$DETOX_MODEL_ROOTS`` as a list of folders, or None when unset."""
     value = _get(MODEL_ROOTS_ENV)
     return value.split(os.pathsep) if value else None
+
+
+def llm_endpoint() -> tuple[str, str, str]:
+    """The LLM judge's (base URL, model name, key) from ``$OPENAI_BASE_URL``,
+    ``$DETOX_LLM_MODEL`` and ``$OPENAI_API_KEY``; empty strings where unset."""
+    return _get(LLM_BASE_URL_ENV), _get(LLM_MODEL_ENV), _get(LLM_API_KEY_ENV)
 
 
 def hub_offline() -> bool:

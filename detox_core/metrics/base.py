@@ -205,6 +205,12 @@ class Preset(ABC):
     def default_models(cls) -> dict[str, str]:
         return {}
 
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why the preset cannot run on this server and what to set, or None when it can
+        try (a preset whose models may fail to load says so when it runs)."""
+        return None
+
     def get_pool(self) -> ModelPool:
         return self.pool or default_pool()
 

@@ -55,6 +55,7 @@ def score_submissions(
     pool: ModelPool | None = None,
     references: Path | None = None,
     quiet: bool = False,
+    options: dict | None = None,
 ) -> list[Path]:
     """Score every submission and write ``<name>.scores.csv``, ``<name>.signature.json``
     and ``summary.csv`` into ``out_dir``.
@@ -83,7 +84,7 @@ def score_submissions(
             problems.append(str(err))
     if problems:
         raise DetoxInputError("; ".join(problems))
-    scorer = get_preset(preset, pool=pool, models=models)
+    scorer = get_preset(preset, pool=pool, models=models, **(options or {}))
     results: dict[str, pd.DataFrame] = {}
     signature: Signature | None = None
     for name in names:
@@ -95,11 +96,20 @@ def score_submissions(
             if step != last["step"]:
                 bar.set_postfix_str(step)
                 last["step"] = step
+            bar.total = max(total, 1)  # an LLM judge counts requests, not pairs
             bar.n = done
             bar.refresh()
 
+        if hasattr(scorer, "estimate") and not quiet:
+            estimate = scorer.estimate(inputs, outputs)
+            if estimate is not None:
+                print(f"{name}: {estimate.text()}", file=sys.stderr)
         frame = scorer.score(inputs, outputs, refs, calibrated=calibrated, progress=progress)
         bar.close()
+        if "llm_usage" in frame.attrs and not quiet:
+            from detox_core.judge.runner import Usage
+
+            print(f"{name}: {Usage(**frame.attrs['llm_usage']).text()}", file=sys.stderr)
         signature = frame.attrs["signature"]
         table = pd.DataFrame({
             "input": inputs,

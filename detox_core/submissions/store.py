@@ -61,14 +61,15 @@ class SentenceRow(Base):
     idx: Mapped[int] = mapped_column(Integer, primary_key=True)
     input: Mapped[str] = mapped_column(Text)
     output: Mapped[str] = mapped_column(Text)
-    sta: Mapped[float] = mapped_column(Float)
-    sim: Mapped[float] = mapped_column(Float)
-    # Empty where a recipe cannot score the axis: the 2024 recipe's FL (chrF) and J need references.
+    # Empty where a recipe cannot score the axis: the 2024 recipe's FL (chrF) and J need references;
+    # an LLM judge's answer that could not be had (STA, SIM too).
+    sta: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sim: Mapped[float | None] = mapped_column(Float, nullable=True)
     fl: Mapped[float | None] = mapped_column(Float, nullable=True)
     j: Mapped[float | None] = mapped_column(Float, nullable=True)
     chrf: Mapped[float | None] = mapped_column(Float, nullable=True)
-    sta_raw: Mapped[float] = mapped_column(Float)
-    sim_raw: Mapped[float] = mapped_column(Float)
+    sta_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sim_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
     fl_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
     j_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
     # ISO code of the sentence's language (multilingual editions); empty for a monolingual corpus.

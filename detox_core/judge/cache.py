@@ -1,0 +1,100 @@
+"""The LLM judge's persistent response cache, in the app's database.
+
+One row per request the server answered (a charged request): keyed by a SHA-256 of the
+model, the server's base URL (without credentials), the template tag (name, version,
+hash), the request settings (temperature, ...) and the messages (the texts); the answer
+text, its value (NULL: an answer the parser could not read) and the token counts. A rerun
+reads the answers instead of paying for them again, and an interrupted run resumes.
+Requests that failed (rate limits, server errors) are not stored: nothing was charged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, event, select
+from sqlalchemy.engine import Engine
+
+from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
+
+_meta = MetaData()
+responses = Table(
+    "llm_judge_responses", _meta,
+    Column("key", String(64), primary_key=True),
+    Column("model", String(200), nullable=False),
+    Column("base_url", String(500), nullable=False),
+    Column("template", String(200), nullable=False),
+    Column("question", String(20), nullable=False),
+    Column("answer", Text, nullable=True),
+    Column("value", Float, nullable=True),
+    Column("prompt_tokens", Integer, nullable=False, server_default="0"),
+    Column("completion_tokens", Integer, nullable=False, server_default="0"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+
+def request_key(model: str, base_url: str, template: str, settings: dict[str, Any],
+                messages: Sequence[dict[str, str]]) -> str:
+    """The cache key of one request (``base_url`` already without credentials)."""
+    body = json.dumps([model, base_url, template, settings, list(messages)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Cached:
+    answer: str | None
+    value: float | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@guard_public_methods("use the LLM judge's response cache")
+class ResponseCache:
+    """Answers by request key, in the app's database (``$DETOX_DB_URL`` or SQLite)."""
+
+    def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
+        self.engine = engine or make_engine(url or default_url())
+        if engine is None and self.engine.dialect.name == "sqlite":
+            # Answers are written as they arrive, one small transaction each: in WAL mode
+            # NORMAL keeps every committed answer through a killed process (not through a
+            # power cut) without an fsync per answer.
+            @event.listens_for(self.engine, "connect")
+            def _normal_sync(conn, _record) -> None:  # noqa: ANN001 - DBAPI connection
+                cur = conn.cursor()
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.close()
+        upgrade(self.engine, _meta)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Cached]:
+        keys = list(dict.fromkeys(keys))
+        out: dict[str, Cached] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                q = select(responses.c.key, responses.c.answer, responses.c.value, responses.c.prompt_tokens,
+                           responses.c.completion_tokens).where(responses.c.key.in_(chunk))
+                for key, answer, value, pt, ct in conn.execute(q):
+                    out[key] = Cached(answer, value, int(pt or 0), int(ct or 0))
+        return out
+
+    def put_many(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Store answered requests (dicts with the table's columns but ``created_at``);
+        a key already stored is left as it is."""
+        if not rows:
+            return
+        now = datetime.now(timezone.utc)
+        with writer(self.engine).begin() as conn:
+            have = {k for (k,) in conn.execute(select(responses.c.key).where(
+                responses.c.key.in_([r["key"] for r in rows])))}
+            fresh = {r["key"]: {**r, "created_at": now} for r in rows if r["key"] not in have}
+            if fresh:
+                conn.execute(responses.insert(), list(fresh.values()))
+
+    def count(self) -> int:
+        with self.engine.connect() as conn:
+            return len(conn.execute(select(responses.c.key)).all())

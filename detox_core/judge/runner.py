@@ -1,0 +1,301 @@
+"""Run the LLM judge over pairs: plan the requests, read the cache, ask the rest with
+bounded concurrency, parse strictly (one re-ask), store every answer as it comes.
+
+An answer that cannot be had (the server kept failing, or the answer could not be read
+twice) is missing: NaN for that axis and J, counted in :class:`Usage`, never a zero.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from detox_core.judge.cache import Cached, ResponseCache, request_key
+from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
+from detox_core.judge.prompts import BUILTIN, Template
+
+#: progress(step name, done, total)
+Progress = Callable[[str, int, int], None]
+#: Characters per token of the pre-run estimate (a rough rule for mixed scripts).
+CHARS_PER_TOKEN = 4.0
+#: Most in-flight requests of one run (a setting may ask for fewer).
+MAX_CONCURRENCY = 64
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Everything a judge run depends on, but the key.
+
+    ``price_in`` / ``price_out``: price per million input / output tokens (None: unknown,
+    so costs read "unknown", never 0).
+    """
+
+    endpoint: Endpoint
+    template: Template = BUILTIN
+    concurrency: int = 8
+    temperature: float = 0.0
+    max_tokens: int = 8
+    price_in: float | None = None
+    price_out: float | None = None
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def request_settings(self) -> dict[str, Any]:
+        """The request body's settings (part of the cache key)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        if self.price_in is None or self.price_out is None:
+            return None
+        return (prompt_tokens * self.price_in + completion_tokens * self.price_out) / 1e6
+
+
+def cost_text(cost: float | None) -> str:
+    return "cost unknown (set the prices per 1M tokens)" if cost is None else f"about ${cost:,.4f}"
+
+
+@dataclass
+class Estimate:
+    """Before a run: what it will ask, from the prompts' length (no usage known yet)."""
+
+    requests: int  # unique requests the pairs need
+    cached: int  # of them, answered in the cache already (free)
+    prompt_tokens: int  # estimated, of the requests still to send
+    completion_tokens: int
+    cost: float | None
+
+    @property
+    def to_send(self) -> int:
+        return self.requests - self.cached
+
+    def text(self) -> str:
+        return (f"{self.requests:,} requests ({self.cached:,} answered in the cache, {self.to_send:,} to send): about "
+                f"{self.prompt_tokens:,} input and {self.completion_tokens:,} output tokens, {cost_text(self.cost)}")
+
+
+@dataclass
+class Usage:
+    """After a run: what was asked and what it cost (from the server's usage fields)."""
+
+    requests: int = 0  # unique requests the pairs needed
+    cached: int = 0  # served by the cache
+    answered: int = 0  # answered by the server in this run (charged), re-asks included
+    reasks: int = 0
+    failed: int = 0  # requests still failing after every retry (not charged, not cached)
+    unreadable: int = 0  # answered but not readable after the re-ask
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    missing: dict[str, int] = field(default_factory=dict)  # axis -> pairs without a value
+
+    def text(self) -> str:
+        miss = ", ".join(f"{k.upper()} {v:,}" for k, v in self.missing.items() if v) or "none"
+        return (f"{self.requests:,} requests: {self.cached:,} from the cache, {self.answered:,} answered now "
+                f"({self.reasks:,} re-asks), {self.failed:,} failed, {self.unreadable:,} unreadable; "
+                f"{self.prompt_tokens:,} input and {self.completion_tokens:,} output tokens, {cost_text(self.cost)}; "
+                f"pairs missing: {miss}")
+
+
+@dataclass(frozen=True)
+class _Request:
+    question: str
+    messages: tuple[dict[str, str], ...]
+    key: str
+
+
+@dataclass
+class _Outcome:
+    answer: str | None = None
+    value: float | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    answered: int = 0
+    reasked: bool = False
+    failed: bool = False
+
+
+class LLMJudge:
+    """Asks a chat-completions server the three questions of every pair.
+
+    Args:
+        settings: endpoint, template, concurrency, request settings, prices.
+        cache: the response cache (default: the app's database).
+        client: the HTTP client (default: :class:`ChatClient` of the endpoint).
+    """
+
+    def __init__(self, settings: JudgeSettings, cache: ResponseCache | None = None,
+                 client: ChatClient | None = None) -> None:
+        if not settings.endpoint.configured:
+            raise JudgeUnavailableError(unconfigured_message(settings.endpoint))
+        self.settings = settings
+        self.cache = cache if cache is not None else ResponseCache()
+        self.client = client or ChatClient(settings.endpoint, settings.policy)
+
+    # ------------------------------------------------------------------ planning
+
+    def _request(self, question: str, fields: dict[str, str], lang: str) -> _Request:
+        s = self.settings
+        messages = tuple(s.template.messages(question, fields, lang))
+        key = request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(), messages)
+        return _Request(question, messages, key)
+
+    def plan(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None
+             ) -> tuple[list[dict[str, str]], dict[str, _Request]]:
+        """Per pair, question -> request key (``fl_in``/``fl_out`` for the two fluencies),
+        and the unique requests by key (an input judged for several systems is asked its
+        fluency once)."""
+        langs = list(langs) if langs is not None else [""] * len(inputs)
+        per_pair, unique = [], {}
+        for x, y, lang in zip(inputs, outputs, langs):
+            reqs = {"sta": self._request("sta", {"input": x, "output": y}, lang),
+                    "sim": self._request("sim", {"input": x, "output": y}, lang),
+                    "fl_in": self._request("fl", {"text": x}, lang),
+                    "fl_out": self._request("fl", {"text": y}, lang)}
+            per_pair.append({k: r.key for k, r in reqs.items()})
+            unique.update({r.key: r for r in reqs.values()})
+        return per_pair, unique
+
+    def estimate(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None) -> Estimate:
+        """Requests, tokens and cost of a run, before it (cached answers cost nothing)."""
+        _, unique = self.plan(inputs, outputs, langs)
+        cached = self.cache.get_many(unique)
+        todo = [r for k, r in unique.items() if k not in cached]
+        prompt = sum(math.ceil(sum(len(m["content"]) + 4 for m in r.messages) / CHARS_PER_TOKEN) for r in todo)
+        completion = len(todo) * min(self.settings.max_tokens, 3)
+        return Estimate(len(unique), len(cached), prompt, completion, self.settings.cost(prompt, completion))
+
+    # ------------------------------------------------------------------ asking
+
+    def _ask(self, req: _Request) -> _Outcome:
+        """One question: ask, parse, re-ask once on an unreadable answer."""
+        out = _Outcome()
+        tmpl, settings = self.settings.template, self.settings.request_settings()
+        try:
+            reply = self.client.chat(list(req.messages), settings)
+        except TransientError:
+            return _Outcome(failed=True)
+        self._count(out, reply)
+        out.value = tmpl.parse(req.question, reply.text)
+        if out.value is None:
+            out.reasked = True
+            follow = [*req.messages, *([{"role": "assistant", "content": reply.text}] if reply.text else []),
+                      {"role": "user", "content": tmpl.reask_message(req.question)}]
+            try:
+                again = self.client.chat(follow, settings)
+            except TransientError:
+                return _Outcome(failed=True, answered=out.answered, prompt_tokens=out.prompt_tokens,
+                                completion_tokens=out.completion_tokens, reasked=True)
+            self._count(out, again)
+            out.value = tmpl.parse(req.question, again.text)
+            reply = again
+        out.answer = reply.text
+        return out
+
+    @staticmethod
+    def _count(out: _Outcome, reply: Reply) -> None:
+        out.answered += 1
+        out.prompt_tokens += reply.prompt_tokens
+        out.completion_tokens += reply.completion_tokens
+
+    def _run_requests(self, todo: list[_Request], usage: Usage, progress: Progress | None, done0: int,
+                      total: int) -> dict[str, _Outcome]:
+        results: dict[str, _Outcome] = {}
+        pending_rows: list[dict[str, Any]] = []
+        s = self.settings
+
+        def flush() -> None:
+            self.cache.put_many(pending_rows)
+            pending_rows.clear()
+
+        workers = max(1, min(int(s.concurrency), MAX_CONCURRENCY))
+        stop = threading.Event()
+
+        def job(req: _Request) -> _Outcome:
+            return _Outcome(failed=True) if stop.is_set() else self._ask(req)
+
+        done = done0
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-judge")
+        try:
+            futures: dict[Future, _Request] = {pool.submit(job, r): r for r in todo}
+            waiting = set(futures)
+            while waiting:
+                finished, waiting = wait(waiting, timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    req = futures[fut]
+                    outcome = fut.result()  # JudgeUnavailableError propagates: a run that cannot work stops
+                    results[req.key] = outcome
+                    usage.answered += outcome.answered
+                    usage.reasks += outcome.reasked
+                    usage.prompt_tokens += outcome.prompt_tokens
+                    usage.completion_tokens += outcome.completion_tokens
+                    if outcome.failed:
+                        usage.failed += 1
+                    else:
+                        usage.unreadable += outcome.value is None
+                        pending_rows.append({"key": req.key, "model": s.endpoint.model, "base_url": s.endpoint.public,
+                                             "template": s.template.tag, "question": req.question,
+                                             "answer": outcome.answer, "value": outcome.value,
+                                             "prompt_tokens": outcome.prompt_tokens,
+                                             "completion_tokens": outcome.completion_tokens})
+                    done += 1
+                if pending_rows:  # at once: a killed run loses only the requests in flight
+                    flush()
+                if progress and finished:
+                    progress("LLM judge", done, total)
+        except BaseException:
+            stop.set()
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            if pending_rows:
+                flush()  # every charged answer is kept, even when the run stops
+            pool.shutdown(wait=True, cancel_futures=True)
+        return results
+
+    def judge(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None,
+              progress: Progress | None = None) -> tuple[pd.DataFrame, Usage]:
+        """Per pair: ``sta``, ``sim``, ``fl`` (output at least as fluent as the input),
+        ``fl_in``/``fl_out`` (3-point fluency), ``j``; NaN where an answer is missing."""
+        per_pair, unique = self.plan(inputs, outputs, langs)
+        cached = self.cache.get_many(unique)
+        usage = Usage(requests=len(unique), cached=len(cached))
+        total = len(unique)
+        if progress:
+            progress("LLM judge", len(cached), total)
+        todo = [r for k, r in unique.items() if k not in cached]
+        fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
+        values: dict[str, float | None] = {k: c.value for k, c in cached.items()}
+        values.update({k: o.value for k, o in fresh.items()})
+        frame = pd.DataFrame({q: [_nan(values.get(keys[q])) for keys in per_pair]
+                              for q in ("sta", "sim", "fl_in", "fl_out")}, dtype="float64")
+        fl = np.where(frame["fl_out"] >= frame["fl_in"], 1.0, 0.0)
+        frame["fl"] = np.where(frame["fl_in"].isna() | frame["fl_out"].isna(), np.nan, fl)
+        frame["j"] = frame["sta"] * frame["sim"] * frame["fl"]
+        usage.missing = {axis: int(frame[axis].isna().sum()) for axis in ("sta", "sim", "fl", "j")}
+        usage.cost = self.settings.cost(usage.prompt_tokens, usage.completion_tokens)
+        return frame, usage
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def cached_usage(cached: dict[str, Cached]) -> tuple[int, int]:
+    """Tokens the cached answers once cost (what a rerun saves)."""
+    return sum(c.prompt_tokens for c in cached.values()), sum(c.completion_tokens for c in cached.values())
+
+
+def unconfigured_message(endpoint: Endpoint) -> str:
+    """Why the judge cannot run, and what to set."""
+    missing = " and ".join(endpoint.missing()) or "an endpoint"
+    return (f"The LLM judge has no endpoint: set {missing}. Any chat-completions server works (OpenAI, vLLM, "
+            "llama.cpp, Ollama): environment variables OPENAI_BASE_URL, DETOX_LLM_MODEL and OPENAI_API_KEY, or "
+            "base_url, model and api_key under [llm_judge] in .streamlit/secrets.toml, or the organizers' LLM "
+            "judge settings in the sidebar, or --llm-base-url / --llm-model on the command line.")

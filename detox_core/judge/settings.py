@@ -1,0 +1,93 @@
+"""Where the LLM judge's settings come from, first found wins:
+
+1. explicit arguments (the CLI's ``--llm-*`` options, a library call);
+2. the server's settings (:func:`set_server_settings`): the organizers' LLM judge
+   settings in the app's sidebar, which start from ``[llm_judge]`` of
+   ``.streamlit/secrets.toml``; they apply to the whole server, like the model pool;
+3. the environment: ``OPENAI_BASE_URL``, ``DETOX_LLM_MODEL``, ``OPENAI_API_KEY``
+   (read in :mod:`detox_core.config`).
+
+The key only ever lives in memory: it is not logged, stored, cached, nor put in a
+signature.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import replace
+from typing import Any
+
+from detox_core import config
+from detox_core.errors import DetoxInputError
+from detox_core.judge.client import Endpoint, RetryPolicy
+from detox_core.judge.prompts import load_template
+from detox_core.judge.runner import MAX_CONCURRENCY, JudgeSettings
+
+#: The settings a server (or a test) may set; ``api_key`` included, kept in memory only.
+KEYS = ("base_url", "model", "api_key", "concurrency", "temperature", "max_tokens", "price_in", "price_out",
+        "template", "timeout", "max_retries")
+_server: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def set_server_settings(**values: Any) -> None:
+    """Replace the server-wide settings (None or "" leaves a setting to the environment)."""
+    unknown = set(values) - set(KEYS)
+    if unknown:
+        raise DetoxInputError(f"unknown LLM judge setting {sorted(unknown)[0]!r}; known: {', '.join(KEYS)}")
+    with _lock:
+        _server.clear()
+        _server.update({k: v for k, v in values.items() if v not in (None, "")})
+
+
+def server_settings() -> dict[str, Any]:
+    """The server-wide settings, without the key (what a page may show)."""
+    with _lock:
+        return {k: v for k, v in _server.items() if k != "api_key"}
+
+
+def _number(name: str, value: Any, low: float, high: float, integer: bool = False) -> float | int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not low <= number <= high or (integer and number != int(number)):
+        kind = "a whole number" if integer else "a number"
+        raise DetoxInputError(f"LLM judge setting {name} must be {kind} from {low:g} to {high:g}, got {value!r}")
+    return int(number) if integer else number
+
+
+def resolve(**explicit: Any) -> JudgeSettings:
+    """The judge's settings (see the module docstring); an endpoint may be unconfigured
+    (:attr:`Endpoint.configured` False), which the judge reports when asked to run.
+
+    Raises:
+        DetoxInputError: a setting out of range, a bad template file.
+    """
+    env_url, env_model, env_key = config.llm_endpoint()
+    with _lock:
+        server = dict(_server)
+    merged = {"base_url": env_url, "model": env_model, "api_key": env_key, **server,
+              **{k: v for k, v in explicit.items() if v not in (None, "")}}
+    unknown = set(explicit) - set(KEYS)
+    if unknown:
+        raise DetoxInputError(f"unknown LLM judge setting {sorted(unknown)[0]!r}; known: {', '.join(KEYS)}")
+    endpoint = Endpoint(str(merged.get("base_url") or ""), str(merged.get("model") or ""),
+                        str(merged.get("api_key") or ""))
+    prices = {}
+    for name in ("price_in", "price_out"):
+        value = merged.get(name)
+        prices[name] = None if value in (None, "") else _number(name, value, 0, 1e6)
+    policy = RetryPolicy()
+    if "timeout" in merged:
+        policy = replace(policy, timeout=_number("timeout", merged["timeout"], 0.1, 3600))
+    if "max_retries" in merged:
+        policy = replace(policy, max_retries=_number("max_retries", merged["max_retries"], 0, 20, integer=True))
+    return JudgeSettings(
+        endpoint=endpoint,
+        template=load_template(merged.get("template") or None),
+        concurrency=_number("concurrency", merged.get("concurrency", 8), 1, MAX_CONCURRENCY, integer=True),
+        temperature=_number("temperature", merged.get("temperature", 0.0), 0, 2),
+        max_tokens=_number("max_tokens", merged.get("max_tokens", 8), 1, 4096, integer=True),
+        policy=policy, **prices)

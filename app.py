@@ -14,6 +14,7 @@ st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_s
 with st.spinner("Starting the app…"):
     from detox_core.errors import StorageError
     from detox_core.ui import auth, render
+    from detox_core.ui.llm_judge import render_llm_judge_settings
     from detox_core.ui.models import render_model_settings
     from detox_core.ui.sidebar import render_sidebar
     from detox_core.ui.store import database_problem
@@ -34,6 +35,7 @@ with st.sidebar:
 render_sidebar(owner="app")
 auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
 render_model_settings()
+render_llm_judge_settings()
 if problem := database_problem():
     st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
 try:

@@ -17,7 +17,7 @@ from detox_core.vocab import HUMAN_AXES
 from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_stored_report, meta_eval
-from detox_core.data.judges import add_judge_columns, load_any_judgements
+from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
@@ -143,6 +143,12 @@ AXIS_WORD = "Judge's axis" if judge is not None else "Human axis"
 if judges and with_judges:
     frame = add_judge_columns(frame, judges, skip=[judge] if judge else ())
     key += "|judges"
+    gaps = judge_missing(frame, [n for n in judges if n != judge])
+    st.caption(f"**LLM judges as metrics** (`<judge> (LLM):sta` ...), joined to the {len(frame):,} judged outputs by "
+               "system and texts; no label (a pair the judge did not see, or an answer it could not give) is n/a, "
+               "left out of the statistics: " + "; ".join(
+                   f"{render.md(n)}: " + (", ".join(f"{a.upper()} {m:,}" for a, m in g.items() if m) or "none missing")
+                   for n, g in gaps.items()) + ".")
 if with_embedded:
     try:
         frame = add_embedded(frame)

@@ -10,6 +10,7 @@ from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
+from detox_core.judge.runner import Usage
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
                                          parse_request)
 from detox_core.metrics import score
@@ -172,3 +173,5 @@ st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")
            + f" · P(neutral) of the input: {sta_input:.2f} · the address of this page holds the texts and the "
            "preset: copy it to share this example.")
+if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
+    st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))

@@ -25,6 +25,7 @@ from detox_core.submissions.service import (
 from detox_core.submissions.store import display_names
 from detox_core.ui.auth import is_organizer, require_page
 from detox_core.ui import render
+from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -159,6 +160,8 @@ with st.container(border=True):
     u1, u2 = st.columns(2)
     with u1:
         upload = st.file_uploader("Upload outputs", type=["txt", "tsv"], key="sub_upload")
+        if upload is not None and preset == "llm-judge" and (estimate := estimate_caption(inputs)):
+            st.caption(estimate)
         if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:"):
             run_scoring(upload.getvalue(), upload.name, "upload")
     with u2:
@@ -301,6 +304,9 @@ limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limi
                                    format_func=str.upper, help="The axis that holds J down")
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
+if unanswered := int(table[["sta", "sim"]].isna().any(axis=1).sum()):  # an LLM judge's missing answers
+    st.caption(f"{unanswered:,} of {len(table):,} sentences have no STA or SIM (an answer could not be had): their J "
+               "is n/a, and the means skip them.")
 event = st.dataframe(
     shown[["line", *(["lang"] if multilingual else []), "input", "output", *SCORE_COLUMNS, "limiting", "flags"]],
     key=f"sub_table_{view_id}", on_select="rerun", selection_mode="single-row", hide_index=True, placeholder=MISSING, height=360,

@@ -236,6 +236,13 @@ def add_judge_columns(frame: pd.DataFrame, judges: dict[str, pd.DataFrame], skip
     return out
 
 
+def judge_missing(frame: pd.DataFrame, judges: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Judge -> axis -> rows of ``frame`` (after :func:`add_judge_columns`) without that
+    judge's label: a pair it did not judge or an answer it could not give (NaN, not 0)."""
+    return {name: {axis: int(frame[col].isna().sum()) for axis, col in judge_columns(name).items() if col in frame}
+            for name in judges}
+
+
 def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
     """Cohen's kappa of two raters' labels (the same values on both sides): observed
     agreement corrected for chance, (p_o - p_e) / (1 - p_e); NaN when chance agreement is 1."""

@@ -161,10 +161,12 @@ class LLMJudge:
             unique.update({r.key: r for r in reqs.values()})
         return per_pair, unique
 
-    def estimate(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None) -> Estimate:
-        """Requests, tokens and cost of a run, before it (cached answers cost nothing)."""
+    def estimate(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None,
+                 check_cache: bool = True) -> Estimate:
+        """Requests, tokens and cost of a run, before it (cached answers cost nothing;
+        ``check_cache`` False: as if nothing were cached, an upper bound)."""
         _, unique = self.plan(inputs, outputs, langs)
-        cached = self.cache.get_many(unique)
+        cached = self.cache.get_many(unique) if check_cache else {}
         todo = [r for k, r in unique.items() if k not in cached]
         prompt = sum(math.ceil(sum(len(m["content"]) + 4 for m in r.messages) / CHARS_PER_TOKEN) for r in todo)
         completion = len(todo) * min(self.settings.max_tokens, 3)

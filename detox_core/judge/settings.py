@@ -31,12 +31,15 @@ _server: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
-def set_server_settings(**values: Any) -> None:
-    """Replace the server-wide settings (None or "" leaves a setting to the environment)."""
+def set_server_settings(keep_key: bool = False, **values: Any) -> None:
+    """Replace the server-wide settings (None or "" leaves a setting to the environment);
+    ``keep_key``: keep the key set before when ``values`` gives none."""
     unknown = set(values) - set(KEYS)
     if unknown:
         raise DetoxInputError(f"unknown LLM judge setting {sorted(unknown)[0]!r}; known: {', '.join(KEYS)}")
     with _lock:
+        if keep_key and not values.get("api_key") and _server.get("api_key"):
+            values = {**values, "api_key": _server["api_key"]}
         _server.clear()
         _server.update({k: v for k, v in values.items() if v not in (None, "")})
 

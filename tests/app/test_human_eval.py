@@ -250,3 +250,32 @@ def test_an_edition_declaring_a_multilingual_human_file_offers_it(tmp_path, monk
         assert at.selectbox(key="he_lang").options == ["all languages", "English (en)", "Arabic (ar)"]
     finally:
         unregister_edition("toyml")
+
+
+# ---------------------------------------------------------------- RUSSE-2022: LLM judges as metrics
+
+
+def test_llm_judges_are_metrics_beside_the_others_on_the_russe_sample(page, real_data):
+    """The shipped LLM judges' labels of the RUSSE-2022 human-evaluation rows are offered as
+    metrics (joined by system and texts), their missing answers counted, and a judge's J
+    correlates with human J like any metric."""
+    from detox_core.data.judges import load_judges
+    from detox_core.editions.russe2022 import LLM_JUDGES
+
+    if not all((real_data / rel).is_file() for rel in LLM_JUDGES):
+        pytest.skip("the LLM judge files are not fetched")
+    captions = " ".join(c.value for c in page.caption)
+    assert "LLM judges as metrics" in captions
+    # llama-3.3-70b-instruct left some answers out: counted, not zeros (2,625 judged outputs; 1,651 with its J).
+    assert "llama-3.3-70b-instruct: SIM 172, FL 874, J 974" in captions.replace("\\", "")
+    page.selectbox(key="he_axis").set_value("j").run()
+    options = page.selectbox(key="he_metric_j").options
+    assert "gpt-4.1-mini_few_shot (LLM):j" in options and "llama-3.3-70b-instruct (LLM):j" in options
+    open_tab(page, "Meta-evaluation")
+    table = next(d.value for d in page.dataframe if "metric" in d.value.columns and "roc_auc" in d.value.columns)
+    rows = table.set_index("metric")
+    llama = rows.loc["llama-3.3-70b-instruct (LLM):j"]
+    assert int(llama["n"]) == 1651  # only the pairs it answered
+    judges = load_judges([real_data / rel for rel in LLM_JUDGES])
+    assert 0.5 < rows.loc["gpt-4.1-mini_few_shot (LLM):j", "roc_auc"] <= 1
+    assert len(judges["gpt-4.1-mini_few_shot"]) == 4375

@@ -71,6 +71,7 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
 
             def log_message(self, *args) -> None:  # quiet
                 pass

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core import vocab
-from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
+from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
 from detox_core.metrics import registry
 from detox_core.submissions.explain import explain_j, flags
 from detox_core.text import word_diff
@@ -74,6 +74,8 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
         + "The other presets need their models (model hub, or local folders under **Metric models** in the sidebar).",
     )
     name = labels.get(label or default, fallback)
+    if why := presets[name].unavailable():  # e.g. an LLM judge without an endpoint: say what to set
+        st.warning(render.md(why, None), icon=":material/link_off:")
     if has_calibration(name):
         calibrated = row.toggle(
             "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
@@ -105,6 +107,8 @@ def show_scoring_error(err: Exception, languages: Sequence[str] = ()) -> None:
     elif isinstance(err, EmbeddedMissingError):
         st.error(f"Embedded preset: {err}", icon=":material/error:")
         st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")
+    elif isinstance(err, ScorerUnavailableError):  # an LLM judge without access, a refused key
+        st.error(render.md(err, None), icon=":material/error:")
     else:
         raise err
 

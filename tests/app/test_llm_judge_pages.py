@@ -1,0 +1,61 @@
+"""AppTests of the llm-judge preset in the pages: without an endpoint the picker says what
+to set and nothing is scored; with one (a local chat-completions server) Live scoring
+shows the judge's scores and what the requests cost."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from detox_core.judge.settings import set_server_settings
+from tests.app.helpers import run
+from tests.judge.fake_llm import FakeLLM
+
+LIVE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
+
+
+@pytest.fixture
+def no_endpoint(monkeypatch):
+    for var in ("OPENAI_BASE_URL", "DETOX_LLM_MODEL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    set_server_settings()
+    yield
+    set_server_settings()
+
+
+def live(at: AppTest) -> AppTest:
+    at.session_state["live_input"] = "ты дебил, иди отсюда"
+    at.session_state["live_candidates"] = "ты неправ, иди отсюда"
+    return at
+
+
+def test_without_an_endpoint_the_picker_says_what_to_set_and_nothing_is_scored(trained, no_endpoint):
+    at = run(live(AppTest.from_file(LIVE, default_timeout=60)))
+    at.segmented_control(key="preset").set_value("LLM judge")
+    run(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "no endpoint" in warnings and "OPENAI\\_BASE\\_URL" in warnings and "secrets.toml" in warnings
+    assert any("no endpoint" in e.value for e in at.error)
+    assert not at.metric  # never a made-up score
+
+
+def test_live_scoring_with_a_server_shows_the_judges_scores_and_the_cost(trained, no_endpoint, monkeypatch):
+    with FakeLLM() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("DETOX_LLM_MODEL", "judge-model")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-page-secret")
+        set_server_settings(price_in=1.0, price_out=2.0)
+        at = run(live(AppTest.from_file(LIVE, default_timeout=60)))
+        at.segmented_control(key="preset").set_value("LLM judge")
+        run(at)
+        assert not at.warning or all("no endpoint" not in w.value for w in at.warning)
+        values = {m.label: m.value for m in at.metric}
+        assert values["STA"] in {"1.00", "0.50", "0.00"} and values["SIM"] in {"1.00", "0.00"}
+        usage = " ".join(c.value for c in at.caption if "LLM judge" in c.value)
+        assert "answered now" in usage and "$" in usage
+        asked = server.stats.requests
+        run(at)  # a rerun is served by the cache
+        assert server.stats.requests == asked
+        page = " ".join(str(e.value) for e in [*at.caption, *at.markdown, *at.warning, *at.error])
+        assert "sk-page-secret" not in page

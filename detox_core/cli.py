@@ -6,6 +6,8 @@ Commands:
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.
     aggregate        aggregate crowd answers (majority vote or Dawid-Skene).
+    crowd-filter     three crowd exports -> the pairs people accept, scored (MERA ruDetox).
+    fit-calibrators  a preset's calibrators fitted on human judgements (JSON).
     export-annotations  an annotation project's human judgements as a CSV.
     health           check that the database answers (for monitoring a deployment).
 """
@@ -25,6 +27,7 @@ from detox_core.analysis.meta_eval import join_score_files, meta_eval
 from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
+from detox_core.cli_human import add_commands as add_human_commands
 from detox_core.annotation.store import AnnotationStore
 from detox_core.db import health, make_engine
 from detox_core.embedded.recipe import train_embedded
@@ -170,6 +173,18 @@ def _llm_options(args: argparse.Namespace) -> dict:
     return {**options, **{k: v for k, v in values.items() if v is not None}}
 
 
+def _calibrator_options(args: argparse.Namespace) -> dict:
+    """``--calibrators FILE``: fitted calibrators, for the presets that take them (rudetox-mera)."""
+    if not args.calibrators:
+        return {}
+    from detox_core.cli_human import FITTED
+    from detox_core.metrics.fitted_calibration import load
+
+    if args.preset not in FITTED:
+        raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {args.preset}")
+    return {"calibrators": load(Path(args.calibrators))}
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
 
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
@@ -177,7 +192,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         written = score_submissions(
             Path(args.inputs), [Path(p) for p in args.preds], _out_dir(args.out), preset=args.preset,
             calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
-            references=Path(args.refs) if args.refs else None, quiet=args.quiet, options=_llm_options(args),
+            references=Path(args.refs) if args.refs else None, quiet=args.quiet,
+            options={**_llm_options(args), **_calibrator_options(args)},
         )
     except ScorerUnavailableError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -288,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="load a preset's model (sta, sim, fl) from a local folder or another id")
     score.add_argument("--refs", metavar="FILE", help="references as a corpus TSV (default: those of --inputs)")
     score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
+    score.add_argument("--calibrators", metavar="FILE.json",
+                       help="rudetox-mera: calibrators written by fit-calibrators (default: those saved for it)")
     score.add_argument("--out", required=True, metavar="DIR", help="where the score files go")
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
@@ -334,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     hc = sub.add_parser("health", help="check that the database answers (exit 1 when it does not)")
     hc.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
     hc.set_defaults(func=_cmd_health)
+    add_human_commands(sub, _parse_models, _out_file, _fraction)
     return parser
 
 

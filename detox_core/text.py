@@ -18,6 +18,16 @@ def normalise_word(word: str) -> str:
     return word.lower().replace("ё", "е")
 
 
+_SPACES_RE = re.compile(r"[ \t\r\n]+")
+
+
+def normalise_spacing(text: str) -> str:
+    """``text`` trimmed, with tabs and line breaks read as spaces and runs of spaces
+    collapsed: how a sentence is matched after a trip through a crowd platform's export
+    (which reflows those characters). Case and letters are kept."""
+    return _SPACES_RE.sub(" ", text).strip()
+
+
 # A word may hold inner hyphens, apostrophes or masking asterisks ("по-русски", "х*й").
 WORD_RE = re.compile(r"\w+(?:[-'’*]+\w+)*")
 # Every character belongs to exactly one token, so joining tokens restores the text.

@@ -26,6 +26,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.submissions.store import display_names
 from detox_core.ui import render
 from detox_core.ui.auth import organizer_gate
+from detox_core.ui.crowd_filter import crowd_filter_section
 from detox_core.ui.annotation import (
     EXAMPLES_HELP,
     annotation_store,
@@ -396,3 +397,5 @@ with tabs["Crowd import"]:
             st.download_button("Download the labels (CSV)", labels.to_csv(index=False).encode("utf-8"),
                                file_name=f"{ctask}.labels.csv", mime="text/csv", key="crowd_download",
                                icon=":material/download:")
+    st.divider()
+    crowd_filter_section()

@@ -19,6 +19,7 @@ from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_stored_report, meta_eval
 from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.ui.auth import require_page
+from detox_core.ui.calibrators import fitted_calibrators_section
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
@@ -359,6 +360,8 @@ def calibration() -> None:
         cal.save(path)
         st.success(f"Saved to `{path.relative_to(data.data_dir())}` under the data folder; its signature: "
                    f"`{cal.signature()}`")
+    if judge is None:  # MERA ruDetox applies calibrators fitted on human judgements
+        fitted_calibrators_section(frame, name or "judgements")
 
 
 VIEWS = {"Per sentence": per_sentence, "Correlations": correlations, "Meta-evaluation": meta_evaluation,

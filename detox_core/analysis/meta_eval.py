@@ -40,7 +40,9 @@ def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
         return [RECIPE_VERSION, find_artifacts().name]
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
-    return [preset, obj.version, sorted(where.items())]
+    ident = [preset, obj.version, sorted(where.items())]
+    extra = getattr(obj, "calibration_identity", None)  # fitted calibrators change the numbers too
+    return ident + [extra()] if extra else ident
 
 
 def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.ndarray | None = None, pool=None,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from detox_core.judge.cache import Cached, ResponseCache, request_key
+from detox_core.judge.cache import ResponseCache, request_key
 from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
 from detox_core.judge.prompts import BUILTIN, Template
 
@@ -27,6 +27,9 @@ Progress = Callable[[str, int, int], None]
 CHARS_PER_TOKEN = 4.0
 #: Most in-flight requests of one run (a setting may ask for fewer).
 MAX_CONCURRENCY = 64
+#: Most in-flight requests of the whole process (every session's runs together): many
+#: users scoring at once share these instead of opening connections without bound.
+_PROCESS_SLOTS = threading.BoundedSemaphore(2 * MAX_CONCURRENCY)
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,11 @@ class LLMJudge:
     # ------------------------------------------------------------------ asking
 
     def _ask(self, req: _Request) -> _Outcome:
+        """One question (holding one of the process's request slots)."""
+        with _PROCESS_SLOTS:
+            return self._ask_once(req)
+
+    def _ask_once(self, req: _Request) -> _Outcome:
         """One question: ask, parse, re-ask once on an unreadable answer."""
         out = _Outcome()
         tmpl, settings = self.settings.template, self.settings.request_settings()
@@ -287,11 +295,6 @@ class LLMJudge:
 
 def _nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
-
-
-def cached_usage(cached: dict[str, Cached]) -> tuple[int, int]:
-    """Tokens the cached answers once cost (what a rerun saves)."""
-    return sum(c.prompt_tokens for c in cached.values()), sum(c.completion_tokens for c in cached.values())
 
 
 def unconfigured_message(endpoint: Endpoint) -> str:

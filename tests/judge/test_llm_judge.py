@@ -191,3 +191,23 @@ def test_few_shot_examples_per_language():
     assert len(de) == len(en) + 2 and de[2] == {"role": "assistant", "content": "no"}
     assert "(in German)" in de[-1]["content"]
     assert t.parse("sim", " **Yes.** ") == 1.0 and t.parse("sim", "yes, they do") is None
+
+
+def test_cli_says_what_to_set_and_names_a_bad_template(tmp_path, monkeypatch, capsys):
+    from detox_core.cli import main
+
+    for var in ("OPENAI_BASE_URL", "DETOX_LLM_MODEL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    set_server_settings()
+    (tmp_path / "in.txt").write_text("ты дебил\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("ты неправ\n", encoding="utf-8")
+    args = ["score", "--inputs", str(tmp_path / "in.txt"), "--preds", str(tmp_path / "out.txt"), "--preset",
+            "llm-judge", "--out", str(tmp_path / "scores"), "-q"]
+    assert main(args) == 3
+    assert "no endpoint" in capsys.readouterr().err and not (tmp_path / "scores").exists()
+    bad = tmp_path / "judge.toml"
+    bad.write_text('name = "x"\nversion = "1"\n[sta]\nprompt = "{input}"\n', encoding="utf-8")
+    assert main([*args, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--llm-template", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "judge.toml" in err and "line 4" in err

@@ -23,7 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from detox_core import __version__, data, editions
-from detox_core.analysis.meta_eval import join_score_files, meta_eval
+from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
@@ -32,6 +32,7 @@ from detox_core.annotation.store import AnnotationStore
 from detox_core.db import health, make_engine
 from detox_core.embedded.recipe import train_embedded
 from detox_core.errors import DetoxError, DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
+from detox_core.metrics import bertscore
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.models import ModelPool
@@ -212,7 +213,7 @@ def _fmt(value: float, lo: float, hi: float) -> str:
 def _cmd_meta_eval(args: argparse.Namespace) -> int:
 
     out = _out_file(args.out) if args.out else None
-    frame = add_2025_recipes(data.load_human_judgements(Path(args.human)))
+    frame = add_reference_metrics(add_2025_recipes(data.load_human_judgements(Path(args.human))))
     if args.scores:
         if not Path(args.scores).is_dir():
             raise DetoxInputError(f"--scores {args.scores}: no such folder (give the --out folder of a `score` run)")
@@ -312,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
     score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    _add_bertscore_options(score)
     llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
     llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")
     llm.add_argument("--llm-model", metavar="NAME", help="model name (default $DETOX_LLM_MODEL)")
@@ -328,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     meta.add_argument("--scores", metavar="DIR", help="a folder written by `score --out`, joined by system and text")
     meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
     meta.add_argument("--n-boot", type=_int_in(1, 100_000), default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    _add_bertscore_options(meta)
     meta.set_defaults(func=_cmd_meta_eval)
 
     agg = sub.add_parser("aggregate", help="aggregate crowd answers exported from a crowdsourcing platform")
@@ -356,9 +359,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_bertscore_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("BERTScore (a reference metric; its model comes from the hub)")
+    group.add_argument("--bertscore", action="store_true",
+                       help="compute BERTScore F1 against the references (default: $DETOX_BERTSCORE, else off: n/a)")
+    group.add_argument("--bertscore-model", metavar="ID_OR_DIR",
+                       help=f"its model (default: bert-score's for Russian, {bertscore.DEFAULT_MODEL})")
+    group.add_argument("--bertscore-layer", type=_int_in(0, 1000), metavar="N",
+                       help="its layer (default: bert-score's layer for the model, 9 for the default)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):
+        bertscore.configure(enabled=True, model=args.bertscore_model, layer=args.bertscore_layer)
     try:
         return int(args.func(args))
     except DetoxError as err:  # bad input, missing data, the database: said for people

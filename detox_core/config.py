@@ -18,6 +18,9 @@ with other variables, or a test that sets one, sees the current value.
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
 | ``OPENAI_API_KEY`` | the LLM judge's key (never logged, stored or shown) | none |
 | ``DETOX_LLM_MODEL`` | the LLM judge's model name | none |
+| ``DETOX_BERTSCORE`` | compute BERTScore F1 (the model comes from the hub) | off |
+| ``DETOX_BERTSCORE_MODEL`` | BERTScore's model id | ``bert-base-multilingual-cased`` |
+| ``DETOX_BERTSCORE_LAYER`` | BERTScore's layer | bert-score's layer for the model (9) |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
 | ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
 """
@@ -48,6 +51,9 @@ MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
 LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
 LLM_API_KEY_ENV = "OPENAI_API_KEY"
 LLM_MODEL_ENV = "DETOX_LLM_MODEL"
+BERTSCORE_ENV = "DETOX_BERTSCORE"
+BERTSCORE_MODEL_ENV = "DETOX_BERTSCORE_MODEL"
+BERTSCORE_LAYER_ENV = "DETOX_BERTSCORE_LAYER"
 
 #: Default budget of all per-text caches together, in MB.
 DEFAULT_CACHE_MB = 512
@@ -143,3 +149,23 @@ def hub_offline() -> bool:
 def hub_host() -> str:
     """The model hub's host name (``$HF_ENDPOINT``, default huggingface.co)."""
     return (_get("HF_ENDPOINT") or "https://huggingface.co").split("://")[-1].split("/")[0]
+
+
+def bertscore_enabled() -> bool:
+    """``$DETOX_BERTSCORE`` is on: BERTScore F1 is computed with every score frame."""
+    return _get(BERTSCORE_ENV).lower() in {"1", "true", "yes", "on"}
+
+
+def bertscore_model() -> str:
+    """``$DETOX_BERTSCORE_MODEL``: BERTScore's model id (empty: bert-score's default for Russian)."""
+    return _get(BERTSCORE_MODEL_ENV)
+
+
+def bertscore_layer() -> int | None:
+    """``$DETOX_BERTSCORE_LAYER`` as a layer number, or None when unset."""
+    value = _get(BERTSCORE_LAYER_ENV)
+    if not value:
+        return None
+    if not value.isdigit():
+        raise DetoxInputError(f"{BERTSCORE_LAYER_ENV}: expected a layer number, found {value!r}")
+    return int(value)

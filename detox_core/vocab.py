@@ -3,7 +3,8 @@
 Detoxification is judged on three axes and their product (Dementieva et al., 2022):
 style transfer accuracy (STA: is the rewrite neutral?), content similarity (SIM: does
 it keep the meaning?) and fluency (FL: does it read well?); J = STA x SIM x FL per
-sentence. chrF (against the human references) is reported beside them.
+sentence. chrF, BLEU, ROUGE-L and BERTScore (against the human references) are reported
+beside them.
 
 Every page, table and file of the project names the axes through this module.
 """
@@ -18,7 +19,8 @@ class Axis:
     """One axis: its key in score frames, its label, what it asks and its human column.
 
     Attributes:
-        key: the score-frame column (``sta``, ``sim``, ``fl``, ``j``, ``chrf``).
+        key: the score-frame column (``sta``, ``sim``, ``fl``, ``j``, or a reference column:
+            ``chrf``, ``bleu``, ``rouge_l``, ``bertscore``).
         label: how pages name it (``STA``).
         short: a few words for a legend (``non-toxic``).
         help: what the number measures and its range (Markdown), for every preset
@@ -40,7 +42,7 @@ class Axis:
     @property
     def auto_system(self) -> str:
         """The system-level automatic column of a published leaderboard (``sta_auto``)."""
-        return f"{self.key}_auto" if self.key != "chrf" else "chrf"
+        return f"{self.key}_auto" if self.key not in REFERENCE_COLUMNS else self.key
 
 
 AXES: tuple[Axis, ...] = (
@@ -59,13 +61,28 @@ AXES: tuple[Axis, ...] = (
     Axis("chrf", "chrF", "vs references",
          "chrF: character n-gram F-score of the rewrite against the **references** (human rewrites), from "
          "0 to 1; n/a without references. Rewarding closeness to the references, not detoxification as such."),
+    Axis("bleu", "BLEU", "vs references",
+         "BLEU: word n-gram precision of the rewrite against all **references** at once (sacrebleu, sentence "
+         "level, effective order), from 0 to 1; n/a without references."),
+    Axis("rouge_l", "ROUGE-L", "vs references",
+         "ROUGE-L: F-score of the longest common word subsequence of the rewrite and its best-matching "
+         "**reference** (rouge-score; words of every script, Chinese and Japanese by character), from 0 to 1; "
+         "n/a without references."),
+    Axis("bertscore", "BERTScore", "vs references",
+         "BERTScore F1: contextual token embeddings of the rewrite matched to its best-matching **reference** "
+         "(bert-score's defaults: multilingual BERT, layer 9, no idf, no rescaling), from 0 to 1 (unrelated "
+         "sentences still score well above 0); n/a without references, and n/a unless BERTScore was turned on "
+         "(it needs a model download)."),
 )
 
 BY_KEY: dict[str, Axis] = {a.key: a for a in AXES}
 
 #: Score-frame columns of every metric, in the order pages show them.
 SCORE_COLUMNS: tuple[str, ...] = tuple(a.key for a in AXES)
-#: The three axes a preset computes (J is their product, chrF is separate).
+#: The reference-based columns (against the human rewrites), computed by
+#: :mod:`detox_core.metrics.reference`; the rest are the axes and J.
+REFERENCE_COLUMNS: tuple[str, ...] = ("chrf", "bleu", "rouge_l", "bertscore")
+#: The three axes a preset computes (J is their product, the reference columns are separate).
 MODEL_AXES: tuple[str, ...] = ("sta", "sim", "fl")
 #: The uncalibrated columns of a score frame.
 RAW_COLUMNS: tuple[str, ...] = tuple(f"{k}_raw" for k in (*MODEL_AXES, "j"))

@@ -16,13 +16,16 @@ from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.vocab import HUMAN_AXES
 from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
 from detox_core.metrics.textdetox2025 import add_2025_recipes
-from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_stored_report, meta_eval
+from detox_core.metrics import bertscore
+from detox_core.analysis.meta_eval import (add_reference_metrics, available_metrics, confusion, disagreements,
+                                           join_stored_report, meta_eval)
 from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.ui.auth import require_page
 from detox_core.ui.calibrators import fitted_calibrators_section
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
+from detox_core.ui.models import shared_pool
 from detox_core.ui.store import shared_store
 from detox_core.ui.widgets.judgements import (add_embedded, automatic_notice, edition_judges, judges_tab, language_filter,
                                               pair_detail, per_language_tab, preset_section)
@@ -38,8 +41,9 @@ choice = current_choice()
 
 
 @st.cache_data(show_spinner="Reading the judgements…", max_entries=8)
-def judgements(content: bytes, name: str) -> pd.DataFrame:
-    return add_2025_recipes(load_any_judgements(content, name=name))
+def judgements(content: bytes, name: str, bertscore_setting: str) -> pd.DataFrame:
+    # The reference metrics against each output's reference (chrF, BLEU, ROUGE-L; BERTScore when turned on).
+    return add_reference_metrics(add_2025_recipes(load_any_judgements(content, name=name)), shared_pool())
 
 
 # The cached helpers below take the judged frame unhashed (``_frame``): ``key`` names it
@@ -134,7 +138,7 @@ if judge is not None:
     key = f"judge:{judge}:{len(frame)}:{edition.name}"
 else:
     try:
-        frame = judgements(content, name)
+        frame = judgements(content, name, "" if bertscore.off_reason() else bertscore.signature())
     except DetoxInputError as err:
         st.error(render.md(err, None), icon=":material/error:")
         st.stop()

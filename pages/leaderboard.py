@@ -14,12 +14,14 @@ from detox_core.analysis.leaderboard import (
     correlation,
     heat_rows,
     human_vs_auto,
+    official_chrf,
     language_boards,
     published_key,
     published_view,
     rank_label,
 )
 from detox_core.data.leaderboards import load_published
+from detox_core.submissions.service import split_inputs
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.widgets.scores import preset_label
@@ -247,9 +249,14 @@ edition = editions.EDITIONS.get(choice.source) or editions.default_edition()
 if edition.multilingual and choice.source == edition.name:
     multilingual_page(choice, edition)
     st.stop()
+official = official_chrf(edition.name)
 score_cfg = {
-    **{a.auto_system: st.column_config.ProgressColumn(f"{a.label} (auto)" if a.key != "chrf" else a.label,
-                                                      min_value=0.0, max_value=1.0, format="%.2f") for a in vocab.AXES},
+    **{a.auto_system: st.column_config.ProgressColumn(
+        f"{a.label} (auto)" if a.key not in vocab.REFERENCE_COLUMNS else a.label, help=vocab.axis_help(a.key),
+        min_value=0.0, max_value=1.0, format="%.2f") for a in vocab.AXES},
+    # The published table's chrF is what the edition's official script computes.
+    **({"chrf": st.column_config.ProgressColumn(official[0], help=official[1].help, min_value=0.0, max_value=1.0,
+                                                format="%.2f")} if official else {}),
     **{a.human_system: st.column_config.ProgressColumn(f"{a.label} (human)", min_value=0.0, max_value=1.0,
                                                        format="%.2f") for a in vocab.AXES if a.human},
 }
@@ -269,7 +276,7 @@ if published is not None:
             [c for c in ("j_human", "j_auto") if c in published][:1] or ["team"], ascending=False),
         hide_index=True, placeholder=MISSING,
         column_order=[c for c in ["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human",
-                                  "sta_auto", "sim_auto", "fl_auto", "chrf"] if c in published],
+                                  "sta_auto", "sim_auto", "fl_auto", *vocab.REFERENCE_COLUMNS] if c in published],
         column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
                        **score_cfg},
     )
@@ -287,7 +294,8 @@ c1, c2 = st.columns([1, 1])
 split = split_picker(choice, "lb_split", c1)
 axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis", wrap=True,
                             format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
-boards = cached_boards(choice.source, split, axis or "j")
+_, split_refs = split_inputs(choice.whole if choice.whole is not None else choice.prepared, split)
+boards = cached_boards(choice.source, split, axis or "j", references=split_refs)
 if not boards:
     st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.",
             icon=":material/info:")
@@ -305,16 +313,21 @@ for board in boards:
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
     table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
+    others = [c for c in AXIS_NAMES if c != ax]
+    if "chrf_official" in table:  # the edition's official chrF beside the sentence chrF
+        others.insert(others.index("chrf") + 1 if "chrf" in others else len(others), "chrf_official")
     st.dataframe(
-        table[["rank", "group", "system", ax, "interval", *[c for c in AXIS_NAMES if c != ax], *HUMAN_COLUMNS,
-               "source", "n"]],
+        table[["rank", "group", "system", ax, "interval", *others, *HUMAN_COLUMNS, "source", "n"]],
         column_config={
             "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
             "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
             "system": st.column_config.TextColumn("Submission"),
             ax: st.column_config.ProgressColumn(AXIS_NAMES[ax], min_value=0.0, max_value=1.0, format="%.3f"),
             "interval": st.column_config.TextColumn("95% CI"),
-            **{c: st.column_config.NumberColumn(AXIS_NAMES[c], format="%.3f") for c in AXIS_NAMES if c != ax},
+            **{c: st.column_config.NumberColumn(AXIS_NAMES[c], format="%.3f", help=vocab.axis_help(c))
+               for c in AXIS_NAMES if c != ax},
+            **({"chrf_official": st.column_config.NumberColumn(official[0], format="%.3f", help=official[1].help)}
+               if official else {}),
             **{c: st.column_config.NumberColumn(f"{c.split('_')[0].upper()} (human)", format="%.2f")
                for c in HUMAN_COLUMNS},
             "source": st.column_config.TextColumn(

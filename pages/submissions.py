@@ -29,8 +29,11 @@ from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
-from detox_core.ui.store import cached_scores, cached_sentence_table, shared_store
+from detox_core.ui.store import cached_official_chrf, cached_scores, cached_sentence_table, shared_store
 from detox_core.ui.widgets.tables import MISSING
+from detox_core import vocab
+from detox_core.analysis.leaderboard import official_chrf
+from detox_core.metrics.reference import reference_notes
 from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS, language_name
 
 st.title("Submissions")
@@ -207,8 +210,8 @@ def show_languages(scores, languages) -> None:
         "lang": st.column_config.TextColumn("Code", width="small"),
         "language": st.column_config.TextColumn("Language"),
         "n": st.column_config.NumberColumn("Sentences"),
-        **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0,
-                                              format="%.3f") for c in SCORE_COLUMNS},
+        **{c: st.column_config.ProgressColumn(vocab.label(c), min_value=0.0, max_value=1.0, format="%.3f",
+                                              help=vocab.axis_help(c)) for c in SCORE_COLUMNS},
     })
     mean = summary.means.get("j")
     st.caption(f"Official average (mean J over {summary.scored_count('j')} language(s)): "
@@ -264,21 +267,33 @@ if multilingual:
                "counting once (the edition's official average); an empty cell is an axis no picked language could "
                "be scored on (FL and J need references).")
 lang_cols = ["languages"] if multilingual else []
+# The edition's official system-level chrF (the published table's), beside the mean sentence chrF.
+official = official_chrf(dataset) if not multilingual and any(references) else None
+score_cols = list(SCORE_COLUMNS)
+if official:
+    listed = listed.assign(chrf_official=[cached_official_chrf(int(i), dataset, references) for i in listed["id"]])
+    score_cols.insert(score_cols.index("chrf") + 1, "chrf_official")
 st.dataframe(
-    listed[["name", "source", "n", *lang_cols, *SCORE_COLUMNS, "created_at", "hidden"]], hide_index=True,
+    listed[["name", "source", "n", *lang_cols, *score_cols, "created_at", "hidden"]], hide_index=True,
     placeholder=MISSING,
-    column_order=None if organizer else ["name", "source", "n", *lang_cols, *SCORE_COLUMNS, "created_at"],
+    column_order=None if organizer else ["name", "source", "n", *lang_cols, *score_cols, "created_at"],
     column_config={
         "languages": st.column_config.TextColumn("Languages", help="Picked languages this submission has scores "
                                                  "for; fewer than picked = partial"),
         "hidden": st.column_config.CheckboxColumn("Hidden"),
         "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
-        **{c: st.column_config.ProgressColumn(c.upper() if c != "chrf" else "chrF", min_value=0.0, max_value=1.0, format="%.3f")
-           for c in SCORE_COLUMNS},
+        **{c: st.column_config.ProgressColumn(vocab.label(c), min_value=0.0, max_value=1.0, format="%.3f",
+                                              help=vocab.axis_help(c)) for c in SCORE_COLUMNS},
+        **({"chrf_official": st.column_config.ProgressColumn(official[0], min_value=0.0, max_value=1.0, format="%.3f",
+                                                             help=official[1].help)} if official else {}),
         "created_at": st.column_config.DatetimeColumn("Scored", format="YYYY-MM-DD HH:mm"),
     },
 )
+notes = reference_notes(store.get(int(listed["id"].iloc[-1])).signature) if len(listed) else {}
+if notes.get("bertscore") or listed["bertscore"].isna().all():
+    st.caption("BERTScore: n/a — " + render.md(notes.get("bertscore") or "not computed when these submissions were "
+                                               "scored (organizers turn it on under Metric models)", None) + ".")
 ids = listed["id"].tolist()
 names = display_names(listed)
 current = st.session_state.get("sub_view")
@@ -317,7 +332,7 @@ event = st.dataframe(
         "lang": st.column_config.TextColumn("Lang", width="small"),
         "input": st.column_config.TextColumn("Input", width="large"),
         "output": st.column_config.TextColumn("Output", width="large"),
-        **{c: st.column_config.NumberColumn(c.upper() if c != "chrf" else "chrF", format="%.2f", width="small")
+        **{c: st.column_config.NumberColumn(vocab.label(c), format="%.2f", width="small", help=vocab.axis_help(c))
            for c in SCORE_COLUMNS},
         "limiting": st.column_config.TextColumn("Limit", help="The axis that holds J down", width="small"),
         "flags": st.column_config.TextColumn("Flags"),

@@ -35,8 +35,8 @@ def side_by_side(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     for name in names:
         f = frames[name]
         table[f"output:{name}"] = f["output"].to_numpy()
-        for axis in AXES:
-            table[f"{axis}:{name}"] = f[axis].to_numpy()
+        for axis in AXES:  # a column the frame lacks (a reference metric not stored then): no score
+            table[f"{axis}:{name}"] = f[axis].to_numpy() if axis in f else np.full(len(f), np.nan)
     return table
 
 

@@ -21,6 +21,7 @@ from detox_core.analysis.languages import LanguageBoard, coverage, language_boar
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS
+from detox_core.metrics.chrf import CORPUS_CHRF, CorpusChrf
 from detox_core.submissions.store import display_names, Store
 
 def system_key(name: str) -> str:
@@ -83,9 +84,23 @@ class PresetBoard:
     ranking: Ranking
 
 
-def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot: int = 1000) -> list[PresetBoard]:
-    """Rankings of the stored submissions, one per (preset, calibration)."""
+def official_chrf(dataset: str) -> tuple[str, CorpusChrf] | None:
+    """The edition's official system-level chrF (its column name ``chrf_official`` is shown
+    as the returned label), or None when the edition has none."""
+    edition = editions.EDITIONS.get(dataset)
+    if edition is None or not edition.official_chrf:
+        return None
+    how = CORPUS_CHRF[edition.official_chrf]
+    return how.label(edition.short), how
+
+
+def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot: int = 1000,
+                 references: Sequence[Sequence[str]] | None = None) -> list[PresetBoard]:
+    """Rankings of the stored submissions, one per (preset, calibration). With the split's
+    ``references`` (in input order) and an edition whose official script reports a
+    system-level chrF, each row also has it (``chrf_official``)."""
     listed = store.list(dataset=dataset, split=split)
+    official = official_chrf(dataset) if references is not None else None
     boards = []
     for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
         shown = display_names(group)
@@ -102,6 +117,8 @@ def local_boards(store: Store, dataset: str, split: str, axis: str = "j", n_boot
             for col in SCORE_COLUMNS:
                 mean, lo, hi = bootstrap_ci(frame[col].to_numpy(), n_boot=n_boot, indices=indices)
                 row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
+            if official and len(references) == len(frame):
+                row["chrf_official"] = official[1].compute(frame["output"].tolist(), references)
             rows.append(row)
         table = pd.DataFrame(rows).merge(ranking.table[["system", "rank_low", "rank_high", "group"]], on="system")
         table = table.sort_values(axis, ascending=False).reset_index(drop=True)

@@ -25,6 +25,8 @@ from detox_core.analysis.stats import agreement, system_agreement
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
 from detox_core.metrics.registry import get_preset, has_calibration
 from detox_core.metrics.textdetox2025 import FILE_METRICS
+from detox_core import vocab
+from detox_core.metrics.reference import add_reference_columns
 from detox_core.vocab import HUMAN_AXES
 
 
@@ -181,6 +183,29 @@ def join_stored_report(frame: pd.DataFrame, store) -> tuple[pd.DataFrame, pd.Dat
             report.append({"submission": row.name, "system": wanted[key], "preset": preset,
                            "columns": ", ".join(f"{preset}:{a}" for a in HUMAN_AXES), "rows": matched})
     return out, pd.DataFrame(report, columns=["submission", "system", "preset", "columns", "rows"])
+
+
+def add_reference_metrics(frame: pd.DataFrame, pool=None) -> pd.DataFrame:
+    """Add the reference metrics (:mod:`detox_core.metrics.reference`: chrF, BLEU, ROUGE-L,
+    BERTScore when turned on) of each judged output against its ``neutral_sentence_reference``
+    as ``<label>:j`` columns (``BLEU:j``): compared with human J, as the RUSSE-2022 study of
+    automatic against manual evaluation did. A file without references gains nothing; a
+    metric that is not computed (BERTScore switched off) stays NaN and out of the tables."""
+    if "neutral_sentence_reference" not in frame:
+        return frame
+    from detox_core.metrics.reference import REFERENCE_METRICS
+    from detox_core.models import default_pool
+
+    refs = [[r.strip()] if isinstance(r, str) and r.strip() else [] for r in frame["neutral_sentence_reference"]]
+    if not any(refs):
+        return frame
+    outputs = frame["neutral_sentence"].fillna("").astype(str).tolist()
+    scored = add_reference_columns(pd.DataFrame(index=range(len(frame))), outputs, refs, pool or default_pool())
+    out = frame.copy()
+    for key in REFERENCE_METRICS:
+        if scored[key].notna().any():
+            out[f"{vocab.label(key)}:j"] = scored[key].to_numpy(float)
+    return out
 
 
 def available_metrics(frame: pd.DataFrame) -> dict[str, list[str]]:

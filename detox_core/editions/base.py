@@ -57,6 +57,8 @@ class Edition:
             references in ``neutral_sentence``), its submissions CodaLab TSVs.
         folder: the folder under the data directory (default: ``name``).
         mirror: the folder of ``../shared/data`` that mirrors its files (default: ``folder``).
+        official_chrf: the system-level chrF its official script reports (a key of
+            :data:`detox_core.metrics.chrf.CORPUS_CHRF`), shown beside the sentence chrF, or None.
     """
 
     name: str
@@ -82,6 +84,7 @@ class Edition:
     multilingual: bool = False
     folder: str = ""
     mirror: str = ""
+    official_chrf: str | None = None
 
     # ------------------------------------------------------------------ where its files are
 

@@ -128,4 +128,7 @@ RUSSE2022 = register_edition(Edition(
     # Shipped output names whose system appears under another name in the paper.
     system_aliases={"t5_base_10000": "rut5", "ruprompts": "ruprompts", "delete": "delete"},
     trains_embedded=True,
+    # evaluation/ru_detoxification_evaluation.py: corpus_chrf(neutral_references, rewritten) of nltk;
+    # the published table's ChrF column.
+    official_chrf="nltk-corpus",
 ))

@@ -1,14 +1,16 @@
 """What every metric returns: a score frame with a signature.
 
 A score frame has one row per (input, output) pair and the columns ``sta``, ``sim``,
-``fl``, ``j``, ``chrf`` and the uncalibrated ``sta_raw``, ``sim_raw``, ``fl_raw``,
-``j_raw``. Its ``attrs["signature"]`` records everything the numbers depend on: the
+``fl``, ``j``, the reference columns ``chrf``, ``bleu``, ``rouge_l``, ``bertscore``
+(:mod:`detox_core.metrics.reference`) and the uncalibrated ``sta_raw``, ``sim_raw``,
+``fl_raw``, ``j_raw``. Its ``attrs["signature"]`` records everything the numbers depend on: the
 preset, its version, the models (ids, where they were loaded from, revisions),
 the calibration and the library version. Same inputs + same signature = same numbers.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,8 +22,9 @@ import pandas as pd
 from detox_core import __version__
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.chrf import chrf_signature
+from detox_core.metrics.reference import add_reference_columns
 from detox_core.models import ModelPool, default_pool
-from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS, axis_help, language_name
+from detox_core.vocab import RAW_COLUMNS, REFERENCE_COLUMNS, SCORE_COLUMNS, axis_help, language_name
 
 
 def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
@@ -82,7 +85,8 @@ def make_score_frame(
     sim: np.ndarray | None = None,
     fl: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Assemble a score frame; J is the per-sentence product of the three axes."""
+    """Assemble a score frame; J is the per-sentence product of the three axes. The
+    reference columns other than chrF start empty (NaN): :meth:`Preset.score` fills them."""
     sta = sta_raw if sta is None else sta
     sim = sim_raw if sim is None else sim
     fl = fl_raw if fl is None else fl
@@ -93,6 +97,10 @@ def make_score_frame(
             "j_raw": np.asarray(sta_raw) * np.asarray(sim_raw) * np.asarray(fl_raw),
         }
     ).astype("float64")
+    for col in REFERENCE_COLUMNS:
+        if col not in frame:
+            frame[col] = np.nan
+    frame = frame[[*SCORE_COLUMNS, *RAW_COLUMNS]]
     frame.attrs["signature"] = signature.as_dict()
     return frame
 
@@ -138,6 +146,10 @@ class Preset(ABC):
         needs_download: its models come from the model hub.
         languages: the ISO codes of the languages its models cover, or None for any
             language (a recipe without language-specific models).
+
+    Every subclass's :meth:`score` also fills the reference columns it leaves empty
+    (BLEU, ROUGE-L, BERTScore; chrF when it has none) from the registry of
+    :mod:`detox_core.metrics.reference`, after its own scoring: one place for every recipe.
     """
 
     name: ClassVar[str]
@@ -158,6 +170,21 @@ class Preset(ABC):
                  sources: dict[str, str] | None = None) -> None:
         """
         Args:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("score")
+        if own is None or getattr(own, "_adds_references", False) or getattr(own, "__isabstractmethod__", False):
+            return
+
+        @functools.wraps(own)
+        def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None):
+            frame = own(self, inputs, outputs, references, calibrated=calibrated, progress=progress)
+            refs = check_pairs(inputs, outputs, references)
+            return add_reference_columns(frame, list(outputs), refs, self.get_pool())
+
+        score._adds_references = True  # type: ignore[attr-defined]
+        cls.score = score
+
             pool: the model pool (default: the process-wide one).
             models: role -> model id, replacing the defaults.
             sources: role -> local folder to load that role's model from, for this

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from sacrebleu.metrics import CHRF
@@ -74,3 +75,60 @@ def pair_chrf(hypothesis: str, references: Sequence[str]) -> float:
 def sentence_chrf(outputs: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
     """chrF of each output against its references, in [0, 1]; NaN where none exist."""
     return np.array([pair_chrf(hyp, refs) for hyp, refs in zip(outputs, references)], dtype=np.float64)
+
+
+def nltk_corpus_chrf(outputs: Sequence[str], references: Sequence[Sequence[str]]) -> float:
+    """The ChrF1 of the RUSSE-2022 evaluation script (``s-nlp/russe_detox_2022``,
+    ``evaluation/ru_detoxification_evaluation.py``), in [0, 1]: nltk's
+    ``corpus_chrf(references, predictions)`` with its defaults (character 1-6-grams,
+    beta 3, whitespace removed), each sentence's references passed as one list, which nltk
+    joins with spaces into one string (an empty reference column is an empty string), and
+    the outputs stripped. A macro average of sentence F-scores per n-gram order, so not
+    the mean of sacrebleu's sentence chrF. NaN without any reference.
+
+    This is the number the published 2022 leaderboard's ChrF column holds.
+    """
+    from nltk.translate.chrf_score import corpus_chrf
+
+    if not outputs or not any(any(r for r in refs) for refs in references):
+        return float("nan")
+    return float(corpus_chrf([list(refs) for refs in references], [o.strip() for o in outputs]))
+
+
+def nltk_corpus_chrf_signature() -> str:
+    import nltk
+
+    return f"nltk {nltk.__version__} corpus_chrf|n:1-6|beta:3|refs:joined|space:removed"
+
+
+@dataclass(frozen=True)
+class CorpusChrf:
+    """A system-level chrF as an edition's official script computes it (an edition names it
+    by its key in :data:`CORPUS_CHRF`), shown beside the mean of the sentence chrF.
+
+    Attributes:
+        how: how it is computed, in a few words (pages name it "chrF (<edition> script, <how>)").
+        help: what differs from sacrebleu's sentence chrF.
+        compute: (outputs, references per output) -> the system's score in [0, 1].
+        signature: library, version and options.
+    """
+
+    how: str
+    help: str
+    compute: Callable[[Sequence[str], Sequence[Sequence[str]]], float]
+    signature: Callable[[], str]
+
+    def label(self, edition: str) -> str:
+        return f"chrF ({edition} script, {self.how})"
+
+
+#: key -> a system-level chrF of an official evaluation script
+CORPUS_CHRF: dict[str, CorpusChrf] = {
+    "nltk-corpus": CorpusChrf(
+        "nltk corpus",
+        "nltk's corpus chrF as the official script calls it: character 1-6-grams, beta 3 (recall weighs more), "
+        "whitespace removed, a sentence's references joined into one string, a macro average over sentences and "
+        "n-gram orders; from 0 to 1. Not the mean of the sentence chrF (sacrebleu, beta 2, best reference): with "
+        "several references per input the joined string lowers it.",
+        nltk_corpus_chrf, nltk_corpus_chrf_signature),
+}

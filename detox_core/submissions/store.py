@@ -68,6 +68,11 @@ class SentenceRow(Base):
     fl: Mapped[float | None] = mapped_column(Float, nullable=True)
     j: Mapped[float | None] = mapped_column(Float, nullable=True)
     chrf: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # The other reference metrics (detox_core.metrics.reference); added by a schema upgrade, so a
+    # submission stored before them has them empty.
+    bleu: Mapped[float | None] = mapped_column(Float, nullable=True)
+    rouge_l: Mapped[float | None] = mapped_column(Float, nullable=True)
+    bertscore: Mapped[float | None] = mapped_column(Float, nullable=True)
     sta_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
     sim_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
     fl_raw: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -168,7 +173,7 @@ class Store:
                 created_at=datetime.now(timezone.utc),
             )
             cols = list(SCORE_COLUMNS) + list(RAW_COLUMNS)
-            values = scores[cols].astype(float).to_dict("records")
+            values = scores.reindex(columns=cols).astype(float).to_dict("records")  # a column it lacks: empty
             row.sentences = [
                 SentenceRow(idx=i, input=src, output=out, lang=lang or None,
                             **{k: (None if v != v else v) for k, v in vals.items()})

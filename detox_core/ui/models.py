@@ -14,6 +14,7 @@ import streamlit as st
 
 from detox_core.embedded.recipe import find_artifacts, train_embedded
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
+from detox_core.metrics import bertscore
 from detox_core.metrics.registry import model_roles
 from detox_core.models import ModelPool, default_pool
 from detox_core.ui import auth, render
@@ -62,6 +63,25 @@ def _embedded_status(organizer: bool) -> None:
                 st.rerun()
 
 
+def _bertscore_setting(organizer: bool) -> None:
+    """BERTScore on or off, its model and layer: a server-wide organizer setting (its model
+    comes from the hub, or from a local folder set like the official models')."""
+    current = bertscore.setting()
+    if not organizer:
+        st.caption(f"**BERTScore**: {'computed with ' + current.model if current.enabled else 'off (n/a)'}.")
+        return
+    on = st.toggle("Compute BERTScore", value=current.enabled, key="bertscore_on",
+                   help="BERTScore F1 against the references, for submissions scored from now on (it needs the model "
+                        f"from the hub or a local folder; default {bertscore.DEFAULT_MODEL}, layer 9, as the "
+                        "bert-score package does for Russian). Off: its column reads n/a.")
+    model = st.text_input("BERTScore model", value=current.model, key="bertscore_model", disabled=not on).strip()
+    layer = st.number_input("BERTScore layer", min_value=0, max_value=100, value=current.layer, key=f"bertscore_layer::{current.model}",
+                            disabled=not on, help="bert-score's layer for the model by default")
+    if (on, model, int(layer)) != (current.enabled, current.model, current.layer):
+        new_layer = int(layer) if model == current.model else None  # a new model: bert-score's layer for it
+        bertscore.configure(enabled=on, model=model or bertscore.DEFAULT_MODEL, layer=new_layer)
+
+
 def render_model_settings() -> None:
     """Sidebar expander: embedded status, local folders for the official models, a check.
 
@@ -79,7 +99,9 @@ def render_model_settings() -> None:
             mapped = sum(1 for (preset, role) in kinds if preset.default_models()[role] in mapping)
             st.caption(f"**Official models** run on {device_text(pool)}; {mapped} of {len(kinds)} load from local "
                        "folders set by the organizers.")
+            _bertscore_setting(False)
             return
+        _bertscore_setting(True)
         st.caption(
             f"**Official models** run on {device_text(pool)}. Leave a folder empty to load from the model hub; "
             "give a folder for a local copy. Applies to everyone using this server."

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from detox_core import editions
-from detox_core.analysis.leaderboard import human_scores, local_boards
+from detox_core.analysis.leaderboard import human_scores, local_boards, official_chrf
 from detox_core.annotation.results import project_human_scores
 from detox_core.db import default_url, health
 from detox_core.errors import StorageError
@@ -55,16 +57,34 @@ def cached_sentence_table(submission_id: int, corpus_key: str, references, lexic
 
 
 @st.cache_data(show_spinner="Bootstrapping…", max_entries=32)
-def _boards(url: str, dataset: str, split: str, axis: str, shown: tuple[tuple[int, str], ...]):
-    return local_boards(_store(url), dataset, split, axis)
+def _boards(url: str, dataset: str, split: str, axis: str, shown: tuple[tuple[int, str], ...], refs_key: str,
+            _references):
+    return local_boards(_store(url), dataset, split, axis, references=_references)
 
 
-def cached_boards(dataset: str, split: str, axis: str):
+def cached_boards(dataset: str, split: str, axis: str, references=None):
     """Local leaderboards, recomputed only when the shown submissions (ids and names:
-    added, removed, hidden or renamed) change."""
+    added, removed, hidden or renamed) or the ``references`` change (with them, the
+    edition's official system-level chrF too)."""
     store = shared_store()
     listed = store.list(dataset=dataset, split=split)
-    return _boards(store.url, dataset, split, axis, tuple(zip(listed["id"].tolist(), listed["name"].tolist())))
+    refs_key = hashlib.sha1(repr(references).encode()).hexdigest() if references is not None else ""
+    return _boards(store.url, dataset, split, axis, tuple(zip(listed["id"].tolist(), listed["name"].tolist())),
+                   refs_key, references)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _official_chrf(version: tuple[str, int, str], dataset: str, refs_key: str, _references) -> float:
+    found = official_chrf(dataset)
+    outputs = _scores(version)["output"].tolist()
+    return found[1].compute(outputs, _references) if found and len(outputs) == len(_references) else float("nan")
+
+
+def cached_official_chrf(submission_id: int, dataset: str, references) -> float:
+    """A stored submission's system-level chrF as its edition's official script computes it
+    (NaN for an edition without one), computed once per references."""
+    refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
+    return _official_chrf(_version(submission_id), dataset, refs_key, references)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -68,7 +68,7 @@ def test_compare_two_systems(scored):
     assert {"delta", "interval", "p", "verdict"} <= set(significance.columns)
     at.segmented_control(key="cmp_sig_axis").set_value("all").run()
     every = at.dataframe[0].value
-    assert sorted(every["axis"]) == sorted(["STA", "SIM", "FL", "J", "chrF"])
+    assert sorted(every["axis"]) == sorted(["STA", "SIM", "FL", "J", "chrF", "BLEU", "ROUGE-L", "BERTScore"])
     assert all(d.proto.placeholder == "—" for d in at.dataframe)  # tiny data has no chrF references: no "None"
 
 
@@ -198,7 +198,7 @@ def store_multilingual(store: Store, dataset: str, split: str, *, no_j: tuple[st
         meta = store.add(name=name, sha256=f"{name}-{dataset}-{split}", dataset=dataset, split=split,
                          preset="textdetox2024", calibrated=False, source="upload",
                          inputs=rows["toxic_comment"].tolist(), outputs=rows["toxic_comment"].tolist(),
-                         scores=scores[list(SCORE_COLUMNS) + list(RAW_COLUMNS)], langs=rows["lang"].tolist())
+                         scores=scores.reindex(columns=[*SCORE_COLUMNS, *RAW_COLUMNS]), langs=rows["lang"].tolist())
         ids[name] = meta.id
     return ids
 
@@ -302,3 +302,16 @@ def test_compare_on_a_multilingual_edition(textdetox2024):
     assert not at.exception, [e.value for e in at.exception]
     assert any("partial.tsv is partial" in w.value for w in at.warning)
     assert len(frame_with(at, "system").columns) == 2 + 3  # system, mean and its three languages
+
+
+def test_the_leaderboard_shows_the_reference_metrics_and_the_official_script_chrf(tiny_data):
+    from nltk.translate.chrf_score import corpus_chrf
+
+    train_embedded(tiny_data)
+    sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
+    sub.selectbox(key="sub_shipped").set_value("copy").run()
+    next(b for b in sub.button if b.label == "Score this output").click().run()
+    table = run(LEADERBOARD).dataframe[-1].value
+    assert {"chrf", "chrf_official", "bleu", "rouge_l", "bertscore"} <= set(table.columns)
+    assert table.loc[0, "chrf_official"] == pytest.approx(corpus_chrf([["как же надоело"]], ["сука как же надоело"]))
+    assert table.loc[0, "rouge_l"] == pytest.approx(2 * 0.75 / 1.75)

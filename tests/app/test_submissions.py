@@ -62,3 +62,25 @@ def test_official_preset_without_models_stores_nothing(trained, monkeypatch):
     score_shipped(at, "delete")
     assert any("Cannot load" in e.value for e in at.error)
     assert Store(f"sqlite:///{trained / 'detox.sqlite'}").list().empty
+
+
+def test_reference_metrics_and_the_official_script_chrf_are_shown(trained):
+    import math
+
+    import pytest
+    from nltk.translate.chrf_score import corpus_chrf
+
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    score_shipped(at, "copy")  # "сука как же надоело" against the reference "как же надоело"
+    listed = at.dataframe[0].value
+    assert {"chrf", "bleu", "rouge_l", "bertscore", "chrf_official"} <= set(listed.columns)
+    row = listed.iloc[0]
+    # The RUSSE-2022 script's nltk corpus chrF, beside (and not equal to) sacrebleu's sentence chrF.
+    assert row["chrf_official"] == pytest.approx(corpus_chrf([["как же надоело"]], ["сука как же надоело"]))
+    assert abs(row["chrf_official"] - row["chrf"]) > 0.01
+    assert row["rouge_l"] == pytest.approx(2 * 0.75 / 1.75) and 0 < row["bleu"] < 1  # LCS 3 of 4 and 3 words
+    assert math.isnan(row["bertscore"])  # not asked: n/a, and said why
+    assert any("BERTScore: n/a" in c.value and "only when asked" in c.value for c in at.caption)
+    sentences = at.dataframe[1].value
+    assert {"bleu", "rouge_l", "bertscore"} <= set(sentences.columns)
+    assert sentences["rouge_l"].iloc[0] == pytest.approx(row["rouge_l"])

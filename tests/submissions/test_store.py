@@ -122,3 +122,26 @@ def test_a_database_of_the_previous_schema_opens_with_its_rows(tmp_path):
     store.remove(1)  # the foreign key still cascades after the table was rebuilt
     assert store.get(1) is None and len(store.list()) == 1
     store.engine.dispose()
+
+
+def test_reference_metrics_are_stored_and_a_database_from_before_them_upgrades_in_place(tmp_path):
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+    old = Store(url)
+    meta = add(old)
+    with old.engine.begin() as conn:  # the schema before BLEU, ROUGE-L and BERTScore were stored
+        for col in ("bleu", "rouge_l", "bertscore"):
+            conn.execute(text(f"ALTER TABLE sentence_scores DROP COLUMN {col}"))
+    old.engine.dispose()
+    store = Store(url)  # upgraded on opening: the rows are kept, the new columns empty
+    back = store.scores(meta.id)
+    assert list(back["output"]) == ["a", "b", "c"] and np.isnan(back[["bleu", "rouge_l", "bertscore"]]).all().all()
+    assert np.isnan(store.list().loc[0, "bleu"]) and store.list().loc[0, "j"] == pytest.approx(frame(3)["j"].mean())
+    scored = frame(3, seed=1)
+    scored["bleu"], scored["rouge_l"], scored["bertscore"] = [0.5, 0.25, np.nan], [1.0, 0.0, 0.5], [0.9, 0.8, np.nan]
+    new = add(store, content=b"other", scores=scored)
+    back = store.scores(new.id)
+    assert back["bleu"].iloc[:2].tolist() == [0.5, 0.25] and np.isnan(back["bertscore"].iloc[2])
+    listed = store.list().set_index("id")
+    assert listed.loc[new.id, "rouge_l"] == pytest.approx(0.5) and listed.loc[new.id, "bertscore"] == pytest.approx(0.85)

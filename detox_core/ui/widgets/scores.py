@@ -125,7 +125,7 @@ def score_bars(row: dict) -> go.Figure:
         text=["n/a" if v is None or v != v else f"{v:.2f}" for v in values], textposition="outside",
         hovertemplate="%{y}: %{x:.3f}<extra></extra>",
     ))
-    fig.update_layout(height=200, margin=dict(t=5, b=5, l=5, r=10), xaxis=dict(range=[0, 1.3], showgrid=False),
+    fig.update_layout(height=40 + 24 * len(names), margin=dict(t=5, b=5, l=5, r=10), xaxis=dict(range=[0, 1.3], showgrid=False),
                       yaxis=dict(autorange="reversed"))
     return fig
 
@@ -141,6 +141,10 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
             value = row.get(key)
             col.metric(label, "n/a" if value is None or value != value else f"{value:.2f}",
                        help=axis_help(key, preset))
+        # The other reference metrics (after chrF), in one line.
+        more = [(label, row.get(key)) for key, label, _ in AXES[5:]]
+        st.caption("Against the references: " + " · ".join(
+            f"{label} {'n/a' if v is None or v != v else f'{v:.2f}'}" for label, v in more))
         left, right = st.columns([1.1, 1])
         with left:
             st.markdown(render.STYLE, unsafe_allow_html=True)

@@ -10,6 +10,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
+# The isolated environment of the xCOMET-lite equivalence test (unbabel-comet needs
+# numpy < 2 and transformers < 5): tests/metrics/test_textdetox2025.py runs it.
+COMET_VENV  := .venv-comet
+COMET_REQS  := tests/comet/requirements.txt
+COMET_STAMP := $(COMET_VENV)/.requirements-installed
 
 .PHONY: run test setup data e2e screenshots bench clean
 
@@ -19,13 +24,19 @@ run: setup data
 test: setup data
 	$(BIN)/python -m pytest
 
-setup: $(STAMP)
+setup: $(STAMP) $(COMET_STAMP)
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
+
+$(COMET_STAMP): $(COMET_REQS)
+	@test -x $(COMET_VENV)/bin/python || $(PYTHON) -m venv $(COMET_VENV)
+	$(COMET_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COMET_VENV)/bin/python -m pip install --quiet -r $(COMET_REQS)
+	@touch $(COMET_STAMP)
 
 data: setup
 	@$(BIN)/python -m detox_core fetch-data --quiet || \
@@ -48,8 +59,9 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_textdetox2024.py
+	$(BIN)/python benchmarks/bench_textdetox2025.py
 	$(BIN)/python benchmarks/bench_annotation.py
 	$(BIN)/python benchmarks/bench_load.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(COMET_VENV) .pytest_cache

@@ -183,8 +183,8 @@ TEXTDETOX2025 = register_edition(Edition(
         "Automatic evaluation (test)": "leaderboard_auto.csv",
     },
     averages={"avg_p": LANGUAGES_2024, "avg_np": NEW_IN_2025},
-    # The official 2025 recipe (xCOMET fluency, CLS-NEW, SIM-JOINED) is not a preset yet.
-    presets=("textdetox2024", "embedded"),
+    # The official 2025 recipe (CLS-NEW, SIM-JOINED, xCOMET-lite fluency), then 2024's for comparison.
+    presets=("textdetox2025", "textdetox2024", "embedded"),
     ranking="the mean over the 9 languages of 2024 and, apart, over the 6 new ones; final by an LLM judge",
     homes={
         "inputs and sample submissions": "https://github.com/pan-webis-de/pan-code/tree/master/clef25/text-detoxification",

@@ -7,14 +7,15 @@ package registers every recipe below, in this order after the offline default:
 - :mod:`.embedded`: offline CPU models the project trains (the default);
 - the official RUSSE-2022 metrics;
 - the multilingual TextDetox 2024 metrics;
-- the TextDetox 2025 recipes from per-sentence model outputs;
+- the official TextDetox 2025 preset (CLS-NEW, SIM-JOINED, xCOMET-lite) and its recipes
+  from per-sentence model outputs;
 - :mod:`.rudetox_mera`: the MERA benchmark's ruDetox recipe, with calibrators fitted on
   human judgements (:mod:`.fitted_calibration`);
 - :mod:`.llm_judge`: LLM-as-a-judge over a chat-completions server or a local causal LM;
 - :mod:`.chrf`: sentence chrF, the reference-based axis every preset reports.
 """
 
-from detox_core.metrics import embedded, russe2022, textdetox2024  # noqa: F401  (register the presets)
+from detox_core.metrics import embedded, russe2022, textdetox2024, textdetox2025  # noqa: F401  (register the presets)
 from detox_core.metrics import llm_judge  # noqa: F401,E402  (registers llm-judge)
 from detox_core.metrics import rudetox_mera  # noqa: F401  (MERA ruDetox, fitted calibrators)
 from detox_core.metrics.base import (

@@ -146,6 +146,9 @@ class Preset(ABC):
         needs_download: its models come from the model hub.
         languages: the ISO codes of the languages its models cover, or None for any
             language (a recipe without language-specific models).
+        companions: role -> the id of another model whose files that role's model is
+            read with (a tokenizer, an encoder's config); mapped to local folders like
+            model ids.
 
     Every subclass's :meth:`score` also fills the reference columns it leaves empty
     (BLEU, ROUGE-L, BERTScore; chrF when it has none) from the registry of
@@ -163,6 +166,7 @@ class Preset(ABC):
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
     languages: ClassVar[tuple[str, ...] | None] = None
+    companions: ClassVar[dict[str, str]] = {}
     #: role -> model id
     models: dict[str, str]
 

@@ -296,13 +296,14 @@ class ModelPool:
 
     def run_custom(
         self, model_id: str, kind: Kind, items: Sequence[str], role: str | None = None,
-        progress: Progress | None = None, source: str | None = None,
+        progress: Progress | None = None, source: str | None = None, tokenizer: str | None = None,
     ) -> np.ndarray:
         """Run a model of a registered kind (:func:`register_kind`) on ``items`` (strings,
-        memoised like texts), in batches of :attr:`batch_size`; one row per item."""
+        memoised like texts), in batches of :attr:`batch_size`; one row per item. ``tokenizer``:
+        another model id the kind loads with it (resolved as in :meth:`get`)."""
         if kind not in CUSTOM_KINDS:
             raise DetoxInputError(f"unknown model kind {kind!r}; registered: {', '.join(CUSTOM_KINDS) or 'none'}")
-        return self._run(model_id, kind, items, role, progress, source)
+        return self._run(model_id, kind, items, role, progress, source, tokenizer)
 
     def label_index(self, model_id: str, candidates: Sequence[str], fallback: int, role: str | None = None,
                     source: str | None = None, tokenizer: str | None = None) -> int:

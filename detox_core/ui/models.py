@@ -108,12 +108,15 @@ def render_model_settings() -> None:
             + ("" if auth.is_open() else " Folders must lie inside: "
                + ", ".join(render.md(r) for r in auth.model_roots()) + ".")
         )
-        for (preset, role), kind in kinds.items():
-            model_id = preset.default_models()[role]
+        # The models, then the models whose tokenizer or encoder files another one is read with.
+        fields = [(preset.default_models()[role], f"{preset.name} {role.upper()}") for preset, role in kinds]
+        fields += [(preset.companions[role], f"{preset.name} {role.upper()}'s tokenizer")
+                   for preset, role in kinds if role in preset.companions]
+        for model_id, what in dict(fields).items():
             key = f"model_dir::{model_id}"
             current = mapping.get(model_id, "")
             value = st.text_input(
-                f"{model_id} ({preset.name} {role.upper()})", value=current, key=key,
+                f"{model_id} ({what})", value=current, key=key,
                 placeholder="local folder (optional)",
             ).strip()
             if value == current:
@@ -132,7 +135,7 @@ def render_model_settings() -> None:
             for (preset, role), kind in kinds.items():
                 model_id = preset.default_models()[role]
                 try:
-                    info = pool.info(model_id, kind, role)
+                    info = pool.info(model_id, kind, role, tokenizer=preset.companions.get(role))
                 except ModelUnavailableError as err:
                     st.error(f"{preset.name} {role.upper()}: {render.md(err.reason, None)}")
                 else:

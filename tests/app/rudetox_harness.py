@@ -2,8 +2,9 @@
 cannot upload, so ``st.session_state["_uploads"]`` maps an uploader's key to a file.
 
 ``st.session_state["_view"]``: ``crowd`` (Annotation projects, Crowd import: the
-three-export workflow) or ``fit`` (Human vs automatic, Calibration: fit and save the
-calibrators from the judgements file in ``st.session_state["_judgements"]``).
+three-export workflow), ``fit`` (Human vs automatic, Calibration: fit and save the
+calibrators from the judgements file in ``st.session_state["_judgements"]``) or
+``picker`` (the scoring pages' preset picker and its Calibrated switch).
 """
 
 import io
@@ -15,6 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 from detox_core.data import load_human_judgements
 from detox_core.ui.calibrators import fitted_calibrators_section
 from detox_core.ui.crowd_filter import crowd_filter_section
+from detox_core.ui.widgets.scores import preset_picker
 
 
 class _Upload(io.BytesIO):
@@ -32,7 +34,9 @@ saved = (st.file_uploader, DeltaGenerator.file_uploader)
 st.file_uploader = _uploader
 DeltaGenerator.file_uploader = lambda self, *args, **kwargs: _uploader(*args, **kwargs)
 try:
-    if st.session_state.get("_view") == "fit":
+    if st.session_state.get("_view") == "picker":
+        st.write(preset_picker(languages=["ru"]))
+    elif st.session_state.get("_view") == "fit":
         frame = load_human_judgements(Path(st.session_state["_judgements"]))
         fitted_calibrators_section(frame, Path(st.session_state["_judgements"]).name)
     else:

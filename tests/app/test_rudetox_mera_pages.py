@@ -108,3 +108,18 @@ def test_organizer_fits_and_saves_the_calibrators(mapped_models, data_dir):
     assert saved.fitted_on["n"] == 12 and saved.fitted_on["description"].startswith("human.tsv")
     assert preset_class("rudetox-mera").has_calibration()  # the Calibrated switch turns on
     assert "fitted on human.tsv" in preset_class("rudetox-mera").calibration_note()
+
+
+def test_the_calibrated_switch_says_why_it_is_off(data_dir):
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.session_state["_view"] = "picker"
+    run(at)
+    at.segmented_control(key="preset").set_value("MERA ruDetox")
+    run(at)
+    switch = at.toggle(key="preset_cal_none")
+    assert switch.disabled and "No calibrator fitted yet" in switch.help
+    raw, human = {a: [0.1, 0.9, 0.5] for a in ("sta", "sim", "fl")}, {a: [0.0, 1.0, 1.0] for a in ("sta", "sim", "fl")}
+    fitted_calibration.save(fitted_calibration.fit_set("rudetox-mera", raw, human, "isotonic", "three pairs"))
+    run(at)
+    switch = at.toggle(key="preset_cal")
+    assert not switch.disabled and switch.value and "fitted on three pairs" in switch.help

@@ -163,7 +163,20 @@ def load_saved(preset: str) -> CalibratorSet | None:
         DetoxInputError: the saved file is damaged (never silently ignored).
     """
     path = saved_path(preset)
-    return load(path) if path.is_file() else None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    # Pages ask on every rerun (the preset picker, every preset label): read the file
+    # again only when it changed.
+    stamp = (str(path), stat.st_mtime_ns, stat.st_size)
+    held = _SAVED.get(preset)
+    if held is None or held[0] != stamp:
+        held = _SAVED[preset] = (stamp, load(path))
+    return held[1]
+
+
+_SAVED: dict[str, tuple[tuple, CalibratorSet]] = {}
 
 
 def save(cals: CalibratorSet, path: Path | None = None) -> Path:

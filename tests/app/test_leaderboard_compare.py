@@ -315,3 +315,13 @@ def test_the_leaderboard_shows_the_reference_metrics_and_the_official_script_chr
     assert {"chrf", "chrf_official", "bleu", "rouge_l", "bertscore"} <= set(table.columns)
     assert table.loc[0, "chrf_official"] == pytest.approx(corpus_chrf([["как же надоело"]], ["сука как же надоело"]))
     assert table.loc[0, "rouge_l"] == pytest.approx(2 * 0.75 / 1.75)
+
+
+def test_the_published_chrf_is_named_as_the_official_script_computes_it(real_data, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    at = run(LEADERBOARD)
+    columns = json.loads(at.dataframe[0].proto.columns)
+    assert columns["chrf"]["label"] == "chrF (RUSSE-2022 script, nltk corpus)"
+    assert "references joined into one string" in columns["chrf"]["help"]

@@ -40,8 +40,11 @@ def test_scores_every_candidate_and_names_the_limit(trained):
     assert "is held down by" in text or "no axis is weak" in text
     # The unchanged copy is flagged.
     assert "unchanged copy of the input" in text
-    # chrF against the reference is computed.
+    # chrF against the reference is computed, and the other reference metrics beside it
+    # (BERTScore n/a: it is computed only when asked).
     assert all(v != "n/a" for v in m["chrF"])
+    lines = [c.value for c in at.caption if c.value.startswith("Against the references")]
+    assert len(lines) == 2 and all("BLEU 0." in x and "ROUGE-L 0." in x and "BERTScore n/a" in x for x in lines)
 
 
 def test_delete_suggestion_adds_a_candidate(trained):

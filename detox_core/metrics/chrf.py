@@ -5,6 +5,10 @@ effective-order averaging) on a 0-1 scale. With several references the best-matc
 one counts, as in sacrebleu's ``sentence_chrf``. Character n-gram counts are cached
 per text (in a byte-bounded cache), so test inputs and references are counted once for
 every submission; the numbers equal ``sacrebleu.sentence_chrf`` (tested).
+
+Beside it, :data:`CORPUS_CHRF` holds system-level chrF variants as official evaluation
+scripts compute them (nltk's corpus chrF of the RUSSE-2022 script), which an edition
+names so that pages show them next to the mean sentence chrF.
 """
 
 from __future__ import annotations

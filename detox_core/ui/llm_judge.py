@@ -45,7 +45,8 @@ def render_llm_judge_settings() -> None:
         if problem:
             st.error(render.md(problem, None), icon=":material/error:")
         elif settings.endpoint.configured:
-            prices = cost_text(settings.cost(1_000_000, 0)) if settings.price_in is not None else "prices unknown"
+            prices = (f"${settings.price_in:g} / ${settings.price_out:g} per 1M input / output tokens"
+                      if settings.price_in is not None and settings.price_out is not None else "prices unknown")
             st.caption(f"**Endpoint** {render.md(settings.endpoint.public)} · model `{render.md(settings.endpoint.model)}`"
                        f" · key {'set' if settings.endpoint.key else 'not set'} · {settings.concurrency} requests at "
                        f"a time · {prices}.")
@@ -57,18 +58,19 @@ def render_llm_judge_settings() -> None:
             return
         current = server_settings()
         with st.form("llm_judge_form", border=False):
-            base_url = st.text_input("Base URL", value=str(current.get("base_url", "")), max_chars=500,
+            base_url = st.text_input("Base URL", value=str(current.get("base_url", "")), max_chars=500, key="llmj_base_url",
                                      placeholder="https://api.openai.com/v1 or http://localhost:8000/v1")
-            model = st.text_input("Model", value=str(current.get("model", "")), max_chars=200)
-            key = st.text_input("API key", type="password", value="", max_chars=500,
+            model = st.text_input("Model", value=str(current.get("model", "")), max_chars=200, key="llmj_model")
+            key = st.text_input("API key", type="password", value="", max_chars=500, key="llmj_key",
                                 placeholder="unchanged (never shown)",
                                 help="Kept in this server's memory only: not stored, logged or shown.")
-            concurrency = st.number_input("Requests at a time", 1, MAX_CONCURRENCY, int(current.get("concurrency", 8)))
+            concurrency = st.number_input("Requests at a time", 1, MAX_CONCURRENCY, int(current.get("concurrency", 8)),
+                                          key="llmj_concurrency")
             c1, c2 = st.columns(2)
             price_in = c1.number_input("$ / 1M input tokens", min_value=0.0, value=current.get("price_in"),
-                                       placeholder="unknown", format="%.4f")
+                                       placeholder="unknown", format="%.4f", key="llmj_price_in")
             price_out = c2.number_input("$ / 1M output tokens", min_value=0.0, value=current.get("price_out"),
-                                        placeholder="unknown", format="%.4f")
+                                        placeholder="unknown", format="%.4f", key="llmj_price_out")
             if st.form_submit_button("Apply to this server"):
                 values = {**current, "base_url": base_url.strip(), "model": model.strip(),
                           "concurrency": int(concurrency), "price_in": price_in, "price_out": price_out}

@@ -59,3 +59,24 @@ def test_live_scoring_with_a_server_shows_the_judges_scores_and_the_cost(trained
         assert server.stats.requests == asked
         page = " ".join(str(e.value) for e in [*at.caption, *at.markdown, *at.warning, *at.error])
         assert "sk-page-secret" not in page
+
+
+def test_organizers_set_the_endpoint_and_the_key_is_never_shown(tiny_data, no_endpoint):
+    at = run(AppTest.from_file(str(PROJECT_ROOT / "tests" / "app" / "llm_judge_harness.py"), default_timeout=60))
+    assert any("Not configured" in c.value for c in at.sidebar.caption)
+    at.sidebar.text_input(key="llmj_base_url").input("http://user:pw@127.0.0.1:9/v1")
+    at.sidebar.text_input(key="llmj_model").input("judge-model")
+    at.sidebar.text_input(key="llmj_key").input("sk-form-secret")
+    at.sidebar.number_input(key="llmj_price_in").set_value(0.5)
+    at.sidebar.number_input(key="llmj_price_out").set_value(1.5)
+    at.sidebar.button[0].click()  # the form's submit button
+    run(at)
+    shown = " ".join(c.value for c in at.sidebar.caption)
+    assert "127.0.0.1" in shown and "key set" in shown and "judge-model" in shown and "$0.5 / $1.5" in shown
+    assert "sk-form-secret" not in shown and "pw@" not in shown  # neither the key nor the URL's credentials
+    # Applying again with the key field empty keeps the key.
+    at.sidebar.button[0].click()
+    run(at)
+    from detox_core.judge.settings import resolve
+
+    assert resolve().endpoint.key == "sk-form-secret"

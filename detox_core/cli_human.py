@@ -111,6 +111,14 @@ def raw_scores_from_file(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
 
 def cmd_fit_calibrators(args: argparse.Namespace, parse_models: Callable, out_file: Callable) -> int:
     out = out_file(args.out) if args.out else fitted_calibration.saved_path(args.preset)
+    if args.published:
+        from detox_core.metrics.rudetox_mera_published import published_set
+
+        path = fitted_calibration.save(published_set(args.preset), out)
+        print(f"MERA's published calibrator (one isotonic map for STA, SIM and FL); written: {path}")
+        return 0
+    if not args.human:
+        raise DetoxInputError("give --human FILE (the judgements to fit on) or --published")
     frame = data.load_human_judgements(Path(args.human))
     if "lang" in frame:
         frame = frame[frame["lang"].map(preset_class(args.preset).covers)]
@@ -168,7 +176,9 @@ def add_commands(sub, parse_models: Callable, out_file: Callable, fraction: Call
     cf.set_defaults(func=lambda a: cmd_crowd_filter(a, parse_models, out_file))
 
     fc = sub.add_parser("fit-calibrators", help="fit a preset's calibrators on human judgements (JSON, no pickle)")
-    fc.add_argument("--human", required=True, metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
+    fc.add_argument("--human", metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
+    fc.add_argument("--published", action="store_true", help="write MERA's published benchmark calibrator "
+                    "(its lm-eval filter's isotonic map, applied to all three axes) instead of fitting")
     fc.add_argument("--scores", metavar="FILE.csv", help="the preset's raw scores (input, output, sta_raw, sim_raw, "
                     "fl_raw), joined by text; default: computed with the preset's models")
     fc.add_argument("--kind", choices=fitted_calibration.KINDS, default="isotonic",

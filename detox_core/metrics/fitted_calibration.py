@@ -91,6 +91,8 @@ class CalibratorSet:
         """``isotonic, fitted on <description> (N pairs) on <date>``."""
         kinds = sorted({c.kind for c in self.axes.values()})
         f = self.fitted_on
+        if f.get("published"):
+            return f"{'/'.join(kinds)}, published: {f.get('description', '')}"
         return (f"{'/'.join(kinds)}, fitted on {f.get('description', 'unnamed data')} ({f.get('n', '?')} pairs"
                 + (f", {f['fitted_at']}" if f.get("fitted_at") else "") + ")")
 

@@ -34,8 +34,10 @@ scikit-learn ``IsotonicRegression`` objects in the notebook; the benchmark's fil
 hard-codes one isotonic calibrator for all three axes). Unpickling runs arbitrary code,
 so this preset never reads a pickle: it applies calibrators fitted by this project on
 human judgements and kept as JSON (:mod:`detox_core.metrics.fitted_calibration`: fitted
-on Human vs automatic or with ``python -m detox_core fit-calibrators``). Without them
-it runs raw, and its signature and the Calibrated switch say why.
+on Human vs automatic or with ``python -m detox_core fit-calibrators``), or the
+benchmark's published isotonic map copied as numbers from its filter
+(:mod:`.rudetox_mera_published`, ``fit-calibrators --published``). Without any it runs
+raw, and its signature and the Calibrated switch say why.
 
 chrF: the original's ``run_evaluation`` prints a ``Ref-ChrF`` column (0-100) that its
 ``evaluate_style_transfer`` never computes; here it is sacrebleu's sentence chrF against
@@ -120,7 +122,7 @@ class RudetoxMera(Preset):
             return f"The saved calibrators cannot be read ({err}); fit them again."
         if saved is None:
             return ("No calibrator fitted yet: scores are raw. Fit them from human judgements on Human vs automatic "
-                    "(Calibration) or with `python -m detox_core fit-calibrators --preset rudetox-mera`.")
+                    "(Calibration) or with `python -m detox_core fit-calibrators` (`--published`: MERA's own map).")
         return f"Calibrators {saved.describe()}; off = raw scores."
 
     def calibration_identity(self) -> str:

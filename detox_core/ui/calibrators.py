@@ -48,6 +48,15 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
                    icon=":material/tune:", help=f"Scores the pairs with {preset_label(preset)} uncalibrated (its models "
                    "are needed), fits one calibrator per axis against the human labels and saves them as JSON; "
                    "every later score of this preset applies them, and its signature names them.")
+    if preset == "rudetox-mera" and st.button(
+            "Use MERA's published calibrator instead", key=f"he_published_{preset}", icon=":material/public:",
+            help="The benchmark's own isotonic map (from its lm-eval filter, as plain numbers), applied to all three "
+            "axes as the benchmark does: reproduces MERA's calibrated numbers; not fitted on these judgements."):
+        from detox_core.metrics.rudetox_mera_published import published_set
+
+        path = fitted_calibration.save(published_set(preset))
+        st.success(f"Saved MERA's published calibrator as `{path.name}`: {preset_label(preset)} now applies it.",
+                   icon=":material/check_circle:")
     if not go:
         return
     bar = st.progress(0.0, text="Loading the models…")

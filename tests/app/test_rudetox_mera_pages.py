@@ -123,3 +123,15 @@ def test_the_calibrated_switch_says_why_it_is_off(data_dir):
     run(at)
     switch = at.toggle(key="preset_cal")
     assert not switch.disabled and switch.value and "fitted on three pairs" in switch.help
+
+
+def test_organizer_saves_the_published_calibrator(data_dir):
+    at = AppTest.from_file(HARNESS, default_timeout=60)
+    at.session_state["_view"] = "fit"
+    at.session_state["_judgements"] = str(write_judgements(data_dir / "human.tsv"))
+    run(at)
+    at.button(key="he_published_rudetox-mera").click()
+    run(at)
+    assert at.success and "published" in at.success[0].value
+    assert fitted_calibration.load_saved("rudetox-mera").fitted_on["published"]
+    assert "published" in preset_class("rudetox-mera").calibration_note()

@@ -248,7 +248,7 @@ def test_preset_attributes():
 
 def test_no_pickle_in_the_calibration_code():
     root = Path(__file__).resolve().parents[2] / "detox_core"
-    for name in ("metrics/fitted_calibration.py", "metrics/rudetox_mera.py", "cli_human.py",
+    for name in ("metrics/fitted_calibration.py", "metrics/rudetox_mera.py", "metrics/rudetox_mera_published.py", "cli_human.py",
                  "annotation/crowd_filter.py", "ui/calibrators.py"):
         text = (root / name).read_text(encoding="utf-8")
         code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("#", '"', "``")))
@@ -308,3 +308,30 @@ def test_cli_fit_calibrators_and_score_with_them(mera_models, tmp_path, monkeypa
     code = cli.main(["score", "--inputs", str(inputs), "--preds", str(preds), "--preset", "russe2022",
                      "--calibrators", str(tmp_path / "cal.json"), "--out", str(tmp_path / "out2")])
     assert code == 2 and "--calibrators applies to rudetox-mera" in capsys.readouterr().err
+
+
+def test_the_published_calibrator_equals_the_benchmark_filter(tmp_path, capsys):
+    """MERA's lm-eval filter builds its calibrator by setting an IsotonicRegression's
+    fitted attributes (get_calibrator); the JSON copy predicts the same on every axis."""
+    from scipy.interpolate import interp1d
+    from sklearn.isotonic import IsotonicRegression
+
+    from detox_core import cli
+    from detox_core.metrics.rudetox_mera_published import X_THRESHOLDS, Y_THRESHOLDS, published_set
+
+    x, y = np.array(X_THRESHOLDS), np.array(Y_THRESHOLDS)
+    model = IsotonicRegression()
+    model.set_params(out_of_bounds="clip", increasing=True, y_max=1, y_min=0)
+    for name, value in {"X_min_": x[0], "X_max_": x[-1], "X_thresholds_": x, "y_thresholds_": y, "y_max": 1,
+                        "y_min": 0, "increasing_": True,
+                        "f_": interp1d(x=x, y=y, axis=0, bounds_error=False, copy=True, fill_value=np.array(np.nan))
+                        }.items():
+        setattr(model, name, value)
+    grid = np.concatenate([np.linspace(-0.1, 1.1, 2001), x])
+    code = cli.main(["fit-calibrators", "--published", "--out", str(tmp_path / "mera.json")])
+    assert code == 0 and "published" in capsys.readouterr().out
+    loaded = fitted_calibration.load(tmp_path / "mera.json")
+    assert loaded == published_set() and loaded.fitted_on["published"]
+    for axis in ("sta", "sim", "fl"):
+        np.testing.assert_allclose(loaded.axes[axis].predict(grid), model.predict(grid[:, None]), atol=1e-12)
+    assert "published" in loaded.describe()

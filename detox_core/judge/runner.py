@@ -231,8 +231,9 @@ class LLMJudge:
 
         done = done0
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-judge")
+        futures: dict[Future, _Request] = {}
         try:
-            futures: dict[Future, _Request] = {pool.submit(job, r): r for r in todo}
+            futures.update({pool.submit(job, r): r for r in todo})
             waiting = set(futures)
             while waiting:
                 finished, waiting = wait(waiting, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -258,15 +259,14 @@ class LLMJudge:
                     flush()
                 if progress and finished:
                     progress("LLM judge", done, total)
-        except BaseException:
+        except BaseException:  # a refused key, Ctrl-C: stop now, without waiting for the requests in flight
             stop.set()
-            for fut in futures:
-                fut.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
         finally:
             if pending_rows:
                 flush()  # every charged answer is kept, even when the run stops
-            pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True)
         return results
 
     def judge(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None,

@@ -5,8 +5,9 @@ Followed, at MERA-Evaluation/MERA commit 9cf05b2d04a17fa23c71d0d67ade591a6ef392d
 ``humanbenchmarks/ruDetox/eval.py`` (``evaluate_style_transfer``; the code the
 aggregation notebook ``agg.ipynb`` runs), ``benchmark_tasks/rudetox/utils.py`` (the
 lm-evaluation-harness filter ``ruDetoxScoring``) and ``modules/scoring/src/tasks/rudetox.py``;
-they descend from the RUSSE-2022 evaluation (s-nlp/russe_detox_2022,
-``evaluation/ru_detoxification_metrics.py``), whose ``classify_texts`` they copy.
+they descend from the RUSSE-2022 evaluation (s-nlp/russe_detox_2022 at 6efda7cb,
+``evaluation/ru_detoxification_metrics.py``), whose ``prepare_target_label`` and
+``classify_texts`` they copy (MERA adds the sigmoid branch for single-logit models).
 
 Per pair (x = toxic input, y = output, stripped of surrounding whitespace as the
 official code strips its predictions):

@@ -89,7 +89,12 @@ def score_submissions(
     signature: Signature | None = None
     for name in names:
         outputs = loaded[name]["neutral_sentence"].tolist()
-        bar = tqdm(total=len(outputs), desc=name, unit="pair", file=sys.stderr, disable=quiet, leave=False)
+        if hasattr(scorer, "estimate") and not quiet:
+            estimate = scorer.estimate(inputs, outputs)
+            if estimate is not None:
+                print(f"{name}: {estimate.text()}", file=sys.stderr)
+        bar = tqdm(total=len(outputs), desc=name, unit="pair" if not hasattr(scorer, "estimate") else "request",
+                   file=sys.stderr, disable=quiet, leave=False)
         last = {"step": None}
 
         def progress(step: str, done: int, total: int, bar=bar, last=last) -> None:
@@ -100,10 +105,6 @@ def score_submissions(
             bar.n = done
             bar.refresh()
 
-        if hasattr(scorer, "estimate") and not quiet:
-            estimate = scorer.estimate(inputs, outputs)
-            if estimate is not None:
-                print(f"{name}: {estimate.text()}", file=sys.stderr)
         frame = scorer.score(inputs, outputs, refs, calibrated=calibrated, progress=progress)
         bar.close()
         if "llm_usage" in frame.attrs and not quiet:

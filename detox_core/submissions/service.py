@@ -106,12 +106,25 @@ def score_and_store(
                             preset=preset, calibrated=calibrated, source=source, pool=pool, progress=progress)
 
 
+def _other_calibrators(existing: StoredSubmission, preset: str, calibrated: bool, pool: ModelPool | None) -> bool:
+    """Whether a stored score of a preset with fitted calibrators (rudetox-mera) was made
+    under other calibrators than the preset applies now (their hash, or raw)."""
+    identity = getattr(get_preset(preset, pool=pool), "calibration_identity", None)
+    if identity is None:
+        return False
+    was = (existing.signature.get("calibration") or {}).get("sha256", "raw")
+    return was != (identity() if calibrated else "raw")
+
+
 def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, split: str, inputs: list[str],
                      outputs: list[str], references: list[list[str]], langs: list[str] | None, preset: str,
                      calibrated: bool, source: str, pool: ModelPool | None,
                      progress: StepProgress | None) -> tuple[StoredSubmission, bool]:
     sha = file_sha256(content)
     existing = store.find(sha, dataset, split, preset, calibrated)
+    if existing and _other_calibrators(existing, preset, calibrated, pool):
+        store.remove(existing.id)  # scored under calibrators fitted since (or before any): its numbers are stale
+        existing = None
     if existing:
         return existing, True
     frame = get_preset(preset, pool=pool).score(inputs, outputs, references, calibrated=calibrated, progress=progress)

@@ -335,3 +335,30 @@ def test_the_published_calibrator_equals_the_benchmark_filter(tmp_path, capsys):
     for axis in ("sta", "sim", "fl"):
         np.testing.assert_allclose(loaded.axes[axis].predict(grid), model.predict(grid[:, None]), atol=1e-12)
     assert "published" in loaded.describe()
+
+
+def test_a_stored_submission_is_scored_again_when_the_calibrators_change(mera_models, tmp_path, monkeypatch):
+    from detox_core.submissions.service import score_and_store
+    from detox_core.submissions.store import Store
+
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    ids = preset_class("rudetox-mera").default_models()
+    pool = ModelPool(device="cpu", backend="torch", model_map={ids[r]: str(p) for r, p in mera_models.items()})
+    store = Store(f"sqlite:///{tmp_path / 'subs.sqlite'}")
+    content = ("\n".join(o.strip() for o in OUTPUTS) + "\n").encode("utf-8")
+
+    def submit():
+        return score_and_store(store, content, "sys.txt", dataset="russe2022", split="test", inputs=INPUTS,
+                               references=[[]] * len(INPUTS), preset="rudetox-mera", calibrated=True,
+                               source="upload", pool=pool)
+
+    first, already = submit()
+    assert not already and first.signature["calibration"]["type"] == "none"
+    assert submit()[1]  # same file, same (no) calibrators: recognised
+    raw, human = synthetic_judgements()
+    cals = fitted_calibration.fit_set("rudetox-mera", raw, human, "isotonic", "synthetic")
+    fitted_calibration.save(cals)
+    again, already = submit()
+    assert not already and again.signature["calibration"]["sha256"] == cals.digest()
+    assert len(store.list()) == 1  # the raw scores were replaced, not kept beside
+    assert submit()[1]

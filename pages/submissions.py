@@ -13,6 +13,7 @@ from detox_core.metrics.registry import preset_class
 from detox_core.submissions.service import (
     filter_sentences,
     language_summary,
+    missing_reference_columns,
     score_and_store,
     score_and_store_multilingual,
     shipped_outputs,
@@ -29,7 +30,8 @@ from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
-from detox_core.ui.store import cached_official_chrf, cached_scores, cached_sentence_table, shared_store
+from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
+                                 shared_store)
 from detox_core.ui.widgets.tables import MISSING
 from detox_core import vocab
 from detox_core.analysis.leaderboard import official_chrf
@@ -290,6 +292,24 @@ st.dataframe(
         "created_at": st.column_config.DatetimeColumn("Scored", format="YYYY-MM-DD HH:mm"),
     },
 )
+
+
+def sentence_references(sid: int) -> list[list[str]]:
+    """The references of a stored submission's sentences, in their order."""
+    return stored_references(cached_scores(sid), rows) if multilingual else [list(r) for r in references]
+
+
+stale = [int(i) for i in listed["id"] if organizer
+         and missing_reference_columns(listed[listed["id"] == i], sentence_references(i))]
+if stale and st.button(f"Compute the missing reference metrics ({len(stale)} submission(s))", key="sub_fill_refs",
+                       icon=":material/calculate:",
+                       help="Submissions stored before BLEU and ROUGE-L (or BERTScore, once turned on) were computed: "
+                            "their columns read n/a until then. The other scores stay as they are."):
+    with st.spinner("Computing the reference metrics…"):
+        filled = fill_reference_metrics_of({i: sentence_references(i) for i in stale}, shared_pool())
+    st.session_state["sub_flash"] = (f"Reference metrics computed for {sum(1 for v in filled.values() if v)} "
+                                     "submission(s).")
+    st.rerun()
 notes = reference_notes(store.get(int(listed["id"].iloc[-1])).signature) if len(listed) else {}
 if notes.get("bertscore") or listed["bertscore"].isna().all():
     st.caption("BERTScore: n/a — " + render.md(notes.get("bertscore") or "not computed when these submissions were "

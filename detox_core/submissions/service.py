@@ -207,6 +207,42 @@ def stored_references(scores: pd.DataFrame, rows: pd.DataFrame) -> list[list[str
     return [refs.get(k, []) for k in zip(scores["input"], scores["lang"])]
 
 
+def missing_reference_columns(scores: pd.DataFrame, references: Sequence[Sequence[str]]) -> list[str]:
+    """The reference metrics a stored submission has no score for although its sentences
+    have references (stored before they were computed, or BERTScore turned on since), and
+    that can be computed now."""
+    from detox_core.metrics.reference import REFERENCE_METRICS
+
+    if not any(references):
+        return []
+    return [k for k, m in REFERENCE_METRICS.items()
+            if (k not in scores or scores[k].isna().all()) and m.off_reason() is None]
+
+
+def fill_reference_metrics(store: Store, submission_id: int, references: Sequence[Sequence[str]],
+                           pool: ModelPool | None = None) -> list[str]:
+    """Compute and store the reference metrics a stored submission lacks
+    (:func:`missing_reference_columns`); ``references`` are its sentences' (in their
+    order). Returns the columns filled (a metric that stays n/a, e.g. a BERTScore model
+    that cannot load, is not filled and its reason is recorded)."""
+    from detox_core.metrics.reference import add_reference_columns
+    from detox_core.models import default_pool
+
+    scores = store.scores(submission_id)
+    if len(references) != len(scores):
+        raise DetoxInputError(f"expected references for the {len(scores)} stored sentences, found {len(references)}")
+    missing = missing_reference_columns(scores, references)
+    if not missing:
+        return []
+    frame = scores[[c for c in scores if c in SCORE_COLUMNS and c not in missing]].copy()
+    frame.attrs["signature"] = {}
+    add_reference_columns(frame, scores["output"].tolist(), [list(r) for r in references], pool or default_pool())
+    filled = [k for k in missing if frame[k].notna().any()]
+    notes = {k: v for k, v in frame.attrs["signature"]["references"].items() if k in missing}
+    store.fill_reference_scores(submission_id, {k: frame[k].tolist() for k in filled}, notes)
+    return filled
+
+
 def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str]) -> pd.DataFrame:
     """Stored per-sentence scores with references, the limiting axis, why, and flags."""
     table = scores.copy()

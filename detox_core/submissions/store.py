@@ -28,6 +28,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
+from detox_core.vocab import REFERENCE_COLUMNS
 
 
 class Base(DeclarativeBase):
@@ -235,6 +236,28 @@ class Store:
         with self._lock, Session(self.engine) as s, s.begin():
             s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(name=name))
         return name
+
+    def fill_reference_scores(self, submission_id: int, columns: dict[str, Sequence[float]],
+                              notes: dict[str, str]) -> None:
+        """Write reference-metric columns (``bleu`` ...: one value per sentence, in ``idx``
+        order; NaN stored empty) of a stored submission scored before they were computed,
+        and record how they were computed in its signature (``signature["references"]``)."""
+        allowed = set(REFERENCE_COLUMNS)
+        if not set(columns) <= allowed:
+            raise ValueError(f"only reference columns can be filled: {sorted(allowed)}")
+        with self._lock, Session(self.engine) as s, s.begin():
+            row = s.get(SubmissionRow, submission_id)
+            if row is None:
+                return
+            values = {k: [None if v != v else float(v) for v in vs] for k, vs in columns.items()}
+            if any(len(vs) != row.n for vs in values.values()):
+                raise ValueError(f"expected {row.n} values per column")
+            if values:
+                s.execute(update(SentenceRow), [{"submission_id": submission_id, "idx": i,
+                                                 **{k: vs[i] for k, vs in values.items()}} for i in range(row.n)])
+            signature = json.loads(row.signature)
+            signature["references"] = {**(signature.get("references") or {}), **notes}
+            row.signature = json.dumps(signature, ensure_ascii=False)
 
     def set_hidden(self, submission_id: int, hidden: bool) -> None:
         """Hide a submission from rankings, comparisons and new projects (or show it again)."""

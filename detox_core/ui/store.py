@@ -11,7 +11,7 @@ from detox_core.analysis.leaderboard import human_scores, local_boards, official
 from detox_core.annotation.results import project_human_scores
 from detox_core.db import default_url, health
 from detox_core.errors import StorageError
-from detox_core.submissions.service import sentence_table
+from detox_core.submissions.service import fill_reference_metrics, sentence_table
 from detox_core.submissions.store import Store
 from detox_core.ui.annotation import annotation_store
 
@@ -71,6 +71,17 @@ def cached_boards(dataset: str, split: str, axis: str, references=None):
     refs_key = hashlib.sha1(repr(references).encode()).hexdigest() if references is not None else ""
     return _boards(store.url, dataset, split, axis, tuple(zip(listed["id"].tolist(), listed["name"].tolist())),
                    refs_key, references)
+
+
+def fill_reference_metrics_of(references_of: dict[int, list[list[str]]], pool=None) -> dict[int, list[str]]:
+    """Compute the reference metrics stored submissions lack (id -> its sentences'
+    references); returns id -> the columns filled. The cached scores and boards are
+    dropped, as they hold the old (empty) columns."""
+    store = shared_store()
+    filled = {sid: fill_reference_metrics(store, sid, refs, pool) for sid, refs in references_of.items()}
+    for cached in (_scores, _sentence_table, _boards):
+        cached.clear()
+    return filled
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -84,3 +84,24 @@ def test_reference_metrics_and_the_official_script_chrf_are_shown(trained):
     sentences = at.dataframe[1].value
     assert {"bleu", "rouge_l", "bertscore"} <= set(sentences.columns)
     assert sentences["rouge_l"].iloc[0] == pytest.approx(row["rouge_l"])
+
+
+def test_reference_metrics_missing_from_an_older_submission_are_computed_on_request(trained):
+    import pytest
+    from sqlalchemy import text
+
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    score_shipped(at, "copy")
+    assert not any(b.key == "sub_fill_refs" for b in at.button)  # everything computed
+    store = Store(f"sqlite:///{trained / 'detox.sqlite'}")
+    with store.engine.begin() as conn:  # as stored before BLEU and ROUGE-L were
+        conn.execute(text("UPDATE sentence_scores SET bleu = NULL, rouge_l = NULL"))
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    import math
+
+    assert math.isnan(at.dataframe[0].value["rouge_l"].iloc[0])
+    at.button(key="sub_fill_refs").click()
+    run(at)
+    assert any("Reference metrics computed for 1" in s.value for s in at.success)
+    assert at.dataframe[0].value["rouge_l"].iloc[0] == pytest.approx(2 * 0.75 / 1.75)
+    assert not any(b.key == "sub_fill_refs" for b in at.button)

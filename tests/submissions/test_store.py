@@ -145,3 +145,30 @@ def test_reference_metrics_are_stored_and_a_database_from_before_them_upgrades_i
     assert back["bleu"].iloc[:2].tolist() == [0.5, 0.25] and np.isnan(back["bertscore"].iloc[2])
     listed = store.list().set_index("id")
     assert listed.loc[new.id, "rouge_l"] == pytest.approx(0.5) and listed.loc[new.id, "bertscore"] == pytest.approx(0.85)
+
+
+def test_reference_metrics_of_a_submission_stored_before_them_are_filled_in(tmp_path, monkeypatch):
+    from sqlalchemy import text
+
+    from detox_core.metrics import bertscore
+    from detox_core.submissions.service import fill_reference_metrics, missing_reference_columns
+
+    monkeypatch.setattr(bertscore, "_SETTING", bertscore.BertScoreSetting(False, bertscore.DEFAULT_MODEL, 9))
+    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+    old = Store(url)
+    meta = add(old, outputs=["кот сидит", "b", "c"])
+    with old.engine.begin() as conn:
+        for col in ("bleu", "rouge_l", "bertscore"):
+            conn.execute(text(f"ALTER TABLE sentence_scores DROP COLUMN {col}"))
+    old.engine.dispose()
+    store = Store(url)
+    refs = [["кот сидит"], ["x"], []]
+    assert missing_reference_columns(store.scores(meta.id), refs) == ["bleu", "rouge_l"]  # BERTScore: not asked
+    assert fill_reference_metrics(store, meta.id, refs) == ["bleu", "rouge_l"]
+    back = store.scores(meta.id)
+    assert back["bleu"].iloc[0] == pytest.approx(1.0) and back["rouge_l"].iloc[1] == 0.0
+    assert np.isnan(back["bleu"].iloc[2]) and np.isnan(back["bertscore"]).all()
+    assert np.allclose(back["j"], frame(3)["j"])  # nothing else changes
+    assert store.get(meta.id).signature["references"]["bleu"].startswith("BLEU|")
+    assert store.list().loc[0, "rouge_l"] == pytest.approx(0.5)
+    assert fill_reference_metrics(store, meta.id, refs) == []  # done: nothing more to fill

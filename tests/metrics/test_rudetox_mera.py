@@ -362,3 +362,26 @@ def test_a_stored_submission_is_scored_again_when_the_calibrators_change(mera_mo
     assert not already and again.signature["calibration"]["sha256"] == cals.digest()
     assert len(store.list()) == 1  # the raw scores were replaced, not kept beside
     assert submit()[1]
+
+
+def test_cli_crowd_filter_scores_the_kept_pairs(mera_models, tmp_path, monkeypatch, capsys):
+    from detox_core import cli
+    from tests.annotation.test_crowd_filter import PAIRS, export_text, votes_for, write_table
+
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path / "data"))
+    args = ["crowd-filter", "--table", str(write_table(tmp_path / "dataset.csv"))]
+    for task in ("toxicity", "content", "fluency"):
+        (tmp_path / f"{task}.tsv").write_text(export_text(task, votes_for(task)), encoding="utf-8")
+        args += [f"--{task}", str(tmp_path / f"{task}.tsv")]
+    models = [arg for role, folder in mera_models.items() for arg in ("--model", f"{role}={folder}")]
+    code = cli.main([*args, "--out", str(tmp_path / "kept.csv"), "--device", "cpu", "-q", *models])
+    out = capsys.readouterr().out
+    assert code == 0
+    kept = pd.read_csv(tmp_path / "kept.csv")
+    assert kept["input"].tolist() == [PAIRS[0][0], PAIRS[1][0]]
+    direct = get_preset("rudetox-mera", pool=ModelPool(device="cpu", backend="torch"),
+                        models={r: str(p) for r, p in mera_models.items()}).score(kept["input"].tolist(),
+                                                                                 kept["output"].tolist())
+    np.testing.assert_allclose(kept["j"], direct["j"], atol=1e-5)
+    assert "rudetox-mera on the 2 kept pairs, raw (no calibrator fitted" in out
+    assert f"J {direct['j'].mean():.3f}" in out

@@ -88,13 +88,16 @@ def system_means(table: pd.DataFrame, systems: Sequence[str], n_boot: int = 1000
 
 
 def _scored_languages(table: pd.DataFrame, columns: Sequence[np.ndarray]) -> tuple[np.ndarray, list[str]]:
-    """Sentences of the languages where every column has a score, and the languages left out."""
+    """Sentences every column has a score for, and the languages where none has (chrF
+    without references). A single sentence without a score (an LLM judge's missing answer)
+    is left out of its language's mean, not the whole language."""
     langs = table["lang"].to_numpy()
     missing = np.zeros(len(table), dtype=bool)
     for values in columns:
         missing |= np.isnan(values)
-    unscored = list(dict.fromkeys(langs[missing].tolist()))
-    return ~np.isin(langs, unscored), unscored
+    scored = set(langs[~missing].tolist())
+    unscored = [lang for lang in dict.fromkeys(langs.tolist()) if lang not in scored]
+    return ~missing, unscored
 
 
 def _language_ci(values: np.ndarray, langs: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:

@@ -83,9 +83,13 @@ def rank_by_language_mean(scores: Mapping[str, pd.DataFrame], column: str = "j",
         other = scores[name]
         if len(other) != len(first) or not np.array_equal(other["lang"].to_numpy(), langs):
             raise DetoxInputError(f"{name} does not answer the same inputs as {names[0]}")
-    unscored = sorted({lang for name in names for lang in
-                       scores[name].loc[scores[name][column].isna(), "lang"].unique()})
-    keep = ~np.isin(langs, unscored)
+    # Sentences every system has a score for; a language is unscored when none is left
+    # (chrF without references). A single missing score (an LLM judge's unanswered
+    # question) leaves out that sentence, not its language.
+    keep = np.ones(len(langs), dtype=bool)
+    for name in names:
+        keep &= scores[name][column].notna().to_numpy()
+    unscored = sorted(set(langs.tolist()) - set(langs[keep].tolist()))
     if not keep.any():
         raise DetoxInputError(f"no language has {column} scores for every system")
     values = {name: scores[name][column].to_numpy(dtype=float)[keep] for name in names}
@@ -143,6 +147,7 @@ class LanguageBoard:
 
 def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float, seed: int) -> tuple[float, float, float]:
     """Mean over languages with its stratified bootstrap interval (every sentence scored)."""
+    frame = frame[frame[column].notna()]  # a sentence without a score is left out, not counted as zero
     strata = frame["lang"].to_numpy()
     if not len(strata):
         return float("nan"), float("nan"), float("nan")
@@ -169,8 +174,9 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     cut = {name: f[f["lang"].isin(languages)].reset_index(drop=True) for name, f in scores.items()}
     covered = {name: [lang for lang in languages if (f["lang"] == lang).any()] for name, f in cut.items()}
     present = [lang for lang in languages if any(lang in c for c in covered.values())]
-    unscored = [lang for lang in present
-                if any(f.loc[f["lang"] == lang, column].isna().any() for f in cut.values())]
+    unscored = [lang for lang in present  # no score at all for a submission answering it (chrF without references)
+                if any(lang in covered[name] and f.loc[f["lang"] == lang, column].isna().all()
+                       for name, f in cut.items())]
     scored = [lang for lang in present if lang not in unscored]
     by_language: dict[str, pd.DataFrame] = {}
     for lang in scored:
@@ -202,7 +208,7 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
             values = f.loc[f["lang"] == lang, column]
             row[lang] = float(values.mean()) if lang in scored and len(values) else np.nan
         full = scores[name].groupby("lang")[column]
-        means, complete_langs = full.mean(), full.apply(lambda v: bool(len(v)) and not v.isna().any())
+        means, complete_langs = full.mean(), full.apply(lambda v: bool(v.notna().any()))
         for average, members in (averages or {}).items():
             ok = all(complete_langs.get(lang, False) for lang in members)
             row[average] = float(means.reindex(list(members)).mean()) if ok else np.nan

@@ -82,10 +82,16 @@ def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: i
     if a.shape != b.shape:
         raise ValueError("paired bootstrap needs scores of the same sentences")
     diff = a - b
+    keep = ~np.isnan(diff)  # a sentence either system has no score for (an unanswered LLM judge) is left out
+    if weights is not None and not keep.all():
+        raise DetoxInputError("a weighted (per-language) comparison needs a score for every sentence")
+    diff = diff[keep]
+    if diff.size == 0:
+        return float("nan")
     observed = _mean(diff, weights)
     if observed == 0:
         return 1.0
-    idx = resample_indices(diff.size, n_boot, seed) if indices is None else indices
+    idx = resample_indices(diff.size, n_boot, seed) if indices is None or not keep.all() else indices
     resampled = _mean(diff[idx], weights, axis=1)
     flips = np.mean(resampled <= 0) if observed > 0 else np.mean(resampled >= 0)
     return float(min(1.0, 2 * flips))

@@ -66,3 +66,38 @@ def test_preset_is_listed_with_its_model_free_signature(tmp_path):
     assert FAST.timeout == 1.0
     assert sig.models["judge"]["endpoint"] == server.url and "api_key" not in repr(sig.as_dict())
     assert get_preset("llm-judge").name == "llm-judge"
+
+
+def _multilingual(seed: int):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    frame = pd.DataFrame({"idx": range(n), "input": [f"x{i}" for i in range(n)],
+                          "output": [f"y{i}-{seed}" for i in range(n)], "lang": ["en"] * 30 + ["ru"] * 30})
+    for col in ("sta", "sim", "fl", "j", "chrf", "sta_raw", "sim_raw", "fl_raw", "j_raw"):
+        frame[col] = rng.random(n)
+    frame.loc[[3, 40], ["sta", "j", "sta_raw", "j_raw"]] = np.nan  # one unanswered question in each language
+    return frame
+
+
+def test_one_missing_answer_leaves_out_that_sentence_not_its_language():
+    from detox_core.analysis.compare import paired_differences, side_by_side, system_means
+    from detox_core.analysis.languages import language_board
+    from detox_core.analysis.stats import rank_systems
+
+    a, b = _multilingual(1), _multilingual(2)
+    board = language_board({"a": a, "b": b}, ["en", "ru"], "j", n_boot=50)
+    assert board.unscored == []
+    row = board.table.set_index("system").loc["a"]
+    assert row["en"] == np.nanmean(a.loc[a["lang"] == "en", "j"]) and not math.isnan(row["mean"])
+    table = side_by_side({"a": a, "b": b})
+    means = system_means(table, ["a", "b"], 50, by_language=True).set_index(["system", "axis"])
+    assert means.loc[("a", "j"), "unscored"] == "" and not math.isnan(means.loc[("a", "j"), "mean"])
+    diff = paired_differences(table, ["a", "b"], 50, by_language=True).set_index("axis").loc["j"]
+    assert diff["n"] == 58 and diff["unscored"] == ""
+    # A missing score is not a difference: two systems equal but for the gaps are tied, not "significant".
+    same = a.copy()
+    same.loc[[5], "j"] = np.nan
+    ranking = rank_systems({"a": a["j"].to_numpy(), "same": same["j"].to_numpy()}, n_boot=50)
+    assert ranking.p_values.loc["a", "same"] == 1.0 and set(ranking.table["group"]) == {1}

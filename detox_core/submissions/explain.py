@@ -33,7 +33,12 @@ def limiting_factor(sta: float, sim: float, fl: float) -> str:
 
 
 def explain_j(sta: float, sim: float, fl: float) -> str:
-    """One sentence on what limits J, e.g. "J 0.31 is held down by meaning (SIM 0.42)"."""
+    """One sentence on what limits J, e.g. "J 0.31 is held down by meaning (SIM 0.42)";
+    "J n/a: no STA score." where an axis has none (an LLM judge's unanswered question, FL
+    without references)."""
+    missing = [k.upper() for k, v in (("sta", sta), ("sim", sim), ("fl", fl)) if v is None or v != v]
+    if missing:
+        return f"J n/a: no {' or '.join(missing)} score."
     j = sta * sim * fl
     axis = limiting_factor(sta, sim, fl)
     value = {"sta": sta, "sim": sim, "fl": fl}[axis]

@@ -101,3 +101,10 @@ def test_one_missing_answer_leaves_out_that_sentence_not_its_language():
     same.loc[[5], "j"] = np.nan
     ranking = rank_systems({"a": a["j"].to_numpy(), "same": same["j"].to_numpy()}, n_boot=50)
     assert ranking.p_values.loc["a", "same"] == 1.0 and set(ranking.table["group"]) == {1}
+
+
+def test_a_missing_axis_is_said_not_computed():
+    from detox_core.submissions.explain import explain_j
+
+    assert explain_j(float("nan"), 1.0, 1.0) == "J n/a: no STA score."
+    assert explain_j(1.0, 0.4, 1.0).startswith("J 0.40 is held down by")

@@ -127,7 +127,10 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
         existing = None
     if existing:
         return existing, True
-    frame = get_preset(preset, pool=pool).score(inputs, outputs, references, calibrated=calibrated, progress=progress)
+    scorer = get_preset(preset, pool=pool)
+    if langs is not None and hasattr(scorer, "langs"):  # the LLM judge: {lang} in its prompts, per-language examples
+        scorer.langs = list(langs)
+    frame = scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress)
     pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
                                      calibrated=calibrated, source=source, inputs=inputs, outputs=outputs,
                                      scores=frame, **({"langs": langs} if langs is not None else {})))

@@ -211,3 +211,16 @@ def test_cli_says_what_to_set_and_names_a_bad_template(tmp_path, monkeypatch, ca
     assert main([*args, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--llm-template", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "judge.toml" in err and "line 4" in err
+
+
+def test_languages_reach_the_prompts(cache):
+    with FakeLLM() as server:
+        preset = judge(server, cache)
+        preset.langs = ["de", "ru"]
+        frame = preset.score(["Du Idiot", "ты дебил"], ["Du irrst dich", "ты неправ"])
+        assert frame["j"].notna().all()
+        with cache.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM llm_judge_responses").scalar() == 8
+    prompts = [m["content"] for r in preset.judge().plan(["Du Idiot"], ["Du irrst dich"], ["de"])[1].values()
+               for m in r.messages]
+    assert any("(in German)" in p for p in prompts)

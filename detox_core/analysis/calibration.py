@@ -7,6 +7,7 @@ is judged on). Reliability curves show predictions against what humans said.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core.analysis.stats import agreement
+from detox_core.errors import DetoxInputError
 from detox_core.text import lexicon_hits, words
 
 
@@ -33,70 +35,94 @@ def simple_features(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset()) 
     return pd.DataFrame({"length_ratio": ratio, "copy_rate": copy, "lexicon_hits": hits}, index=frame.index)
 
 
+FORMAT = "detox-dashboard calibrator v1"
+
+
 @dataclass
 class Calibrator:
     """A fitted map from automatic scores to a human label.
+
+    It is fitted with scikit-learn and kept as plain numbers (``params_``), which is
+    what it predicts from and what :meth:`save` writes as JSON: never a pickle, so a
+    calibrator file cannot run code when it is read.
 
     Attributes:
         kind: ``linear``, ``isotonic`` or ``logistic``.
         features: the input columns, in order.
         target: the human label column.
-        model_: the fitted scikit-learn estimator.
+        params_: the fitted state: isotonic ``x``/``y`` thresholds (predicted by linear
+            interpolation, held constant outside, as scikit-learn's ``predict`` with
+            ``out_of_bounds="clip"``); logistic ``mean``/``scale`` (standardisation),
+            ``coef``/``intercept``; linear ``coef``/``intercept`` (clipped to [0, 1]).
     """
 
     kind: Kind
     features: list[str]
     target: str
-    model_: Any = None
+    params_: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def _estimator(self):
+    def fit(self, frame: pd.DataFrame) -> "Calibrator":
         from sklearn.isotonic import IsotonicRegression
         from sklearn.linear_model import LinearRegression, LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
 
+        x = frame[self.features].to_numpy(dtype=float)
+        y = frame[self.target].to_numpy(dtype=float)
         if self.kind == "isotonic":
             if len(self.features) != 1:
                 raise ValueError("isotonic calibration maps one score")
-            return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-        if self.kind == "linear":
-            return LinearRegression()
-        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-
-    def fit(self, frame: pd.DataFrame) -> "Calibrator":
-        x = frame[self.features].to_numpy(dtype=float)
-        y = frame[self.target].to_numpy(dtype=float)
-        model = self._estimator()
-        if self.kind == "isotonic":
-            model.fit(x[:, 0], y)
+            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, 0], y)
+            self.params_ = {"x": iso.X_thresholds_.tolist(), "y": iso.y_thresholds_.tolist()}
         elif self.kind == "logistic":
-            model.fit(x, (y >= 0.5).astype(int))
+            mean, scale = x.mean(axis=0), x.std(axis=0)
+            scale = np.where(scale > 0, scale, 1.0)  # StandardScaler's rule for constant columns
+            model = LogisticRegression(max_iter=1000).fit((x - mean) / scale, (y >= 0.5).astype(int))
+            self.params_ = {"mean": mean.tolist(), "scale": scale.tolist(), "coef": model.coef_[0].tolist(),
+                            "intercept": float(model.intercept_[0])}
+        elif self.kind == "linear":
+            model = LinearRegression().fit(x, y)
+            self.params_ = {"coef": np.atleast_1d(model.coef_).tolist(), "intercept": float(model.intercept_)}
         else:
-            model.fit(x, y)
-        self.model_ = model
+            raise ValueError(f"unknown calibrator kind {self.kind!r}; known: linear, isotonic, logistic")
         return self
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        if self.params_ is None:
+            raise ValueError("the calibrator is not fitted")
         x = frame[self.features].to_numpy(dtype=float)
+        p = self.params_
         if self.kind == "isotonic":
-            return self.model_.predict(x[:, 0])
-        if self.kind == "logistic":
-            return self.model_.predict_proba(x)[:, 1]
-        return np.clip(self.model_.predict(x), 0.0, 1.0)
+            return np.interp(x[:, 0], np.asarray(p["x"], float), np.asarray(p["y"], float))
+        z = x if self.kind == "linear" else (x - np.asarray(p["mean"])) / np.asarray(p["scale"])
+        z = z @ np.asarray(p["coef"], float) + p["intercept"]
+        return 1.0 / (1.0 + np.exp(-z)) if self.kind == "logistic" else np.clip(z, 0.0, 1.0)
 
     def save(self, path: Path) -> None:
-        import joblib
-
-        joblib.dump({"kind": self.kind, "features": self.features, "target": self.target, "model": self.model_,
-                     "meta": self.meta}, path)
+        """Write the calibrator as JSON."""
+        state = {"format": FORMAT, "kind": self.kind, "features": self.features, "target": self.target,
+                 "params": self.params_, "meta": self.meta}
+        Path(path).write_text(json.dumps(state, ensure_ascii=False, indent=1), encoding="utf-8")
 
     @classmethod
     def load(cls, path: Path) -> "Calibrator":
-        import joblib
+        """Read a calibrator written by :meth:`save`.
 
-        state = joblib.load(path)
-        return cls(state["kind"], state["features"], state["target"], state["model"], state["meta"])
+        Raises:
+            DetoxInputError: not such a file (the message names it and what is wrong).
+        """
+        try:
+            state = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise DetoxInputError(f"{path}: not a calibrator file ({err})") from None
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise DetoxInputError(f"{path}: not a calibrator file (expected format {FORMAT!r})")
+        keys = {"isotonic": ("x", "y"), "logistic": ("mean", "scale", "coef", "intercept"),
+                "linear": ("coef", "intercept")}
+        kind, params = state.get("kind"), state.get("params")
+        if kind not in keys or not isinstance(params, dict) or any(k not in params for k in keys[kind]):
+            raise DetoxInputError(f"{path}: calibrator kind {kind!r} needs the parameters {keys.get(kind)}")
+        return cls(kind, list(state.get("features") or []), str(state.get("target")), params,
+                   dict(state.get("meta") or {}))
 
     def signature(self) -> dict[str, Any]:
         return {"calibrator": self.kind, "features": self.features, "target": self.target, **self.meta}

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from detox_core.errors import DetoxInputError
+
 from detox_core.analysis.calibration import Calibrator, leave_one_system_out
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_score_files, meta_eval
@@ -70,9 +72,31 @@ def test_calibrator_round_trip(kind, tmp_path):
     cal = Calibrator(kind, ["CLS_OLD_GEN"], "non-toxicity", meta={"n": len(f)}).fit(f)
     pred = cal.predict(f)
     assert pred.min() >= 0 and pred.max() <= 1
-    cal.save(tmp_path / "cal.joblib")
-    again = Calibrator.load(tmp_path / "cal.joblib")
+    cal.save(tmp_path / "cal.json")
+    assert b"\x80" not in (tmp_path / "cal.json").read_bytes()[:2]  # plain JSON, not a pickle
+    again = Calibrator.load(tmp_path / "cal.json")
     assert np.allclose(again.predict(f), pred) and again.signature()["calibrator"] == kind
+    # The same numbers as the scikit-learn estimator it was fitted with.
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = f[["CLS_OLD_GEN"]].to_numpy(float), f["non-toxicity"].to_numpy(float)
+    if kind == "isotonic":
+        want = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, 0], y).predict(x[:, 0])
+    elif kind == "logistic":
+        want = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(x, y >= 0.5).predict_proba(x)[:, 1]
+    else:
+        want = np.clip(LinearRegression().fit(x, y).predict(x), 0, 1)
+    assert np.allclose(pred, want, atol=1e-6)
+
+
+def test_a_calibrator_file_that_is_not_one_is_refused_by_name(tmp_path):
+    bad = tmp_path / "cal.joblib"
+    bad.write_bytes(b"\x80\x04\x95 pickled")
+    with pytest.raises(DetoxInputError, match="cal.joblib: not a calibrator file"):
+        Calibrator.load(bad)
 
 
 def test_join_score_files(tmp_path):

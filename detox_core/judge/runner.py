@@ -8,6 +8,7 @@ twice) is missing: NaN for that axis and J, counted in :class:`Usage`, never a z
 from __future__ import annotations
 
 import math
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -213,33 +214,63 @@ class LLMJudge:
         out.prompt_tokens += reply.prompt_tokens
         out.completion_tokens += reply.completion_tokens
 
+    def _row(self, req: _Request, outcome: _Outcome) -> dict[str, Any]:
+        s = self.settings
+        return {"key": req.key, "model": s.endpoint.model, "base_url": s.endpoint.public, "template": s.template.tag,
+                "question": req.question, "answer": outcome.answer, "value": outcome.value,
+                "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens}
+
     def _run_requests(self, todo: list[_Request], usage: Usage, progress: Progress | None, done0: int,
                       total: int) -> dict[str, _Outcome]:
         results: dict[str, _Outcome] = {}
-        pending_rows: list[dict[str, Any]] = []
-        s = self.settings
-
-        def flush() -> None:
-            self.cache.put_many(pending_rows)
-            pending_rows.clear()
-
-        workers = max(1, min(int(s.concurrency), MAX_CONCURRENCY))
+        workers = max(1, min(int(self.settings.concurrency), MAX_CONCURRENCY))
         stop = threading.Event()
+        # One writer thread stores the answers as they come, in batches of whatever has
+        # arrived: a killed run loses only the requests in flight and the few answers of
+        # the moment, and the workers never wait for the database.
+        rows: queue.Queue = queue.Queue()
+        failure: list[BaseException] = []
+
+        def write() -> None:
+            while True:
+                batch = [rows.get()]
+                while True:
+                    try:
+                        batch.append(rows.get_nowait())
+                    except queue.Empty:
+                        break
+                last = batch[-1] is None
+                batch = [r for r in batch if r is not None]
+                try:
+                    self.cache.put_many(batch)
+                except BaseException as err:  # noqa: BLE001 - handed to the main thread
+                    failure.append(err)
+                    stop.set()
+                    return
+                if last:
+                    return
 
         def job(req: _Request) -> _Outcome:
-            return _Outcome(failed=True) if stop.is_set() else self._ask(req)
+            if stop.is_set():
+                return _Outcome(failed=True)
+            outcome = self._ask(req)
+            if not outcome.failed:
+                rows.put(self._row(req, outcome))
+            return outcome
 
+        writer = threading.Thread(target=write, name="llm-judge-cache", daemon=True)
+        writer.start()
         done = done0
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-judge")
         futures: dict[Future, _Request] = {}
         try:
             futures.update({pool.submit(job, r): r for r in todo})
             waiting = set(futures)
-            while waiting:
+            while waiting and not failure:
                 finished, waiting = wait(waiting, timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     req = futures[fut]
-                    outcome = fut.result()  # JudgeUnavailableError propagates: a run that cannot work stops
+                    outcome = fut.result()  # a refused key stops the run
                     results[req.key] = outcome
                     usage.answered += outcome.answered
                     usage.reasks += outcome.reasked
@@ -249,14 +280,7 @@ class LLMJudge:
                         usage.failed += 1
                     else:
                         usage.unreadable += outcome.value is None
-                        pending_rows.append({"key": req.key, "model": s.endpoint.model, "base_url": s.endpoint.public,
-                                             "template": s.template.tag, "question": req.question,
-                                             "answer": outcome.answer, "value": outcome.value,
-                                             "prompt_tokens": outcome.prompt_tokens,
-                                             "completion_tokens": outcome.completion_tokens})
                     done += 1
-                if pending_rows:  # at once: a killed run loses only the requests in flight
-                    flush()
                 if progress and finished:
                     progress("LLM judge", done, total)
         except BaseException:  # a refused key, Ctrl-C: stop now, without waiting for the requests in flight
@@ -264,9 +288,11 @@ class LLMJudge:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         finally:
-            if pending_rows:
-                flush()  # every charged answer is kept, even when the run stops
+            rows.put(None)
+            writer.join()  # the answers received are stored, even when the run stops
         pool.shutdown(wait=True)
+        if failure:  # the database refused: the run cannot keep what it pays for
+            raise failure[0]
         return results
 
     def judge(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None,

@@ -22,6 +22,9 @@ same forward pass with the project's transformers (no unbabel-comet, no numpy < 
   without a reference comet falls back to the [mt:src] input alone:
   0.78 min(s_src, 1) + 0.22 MQM (tags from that input only). Scores are not clipped below.
 
+It runs in fp32 on every device, as the official evaluation does (not the pool's fp16 on
+CUDA): an error tag is an argmax, and one flipped tag moves the score by 0.0088 or more.
+
 The tokenizer is built as transformers 4.x builds mdeberta's from ``spm.model``
 (sentencepiece's NFKC charsmap normaliser): transformers 5 replaces that normaliser with
 NFC, which tokenizes full-width punctuation (Chinese, Japanese) differently.
@@ -147,7 +150,10 @@ def _load(loaded, cache_only: bool) -> None:
     if missing:
         raise ValueError(f"the checkpoint lacks {len(missing)} weights ({', '.join(missing[:3])}...)")
     model.eval()
-    model.to(loaded.device, dtype=torch.float16 if loaded.dtype == "float16" else torch.float32)
+    # fp32 on a GPU too: the error tags are argmax decisions (a flip moves the score by
+    # 0.22 x 1/25 or more), and the official evaluation runs comet in fp32.
+    loaded.dtype = "float32"
+    model.to(loaded.device, dtype=torch.float32)
     loaded.model = model
     loaded.tokenizer = _tokenizer(enc_where, enc_local, enc_cache_only)
     loaded.id2label = {0: "O", 1: "I-minor", 2: "I-major", 3: "I-critical"}

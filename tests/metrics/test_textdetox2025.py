@@ -233,3 +233,17 @@ def test_the_signature_names_every_model_and_the_fluency_metric(scored):
     assert sig["models"]["fl"]["tokenizer"]["id"] == "microsoft/mdeberta-v3-base"
     assert "xCOMET-lite" in sig["models"]["fl"]["score"]
     assert all(sig["models"][role]["revision"] for role in ("sta", "sim", "fl"))
+
+
+def test_without_the_comet_environment_these_tests_fail_and_say_how(monkeypatch, tmp_path):
+    monkeypatch.setitem(globals(), "COMET_PYTHON", tmp_path / "no-venv" / "bin" / "python")
+    monkeypatch.delenv("DETOX_ALLOW_NO_COMET", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="run `make setup`"):
+        _require_comet()
+    monkeypatch.setenv("DETOX_ALLOW_NO_COMET", "1")
+    with pytest.raises(pytest.skip.Exception):  # a skip only when asked for ...
+        _require_comet()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception):  # ... and never in CI
+        _require_comet()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -136,12 +137,16 @@ def models(tmp_path_factory) -> dict[str, Path]:
 def _official(folders: dict[str, Path], sta: Path, fl: bool = True) -> dict[str, np.ndarray]:
     """The official evaluation per sentence: toxicity.py and similarity.py with and without
     references (the first one), unbabel-comet's xCOMET-lite from .venv-comet."""
+    # similarity.py sets every logger that exists to WARNING on import: the other tests' stay as they were.
+    levels = {name: logging.getLogger(name).level for name in list(logging.root.manager.loggerDict)}
     sys.path.insert(0, str(COMET_DIR))
     try:
         from official_similarity import SimilarityConfig, SimilarityMeasurement
         from official_toxicity import ToxicityConfig, ToxicityMeasurement
     finally:
         sys.path.remove(str(COMET_DIR))
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
     tox = ToxicityMeasurement(ToxicityConfig(tox_model_name=str(sta), tokenizer_name=str(folders["sta_tokenizer"]),
                                              device="cpu"))
     sim = SimilarityMeasurement(SimilarityConfig(sim_model_name=str(folders["sim"]), device="cpu"))

@@ -360,7 +360,7 @@ def calibration() -> None:
         cal = Calibrator(kind0, features0, target0, meta={"fitted_on": name, "n": len(work)}).fit(work)
         folder = data.data_dir() / "models" / "calibrators"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{target0}-{kind0}-{'-'.join(features0)}.joblib".replace(":", "_")
+        path = folder / f"{target0}-{kind0}-{'-'.join(features0)}.json".replace(":", "_")
         cal.save(path)
         st.success(f"Saved to `{path.relative_to(data.data_dir())}` under the data folder; its signature: "
                    f"`{cal.signature()}`")

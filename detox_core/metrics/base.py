@@ -170,10 +170,6 @@ class Preset(ABC):
     #: role -> model id
     models: dict[str, str]
 
-    def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,
-                 sources: dict[str, str] | None = None) -> None:
-        """
-        Args:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("score")
@@ -189,6 +185,10 @@ class Preset(ABC):
         score._adds_references = True  # type: ignore[attr-defined]
         cls.score = score
 
+    def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,
+                 sources: dict[str, str] | None = None) -> None:
+        """
+        Args:
             pool: the model pool (default: the process-wide one).
             models: role -> model id, replacing the defaults.
             sources: role -> local folder to load that role's model from, for this

@@ -13,7 +13,7 @@ from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
                                          parse_request)
-from detox_core.metrics import score
+from detox_core.metrics import preset_class, score
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
@@ -155,10 +155,15 @@ if not source or not candidates:
 
 try:
     with st.spinner("Scoring…"):
-        # The input itself rides along as a last row: its P(neutral) tells whether a rewrite is more toxic.
-        both = score([source] * (len(candidates) + 1), [*candidates, source], [references] * len(candidates) + [[]],
-                     preset=preset, calibrated=calibrated, pool=shared_pool())
-        frame, sta_input = both.iloc[:-1], float(both["sta_raw"].iloc[-1])
+        # Where STA is P(neutral) of a text alone, the input rides along as a last row: its P(neutral)
+        # tells whether a rewrite is more toxic (a comparative STA says that itself).
+        alone = preset_class(preset).sta_of_text_alone
+        extra = [source] if alone else []
+        both = score([source] * (len(candidates) + len(extra)), [*candidates, *extra],
+                     [references] * len(candidates) + [[]] * len(extra), preset=preset, calibrated=calibrated,
+                     pool=shared_pool())
+        frame = both.iloc[:len(candidates)]
+        sta_input = float(both["sta_raw"].iloc[-1]) if alone else None
 except ScorerUnavailableError as err:
     show_scoring_error(err, [language])
     st.stop()
@@ -171,7 +176,8 @@ for i in range(len(candidates)):
 sig = frame.attrs["signature"]
 st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")
-           + f" · P(neutral) of the input: {sta_input:.2f} · the address of this page holds the texts and the "
+           + (f" · P(neutral) of the input: {sta_input:.2f}" if sta_input is not None else "")
+           + " · the address of this page holds the texts and the "
            "preset: copy it to share this example.")
 if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
     st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))

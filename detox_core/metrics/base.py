@@ -166,6 +166,10 @@ class Preset(ABC):
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
     languages: ClassVar[tuple[str, ...] | None] = None
+    #: STA is P(neutral) of the output alone, so scoring the input as its own output gives
+    #: the input's P(neutral) (Live scoring's "more toxic" flag); False for recipes whose
+    #: STA compares the output with the input (CLS-NEW, an LLM's pairwise question).
+    sta_of_text_alone: ClassVar[bool] = True
     companions: ClassVar[dict[str, str]] = {}
     #: role -> model id
     models: dict[str, str]

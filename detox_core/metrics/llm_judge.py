@@ -46,6 +46,7 @@ class LLMJudgePreset(Preset):
         "fl": "1 when the judge rates the rewrite at least as fluent as the input (3-point fluency of each), else 0; "
         "n/a when no answer could be had.",
     }
+    sta_of_text_alone = False  # STA compares the output with the input
     needs_download = True
 
     def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,

@@ -103,6 +103,7 @@ class TextDetox2025(Preset):
         "At most 1, about 0 to 1.",
     }
     model_kinds = {"sta": "classifier", "sim": "sentence-transformer", "fl": xcomet.KIND}
+    sta_of_text_alone = False  # STA compares the output with the input
     needs_download = True  # three hub models, and the companions' tokenizer and config files
     #: role -> the id of another model the role's model is read with (tokenizer, encoder)
     companions = {"sta": STA_TOKENIZER, "fl": xcomet.ENCODER}

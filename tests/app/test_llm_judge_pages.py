@@ -55,6 +55,10 @@ def test_live_scoring_with_a_server_shows_the_judges_scores_and_the_cost(trained
         usage = " ".join(c.value for c in at.caption if "LLM judge" in c.value)
         assert "answered now" in usage and "$" in usage
         asked = server.stats.requests
+        # One rewrite: toxicity and meaning of the pair, fluency of the input and of the rewrite; the
+        # input is not judged against itself (a comparative STA needs no "P(neutral) of the input").
+        assert asked == 4
+        assert not any("P(neutral) of the input" in c.value for c in at.caption)
         run(at)  # a rerun is served by the cache
         assert server.stats.requests == asked
         page = " ".join(str(e.value) for e in [*at.caption, *at.markdown, *at.warning, *at.error])

@@ -71,8 +71,14 @@ def throughput(n_pairs: int, latency: float) -> None:
 
 def _worker(url: str, db: str, out: str) -> None:
     """Score the sample (a subprocess the parent kills and restarts)."""
+    import signal
+
     from detox_core.data.judges import load_pairs
 
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)  # as the CLI: a stop keeps the answers in flight
     pairs = load_pairs(ROOT / "data" / "textdetox2024" / "meta_eval" / "pairs.tsv")
     preset = _preset(url, db, 32, langs=pairs["lang"].tolist())
     frame = preset.score(pairs["toxic_sentence"].tolist(), pairs["neutral_sentence"].tolist())
@@ -82,25 +88,28 @@ def _worker(url: str, db: str, out: str) -> None:
           f"{u['failed']} failed, {u['unreadable']} unreadable; missing {u['missing']}")
 
 
-def sample(latency: float) -> int:
+def sample(latency: float, stop: str = "term") -> int:
     path = ROOT / "data" / "textdetox2024" / "meta_eval" / "pairs.tsv"
     if not path.is_file():
         print(f"the sample is not fetched ({path.relative_to(ROOT)}): python -m detox_core fetch-data --edition "
               "textdetox2024")
         return 1
-    print(f"\n## The 4,320-pair sample, concurrency 32, {latency * 1000:.0f} ms per request, faults {FAULTS}\n")
+    how = "stopped with SIGTERM (as Ctrl-C)" if stop == "term" else "killed with SIGKILL"
+    print(f"\n## The 4,320-pair sample, concurrency 32, {latency * 1000:.0f} ms per request, faults {FAULTS}, "
+          f"the first run {how}\n")
     with FakeLLM(Faults(latency=latency, seed=2, **FAULTS)) as server, tempfile.TemporaryDirectory() as tmp:
         db, out = f"{tmp}/judge.sqlite", f"{tmp}/scores.csv"
         cmd = [sys.executable, __file__, "--worker", server.url, db, out]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         t0 = time.perf_counter()
-        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         while sum(server.stats.charged.values()) < 5000 and first.poll() is None:
             time.sleep(0.05)
-        first.kill()
+        first.terminate() if stop == "term" else first.kill()
         first.wait()
         killed_at = sum(server.stats.charged.values())
-        print(f"- first run killed after {time.perf_counter() - t0:.1f} s, {killed_at:,} answers charged")
+        print(f"- first run {how.split(' with')[0]} after {time.perf_counter() - t0:.1f} s, {killed_at:,} answers "
+              "charged")
         t1 = time.perf_counter()
         second = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
         print(f"- restarted run finished in {time.perf_counter() - t1:.1f} s: {second.stdout.strip()}")
@@ -113,11 +122,12 @@ def sample(latency: float) -> int:
               f"{int(frame['sim'].isna().sum())}, FL {int(frame['fl'].isna().sum())})")
         print(f"- server: {server.stats.requests:,} HTTP requests, statuses {dict(server.stats.status)}, "
               f"{sum(server.stats.charged.values()):,} charged answers over {len(server.stats.charged):,} distinct "
-              f"requests; charged twice: {twice} (in flight at the kill)")
+              f"requests; charged twice: {twice}")
         before = server.stats.requests
         third = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
         print(f"- third run: {server.stats.requests - before} requests sent ({third.stdout.strip()})")
-        ok = len(frame) == 4320 and twice <= 32 and np.isfinite(frame["j"]).mean() > 0.95
+        # A stopped run keeps the answers in flight; a killed one loses at most those (32).
+        ok = len(frame) == 4320 and twice <= (0 if stop == "term" else 32) and np.isfinite(frame["j"]).mean() > 0.95
         print(f"- acceptance: {'PASS' if ok else 'FAIL'}")
         return 0 if ok else 1
 
@@ -130,9 +140,15 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--skip-sample", action="store_true")
+    parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--stop", choices=["term", "kill", "both"], default="both",
+                        help="how the sample's first run is ended: SIGTERM (graceful, as Ctrl-C), SIGKILL, or both")
     args = parser.parse_args()
-    throughput(args.pairs, args.latency)
-    return 0 if args.skip_sample else sample(args.latency)
+    if not args.skip_throughput:
+        throughput(args.pairs, args.latency)
+    if args.skip_sample:
+        return 0
+    return max(sample(args.latency, stop) for stop in (["term", "kill"] if args.stop == "both" else [args.stop]))
 
 
 if __name__ == "__main__":

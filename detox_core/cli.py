@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -369,16 +371,30 @@ def _add_bertscore_options(parser: argparse.ArgumentParser) -> None:
                        help="its layer (default: bert-score's layer for the model, 9 for the default)")
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):
         bertscore.configure(enabled=True, model=args.bertscore_model, layer=args.bertscore_layer)
+    # SIGTERM (a stopped job, a container) ends a command like Ctrl-C: the LLM judge then keeps
+    # the answers of the requests it has sent (they are paid for) before exiting.
+    previous = signal.signal(signal.SIGTERM, _interrupt) if threading.current_thread() is threading.main_thread() else None
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:
+        print("interrupted: the answers received so far are kept; run the same command again to go on",
+              file=sys.stderr)
+        return 130
     except DetoxError as err:  # bad input, missing data, the database: said for people
         print(f"error: {err}", file=sys.stderr)
         return 2
     except OSError as err:  # writing the output failed (disk full, permissions)
         print(f"error: {err.filename or 'output'}: {err.strerror or err}", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -283,7 +283,15 @@ class LLMJudge:
                     done += 1
                 if progress and finished:
                     progress("LLM judge", done, total)
-        except BaseException:  # a refused key, Ctrl-C: stop now, without waiting for the requests in flight
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGTERM in the CLI): start nothing new, but take the answers of the
+            # requests already sent (the server bills them) so that a rerun does not pay for them
+            # again; one request timeout at most. A second Ctrl-C stops at once.
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            wait([f for f in futures if not f.done()], timeout=self.settings.policy.timeout + 1)
+            raise
+        except BaseException:  # a refused key, the database: stop now, without waiting for the requests in flight
             stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -79,3 +79,29 @@ def test_a_killed_run_resumes_from_the_cache(tmp_path):
         # Only answers that could not be had (requests that kept failing) are asked again.
         assert failed_before <= scores["j"].isna().sum() * 3 * 7
         assert again["j"].notna().sum() >= scores["j"].notna().sum()
+
+
+def test_a_stopped_run_keeps_the_answers_in_flight_and_nothing_is_paid_twice(tmp_path):
+    """SIGTERM (or Ctrl-C) stops the CLI gracefully: nothing new is asked, the answers of the
+    requests already sent are stored, so the rerun pays for no question twice."""
+    import signal
+
+    corpus, preds = _files(tmp_path)
+    faults = Faults(rate_429=0.10, rate_500=0.05, rate_garbage=0.02, retry_after="0.05", latency=0.05, seed=11)
+    needed = SYSTEMS * N_INPUTS * 3 + N_INPUTS
+    with FakeLLM(faults) as server:
+        first = _run(tmp_path, server, corpus, preds, "first")
+        deadline = time.monotonic() + 120
+        while sum(server.stats.charged.values()) < needed // 3 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, "the run ended before it could be stopped"
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+        assert first.returncode == 130 and "run the same command again" in err
+        charged_before = sum(server.stats.charged.values())
+        assert 0 < charged_before < needed
+
+        second = _run(tmp_path, server, corpus, preds, "second")
+        _, err = second.communicate(timeout=300)
+        assert second.returncode == 0, err
+        assert max(server.stats.charged.values()) == 1  # no question paid twice

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 import queue
+import signal
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -263,41 +266,46 @@ class LLMJudge:
         done = done0
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-judge")
         futures: dict[Future, _Request] = {}
-        try:
-            futures.update({pool.submit(job, r): r for r in todo})
-            waiting = set(futures)
-            while waiting and not failure:
-                finished, waiting = wait(waiting, timeout=0.5, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    req = futures[fut]
-                    outcome = fut.result()  # a refused key stops the run
-                    results[req.key] = outcome
-                    usage.answered += outcome.answered
-                    usage.reasks += outcome.reasked
-                    usage.prompt_tokens += outcome.prompt_tokens
-                    usage.completion_tokens += outcome.completion_tokens
-                    if outcome.failed:
-                        usage.failed += 1
-                    else:
-                        usage.unreadable += outcome.value is None
-                    done += 1
-                if progress and finished:
-                    progress("LLM judge", done, total)
-        except KeyboardInterrupt:
-            # Ctrl-C (or SIGTERM in the CLI): start nothing new, but take the answers of the
-            # requests already sent (the server bills them) so that a rerun does not pay for them
-            # again; one request timeout at most. A second Ctrl-C stops at once.
-            stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
-            wait([f for f in futures if not f.done()], timeout=self.settings.policy.timeout + 1)
-            raise
-        except BaseException:  # a refused key, the database: stop now, without waiting for the requests in flight
-            stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            rows.put(None)
-            writer.join()  # the answers received are stored, even when the run stops
+        with _stop_signals() as signals:
+            try:
+                futures.update({pool.submit(job, r): r for r in todo})
+                waiting = set(futures)
+                while waiting and not failure and not signals.stop.is_set():
+                    finished, waiting = wait(waiting, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        req = futures[fut]
+                        outcome = fut.result()  # a refused key stops the run
+                        results[req.key] = outcome
+                        usage.answered += outcome.answered
+                        usage.reasks += outcome.reasked
+                        usage.prompt_tokens += outcome.prompt_tokens
+                        usage.completion_tokens += outcome.completion_tokens
+                        if outcome.failed:
+                            usage.failed += 1
+                        else:
+                            usage.unreadable += outcome.value is None
+                        done += 1
+                    if progress and finished:
+                        progress("LLM judge", done, total)
+                if signals.stop.is_set():
+                    # Ctrl-C or SIGTERM: start nothing new, but take (and store) the answers of the
+                    # requests already sent, which the server bills, so that a rerun does not pay
+                    # for them again; one request timeout at most, or until a second Ctrl-C.
+                    stop.set()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    deadline = time.monotonic() + self.settings.policy.timeout + 1
+                    running = [f for f in futures if not f.done()]
+                    while running and time.monotonic() < deadline and not signals.now.is_set():
+                        wait(running, timeout=0.2)
+                        running = [f for f in running if not f.done()]
+                    raise KeyboardInterrupt
+            except BaseException:  # a refused key, the database, a stop: nothing new is asked
+                stop.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            finally:
+                rows.put(None)
+                writer.join()  # the answers received are stored, even when the run stops
         pool.shutdown(wait=True)
         if failure:  # the database refused: the run cannot keep what it pays for
             raise failure[0]
@@ -325,6 +333,35 @@ class LLMJudge:
         usage.missing = {axis: int(frame[axis].isna().sum()) for axis in ("sta", "sim", "fl", "j")}
         usage.cost = self.settings.cost(usage.prompt_tokens, usage.completion_tokens)
         return frame, usage
+
+
+@dataclass
+class _Signals:
+    stop: threading.Event = field(default_factory=threading.Event)  # the first Ctrl-C / SIGTERM
+    now: threading.Event = field(default_factory=threading.Event)  # a second one
+
+
+@contextmanager
+def _stop_signals() -> Iterator[_Signals]:
+    """During a run, Ctrl-C and SIGTERM set flags that the run checks, instead of raising
+    KeyboardInterrupt wherever the main thread is: raised inside ``concurrent.futures.wait``
+    it can leave a future's lock taken, and the worker threads (which the interpreter joins
+    at exit) blocked for ever. The first signal asks for a graceful stop, a second for an
+    immediate one. Outside the main thread (the app's sessions) signals are left alone."""
+    signals = _Signals()
+    if threading.current_thread() is not threading.main_thread():
+        yield signals
+        return
+
+    def handler(signum, frame) -> None:
+        (signals.now if signals.stop.is_set() else signals.stop).set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield signals
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _nan(value: float | None) -> float:

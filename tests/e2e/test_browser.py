@@ -246,7 +246,8 @@ def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url,
     wait_idle(page)
     page.get_by_role("tab", name="Crowd import").click()
     wait_idle(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(crowd))
+    page.locator('[data-testid="stFileUploader"]').filter(has_text="Crowd export (TSV)").locator(
+        '[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(crowd))
     wait_idle(page)
     no_exception(page)
     body = page.inner_text("body")

@@ -19,7 +19,9 @@ from detox_core.judge.settings import resolve, set_server_settings
 from detox_core.metrics import get_preset, preset_class
 from tests.judge.fake_llm import GARBAGE_MARK, SLOW_MARK, FakeLLM, Faults, right_answer
 
-FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, retry_after_cap=0.2, timeout=1.0)
+# Short backoffs; a generous timeout, so that a loaded test machine (the server runs in the
+# test's process) is not taken for a failing server.
+FAST = RetryPolicy(max_retries=4, base_delay=0.01, max_delay=0.05, retry_after_cap=0.2, timeout=10.0)
 
 
 @pytest.fixture
@@ -118,8 +120,8 @@ def test_garbage_twice_is_missing_not_zero(cache):
 
 def test_a_slow_reply_past_the_timeout_is_missing_and_retried_next_time(cache):
     inputs, outputs = ["you idiot", "fine text"], [f"slow answer {SLOW_MARK}", "fine text too"]
-    with FakeLLM(Faults(slow_seconds=0.6)) as server:
-        policy = RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.01, timeout=0.2)
+    with FakeLLM(Faults(slow_seconds=4.0)) as server:
+        policy = RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.01, timeout=1.5)
         frame = judge(server, cache, policy=policy).score(inputs, outputs)
         assert math.isnan(frame["j"][0]) and not math.isnan(frame["j"][1])
         assert frame.attrs["llm_usage"]["failed"] >= 2  # sta, sim, fl of the output: no answer in time

@@ -14,12 +14,13 @@ from detox_core.judge.runner import Usage
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
                                          parse_request)
 from detox_core.metrics import preset_class, score
+from detox_core.metrics.reference import reference_notes
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
-from detox_core.vocab import LANGUAGES, language_name
+from detox_core.vocab import LANGUAGES, label, language_name
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 #: The texts live in the address (a link shares them, with the preset) and survive a page change.
@@ -179,5 +180,7 @@ st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + (f" · P(neutral) of the input: {sta_input:.2f}" if sta_input is not None else "")
            + " · the address of this page holds the texts and the "
            "preset: copy it to share this example.")
+for metric, why in reference_notes(sig).items():  # a reference metric that is n/a, and why
+    st.caption(f"{label(metric)}: n/a — " + render.md(why, None) + ".")
 if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
     st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))

@@ -89,7 +89,8 @@ def configure(enabled: bool | None = None, model: str | None = None, layer: int 
 def off_reason() -> str | None:
     s = setting()
     return None if s.enabled else (f"BERTScore is computed only when asked (it needs the model {s.model} "
-                                   "from the hub): turn it on in the settings or with --bertscore")
+                                   "from the hub): organizers turn it on in the sidebar under Metric models, the command line "
+                                   "with its bertscore option")
 
 
 def signature() -> str:

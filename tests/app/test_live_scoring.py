@@ -45,6 +45,8 @@ def test_scores_every_candidate_and_names_the_limit(trained):
     assert all(v != "n/a" for v in m["chrF"])
     lines = [c.value for c in at.caption if c.value.startswith("Against the references")]
     assert len(lines) == 2 and all("BLEU 0." in x and "ROUGE-L 0." in x and "BERTScore n/a" in x for x in lines)
+    why = [c.value for c in at.caption if c.value.startswith("BERTScore: n/a")]
+    assert len(why) == 1 and "Metric models" in why[0]  # the page says why, and where to turn it on
 
 
 def test_delete_suggestion_adds_a_candidate(trained):

@@ -197,7 +197,7 @@ def multilingual_page(choice, edition) -> None:
             per = [r.assign(lang=lang) for lang, r in board.by_language.items()]
             per = pd.concat(per, ignore_index=True)
             per["rank"] = [rank_label(a, b) for a, b in zip(per["rank_low"], per["rank_high"])]
-            per["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(per["low"], per["high"])]
+            per["interval"] = [f"[{lo:.3f}, {hi:.3f}]" if lo == lo else MISSING for lo, hi in zip(per["low"], per["high"])]
             with st.expander(f"Per language: {AXIS_NAMES[axis]} with intervals and tied groups "
                              f"({len(scored)} languages)", expanded=False):
                 st.dataframe(per[["lang", "rank", "group", "system", "mean", "interval", "n"]], hide_index=True,
@@ -312,7 +312,14 @@ for board in boards:
     table[HUMAN_COLUMNS] = table[HUMAN_COLUMNS].astype(float)  # numbers even when no system has human scores
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
-    table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
+    table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" if lo == lo else MISSING
+                         for lo, hi in zip(table[f"{ax}_low"], table[f"{ax}_high"])]
+    unranked = table[ax].isna()  # n/a on this axis (BERTScore off, no references): not ranked on it
+    if unranked.any():
+        table.loc[unranked, "rank"] = MISSING
+        table["group"] = table["group"].astype(float).where(~unranked)
+        st.caption(f"{AXIS_NAMES[ax]} is n/a for {int(unranked.sum())} of {len(table)} submission(s) here "
+                   "(not computed, or no references): they are not ranked on it.")
     others = [c for c in AXIS_NAMES if c != ax]
     if "chrf_official" in table:  # the edition's official chrF beside the sentence chrF
         others.insert(others.index("chrf") + 1 if "chrf" in others else len(others), "chrf_official")

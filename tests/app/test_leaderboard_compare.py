@@ -315,6 +315,13 @@ def test_the_leaderboard_shows_the_reference_metrics_and_the_official_script_chr
     assert {"chrf", "chrf_official", "bleu", "rouge_l", "bertscore"} <= set(table.columns)
     assert table.loc[0, "chrf_official"] == pytest.approx(corpus_chrf([["как же надоело"]], ["сука как же надоело"]))
     assert table.loc[0, "rouge_l"] == pytest.approx(2 * 0.75 / 1.75)
+    # Ranked by BERTScore, which is off (n/a): no rank, no interval made of NaN, and said so.
+    at = run(LEADERBOARD)
+    at.segmented_control(key="lb_axis").set_value("bertscore").run()
+    assert not at.exception
+    ranked = at.dataframe[-1].value
+    assert ranked.loc[0, "rank"] == "—" and ranked.loc[0, "interval"] == "—"
+    assert any("BERTScore is n/a for 1 of 1" in c.value for c in at.caption)
 
 
 def test_the_published_chrf_is_named_as_the_official_script_computes_it(real_data, tmp_path, monkeypatch):

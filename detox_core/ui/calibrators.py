@@ -28,6 +28,8 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
     ``source``: what the judgements are (recorded with the calibrators)."""
     cls = preset_class(preset)
     st.markdown(f"##### Calibrators of {preset_label(preset)}")
+    if flash := st.session_state.pop(f"he_fit_{preset}_flash", None):  # what the last click saved
+        st.success(flash, icon=":material/check_circle:")
     st.caption(cls.calibration_note())
     if not is_organizer():
         st.caption("Organizers can fit them here from these judgements.")
@@ -39,12 +41,11 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
         st.caption(f"These judgements lack {', '.join(missing)}: no calibrator can be fitted on them.")
         return
     part = frame[covered]
-    c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-    kind = c1.segmented_control("Kind", list(fitted_calibration.KINDS), default="isotonic", required=True,
+    kind = st.segmented_control("Kind", list(fitted_calibration.KINDS), default="isotonic", required=True,
                                 key=f"he_fit_{preset}_kind",
                                 help="isotonic: as MERA's calibrators (scikit-learn IsotonicRegression, clipped); "
                                 "logistic: a sigmoid of the raw score, fitted on the yes/no human answer.")
-    go = c2.button(f"Fit on {len(part):,} judged pairs and save", key=f"he_fit_{preset}", disabled=part.empty,
+    go = st.button(f"Fit on {len(part):,} judged pairs and save", key=f"he_fit_{preset}", disabled=part.empty,
                    icon=":material/tune:", help=f"Scores the pairs with {preset_label(preset)} uncalibrated (its models "
                    "are needed), fits one calibrator per axis against the human labels and saves them as JSON; "
                    "every later score of this preset applies them, and its signature names them.")
@@ -55,8 +56,10 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
         from detox_core.metrics.rudetox_mera_published import published_set
 
         path = fitted_calibration.save(published_set(preset))
-        st.success(f"Saved MERA's published calibrator as `{path.name}`: {preset_label(preset)} now applies it.",
-                   icon=":material/check_circle:")
+        # Shown after a rerun, so that the caption above already reads the new state.
+        st.session_state[f"he_fit_{preset}_flash"] = (f"Saved MERA's published calibrator as `{path.name}`: "
+                                                      f"{preset_label(preset)} now applies it.")
+        st.rerun()
     if not go:
         return
     bar = st.progress(0.0, text="Loading the models…")
@@ -79,5 +82,6 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
         st.error(f"Not fitted. {render.md(err, None)}", icon=":material/error:")
         return
     bar.empty()
-    st.success(f"Saved {render.md(cals.describe(), None)} as `{path.name}` (sha256 {cals.digest()}): "
-               f"{preset_label(preset)} now applies them.", icon=":material/check_circle:")
+    st.session_state[f"he_fit_{preset}_flash"] = (f"Saved {render.md(cals.describe(), None)} as `{path.name}` "
+                                                  f"(sha256 {cals.digest()}): {preset_label(preset)} now applies them.")
+    st.rerun()

@@ -104,6 +104,7 @@ def test_organizer_fits_and_saves_the_calibrators(mapped_models, data_dir):
     at.button(key="he_fit_rudetox-mera").click()
     run(at)
     assert at.success and "12 judged pairs" in at.success[0].value
+    assert not any("No calibrator fitted yet" in c.value for c in at.caption)  # the note says the new state
     saved = fitted_calibration.load_saved("rudetox-mera")
     assert saved.fitted_on["n"] == 12 and saved.fitted_on["description"].startswith("human.tsv")
     assert preset_class("rudetox-mera").has_calibration()  # the Calibrated switch turns on
@@ -133,5 +134,7 @@ def test_organizer_saves_the_published_calibrator(data_dir):
     at.button(key="he_published_rudetox-mera").click()
     run(at)
     assert at.success and "published" in at.success[0].value
+    assert not any("No calibrator fitted yet" in c.value for c in at.caption)
+    assert any("published" in c.value for c in at.caption)
     assert fitted_calibration.load_saved("rudetox-mera").fitted_on["published"]
     assert "published" in preset_class("rudetox-mera").calibration_note()

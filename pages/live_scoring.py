@@ -147,8 +147,8 @@ except DetoxInputError as err:
     st.stop()
 source, candidates, references = request.source, list(request.candidates), list(request.references)
 
-if preset is None:  # no preset covers the language: the picker said so
-    st.stop()
+if preset is None or preset_class(preset).unavailable():  # no preset covers the language, or no endpoint:
+    st.stop()                                                # the picker said so
 if not source or not candidates:
     st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",
             icon=":material/keyboard:")

@@ -137,7 +137,7 @@ def test_the_preset_picker_offers_the_toy_preset(toy):
 def test_the_model_settings_list_the_toy_presets_model(toy):
     at = run(AppTest.from_file(str(PROJECT_ROOT / "tests" / "app" / "model_settings_harness.py"),
                                default_timeout=60))
-    assert at.sidebar.text_input(key=f"model_dir::{TOY_MODEL}").label == f"{TOY_MODEL} (toy STA)"
+    assert at.sidebar.text_input(key=f"model_dir::{TOY_MODEL}").label == f"{TOY_MODEL} (Toy preset STA)"
 
 
 def test_the_leaderboard_shows_the_toy_edition_and_groups_by_the_toy_preset(toy, tiny_data):

@@ -64,7 +64,7 @@ class JudgeSettings:
 
 
 def cost_text(cost: float | None) -> str:
-    return "cost unknown (set the prices per 1M tokens)" if cost is None else f"about ${cost:,.4f}"
+    return "cost unknown (set the prices per 1M tokens: organizers in the sidebar under LLM judge, or --llm-price-in/--llm-price-out)" if cost is None else f"about ${cost:,.4f}"
 
 
 @dataclass

@@ -109,8 +109,8 @@ def render_model_settings() -> None:
                + ", ".join(render.md(r) for r in auth.model_roots()) + ".")
         )
         # The models, then the models whose tokenizer or encoder files another one is read with.
-        fields = [(preset.default_models()[role], f"{preset.name} {role.upper()}") for preset, role in kinds]
-        fields += [(preset.companions[role], f"{preset.name} {role.upper()}'s tokenizer")
+        fields = [(preset.default_models()[role], f"{preset.display()} {role.upper()}") for preset, role in kinds]
+        fields += [(preset.companions[role], f"{preset.display()} {role.upper()}'s tokenizer")
                    for preset, role in kinds if role in preset.companions]
         for model_id, what in dict(fields).items():
             key = f"model_dir::{model_id}"
@@ -137,7 +137,7 @@ def render_model_settings() -> None:
                 try:
                     info = pool.info(model_id, kind, role, tokenizer=preset.companions.get(role))
                 except ModelUnavailableError as err:
-                    st.error(f"{preset.name} {role.upper()}: {render.md(err.reason, None)}")
+                    st.error(f"{preset.display()} {role.upper()}: {render.md(err.reason, None)}")
                 else:
                     where = info["source"] if info["source"] != "hub" else "the hub cache"
-                    st.success(f"{preset.name} {role.upper()}: loaded from {where} on {info['device']}")
+                    st.success(f"{preset.display()} {role.upper()}: loaded from {where} on {info['device']}")

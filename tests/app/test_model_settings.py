@@ -30,9 +30,9 @@ def test_local_folder_is_used_and_checked(tiny_data, tiny_models, clean_pool):
     assert not at.exception
     ok = [s.value for s in at.sidebar.success]
     errors = [e.value for e in at.sidebar.error]
-    assert any("russe2022 STA: loaded from" in s and str(tiny_models["sta"]) in s for s in ok)
+    assert any("RUSSE-2022 official STA: loaded from" in s and str(tiny_models["sta"]) in s for s in ok)
     # The models without a folder cannot be had offline: said clearly, per model.
-    assert any("russe2022 SIM" in e and "cannot be reached" in e for e in errors)
+    assert any("RUSSE-2022 official SIM" in e and "cannot be reached" in e for e in errors)
 
 
 def test_a_path_that_is_not_a_folder_is_refused(tiny_data, clean_pool, tmp_path):

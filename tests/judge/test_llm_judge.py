@@ -94,7 +94,9 @@ def test_faults_are_retried_and_never_charged_twice(cache):
         # Every pair is scored right or flagged missing (NaN, counted), never a made-up number.
         scored = frame["j"].notna()
         assert np.allclose(frame.loc[scored, "j"], expected(inputs, outputs)[scored])
-        assert usage["missing"]["j"] == int((~scored).sum()) < len(frame) * 0.1
+        # (40% of requests fail or come back unreadable here: about 7 of 120 pairs end missing, up to 15
+        # seen; an input's missing fluency takes both systems' pairs.)
+        assert usage["missing"]["j"] == int((~scored).sum()) < len(frame) * 0.2
         assert max(server.stats.charged.values()) == 1
         # A rerun asks only what could not be had (requests that kept failing), charging nothing twice.
         again = judge(server, cache, concurrency=8).score(inputs, outputs)

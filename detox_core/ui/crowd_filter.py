@@ -47,9 +47,9 @@ def crowd_filter_section() -> None:
                 "`INPUT:toxic_comment`).")
     table = st.file_uploader("The judged pairs (CSV/TSV: `inputs`/`outputs` or `toxic_comment`/`neutral_comment`)",
                              type=["csv", "tsv"], key="cf_table")
-    cols = st.columns(3)
-    files = {task: col.file_uploader(f"{spec(task).title} export (TSV)", type=["tsv", "txt"], key=f"cf_{task}")
-             for col, task in zip(cols, KEEP)}
+    # One under the other: three uploaders side by side cut their hints in a narrow window.
+    files = {task: st.file_uploader(f"{spec(task).title} export (TSV)", type=["tsv", "txt"], key=f"cf_{task}")
+             for task in KEEP}
     c1, c2 = st.columns(2)
     min_acc = c1.slider("Minimum control accuracy", 0.0, 1.0, 0.5, 0.05, key="cf_acc")
     min_votes = int(c2.number_input("Minimum votes for the majority", 1, 20, 3, key="cf_votes"))

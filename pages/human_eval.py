@@ -304,9 +304,23 @@ def correlations() -> None:
         st.dataframe(system_rows[["metric", "n", "spearman", "spearman_low", "spearman_high", "pearson",
                                   "ranking_accuracy"]], hide_index=True, placeholder=MISSING,
                      column_config={"n": st.column_config.NumberColumn("Systems"),
-                                    **{c: st.column_config.NumberColumn(c, format="%.3f") for c in
+                                    **{c: st.column_config.NumberColumn(stat_label(c), format="%.3f") for c in
                                        ("spearman", "spearman_low", "spearman_high", "pearson", "ranking_accuracy")}})
 
+
+
+STAT_NAMES = {"roc_auc": "ROC-AUC", "spearman": "Spearman", "pearson": "Pearson", "ranking_accuracy": "Ranking accuracy",
+              "kendall": "Kendall"}
+
+
+def stat_label(column: str) -> str:
+    """``roc_auc_low`` -> "ROC-AUC (95% low)"."""
+    for key, name in STAT_NAMES.items():
+        if column == key:
+            return name
+        if column.startswith(key + "_"):
+            return f"{name} (95% {column[len(key) + 1:]})"
+    return column.replace("_", " ").capitalize()
 
 
 def meta_evaluation() -> None:
@@ -322,7 +336,7 @@ def meta_evaluation() -> None:
     st.dataframe(shown, hide_index=True, placeholder=MISSING, height=480, column_config={
         "axis": st.column_config.TextColumn("Axis", width="small"), "metric": st.column_config.TextColumn("Metric"),
         "n": st.column_config.NumberColumn("Sentences" if level == "sentence" else "Systems", width="small"),
-        **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%.3f") for c in shown.columns
+        **{c: st.column_config.NumberColumn(stat_label(c), format="%.3f") for c in shown.columns
            if shown[c].dtype.kind == "f"}})
     st.download_button("Export CSV", lambda: meta.to_csv(index=False).encode("utf-8"), file_name="meta_eval.csv",
                        mime="text/csv", icon=":material/download:")

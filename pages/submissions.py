@@ -26,6 +26,7 @@ from detox_core.submissions.service import (
 from detox_core.submissions.store import display_names
 from detox_core.ui.auth import is_organizer, require_page
 from detox_core.ui import render
+from detox_core.judge.runner import Usage
 from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
@@ -76,11 +77,17 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
         bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done:,} / {total:,}")
 
     notes = []
+    usages: list[dict] = []  # what an LLM judge's run cost, read from its score frame
+
+    def on_scored(frame) -> None:
+        if frame.attrs.get("llm_usage"):
+            usages.append(frame.attrs["llm_usage"])
+
     try:
         if multilingual:
             result = score_and_store_multilingual(
                 store, content, name, dataset=dataset, split=split, rows=rows, preset=preset, calibrated=calibrated,
-                source=source, pool=shared_pool(), progress=progress)
+                source=source, pool=shared_pool(), progress=progress, on_scored=on_scored)
             stored, already = result.stored, result.already
             if result.submission.partial:
                 notes.append(f"Partial submission: {result.submission.describe()}." if summary is None else
@@ -92,6 +99,7 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
             stored, already = score_and_store(
                 store, content, name, dataset=dataset, split=split, inputs=inputs, references=references,
                 preset=preset, calibrated=calibrated, source=source, pool=shared_pool(), progress=progress,
+                on_scored=on_scored,
             )
     except DetoxInputError as err:
         bar.empty()
@@ -121,6 +129,8 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
                 f"({stored.created_at:%Y-%m-%d %H:%M} UTC): showing the stored scores.", icon=":material/history:")
     else:
         st.success(f"{render.md(stored.name)} scored and stored.", icon=":material/check_circle:")
+    for usage in usages:  # the LLM judge: what the requests cost, what is missing
+        st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))
     for note in notes:
         st.warning(note, icon=":material/translate:")
 

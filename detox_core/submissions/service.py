@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,8 +86,12 @@ def score_and_store(
     source: str,
     pool: ModelPool | None = None,
     progress: StepProgress | None = None,
+    on_scored: Callable[[pd.DataFrame], None] | None = None,
 ) -> tuple[StoredSubmission, bool]:
     """Validate a submission file, score it unless already stored, and store it.
+
+    ``on_scored`` receives the score frame when the file is scored (not when it was stored
+    already): the page reads what the run cost from it (an LLM judge's ``attrs["llm_usage"]``).
 
     Returns:
         The stored submission and whether it was already there (not scored again).
@@ -103,7 +107,8 @@ def score_and_store(
     sub = data.load_submission(content, inputs=list(inputs), name=name)
     return _score_and_store(store, content, name, dataset=dataset, split=split, inputs=list(inputs),
                             outputs=sub["neutral_sentence"].tolist(), references=list(references), langs=None,
-                            preset=preset, calibrated=calibrated, source=source, pool=pool, progress=progress)
+                            preset=preset, calibrated=calibrated, source=source, pool=pool, progress=progress,
+                            on_scored=on_scored)
 
 
 def _other_calibrators(existing: StoredSubmission, preset: str, calibrated: bool, pool: ModelPool | None) -> bool:
@@ -119,7 +124,8 @@ def _other_calibrators(existing: StoredSubmission, preset: str, calibrated: bool
 def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, split: str, inputs: list[str],
                      outputs: list[str], references: list[list[str]], langs: list[str] | None, preset: str,
                      calibrated: bool, source: str, pool: ModelPool | None,
-                     progress: StepProgress | None) -> tuple[StoredSubmission, bool]:
+                     progress: StepProgress | None,
+                     on_scored: Callable[[pd.DataFrame], None] | None = None) -> tuple[StoredSubmission, bool]:
     sha = file_sha256(content)
     existing = store.find(sha, dataset, split, preset, calibrated)
     if existing and _other_calibrators(existing, preset, calibrated, pool):
@@ -131,6 +137,8 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
     if langs is not None and hasattr(scorer, "langs"):  # the LLM judge: {lang} in its prompts, per-language examples
         scorer.langs = list(langs)
     frame = scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress)
+    if on_scored:
+        on_scored(frame)
     pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
                                      calibrated=calibrated, source=source, inputs=inputs, outputs=outputs,
                                      scores=frame, **({"langs": langs} if langs is not None else {})))
@@ -171,7 +179,8 @@ class MultilingualResult:
 def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dataset: str, split: str,
                                  rows: pd.DataFrame, preset: str, calibrated: bool, source: str,
                                  pool: ModelPool | None = None,
-                                 progress: StepProgress | None = None) -> MultilingualResult:
+                                 progress: StepProgress | None = None,
+                                 on_scored: Callable[[pd.DataFrame], None] | None = None) -> MultilingualResult:
     """Validate a CodaLab submission against a multilingual split (every language of it),
     score the languages the preset covers, and store each sentence with its language.
 
@@ -200,7 +209,7 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
         store, content, name, dataset=dataset, split=split, inputs=frame["toxic_sentence"].tolist(),
         outputs=frame["neutral_sentence"].tolist(), references=[refs.get(k, []) for k in keys],
         langs=frame["lang"].tolist(), preset=preset, calibrated=calibrated, source=source, pool=pool,
-        progress=progress)
+        progress=progress, on_scored=on_scored)
     return MultilingualResult(stored, already, sub, not_covered)
 
 

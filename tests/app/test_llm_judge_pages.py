@@ -84,3 +84,21 @@ def test_organizers_set_the_endpoint_and_the_key_is_never_shown(tiny_data, no_en
     from detox_core.judge.settings import resolve
 
     assert resolve().endpoint.key == "sk-form-secret"
+
+
+def test_submissions_scored_by_the_judge_show_what_the_run_cost(tiny_data, no_endpoint, monkeypatch):
+    with FakeLLM() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("DETOX_LLM_MODEL", "judge-model")
+        set_server_settings(price_in=1.0, price_out=2.0)
+        at = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "submissions.py"), default_timeout=60))
+        at.segmented_control(key="sub_preset").set_value("LLM judge")
+        run(at)
+        at.selectbox(key="sub_shipped").set_value("copy")
+        run(at)
+        next(b for b in at.button if b.label == "Score this output").click()
+        run(at)
+        assert at.success and "scored and stored" in at.success[0].value
+        usage = [c.value for c in at.caption if c.value.startswith("LLM judge:")]
+        assert len(usage) == 1 and "answered now" in usage[0] and "$" in usage[0]
+        assert server.stats.requests > 0

@@ -15,7 +15,7 @@ from detox_core.metrics import get_preset
 from detox_core.submissions.service import sentence_table
 from detox_core.submissions.store import Store
 from tests.judge.fake_llm import GARBAGE_MARK, FakeLLM
-from tests.judge.test_llm_judge import FAST, judge
+from tests.judge.test_llm_judge import judge
 
 
 def test_missing_answers_are_stored_empty_and_skipped_by_the_means(tmp_path):
@@ -63,7 +63,6 @@ def test_preset_is_listed_with_its_model_free_signature(tmp_path):
     with FakeLLM() as server:
         preset = judge(server, ResponseCache(f"sqlite:///{tmp_path / 'judge.sqlite'}"))
         sig = preset.signature()
-    assert FAST.timeout == 1.0
     assert sig.models["judge"]["endpoint"] == server.url and "api_key" not in repr(sig.as_dict())
     assert get_preset("llm-judge").name == "llm-judge"
 

@@ -47,7 +47,7 @@ def render_llm_judge_settings() -> None:
         elif settings.endpoint.configured:
             prices = (f"${settings.price_in:g} / ${settings.price_out:g} per 1M input / output tokens"
                       if settings.price_in is not None and settings.price_out is not None else "prices unknown")
-            st.caption(f"**Endpoint** {render.md(settings.endpoint.public)} · model `{render.md(settings.endpoint.model)}`"
+            st.caption(f"**Endpoint** {render.md(settings.endpoint.public)} · model {render.md(settings.endpoint.model)}"
                        f" · key {'set' if settings.endpoint.key else 'not set'} · {settings.concurrency} requests at "
                        f"a time · {prices}.")
         else:

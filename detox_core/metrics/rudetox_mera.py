@@ -116,14 +116,16 @@ class RudetoxMera(Preset):
 
     @classmethod
     def calibration_note(cls) -> str:
-        """Why the Calibrated switch is off, or which calibrators it applies."""
+        """Why the Calibrated switch is off, or which calibrators it applies (plain text: it names
+        the judgements they were fitted on, which may be a user's file name)."""
         try:
             saved = fitted_calibration.load_saved(cls.name)
         except DetoxInputError as err:
             return f"The saved calibrators cannot be read ({err}); fit them again."
         if saved is None:
             return ("No calibrator fitted yet: scores are raw. Fit them from human judgements on Human vs automatic "
-                    "(Calibration) or with `python -m detox_core fit-calibrators` (`--published`: MERA's own map).")
+                    "(Calibration) or with python -m detox_core fit-calibrators (with its published option: MERA's "
+                    "own map).")
         return f"Calibrators {saved.describe()}; off = raw scores."
 
     def calibration_identity(self) -> str:

@@ -30,7 +30,7 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
     st.markdown(f"##### Calibrators of {preset_label(preset)}")
     if flash := st.session_state.pop(f"he_fit_{preset}_flash", None):  # what the last click saved
         st.success(flash, icon=":material/check_circle:")
-    st.caption(cls.calibration_note())
+    st.caption(render.md(cls.calibration_note(), None))
     if not is_organizer():
         st.caption("Organizers can fit them here from these judgements.")
         return

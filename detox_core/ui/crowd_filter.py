@@ -88,7 +88,7 @@ def _score_section(result: CrowdFilterResult, key: str) -> None:
                           index=names.index(DEFAULT_PRESET) if DEFAULT_PRESET in names else 0)
     note = getattr(preset_class(preset), "calibration_note", None)
     if note:
-        st.caption(note())
+        st.caption(render.md(note(), None))
     if c2.button(f"Score {len(result.kept):,} pairs", key="cf_score", disabled=result.kept.empty,
                  icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Loading the models…")

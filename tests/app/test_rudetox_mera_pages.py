@@ -124,6 +124,10 @@ def test_the_calibrated_switch_says_why_it_is_off(data_dir):
     run(at)
     switch = at.toggle(key="preset_cal")
     assert not switch.disabled and switch.value and "fitted on three pairs" in switch.help
+    # What they were fitted on may be a user's file name: shown as text, never as markup.
+    fitted_calibration.save(fitted_calibration.fit_set("rudetox-mera", raw, human, "isotonic", "**bold** <b>x</b>.tsv"))
+    run(at)
+    assert "\\*\\*bold\\*\\*" in at.toggle(key="preset_cal").help and "<b>" not in at.toggle(key="preset_cal").help
 
 
 def test_organizer_saves_the_published_calibrator(data_dir):

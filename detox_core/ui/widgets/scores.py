@@ -79,14 +79,14 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
     if has_calibration(name):
         calibrated = row.toggle(
             "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
-            help=note() if (note := getattr(presets[name], "calibration_note", None))
+            help=render.md(note(), None) if (note := getattr(presets[name], "calibration_note", None))
             else f"The official {presets[name].display()} calibration; off = raw scores.",
         )
         return name, calibrated
     calibrated_ones = [cls.display() for cls in registry.registered().values() if cls.has_calibration()]
     note = getattr(presets[name], "calibration_note", None)  # a preset whose calibrators are fitted says why not
     row.toggle("Calibrated", value=False, key=f"{key}_cal_none", disabled=True,
-               help=note() if note else "This preset has no calibration: its scores are used as they are. "
+               help=render.md(note(), None) if note else "This preset has no calibration: its scores are used as they are. "
                + (f"Calibrated: {', '.join(calibrated_ones)}." if calibrated_ones else ""))
     return name, True
 

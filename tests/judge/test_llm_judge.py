@@ -42,15 +42,23 @@ def pairs(n: int, systems: int = 1) -> tuple[list[str], list[str]]:
     return inputs, outputs
 
 
+#: The 2025 meta-evaluation's scale (textdetox/eval-of-detox-eval), written here independently of
+#: the project's templates: toxic_pairwise_score 1 when the input (text A) is the more toxic, 0.5
+#: equal, 0 when the rewrite is; content_score 1 / 0; fluency 1 / 0.5 / 0 per text, and
+#: fluency_score 1 when the rewrite is at least as fluent as the input.
+OFFICIAL = {"sta": {"A": 1.0, "equal": 0.5, "B": 0.0}, "sim": {"yes": 1.0, "no": 0.0},
+            "fl": {"fluent": 1.0, "partially": 0.5, "not": 0.0}}
+
+
 def expected(inputs, outputs) -> np.ndarray:
-    """J the server's scripted answers give."""
+    """J the server's scripted answers give, on the meta-evaluation's scale."""
     t = BUILTIN
     out = []
     for x, y in zip(inputs, outputs):
-        sta = t.parse("sta", right_answer(t.messages("sta", {"input": x, "output": y})))
-        sim = t.parse("sim", right_answer(t.messages("sim", {"input": x, "output": y})))
-        fx = t.parse("fl", right_answer(t.messages("fl", {"text": x})))
-        fy = t.parse("fl", right_answer(t.messages("fl", {"text": y})))
+        sta = OFFICIAL["sta"][right_answer(t.messages("sta", {"input": x, "output": y}))]
+        sim = OFFICIAL["sim"][right_answer(t.messages("sim", {"input": x, "output": y}))]
+        fx = OFFICIAL["fl"][right_answer(t.messages("fl", {"text": x}))]
+        fy = OFFICIAL["fl"][right_answer(t.messages("fl", {"text": y}))]
         out.append(sta * sim * float(fy >= fx))
     return np.array(out)
 

@@ -2,7 +2,10 @@
 
 Commands:
     fetch-data       fill ``data/<edition>`` from a mirror or the public sources.
-    train-embedded   train the offline models of the ``embedded`` preset.
+    train-embedded   train the offline models of the ``embedded`` preset, fit them on human
+                     judgements (kept only if that agrees better on systems left out) and
+                     measure the preset's agreement with people.
+    agreement        measure presets' agreement with people (what ranking pages state).
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.
     aggregate        aggregate crowd answers (majority vote or Dawid-Skene).
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from detox_core import __version__, data, editions
+from detox_core import __version__, cli_embedded, config, data, editions
 from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
@@ -151,8 +154,11 @@ def _cmd_train_embedded(args: argparse.Namespace) -> int:
     except EmbeddedMissingError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    if args.data_dir and Path(args.data_dir).resolve() != config.data_dir().resolve():
+        args.no_agreement = True  # measured on the app's data folder only
+    status = cli_embedded.after_training(args, folder)
     print(folder)
-    return 0
+    return status
 
 
 def _parse_models(items: list[str] | None) -> dict[str, str]:
@@ -293,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train-embedded", help="train the offline models of the embedded preset")
     train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
     train.add_argument("--force", action="store_true", help="train again even when the models exist")
+    cli_embedded.add_train_options(train)
     train.set_defaults(func=_cmd_train_embedded)
 
     score = sub.add_parser("score", help="score submissions with a metric preset")
@@ -358,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     hc.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
     hc.set_defaults(func=_cmd_health)
     add_human_commands(sub, _parse_models, _out_file, _fraction)
+    cli_embedded.add_commands(sub)
     return parser
 
 

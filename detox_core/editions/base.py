@@ -57,6 +57,10 @@ class Edition:
             references in ``neutral_sentence``), its submissions CodaLab TSVs.
         folder: the folder under the data directory (default: ``name``).
         mirror: the folder of ``../shared/data`` that mirrors its files (default: ``folder``).
+        human_systems: output-file stem -> that system's human J on the test split, for the
+            systems whose test outputs ship: what a preset's system-level agreement with
+            people is measured against (:mod:`detox_core.analysis.agreement`).
+        human_systems_source: where those numbers come from, in words.
         official_chrf: the system-level chrF its official script reports (a key of
             :data:`detox_core.metrics.chrf.CORPUS_CHRF`), shown beside the sentence chrF, or None.
     """
@@ -85,6 +89,8 @@ class Edition:
     folder: str = ""
     mirror: str = ""
     official_chrf: str | None = None
+    human_systems: dict[str, float] = field(default_factory=dict)
+    human_systems_source: str = ""
 
     # ------------------------------------------------------------------ where its files are
 

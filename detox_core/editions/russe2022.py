@@ -131,4 +131,9 @@ RUSSE2022 = register_edition(Edition(
     # evaluation/ru_detoxification_evaluation.py: corpus_chrf(neutral_references, rewritten) of nltk;
     # the published table's ChrF column.
     official_chrf="nltk-corpus",
+    human_systems={"t5_base_10000": 0.61, "orzhan": 0.56, "ruprompts": 0.525, "barracudas": 0.51,
+                   "anton_alexandrovich": 0.504, "ekaterina_totmina": 0.45, "delete": 0.16},
+    human_systems_source=("human J on the 875 test inputs: the crowd evaluation of the 2025 metrics study "
+                          "(textdetox/humaneval_textdetox_ru; its three systems in human_eval_test.csv) and, "
+                          "for the t5 and Delete baselines, the findings paper's Table 2"),
 ))

@@ -2,19 +2,24 @@
 
 Offline, CPU-only, trained from the RUSSE-2022 corpus by
 ``python -m detox_core train-embedded`` (the setup commands run it when the artifacts
-are missing). Never trained on human judgements.
+are missing). The models never see people's judgements; what is learnt from them is
+:mod:`detox_core.embedded.fitted`, apart and measured on systems it never saw.
 
 - STA: P(neutral | text) of a logistic regression (C=16, balanced classes) over TF-IDF
-  character 1-5-grams within word boundaries (sublinear tf, min_df 2, 300k features).
-  Toxic examples: the toxic sentences of train+dev and ``lexicon/ru_toxic_10k.txt``;
+  character 1-5-grams within word boundaries (sublinear tf, min_df 2, 300k features) of
+  the text lower-cased with its punctuation taken out (punctuation is not toxicity: with
+  it, a rewrite that drops every comma and full stop looked cleaner than one that keeps
+  them). Toxic examples: the toxic sentences of train+dev and ``lexicon/ru_toxic_10k.txt``;
   neutral examples: the human paraphrases of train+dev.
-- SIM: the mean of the cosine of mean navec word vectors (Russian news embeddings, shipped
-  inside the ``natasha`` wheel) of input and output, and the sentence chrF of the output
-  against the input.
-- FL: the sigmoid of the mean z-score of three signals of the output: the mean
-  log-probability per character under a character 5-gram LM trained on the corpus, the
-  share of its words that pymorphy3's dictionary knows, and minus the number of
-  repeated lemmas. The z-statistics come from the training sentences.
+- SIM: :mod:`detox_core.embedded.content` (soft recall of the input's non-toxic words by
+  navec vectors, shipped inside the ``natasha`` wheel, and chrF against the references or
+  the cleaned input); toxic words come from ``lexicon/toxic_vocab.txt`` and the STA model.
+- FL: relative, like the official FL: ``2 * Phi(min(0, g(output) - g(input)) / s)``, where
+  g is the grammaticality of :mod:`detox_core.embedded.grammar` and s the standard
+  deviation of g(reference 1) - g(reference 2) over the training sentences with two human
+  paraphrases (two rewrites people wrote are equally fluent: s is the noise of g). An
+  output at least as grammatical as its input gets 1 (an unchanged copy among them); one
+  a noise's width worse gets 0.32.
 
 Artifacts live in ``data/models/embedded-<hash>/``; the hash covers the recipe version,
 its parameters and the training files, so a change of any of them trains anew.
@@ -26,6 +31,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import tempfile
 import threading
@@ -40,18 +46,27 @@ import numpy as np
 from detox_core import config, data
 from detox_core.editions import training_edition
 from detox_core.errors import EmbeddedMissingError
-from detox_core.embedded.charlm import CharLM
+from detox_core.embedded.grammar import TagLM, tag_of_parse
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.text import words
+from detox_core.text import normalise_word, words
 
-RECIPE_VERSION = "1"
+RECIPE_VERSION = "2"
 PARAMS = {
     "sta": {"analyzer": "char_wb", "ngram_range": [1, 5], "sublinear_tf": True, "min_df": 2,
-            "max_features": 300_000, "C": 16.0, "class_weight": "balanced", "max_iter": 2000},
-    "sim": {"embeddings": "navec_news_v1_1B_250K_300d_100q", "weights": [0.5, 0.5]},
-    "fl": {"lm_order": 5, "lm_min_count": 2},
+            "max_features": 300_000, "C": 16.0, "class_weight": "balanced", "max_iter": 2000,
+            "preprocess": "lower-case, ё as е, punctuation out"},
+    "sim": {"embeddings": "navec_news_v1_1B_250K_300d_100q", "weights": [0.5, 0.5], "toxic_word_p_neutral": 0.25},
+    "fl": {"model": "pymorphy3 tag bigrams", "prior": 2.0, "noise": "g(reference 1) - g(reference 2)"},
 }
-TRAIN_FILES = ("train.tsv", "dev.tsv", "lexicon/ru_toxic_10k.txt")
+TRAIN_FILES = ("train.tsv", "dev.tsv", "lexicon/ru_toxic_10k.txt", "lexicon/toxic_vocab.txt")
+
+_PUNCTUATION = re.compile(r"[^\w\s*]+")
+
+
+def sta_text(text: str) -> str:
+    """What the STA classifier reads: lower case, ``ё`` as ``е``, no punctuation (``*`` of
+    masked words stays), single spaces."""
+    return " ".join(_PUNCTUATION.sub(" ", normalise_word(text)).split())
 
 
 _DIGESTS: dict[tuple[str, int, int], str] = {}
@@ -143,38 +158,24 @@ def morph_analyzer():
         return pymorphy3.MorphAnalyzer()
 
 
-#: word -> (known to pymorphy3, lemma) of the training vocabulary, from the artifact's
-#: table (pymorphy3 takes ~0.15 ms a word); other words go to a byte-bounded cache.
-_WORD_INFO: dict[str, tuple[bool, str]] = {}
-_WORD_INFO_SEEN: ByteLRU[tuple[bool, str]] = ByteLRU(cache_budget("word_info"))
+#: word -> grammatical tag of the training vocabulary, from the artifact's table
+#: (pymorphy3 takes ~0.15 ms a word); other words go to a byte-bounded cache.
+_TAGS: dict[str, str] = {}
+_TAGS_SEEN: ByteLRU[str] = ByteLRU(cache_budget("word_info") // 2)
 
 
-def _word_info(word: str) -> tuple[bool, str]:
-    """(pymorphy3 knows the word, its lemma)."""
-    info = _WORD_INFO.get(word) or _WORD_INFO_SEEN.get(word)
-    if info is None:
-        if not word.isalpha():
-            info = (True, word)  # numbers, masked words: neither unknown nor a lemma to repeat
-        else:
-            morph = morph_analyzer()
-            info = (morph.word_is_known(word), morph.parse(word)[0].normal_form)
-        _WORD_INFO_SEEN.put(word, info)
-    return info
+def word_tag(word: str) -> str:
+    """The grammatical tag :class:`TagLM` uses for a normalised alphabetic word."""
+    tag = _TAGS.get(word) or _TAGS_SEEN.get(word)
+    if tag is None:
+        tag = tag_of_parse(morph_analyzer().parse(word)[0].tag)
+        _TAGS_SEEN.put(word, tag)
+    return tag
 
 
-def word_table(texts: Sequence[str]) -> dict[str, list]:
-    """``{word: [known, lemma]}`` for every word of ``texts`` (stored with the models)."""
-    return {w: list(_word_info(w)) for w in {w for t in texts for w in words(t)}}
-
-
-def fluency_signals(text: str, lm: CharLM) -> tuple[float, float, float]:
-    """(mean char log-prob, share of known words, minus repeated lemmas) of a text."""
-    ws = words(text)
-    known = [_word_info(w)[0] for w in ws]
-    lemmas = [_word_info(w)[1] for w in ws if w.isalpha()]
-    repeated = len(lemmas) - len(set(lemmas))
-    share = sum(known) / len(known) if known else 0.0
-    return lm.mean_logprob(text), share, -float(repeated)
+def tag_table(texts: Sequence[str]) -> dict[str, str]:
+    """``{word: tag}`` for every alphabetic word of ``texts`` (stored with the models)."""
+    return {w: word_tag(w) for w in {w for t in texts for w in words(t)} if w.isalpha()}
 
 
 # ------------------------------------------------------------------ the trained models
@@ -190,32 +191,34 @@ def _load_sta(folder: Path) -> object:
     return joblib.load(folder / "sta.joblib")
 
 
+_WORD_P_NEUTRAL: ByteLRU[float] = ByteLRU(cache_budget("word_info") // 2)
+
+
 @dataclass
 class EmbeddedModels:
-    """The trained STA classifier, the char LM and the fluency z-statistics."""
+    """The trained STA classifier, the toxic lexicon, the tag LM and its noise width."""
 
     folder: Path
     sta_pipeline: object
-    lm: CharLM
-    fl_mean: np.ndarray
-    fl_std: np.ndarray
+    tag_lm: TagLM
+    fl_noise: float
+    lexicon: frozenset[str]
     meta: dict
 
     @classmethod
     def load(cls, folder: Path) -> "EmbeddedModels":
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        table = folder / "words.json"
+        if meta.get("recipe_version") != RECIPE_VERSION:
+            raise EmbeddedMissingError(
+                f"{folder} holds models of recipe {meta.get('recipe_version')}, this version scores with recipe "
+                f"{RECIPE_VERSION}: run `python -m detox_core train-embedded`")
+        table = folder / "tags.json"
         if table.is_file():
-            for w, (known, lemma) in json.loads(table.read_text(encoding="utf-8")).items():
-                _WORD_INFO.setdefault(w, (bool(known), lemma))
-        return cls(
-            folder=folder,
-            sta_pipeline=_load_sta(folder),
-            lm=CharLM.load(folder / "charlm.pkl"),
-            fl_mean=np.array(meta["fl_z"]["mean"]),
-            fl_std=np.array(meta["fl_z"]["std"]),
-            meta=meta,
-        )
+            for w, tag in json.loads(table.read_text(encoding="utf-8")).items():
+                _TAGS.setdefault(w, tag)
+        lexicon = frozenset(json.loads((folder / "lexicon.json").read_text(encoding="utf-8")))
+        return cls(folder=folder, sta_pipeline=_load_sta(folder), tag_lm=TagLM.load(folder / "taglm.json", word_tag),
+                   fl_noise=float(meta["fl"]["noise"]), lexicon=lexicon, meta=meta)
 
     def p_neutral(self, texts: Sequence[str]) -> np.ndarray:
         """STA: P(neutral | text)."""
@@ -224,40 +227,42 @@ class EmbeddedModels:
         classes = list(self.sta_pipeline.classes_)
         return self.sta_pipeline.predict_proba(list(texts))[:, classes.index(1)]
 
-    def fluency(self, texts: Sequence[str]) -> np.ndarray:
-        """FL: sigmoid of the mean z-score of the three fluency signals."""
-        if not len(texts):
-            return np.zeros(0)
-        sig = np.array([fluency_signals(t, self.lm) for t in texts])
-        z = (sig - self.fl_mean) / self.fl_std
-        return 1.0 / (1.0 + np.exp(-z.mean(axis=1)))
+    def word_p_neutral(self, ws: list[str]) -> dict[str, float]:
+        """P(neutral) of single words, each computed once (memo keyed by the trained folder)."""
+        keys = [(self.folder.name, w) for w in ws]
+        values = _WORD_P_NEUTRAL.get_many(keys, lambda missing: list(self.p_neutral([k[1] for k in missing])))
+        return dict(zip(ws, values))
+
+    def toxic_words(self, ws: Sequence[str]) -> set[str]:
+        from detox_core.embedded.content import toxic_words
+
+        return toxic_words(ws, self.lexicon, self.word_p_neutral, PARAMS["sim"]["toxic_word_p_neutral"])
+
+    def grammar(self, texts: Sequence[str]) -> np.ndarray:
+        """g of each text (see :mod:`detox_core.embedded.grammar`)."""
+        return np.array([self.tag_lm.score(t) for t in texts], dtype=np.float64)
+
+    def relative_fluency(self, g_in: np.ndarray, g_out: np.ndarray) -> np.ndarray:
+        """FL = 2 Phi(min(0, g_out - g_in) / noise): 1 when the output is at least as grammatical."""
+        from scipy.special import ndtr
+
+        return 2.0 * ndtr(np.minimum(0.0, np.asarray(g_out) - np.asarray(g_in)) / self.fl_noise)
 
 
-_WORD_VECTORS: ByteLRU[np.ndarray | None] = ByteLRU(
+_UNIT_VECTORS: ByteLRU[np.ndarray | None] = ByteLRU(
     cache_budget("word_vectors"), sizeof=lambda w, v: 2 * len(w) + 160 + (v.nbytes if v is not None else 0))
 
 
-def word_vector(word: str) -> np.ndarray | None:
-    """The navec vector of a word (decoded once: navec stores them quantised; the
-    decoded vectors are kept in a byte-bounded cache)."""
-    return _WORD_VECTORS.get_or_compute(word, lambda: load_navec().get(word))
+def unit_vector(word: str) -> np.ndarray | None:
+    """The navec vector of a word scaled to length 1, None when navec does not know it
+    (decoded once: navec stores them quantised; kept in a byte-bounded cache)."""
 
+    def compute() -> np.ndarray | None:
+        v = load_navec().get(word)
+        n = float(np.linalg.norm(v)) if v is not None else 0.0
+        return (v / n).astype(np.float32) if n else None
 
-def sentence_vector(text: str) -> np.ndarray | None:
-    """Mean navec vector of a text's words (None when no word is known)."""
-    vecs = [v for v in map(word_vector, words(text)) if v is not None]
-    if not vecs:
-        return None
-    return np.mean(vecs, axis=0)
-
-
-def cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    if na == 0 or nb == 0:
-        return 0.0
-    return float(np.dot(a, b) / (na * nb))
+    return _UNIT_VECTORS.get_or_compute(word, compute)
 
 
 # ------------------------------------------------------------------ training
@@ -267,6 +272,8 @@ def cosine(a: np.ndarray | None, b: np.ndarray | None) -> float:
 class TrainingData:
     toxic: list[str]
     neutral: list[str]
+    #: the first two human paraphrases of every sentence that has two or more
+    reference_pairs: list[tuple[str, str]]
 
 
 def training_data(dataset_dir: Path) -> TrainingData:
@@ -274,12 +281,17 @@ def training_data(dataset_dir: Path) -> TrainingData:
     frames = [data.load_corpus(dataset_dir / "train.tsv", split="train"), data.load_corpus(dataset_dir / "dev.tsv", split="dev")]
     toxic: list[str] = []
     neutral: list[str] = []
+    pairs: list[tuple[str, str]] = []
     for f in frames:
         toxic += f["toxic_comment"].tolist()
         for col in data.REFERENCE_COLUMNS:
             neutral += [r for r in f[col] if r]
+        for refs in zip(*(f[col] for col in data.REFERENCE_COLUMNS)):
+            given = [r for r in refs if r]
+            if len(given) >= 2:
+                pairs.append((given[0], given[1]))
     toxic += data.load_lines(dataset_dir / "lexicon" / "ru_toxic_10k.txt")
-    return TrainingData(toxic=toxic, neutral=neutral)
+    return TrainingData(toxic=toxic, neutral=neutral, reference_pairs=pairs)
 
 
 Step = Callable[[str], None]
@@ -309,23 +321,26 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     say(f"STA: TF-IDF + logistic regression on {len(train.toxic):,} toxic and {len(train.neutral):,} neutral sentences")
     pipeline = make_pipeline(
         TfidfVectorizer(analyzer=p["analyzer"], ngram_range=tuple(p["ngram_range"]), sublinear_tf=p["sublinear_tf"],
-                        min_df=p["min_df"], max_features=p["max_features"], lowercase=True, dtype=np.float32),
+                        min_df=p["min_df"], max_features=p["max_features"], preprocessor=sta_text, dtype=np.float32),
         LogisticRegression(C=p["C"], class_weight=p["class_weight"], max_iter=p["max_iter"]),
     )
     texts = train.toxic + train.neutral
     labels = np.array([0] * len(train.toxic) + [1] * len(train.neutral))
     pipeline.fit(texts, labels)
 
-    say("FL: character 5-gram language model")
-    lm = CharLM(PARAMS["fl"]["lm_order"], PARAMS["fl"]["lm_min_count"]).fit(texts)
-    say("FL: z-statistics of the fluency signals on the training sentences")
+    say("FL: grammatical tags of the training vocabulary (pymorphy3)")
+    tags = tag_table(texts)
+    say("FL: tag bigram model")
+    lm = TagLM(word_tag, PARAMS["fl"]["prior"]).fit(texts)
     rng = np.random.default_rng(0)
-    sample = [texts[i] for i in rng.choice(len(texts), size=min(6000, len(texts)), replace=False)]
-    signals = np.array([fluency_signals(t, lm) for t in sample])
-    mean, std = signals.mean(axis=0), signals.std(axis=0)
-    std[std == 0] = 1.0
+    lm.standardise([texts[i] for i in rng.choice(len(texts), size=min(6000, len(texts)), replace=False)])
+    pairs = train.reference_pairs
+    deltas = np.array([lm.score(a) - lm.score(b) for a, b in pairs])
+    noise = float(deltas.std()) if len(deltas) > 1 and deltas.std() > 0 else 1.0
+    say(f"FL: noise of g between two human paraphrases: {noise:.3f} over {len(pairs):,} pairs")
     say("SIM: checking the navec embeddings")
     load_navec()
+    lexicon = data.load_lexicon(dataset / "lexicon" / "toxic_vocab.txt")
 
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -334,17 +349,17 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
         # unpickler is pure Python), and this load is on the first score of a server.
         with open(tmp / "sta.pkl", "wb") as fh:
             pickle.dump(pipeline, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        lm.save(tmp / "charlm.pkl")
-        say("FL: pymorphy3 table of the training vocabulary")
-        (tmp / "words.json").write_text(json.dumps(word_table(texts), ensure_ascii=False), encoding="utf-8")
+        lm.save(tmp / "taglm.json")
+        (tmp / "tags.json").write_text(json.dumps(tags, ensure_ascii=False), encoding="utf-8")
+        (tmp / "lexicon.json").write_text(json.dumps(sorted(lexicon), ensure_ascii=False), encoding="utf-8")
         meta = {
             "recipe_version": RECIPE_VERSION, "hash": digest, "params": PARAMS,
             "training": {"toxic": len(train.toxic), "neutral": len(train.neutral), "files": list(TRAIN_FILES)},
-            "fl_z": {"signals": ["char_lm_mean_logprob", "known_word_share", "minus_repeated_lemmas"],
-                     "mean": mean.tolist(), "std": std.tolist()},
+            "fl": {"noise": noise, "pairs": len(pairs), "signals": ["tag_mean_logprob", "tag_min_logprob"],
+                   "standardisation": lm.stats},
             "seconds": round(time.time() - started, 1),
         }
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)

@@ -9,12 +9,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from detox_core.embedded.content import recall_of_pair, without_words
+from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.loader import load_models
-from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, cosine, sentence_vector
+from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, unit_vector
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
+from detox_core.text import normalise_word, words
 
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
@@ -33,9 +36,13 @@ _MEMO = _TextMemo(cache_budget("embedded"))
 class EmbeddedPreset(Preset):
     """Offline CPU metrics trained by the project (no download, no GPU).
 
-    STA = P(neutral | output); SIM = mean of navec cosine and chrF(output, input);
-    FL = fluency of the output; J = STA x SIM x FL; no calibration (the scores are
-    already on a 0-1 scale). See :mod:`detox_core.embedded.recipe`.
+    STA = P(neutral | output); SIM = mean of the soft recall of the input's non-toxic
+    words and chrF against the references (or the cleaned input); FL = relative
+    grammaticality of output and input (1 when the output is at least as grammatical);
+    J = STA x SIM x FL. No calibration: the scores are already on a 0-1 scale. A model
+    fitted on people's judgements replaces the axes only when it agreed better with them
+    on systems it never saw (:mod:`detox_core.embedded.fitted`). See
+    :mod:`detox_core.embedded.recipe`.
     """
 
     name = "embedded"
@@ -50,29 +57,51 @@ class EmbeddedPreset(Preset):
         super().__init__(pool=pool, models=models, sources=sources)
         self.folder = folder
 
+    def axes(self, inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]],
+             progress=None) -> dict[str, np.ndarray]:
+        """The recipe's per-sentence quantities (see :mod:`detox_core.embedded.recipe`):
+        ``sta``, ``recall``, ``chrf_lc``, ``sim``, ``g_in``, ``g_out``, ``fl``."""
+        m = load_models(self.folder)
+        n = len(outputs)
+        key = m.folder.name
+
+        def report(step: str) -> None:
+            if progress:
+                progress(step, n, n)
+
+        # Memo keys name the trained folder: models retrained in this process score anew.
+        sta = np.array(_MEMO.many(f"sta:{key}", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
+        report("STA")
+        toxic = _MEMO.many(f"toxic:{key}", inputs, lambda ts: [frozenset(m.toxic_words(words(t))) for t in ts])
+        recall = np.array([recall_of_pair(i, o, t, unit_vector) for i, o, t in zip(inputs, outputs, toxic)])
+        # chrF against the references (the frame's chrF column, computed once), or against
+        # the input with its toxic words taken out (lower-cased, as that input is).
+        chrf_ref = sentence_chrf(outputs, references)
+        missing = np.flatnonzero(np.isnan(chrf_ref))
+        chrf_lc = chrf_ref.copy()
+        if len(missing):
+            chrf_lc[missing] = sentence_chrf([normalise_word(outputs[k]) for k in missing],
+                                             [[without_words(inputs[k], toxic[k])] for k in missing])
+        chrf_lc = np.nan_to_num(chrf_lc, nan=0.0)
+        w_recall, w_chrf = PARAMS["sim"]["weights"]
+        sim = w_recall * recall + w_chrf * chrf_lc
+        report("SIM")
+        g_in = np.array(_MEMO.many(f"g:{key}", inputs, lambda ts: list(m.grammar(ts))), dtype=np.float64)
+        g_out = np.array(_MEMO.many(f"g:{key}", outputs, lambda ts: list(m.grammar(ts))), dtype=np.float64)
+        fl = m.relative_fluency(g_in, g_out)
+        report("FL")
+        return {"sta": sta, "recall": recall, "chrf_lc": chrf_lc, "sim": sim, "g_in": g_in, "g_out": g_out,
+                "fl": fl, "toxic_in": toxic, "chrf": chrf_ref}
+
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         m = load_models(self.folder)
-        n = len(outputs)
-
-        def report(step: str, done: int) -> None:
-            if progress:
-                progress(step, done, n)
-
-        # Memo keys name the trained folder: models retrained in this process score anew.
-        sta = np.array(_MEMO.many(f"sta:{m.folder.name}", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
-        report("STA", n)
-        vec_in = _MEMO.many("vec", inputs, lambda ts: [sentence_vector(t) for t in ts])
-        vec_out = _MEMO.many("vec", outputs, lambda ts: [sentence_vector(t) for t in ts])
-        cos = np.clip([cosine(a, b) for a, b in zip(vec_in, vec_out)], 0.0, 1.0)
-        chrf_in = sentence_chrf(outputs, [[t] for t in inputs])
-        w_cos, w_chrf = PARAMS["sim"]["weights"]
-        sim = w_cos * cos + w_chrf * chrf_in
-        report("SIM", n)
-        fl = np.array(_MEMO.many(f"fl:{m.folder.name}", outputs, lambda ts: list(m.fluency(ts))), dtype=np.float64)
-        report("FL", n)
-        chrf = sentence_chrf(outputs, refs)
-        return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
+        ax = self.axes(inputs, outputs, refs, progress)
+        sta, sim, fl = ax["sta"], ax["sim"], ax["fl"]
+        fit = fitted_model(m.folder)
+        if fit is not None and fit.used:
+            sta, sim, fl = fit.apply(inputs, outputs, ax, m)
+        return make_score_frame(sta, sim, fl, ax["chrf"], self._signature(m, calibrated))
 
     def signature(self, calibrated: bool = True) -> Signature:
         return self._signature(load_models(self.folder), calibrated)
@@ -81,9 +110,14 @@ class EmbeddedPreset(Preset):
         sig = super().signature(calibrated)
         sig.models = {
             "sta": {"id": "embedded/tfidf-char-logreg", "revision": m.meta["hash"]},
-            "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}+chrF", "revision": m.meta["hash"]},
-            "fl": {"id": "embedded/charlm5+pymorphy3", "revision": m.meta["hash"]},
+            "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}-recall+chrF", "revision": m.meta["hash"]},
+            "fl": {"id": "embedded/pymorphy3-tag-bigrams-relative", "revision": m.meta["hash"]},
         }
+        fit = fitted_model(m.folder)
+        if fit is not None:
+            # The judgements the fit learnt from, and whether it is what scores.
+            sig.models["fitted"] = {"id": "embedded/fitted-on-judgements", "revision": fit.digest,
+                                    "used": fit.used}
         sig.calibration = None
         sig.calibrated = False
         return sig

@@ -35,6 +35,7 @@ import pandas as pd
 import regex
 
 from detox_core.errors import ModelUnavailableError
+from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics import bertscore
 from detox_core.metrics.chrf import chrf_signature, sentence_chrf
 from detox_core.models import ModelPool
@@ -88,13 +89,33 @@ def _per_output(outputs: Sequence[str], references: Sequence[Sequence[str]],
 # ------------------------------------------------------------------ BLEU (sacrebleu)
 
 
-def sentence_bleu(outputs: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-    """sacrebleu's sentence BLEU (effective order; all references together) / 100."""
-    from sacrebleu.metrics import BLEU
+_BLEU = None
+#: references -> their tokenised n-gram counts (sacrebleu's reference info): the test
+#: references are shared by every submission, so they are counted once.
+_BLEU_REFS: ByteLRU[dict] = ByteLRU(cache_budget("chrf") // 4)
 
-    bleu = BLEU(effective_order=True)
-    # sacrebleu's 100 can come out as 100.00000000000004: clipped to the 0-1 scale.
-    return _per_output(outputs, references, lambda hyp, refs: min(bleu.sentence_score(hyp, refs).score / 100.0, 1.0))
+
+def sentence_bleu(outputs: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """sacrebleu's sentence BLEU (effective order; all references together) / 100.
+
+    The same steps as ``BLEU.sentence_score`` (tokenise, n-gram statistics against the
+    references' clipped counts, effective-order score), with each reference set's counts
+    computed once and kept."""
+    global _BLEU
+    if _BLEU is None:
+        from sacrebleu.metrics import BLEU
+
+        _BLEU = BLEU(effective_order=True)
+    bleu = _BLEU
+
+    def one(hyp: str, refs: list[str]) -> float:
+        info = _BLEU_REFS.get_or_compute(tuple(refs), lambda: bleu._extract_reference_info(
+            [bleu._preprocess_segment(r) for r in refs]))
+        stats = bleu._compute_segment_statistics(bleu._preprocess_segment(hyp), info)
+        # sacrebleu's 100 can come out as 100.00000000000004: clipped to the 0-1 scale.
+        return min(bleu._aggregate_and_compute([stats]).score / 100.0, 1.0)
+
+    return _per_output(outputs, references, one)
 
 
 def bleu_signature() -> str:

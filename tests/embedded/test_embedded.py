@@ -28,7 +28,9 @@ def test_training_writes_versioned_artifacts(tiny_trained):
     assert folder.name == f"embedded-{recipe.recipe_hash(root / 'russe2022')}"
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     assert meta["recipe_version"] == recipe.RECIPE_VERSION and meta["training"]["neutral"] == 11 - 1  # test ref excluded
-    assert {p.name for p in folder.iterdir()} >= {"sta.pkl", "charlm.pkl", "words.json", "meta.json"}
+    assert {p.name for p in folder.iterdir()} >= {"sta.pkl", "taglm.json", "tags.json", "lexicon.json", "meta.json"}
+    # The fluency noise comes from the training sentences with two human paraphrases (rows 0 and 2).
+    assert meta["fl"]["pairs"] == 2 and meta["fl"]["noise"] > 0
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no temporary folder left
     # Training again with the same recipe and data reuses the folder.
     assert recipe.train_embedded(root) == folder
@@ -55,19 +57,41 @@ def test_scores_are_in_range_and_order_invariant(tiny_trained):
     preset = EmbeddedPreset(folder=folder)
     inputs = ["ты дебил, иди отсюда", "этот мудак опять врёт", "сука как же надоело", "ну и погода"]
     outputs = ["ты неправ, иди отсюда", "этот человек опять врёт", "как же надоело", "ну и погода"]
-    frame = preset.score(inputs, outputs, [["ты не прав"], [], ["надоело"], ["погода"]])
+    frame = preset.score(inputs, outputs, [["ты не прав"], [], ["надоело"], []])
     cols = ["sta", "sim", "fl", "j"]
     assert ((frame[cols] >= 0) & (frame[cols] <= 1)).all().all()
     assert np.allclose(frame["j"], frame["sta"] * frame["sim"] * frame["fl"])
-    rev = preset.score(inputs[::-1], outputs[::-1], [["погода"], ["надоело"], [], ["ты не прав"]])
+    rev = preset.score(inputs[::-1], outputs[::-1], [[], ["надоело"], [], ["ты не прав"]])
     assert np.allclose(rev[cols].to_numpy()[::-1], frame[cols].to_numpy())
     assert frame.attrs["signature"]["preset"] == "embedded"
-    # An output identical to its input has SIM 1.
-    assert frame["sim"].iloc[3] == pytest.approx(1.0)
+    # An output identical to its (clean) input, without references: every word kept, the same
+    # text as the input -> SIM 1 and FL 1.
+    assert frame["sim"].iloc[3] == pytest.approx(1.0) and frame["fl"].iloc[3] == 1.0
+
+
+def test_an_unchanged_copy_gets_fl_one_and_a_broken_rewrite_less(tiny_trained):
+    """FL is relative, like the official FL: the same measure on input and output."""
+    _, folder = tiny_trained
+    preset = EmbeddedPreset(folder=folder)
+    inputs = ["ты дебил, иди отсюда", "Ёлки, ну и погода блять", "какая хрень эта ваша новость"]
+    copies = preset.score(inputs, inputs)
+    assert (copies["fl"] == 1.0).all()
+    # Case, ё and spacing are not fluency either.
+    assert (preset.score(inputs, ["ТЫ ДЕБИЛ,  иди отсюда", "елки, ну и погода блять", "какая хрень эта ваша новость "])
+            ["fl"] == 1.0).all()
+
+
+def test_punctuation_is_not_toxicity(tiny_trained):
+    """STA reads the text without punctuation: a rewrite that drops the full stop and commas
+    is not cleaner than one that keeps them."""
+    _, folder = tiny_trained
+    preset = EmbeddedPreset(folder=folder)
+    frame = preset.score(["ты дебил", "ты дебил"], ["А что-то не так.", "а что то не так"])
+    assert frame["sta"].iloc[0] == pytest.approx(frame["sta"].iloc[1])
 
 
 def test_agreement_with_human_judgements(real_data, embedded_models):
-    """Acceptance: sentence-level ROC-AUC vs the human labels (never trained on them)."""
+    """Acceptance: sentence-level ROC-AUC vs the human labels (the recipe never saw them)."""
     human = data.load_human_judgements(real_data / "human_eval_test.csv")
     frame = score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
                   [[r] for r in human["neutral_sentence_reference"]], preset="embedded")
@@ -77,9 +101,14 @@ def test_agreement_with_human_judgements(real_data, embedded_models):
         "fl": roc_auc_score(human["fluency"], frame["fl"]),
         "j": roc_auc_score(human["J"], frame["j"]),
     }
-    # STA measured 0.760 when this was written and 0.7598 with the same pins a month later
-    # (transitive packages moved); 0.75 keeps the bar without failing on that drift.
-    assert auc["sta"] >= 0.75 and auc["sim"] >= 0.69 and auc["fl"] >= 0.62 and auc["j"] >= 0.68, auc
+    # Measured: STA 0.756, SIM 0.757, FL 0.556, J 0.708.
+    assert auc["sta"] >= 0.75 and auc["sim"] >= 0.74 and auc["fl"] >= 0.54 and auc["j"] >= 0.70, auc
+    systems = human["participant_name"].to_numpy()
+    per_system = {s: roc_auc_score(human["J"][systems == s], frame["j"][systems == s]) for s in set(systems)}
+    assert min(per_system.values()) >= 0.67, per_system
+    # FL is relative: its mean per system is near the share of outputs people judged fluent.
+    for s in set(systems):
+        assert abs(frame["fl"][systems == s].mean() - human["fluency"][systems == s].mean()) <= 0.15, s
 
 
 def test_a_folder_trained_with_joblib_still_loads(tiny_trained, tmp_path):
@@ -95,6 +124,19 @@ def test_a_folder_trained_with_joblib_still_loads(tiny_trained, tmp_path):
     texts = ["ты дебил", "спасибо за помощь"]
     fresh = recipe.EmbeddedModels.load(folder).p_neutral(texts)
     assert recipe.EmbeddedModels.load(old).p_neutral(texts) == pytest.approx(fresh)
+
+
+def test_models_of_an_older_recipe_are_refused_with_what_to_run(tiny_trained, tmp_path):
+    import shutil
+
+    _, folder = tiny_trained
+    old = tmp_path / folder.name
+    shutil.copytree(folder, old)
+    meta = json.loads((old / "meta.json").read_text(encoding="utf-8"))
+    meta["recipe_version"] = "1"
+    (old / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(recipe.EmbeddedMissingError, match="train-embedded"):
+        recipe.EmbeddedModels.load(old)
 
 
 def test_preload_loads_the_models_once_in_the_background(tiny_trained, monkeypatch):

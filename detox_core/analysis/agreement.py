@@ -1,0 +1,203 @@
+"""How far a preset's ranking can be trusted: its measured agreement with people.
+
+Wherever a preset ranks systems (Leaderboard, Compare, Submissions) the pages state this,
+measured on every edition that ships human judgements (its ``human`` file) and the human
+J of systems whose test outputs ship (its ``human_systems``):
+
+- sentence level: ROC-AUC of the preset's J against human J over the judged pairs
+  (J >= 0.5 is yes), with a 95% bootstrap interval over the pairs;
+- system level: Spearman of the preset's mean J on each shipped system's test outputs
+  against that system's human J, with a 95% interval from resampling the test inputs
+  (the human side is taken as given).
+
+For the embedded preset with a model fitted on people in use, a judged system's pairs
+are scored by the fit that left that system out, never by one that saw them. The result
+is kept as JSON under ``data/cache/agreement/``, keyed by what the numbers depend on (the
+preset's models and version, the fitted model, the data files), so a page reads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import detox_core.metrics
+from detox_core import config, data
+from detox_core.analysis.stats import agreement as sentence_agreement
+from detox_core.editions import editions
+from detox_core.editions.base import Edition
+
+#: Below this system-level Spearman a ranking page warns that the preset's order is not people's.
+WEAK_SPEARMAN = 0.8
+N_BOOT = 1000
+
+
+@dataclass
+class PresetAgreement:
+    preset: str
+    calibrated: bool
+    edition: str
+    languages: list[str]
+    n_pairs: int
+    auc: list[float]  # point, low, high
+    n_systems: int
+    spearman: list[float]  # point, low, high
+    system_j: dict[str, float] = field(default_factory=dict)
+    human_j: dict[str, float] = field(default_factory=dict)
+    held_out: bool = False  # judged systems scored by fits that left them out
+    measured: str = ""
+    seconds: float = 0.0
+
+    @property
+    def weak(self) -> bool:
+        return not self.spearman[0] >= WEAK_SPEARMAN
+
+    def sentence(self) -> str:
+        auc, lo, hi = self.auc
+        return f"sentence-level ROC-AUC vs human J {auc:.2f} [{lo:.2f}, {hi:.2f}] over {self.n_pairs:,} judged outputs"
+
+    def system(self) -> str:
+        rho, lo, hi = self.spearman
+        return f"system-level Spearman {rho:.2f} [{lo:.2f}, {hi:.2f}] over {self.n_systems} systems"
+
+
+def measurable_editions() -> list[Edition]:
+    """Editions whose human judgements and judged systems' outputs can measure agreement."""
+    return [e for e in editions() if e.human and e.human_systems]
+
+
+def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool) -> str:
+    from detox_core.analysis.meta_eval import _scorer_identity
+
+    files = [edition.path(edition.human, root), *_system_files(edition, root).values()]
+    stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files if p.is_file()]
+    ident = [preset, calibrated, _scorer_identity(preset, pool, None), _fitted_identity(preset), stamp,
+             sorted(edition.human_systems.items())]
+    return hashlib.sha1(json.dumps(ident, default=str).encode("utf-8")).hexdigest()[:20]
+
+
+def _fitted(preset: str):
+    if preset != "embedded":
+        return None
+    from detox_core.embedded.fitted import fitted_model
+    from detox_core.embedded.recipe import find_artifacts
+
+    fit = fitted_model(find_artifacts())
+    return fit if fit is not None and fit.used else None
+
+
+def _fitted_identity(preset: str) -> list:
+    fit = _fitted(preset)
+    return [fit.digest, fit.used] if fit is not None else []
+
+
+def _system_files(edition: Edition, root: Path) -> dict[str, Path]:
+    files = {p.name.removesuffix("_test.txt"): p for p in edition.output_files("test", root)}
+    return {name: files[name] for name in edition.human_systems if name in files}
+
+
+def _cache_path(key: str) -> Path:
+    return config.data_dir() / "cache" / "agreement" / f"{key}.json"
+
+
+def _score_j(preset: str, calibrated: bool, inputs, outputs, refs, system: str | None, pool, progress) -> np.ndarray:
+    fit = _fitted(preset)
+    if fit is not None:  # the fit that never saw this system
+        from detox_core.embedded.loader import load_models
+        from detox_core.metrics.embedded import EmbeddedPreset
+
+        models = load_models()
+        axes = EmbeddedPreset(folder=models.folder).axes(inputs, outputs, refs)
+        sta, sim, fl = fit.apply_held_out(system, inputs, outputs, axes, models)
+        return sta * sim * fl
+    frame = detox_core.metrics.score(inputs, outputs, refs, preset=preset, calibrated=calibrated, pool=pool,
+                                     progress=progress)
+    return frame["j"].to_numpy(float)
+
+
+def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> list[float]:
+    from scipy.stats import rankdata
+
+    names = list(j_by_system)
+    matrix = np.vstack([j_by_system[n] for n in names])  # systems x inputs
+    rng = np.random.default_rng(0)
+    idx = np.vstack([np.arange(matrix.shape[1]), rng.integers(0, matrix.shape[1], size=(N_BOOT, matrix.shape[1]))])
+    means = np.stack([np.nanmean(matrix[:, row], axis=1) for row in idx])  # (N_BOOT + 1) x systems
+    h = rankdata([human[n] for n in names])
+    ranks = rankdata(means, axis=1)
+    hc = h - h.mean()
+    rc = ranks - ranks.mean(axis=1, keepdims=True)
+    rho = (rc @ hc) / (np.sqrt((rc ** 2).sum(axis=1)) * np.sqrt((hc ** 2).sum()))
+    lo, hi = np.nanpercentile(rho[1:], [2.5, 97.5])
+    return [float(rho[0]), float(lo), float(hi)]
+
+
+def measure(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None,
+            progress=None) -> PresetAgreement:
+    """Score the judged pairs and the judged systems' test outputs with ``preset`` and
+    measure its agreement with people (and keep it). ``progress(step, done, total)``."""
+    edition = edition or measurable_editions()[0]
+    root = config.data_dir()
+    started = time.time()
+    human = data.load_human_judgements(edition.path(edition.human, root))
+    systems = human["participant_name"].to_numpy()
+    j = np.full(len(human), np.nan)
+    refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
+    for name in sorted(set(systems)):
+        rows = np.flatnonzero(systems == name)
+        j[rows] = _score_j(preset, calibrated, human["toxic_sentence"].iloc[rows].tolist(),
+                           human["neutral_sentence"].iloc[rows].tolist(), [refs[k] for k in rows], name, pool, progress)
+    auc = sentence_agreement(j, human["J"].to_numpy(float), n_boot=N_BOOT).roc_auc
+    corpus = data.load_corpus(edition.split_path("test", root))
+    inputs = corpus["toxic_comment"].tolist()
+    test_refs = [[r for r in row if isinstance(r, str) and r] for row in
+                 corpus[[c for c in data.REFERENCE_COLUMNS if c in corpus]].itertuples(index=False)]
+    by_system = {}
+    for name, path in _system_files(edition, root).items():
+        outputs = data.load_submission(path, inputs=inputs)["neutral_sentence"].tolist()
+        by_system[name] = _score_j(preset, calibrated, inputs, outputs, test_refs, name, pool, progress)
+    result = PresetAgreement(
+        preset=preset, calibrated=calibrated, edition=edition.name, languages=list(edition.languages),
+        n_pairs=int(np.isfinite(j).sum()), auc=[float(x) for x in auc], n_systems=len(by_system),
+        spearman=_system_spearman(by_system, edition.human_systems) if len(by_system) >= 3 else [float("nan")] * 3,
+        system_j={n: float(np.nanmean(v)) for n, v in by_system.items()},
+        human_j={n: edition.human_systems[n] for n in by_system}, held_out=_fitted(preset) is not None,
+        measured=time.strftime("%Y-%m-%d %H:%M"), seconds=round(time.time() - started, 1))
+    _save(_cache_path(_identity(preset, calibrated, edition, root, pool)), result)
+    return result
+
+
+def _save(path: Path, result: PresetAgreement) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(result), indent=2), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only data folder: measured again next time
+
+
+def stored(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None) -> PresetAgreement | None:
+    """The kept measurement for the preset as it scores now, or None."""
+    editions_ = [edition] if edition else measurable_editions()
+    if not editions_:
+        return None
+    try:
+        path = _cache_path(_identity(preset, calibrated, editions_[0], config.data_dir(), pool))
+        return PresetAgreement(**json.loads(path.read_text(encoding="utf-8")))
+    except Exception:  # noqa: BLE001 - not measured yet, or a model that cannot be resolved here
+        return None
+
+
+def table(results: list[PresetAgreement]) -> pd.DataFrame:
+    """One row per system of a measurement: its human J and the preset's mean J."""
+    rows = [{"preset": r.preset, "system": n, "human_j": r.human_j[n], "preset_j": r.system_j[n]}
+            for r in results for n in r.system_j]
+    return pd.DataFrame(rows)

@@ -1,0 +1,86 @@
+"""What ``train-embedded`` does after the corpus models (fit on people's judgements,
+leaving each system out, and measure the preset's agreement with people), and the
+``agreement`` command. Registered by :mod:`detox_core.cli`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from detox_core import data
+from detox_core.analysis import agreement
+from detox_core.editions import training_edition
+from detox_core.errors import DetoxError
+from detox_core.metrics.registry import has_calibration, preset_names
+
+
+def _say(msg: str) -> None:
+    print(f"train-embedded: {msg}", file=sys.stderr)
+
+
+def add_train_options(train: argparse.ArgumentParser) -> None:
+    train.add_argument("--judgements", metavar="FILE",
+                       help="human judgements to learn from (humaneval_textdetox_ru schema: the shipped RUSSE-2022 "
+                            "human evaluation, an annotation project's `export-annotations`, your own file); "
+                            "default: the training edition's human evaluation when it is there")
+    train.add_argument("--no-judgements", action="store_true", help="the corpus models only: fit nothing on people")
+    train.add_argument("--no-agreement", action="store_true",
+                       help="do not measure the preset's agreement with people afterwards (about 15 s)")
+
+
+def after_training(args: argparse.Namespace, folder: Path) -> int:
+    """Fit on the judgements (when there are any) and measure agreement; 0, or 1 with a message."""
+    from detox_core.embedded.learn import fit_from_judgements
+
+    judgements = None
+    if not args.no_judgements:
+        if args.judgements:
+            judgements = Path(args.judgements)
+        else:
+            edition = training_edition()
+            path = edition.path(edition.human, folder.parent.parent) if edition.human else None
+            judgements = path if path is not None and path.is_file() else None
+    if judgements is not None:
+        try:
+            judged = data.load_human_judgements(judgements)
+        except DetoxError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        from detox_core.embedded.fitted import fitted_model, judgements_digest
+
+        done = fitted_model(folder)
+        if done is not None and done.digest == judgements_digest(judged) and not args.force:
+            _say(f"already fitted on {judgements.name} ({'used' if done.used else 'not used'}: {done.reason})")
+        else:
+            fit_from_judgements(judged, source=judgements.name, folder=folder, say=_say)
+    else:
+        _say("no human judgements given: nothing fitted on people")
+    if not args.no_agreement and agreement.measurable_editions():
+        result = None if args.force else agreement.stored("embedded")
+        if result is None:
+            _say("measuring the embedded preset's agreement with people")
+            result = agreement.measure("embedded")
+        _say(f"agreement: {result.sentence()}; {result.system()}")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    if not agreement.measurable_editions():
+        print("error: no edition ships human judgements with its judged systems' outputs", file=sys.stderr)
+        return 1
+    presets = args.preset or ["embedded"]
+    for name in presets:
+        result = agreement.measure(name, calibrated=not args.raw or not has_calibration(name))
+        weak = " (weak: the ranking may not be people's)" if result.weak else ""
+        print(f"{name}: {result.sentence()}; {result.system()}{weak}")
+        for system, j in result.system_j.items():
+            print(f"  {system:<24} preset J {j:.3f}   human J {result.human_j[system]:.3f}")
+    return 0
+
+
+def add_commands(sub) -> None:
+    ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")
+    ag.add_argument("--preset", action="append", choices=preset_names(), help="repeatable (default: embedded)")
+    ag.add_argument("--raw", action="store_true", help="uncalibrated scores, for presets with a calibration")
+    ag.set_defaults(func=cmd_agreement)

@@ -1,0 +1,111 @@
+"""Learning from people: the fit, leaving each system out, and when it scores."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from detox_core.embedded import fitted, learn
+from detox_core.embedded.recipe import train_embedded
+from detox_core.metrics.embedded import EmbeddedPreset
+from tests.conftest import write_tiny_dataset
+
+PAIRS = [
+    ("ты дебил, иди отсюда", "ты неправ, иди отсюда"), ("этот мудак опять врёт", "этот человек опять врёт"),
+    ("какая хрень эта ваша новость", "какая ерунда эта ваша новость"), ("Ёлки, ну и погода блять", "Ёлки, ну и погода"),
+    ("заткнись уже, идиот", "помолчи уже"), ("сука как же надоело", "как же надоело"),
+    ("тупой как пробка", "не очень умный"), ("вот хрень", "вот ерунда"),
+]
+
+
+def judgements(seed: int = 0) -> pd.DataFrame:
+    """Three systems' outputs of the same inputs, with crowd-like labels."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system, damage in (("good", 0), ("copy", 1), ("broken", 2)):
+        for src, out in PAIRS:
+            text = out if damage == 0 else src if damage == 1 else " ".join(out.split()[::-1])
+            labels = {"non-toxicity": float(damage != 1 or rng.random() < 0.2), "content": float(rng.random() < 0.8),
+                      "fluency": float(damage != 2 or rng.random() < 0.3)}
+            labels["J"] = labels["non-toxicity"] * labels["content"] * labels["fluency"]
+            rows.append({"toxic_sentence": src, "neutral_sentence": text, "participant_name": system,
+                         "neutral_sentence_reference": out, **labels})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fit")
+    write_tiny_dataset(root)
+    return train_embedded(root)
+
+
+def test_a_held_out_system_is_scored_by_a_fit_that_never_saw_its_labels(folder):
+    judged = judgements()
+    evaluation, folds = learn.leave_one_system_out(judged, folder)
+    assert set(folds) == {"good", "copy", "broken"} and evaluation["n_systems"] == 3
+    # Change every label of "broken": its fold (fitted on the other two) is the same model.
+    flipped = judged.copy()
+    rows = flipped["participant_name"] == "broken"
+    for col in ("non-toxicity", "content", "fluency", "J"):
+        flipped.loc[rows, col] = 1.0 - flipped.loc[rows, col]
+    _, again = learn.leave_one_system_out(flipped, folder)
+    assert again["broken"] == folds["broken"]
+    assert again["good"] != folds["good"]  # the other folds did learn from those labels
+    for who in ("recipe", "fitted"):
+        assert set(evaluation[who]["auc_by_system"]) == {"good", "copy", "broken"}
+
+
+def test_the_fit_scores_only_when_it_does_better_on_unseen_systems():
+    base = {"auc": 0.70, "worst_system_auc": 0.68, "system_spearman": 0.9}
+    better = {"auc": 0.72, "worst_system_auc": 0.69, "system_spearman": 0.9}
+    assert learn.decide({"n_systems": 3, "recipe": base, "fitted": better})[0]
+    used, why = learn.decide({"n_systems": 3, "recipe": base, "fitted": {**better, "system_spearman": 0.5}})
+    assert not used and "system-level Spearman" in why
+    used, why = learn.decide({"n_systems": 2, "recipe": base, "fitted": better})
+    assert not used and "at least 3" in why
+
+
+def test_the_artifact_is_plain_json_and_named_in_the_signature(folder):
+    judged = judgements()
+    model = learn.fit_from_judgements(judged, "tiny.csv", folder)
+    raw = json.loads((folder / fitted.ARTIFACT).read_text(encoding="utf-8"))
+    assert raw["digest"] == fitted.judgements_digest(judged) and raw["source"] == "tiny.csv"
+    assert set(raw["folds"]) == {"good", "copy", "broken"} and raw["reason"]
+    sig = EmbeddedPreset(folder=folder).signature()
+    assert sig.models["fitted"] == {"id": "embedded/fitted-on-judgements", "revision": model.digest,
+                                    "used": model.used}
+    # Other labels, another digest.
+    other = judged.assign(content=1.0 - judged["content"])
+    assert fitted.judgements_digest(other) != model.digest
+
+
+def test_a_used_fit_replaces_the_axes_and_keeps_a_copy_fluent(folder):
+    judged = judgements()
+    model = learn.fit_from_judgements(judged, "tiny.csv", folder)
+    preset = EmbeddedPreset(folder=folder)
+    inputs, outputs = [p[0] for p in PAIRS], [p[1] for p in PAIRS]
+    model.used, model.reason = False, "test"
+    model.save(folder)
+    recipe_frame = preset.score(inputs, outputs)
+    model.used = True
+    model.save(folder)
+    fitted_frame = preset.score(inputs, outputs)
+    assert not np.allclose(fitted_frame["sta"], recipe_frame["sta"])
+    expected = fitted.predict_axes(model.axes, fitted.features(inputs, outputs, preset.axes(inputs, outputs, [[]] * 8),
+                                                               preset_models(folder)))
+    assert np.allclose(fitted_frame["sta"], expected[0]) and np.allclose(fitted_frame["j"], np.prod(expected, axis=0))
+    assert (preset.score(inputs, inputs)["fl"] == 1.0).all()  # people's question: less fluent than the input?
+    # A damaged artifact: the recipe scores again.
+    (folder / fitted.ARTIFACT).write_text("{not json", encoding="utf-8")
+    assert np.allclose(preset.score(inputs, outputs)["sta"], recipe_frame["sta"])
+    (folder / fitted.ARTIFACT).unlink()
+
+
+def preset_models(folder):
+    from detox_core.embedded.loader import load_models
+
+    return load_models(folder)

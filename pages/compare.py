@@ -20,6 +20,7 @@ from detox_core.text import word_diff
 from detox_core.submissions.store import display_names
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
+from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
@@ -69,6 +70,7 @@ groups = sorted({(p, c) for p, c in zip(listed["preset"], listed["calibrated"])}
 group = c2.selectbox("Preset", groups, key="cmp_preset",
                      format_func=lambda g: preset_label(*g))
 subset = listed[(listed["preset"] == group[0]) & (listed["calibrated"] == group[1])]
+agreement_note(group[0], group[1], choice.languages, key="cmp_agr")
 names = display_names(subset)
 if len(names) < 2:
     st.info("Score at least two submissions with this preset to compare them.", icon=":material/info:")

@@ -24,6 +24,7 @@ from detox_core.data.leaderboards import load_published
 from detox_core.submissions.service import split_inputs
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
+from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores, shared_store
@@ -162,6 +163,7 @@ def multilingual_page(choice, edition) -> None:
     for pb in boards:
         board = pb.board
         st.markdown(f"#### {preset_label(pb.preset, pb.calibrated)}")
+        agreement_note(pb.preset, pb.calibrated, langs, key=f"lb_agr_{pb.preset}_{pb.calibrated}")
         if board.unscored:
             st.warning(f"{AXIS_NAMES[axis]}: n/a — no references for {_langs(board.unscored)}. These languages are "
                        "left out of every mean (never counted as zero); the means below are over the other "
@@ -308,6 +310,7 @@ humans = cached_human_scores(edition)
 for board in boards:
     label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")
+    agreement_note(board.preset, board.calibrated, choice.languages, key=f"lb_agr_{board.preset}_{board.calibrated}")
     table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "source"]], on="key", how="left")
     table[HUMAN_COLUMNS] = table[HUMAN_COLUMNS].astype(float)  # numbers even when no system has human scores
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]

@@ -29,6 +29,7 @@ from detox_core.ui import render
 from detox_core.judge.runner import Usage
 from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
+from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
@@ -272,6 +273,7 @@ if multilingual:
 if flash := st.session_state.pop("sub_flash", None):
     st.success(flash, icon=":material/check_circle:")
 st.subheader("Stored submissions")
+agreement_note(preset, calibrated, choice.languages, key="sub_agr")
 if organizer:
     manage(listed)
 if multilingual:

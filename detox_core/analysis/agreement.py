@@ -68,9 +68,11 @@ class PresetAgreement:
         return f"system-level Spearman {rho:.2f} [{lo:.2f}, {hi:.2f}] over {self.n_systems} systems"
 
 
-def measurable_editions() -> list[Edition]:
-    """Editions whose human judgements and judged systems' outputs can measure agreement."""
-    return [e for e in editions() if e.human and e.human_systems]
+def measurable_editions(root: Path | None = None) -> list[Edition]:
+    """Editions whose human judgements (in the data folder) and judged systems' outputs
+    can measure agreement."""
+    root = root or config.data_dir()
+    return [e for e in editions() if e.human and e.human_systems and e.path(e.human, root).is_file()]
 
 
 def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool) -> str:

@@ -1,0 +1,68 @@
+"""Ranking pages state their preset's measured agreement with people, and warn when weak."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.analysis import agreement
+from detox_core.editions import get_edition
+from tests.app.test_leaderboard_compare import COMPARE, LEADERBOARD, store_scored
+from detox_core.data import PROJECT_ROOT
+from detox_core.editions import editions
+
+SUBMISSIONS = str(PROJECT_ROOT / "pages" / "submissions.py")
+EDITION = next(e for e in editions() if e.human_systems)
+
+
+def result(rho: float) -> agreement.PresetAgreement:
+    return agreement.PresetAgreement(
+        preset="embedded", calibrated=True, edition=EDITION.name, languages=["ru"], n_pairs=2625,
+        auc=[0.708, 0.687, 0.727], n_systems=3, spearman=[rho, rho - 0.3, 1.0],
+        system_j={"a": 0.6, "b": 0.5, "<b>c</b>": 0.4}, human_j={"a": 0.61, "b": 0.56, "<b>c</b>": 0.16},
+        measured="2026-11-23 18:00", seconds=14.0)
+
+
+@pytest.fixture
+def stored_two(tiny_data):
+    outputs = tiny_data / "russe2022" / "outputs"
+    store_scored(tiny_data, [(f"{n}_test.txt", (outputs / f"{n}_test.txt").read_bytes())
+                             for n in ("delete", "copy")], "shipped")
+    return tiny_data
+
+
+@pytest.fixture
+def scored(stored_two, monkeypatch):
+    monkeypatch.setattr(agreement, "measurable_editions", lambda root=None: [get_edition(EDITION.name)])
+    return stored_two
+
+
+def texts(at: AppTest) -> str:
+    return " ".join([c.value for c in at.caption] + [w.value for w in at.warning])
+
+
+@pytest.mark.parametrize("page", [LEADERBOARD, COMPARE, SUBMISSIONS])
+def test_each_ranking_page_states_the_agreement(scored, monkeypatch, page):
+    monkeypatch.setattr(agreement, "stored", lambda preset, calibrated=True, edition=None, pool=None: result(1.0))
+    at = AppTest.from_file(page, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = texts(at)
+    assert "ROC-AUC vs human J 0.71 [0.69, 0.73] over 2,625 judged outputs" in said
+    assert "system-level Spearman 1.00 [0.70, 1.00] over 3 systems" in said
+    assert not any("may not be the order people would give" in w.value for w in at.warning)
+
+
+def test_a_weak_preset_says_its_ranking_may_not_be_peoples(scored, monkeypatch):
+    monkeypatch.setattr(agreement, "stored", lambda preset, calibrated=True, edition=None, pool=None: result(0.43))
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
+    assert not at.exception
+    warning = next(w.value for w in at.warning if "may not be the order people would give" in w.value)
+    assert "Spearman 0.43" in warning
+    per_system = next(d.value for d in at.dataframe if "human" in d.value.columns)
+    assert list(per_system["system"]) == ["a", "b", "<b>c</b>"]  # names as text, in the human order
+
+
+def test_without_human_judgements_the_page_says_it_is_not_measurable(stored_two):
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()  # the tiny data folder has no human file
+    assert not at.exception
+    assert "not measurable here (no human judgements in the data folder)" in texts(at)

@@ -11,6 +11,8 @@ from pathlib import Path
 from detox_core import data
 from detox_core.analysis import agreement
 from detox_core.editions import training_edition
+from detox_core.embedded.fitted import fitted_model, judgements_digest
+from detox_core.embedded.learn import fit_from_judgements
 from detox_core.errors import DetoxError
 from detox_core.metrics.registry import has_calibration, preset_names
 
@@ -31,8 +33,6 @@ def add_train_options(train: argparse.ArgumentParser) -> None:
 
 def after_training(args: argparse.Namespace, folder: Path) -> int:
     """Fit on the judgements (when there are any) and measure agreement; 0, or 1 with a message."""
-    from detox_core.embedded.learn import fit_from_judgements
-
     judgements = None
     if not args.no_judgements:
         if args.judgements:
@@ -47,8 +47,6 @@ def after_training(args: argparse.Namespace, folder: Path) -> int:
         except DetoxError as err:
             print(f"error: {err}", file=sys.stderr)
             return 1
-        from detox_core.embedded.fitted import fitted_model, judgements_digest
-
         done = fitted_model(folder)
         if done is not None and done.digest == judgements_digest(judged) and not args.force:
             _say(f"already fitted on {judgements.name} ({'used' if done.used else 'not used'}: {done.reason})")

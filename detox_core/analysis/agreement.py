@@ -31,8 +31,13 @@ import pandas as pd
 import detox_core.metrics
 from detox_core import config, data
 from detox_core.analysis.stats import agreement as sentence_agreement
+from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
+from detox_core.embedded.fitted import fitted_model
+from detox_core.embedded.loader import load_models
+from detox_core.embedded.recipe import find_artifacts
+from detox_core.metrics.embedded import EmbeddedPreset
 
 #: Below this system-level Spearman a ranking page warns that the preset's order is not people's.
 WEAK_SPEARMAN = 0.8
@@ -76,8 +81,6 @@ def measurable_editions(root: Path | None = None) -> list[Edition]:
 
 
 def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool) -> str:
-    from detox_core.analysis.meta_eval import _scorer_identity
-
     files = [edition.path(edition.human, root), *_system_files(edition, root).values()]
     stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files if p.is_file()]
     ident = [preset, calibrated, _scorer_identity(preset, pool, None), _fitted_identity(preset), stamp,
@@ -88,9 +91,6 @@ def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool)
 def _fitted(preset: str):
     if preset != "embedded":
         return None
-    from detox_core.embedded.fitted import fitted_model
-    from detox_core.embedded.recipe import find_artifacts
-
     fit = fitted_model(find_artifacts())
     return fit if fit is not None and fit.used else None
 
@@ -112,9 +112,6 @@ def _cache_path(key: str) -> Path:
 def _score_j(preset: str, calibrated: bool, inputs, outputs, refs, system: str | None, pool, progress) -> np.ndarray:
     fit = _fitted(preset)
     if fit is not None:  # the fit that never saw this system
-        from detox_core.embedded.loader import load_models
-        from detox_core.metrics.embedded import EmbeddedPreset
-
         models = load_models()
         axes = EmbeddedPreset(folder=models.folder).axes(inputs, outputs, refs)
         sta, sim, fl = fit.apply_held_out(system, inputs, outputs, axes, models)

@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from detox_core.text import lexicon_hits, normalise_spacing, words
+
 FEATURES = {
     "non-toxicity": ["sta_logit", "sta_in_logit", "lexicon_left"],
     "content": ["recall", "chrf_lc", "length_ratio"],
@@ -53,8 +55,6 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 def features(inputs, outputs, axes: dict, models) -> pd.DataFrame:
     """The fitted model's features of each pair (``axes``: the preset's :meth:`axes`)."""
-    from detox_core.text import lexicon_hits, normalise_spacing, words
-
     sta_in = models.p_neutral(list(inputs))
     return pd.DataFrame({
         "sta_logit": _logit(axes["sta"]), "sta_in_logit": _logit(sta_in),

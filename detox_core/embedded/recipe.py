@@ -46,6 +46,7 @@ import numpy as np
 from detox_core import config, data
 from detox_core.editions import training_edition
 from detox_core.errors import EmbeddedMissingError
+from detox_core.embedded.content import toxic_words
 from detox_core.embedded.grammar import TagLM, tag_of_parse
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import normalise_word, words
@@ -234,8 +235,6 @@ class EmbeddedModels:
         return dict(zip(ws, values))
 
     def toxic_words(self, ws: Sequence[str]) -> set[str]:
-        from detox_core.embedded.content import toxic_words
-
         return toxic_words(ws, self.lexicon, self.word_p_neutral, PARAMS["sim"]["toxic_word_p_neutral"])
 
     def grammar(self, texts: Sequence[str]) -> np.ndarray:

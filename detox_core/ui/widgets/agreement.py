@@ -13,6 +13,7 @@ from detox_core.editions import get_edition
 from detox_core.errors import DetoxError
 from detox_core.metrics import registry
 from detox_core.ui.auth import is_organizer
+from detox_core.ui.models import shared_pool
 from detox_core.vocab import language_name
 
 #: Presets measured at once when a page finds no measurement (seconds on a CPU).
@@ -20,8 +21,6 @@ MEASURED_ON_SIGHT = ("embedded",)
 
 
 def _measure(preset: str, calibrated: bool) -> agreement.PresetAgreement | None:
-    from detox_core.ui.models import shared_pool
-
     bar = st.progress(0.0, text="Measuring agreement with people: scoring the judged outputs")
 
     def progress(step: str, done: int, total: int) -> None:

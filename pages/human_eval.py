@@ -22,6 +22,7 @@ from detox_core.analysis.meta_eval import (add_reference_metrics, available_metr
 from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.ui.auth import require_page
 from detox_core.ui.calibrators import fitted_calibrators_section
+from detox_core.ui.embedded_fit import embedded_fit_section
 from detox_core.ui import render
 from detox_core.ui.annotation import project_judgements, project_judgements_csv
 from detox_core.ui.sidebar import current_choice
@@ -380,6 +381,7 @@ def calibration() -> None:
                    f"`{cal.signature()}`")
     if judge is None:  # MERA ruDetox applies calibrators fitted on human judgements
         fitted_calibrators_section(frame, name or "judgements")
+        embedded_fit_section(frame, name or "judgements")
 
 
 VIEWS = {"Per sentence": per_sentence, "Correlations": correlations, "Meta-evaluation": meta_evaluation,

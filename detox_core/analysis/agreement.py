@@ -21,12 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 import detox_core.metrics
 from detox_core import config, data
@@ -34,7 +36,7 @@ from detox_core.analysis.stats import agreement as sentence_agreement
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
-from detox_core.embedded.fitted import fitted_model
+from detox_core.embedded.fitted import features, fitted_model, predict_axes
 from detox_core.embedded.loader import load_models
 from detox_core.embedded.recipe import find_artifacts
 from detox_core.metrics.embedded import EmbeddedPreset
@@ -56,7 +58,8 @@ class PresetAgreement:
     spearman: list[float]  # point, low, high
     system_j: dict[str, float] = field(default_factory=dict)
     human_j: dict[str, float] = field(default_factory=dict)
-    held_out: bool = False  # judged systems scored by fits that left them out
+    held_out: bool = False  # a fit on people scored: every figure from models that never saw the pairs
+    fits: int = 0  # with a fit: how many models' rankings the system-level Spearman averages
     measured: str = ""
     seconds: float = 0.0
 
@@ -70,7 +73,10 @@ class PresetAgreement:
 
     def system(self) -> str:
         rho, lo, hi = self.spearman
-        return f"system-level Spearman {rho:.2f} [{lo:.2f}, {hi:.2f}] over {self.n_systems} systems"
+        if rho != rho:
+            return f"system-level Spearman not measurable ({self.n_systems} systems)"
+        mean = f", the mean over {self.fits} fits each ranking the systems it never saw" if self.fits else ""
+        return f"system-level Spearman {rho:.2f} [{lo:.2f}, {hi:.2f}] over {self.n_systems} systems{mean}"
 
 
 def measurable_editions(root: Path | None = None) -> list[Edition]:
@@ -81,7 +87,7 @@ def measurable_editions(root: Path | None = None) -> list[Edition]:
 
 
 def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool) -> str:
-    files = [edition.path(edition.human, root), *_system_files(edition, root).values()]
+    files = [edition.path(edition.human, root), edition.split_path("test", root), *_system_files(edition, root).values()]
     stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files if p.is_file()]
     ident = [preset, calibrated, _scorer_identity(preset, pool, None), _fitted_identity(preset), stamp,
              sorted(edition.human_systems.items())]
@@ -97,7 +103,7 @@ def _fitted(preset: str):
 
 def _fitted_identity(preset: str) -> list:
     fit = _fitted(preset)
-    return [fit.digest, fit.used] if fit is not None else []
+    return [fit.file_sha1, fit.version] if fit is not None else []
 
 
 def _system_files(edition: Edition, root: Path) -> dict[str, Path]:
@@ -109,21 +115,9 @@ def _cache_path(key: str) -> Path:
     return config.data_dir() / "cache" / "agreement" / f"{key}.json"
 
 
-def _score_j(preset: str, calibrated: bool, inputs, outputs, refs, system: str | None, pool, progress) -> np.ndarray:
-    fit = _fitted(preset)
-    if fit is not None:  # the fit that never saw this system
-        models = load_models()
-        axes = EmbeddedPreset(folder=models.folder).axes(inputs, outputs, refs)
-        sta, sim, fl = fit.apply_held_out(system, inputs, outputs, axes, models)
-        return sta * sim * fl
-    frame = detox_core.metrics.score(inputs, outputs, refs, preset=preset, calibrated=calibrated, pool=pool,
-                                     progress=progress)
-    return frame["j"].to_numpy(float)
-
-
-def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> list[float]:
-    from scipy.stats import rankdata
-
+def _spearman_boot(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> np.ndarray:
+    """Spearman of the systems' mean J against their human J: the observed value, then
+    ``N_BOOT`` values over resampled inputs (the same resamples for every call)."""
     names = list(j_by_system)
     matrix = np.vstack([j_by_system[n] for n in names])  # systems x inputs
     rng = np.random.default_rng(0)
@@ -133,9 +127,50 @@ def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]
     ranks = rankdata(means, axis=1)
     hc = h - h.mean()
     rc = ranks - ranks.mean(axis=1, keepdims=True)
-    rho = (rc @ hc) / (np.sqrt((rc ** 2).sum(axis=1)) * np.sqrt((hc ** 2).sum()))
+    return (rc @ hc) / (np.sqrt((rc ** 2).sum(axis=1)) * np.sqrt((hc ** 2).sum()))
+
+
+def _summary(rho: np.ndarray) -> list[float]:
     lo, hi = np.nanpercentile(rho[1:], [2.5, 97.5])
     return [float(rho[0]), float(lo), float(hi)]
+
+
+def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> list[float]:
+    return _summary(_spearman_boot(j_by_system, human))
+
+
+def _test_split(edition: Edition, root: Path) -> tuple[list[str], list[list[str]]]:
+    corpus = data.load_corpus(edition.split_path("test", root))
+    refs = [[r for r in row if isinstance(r, str) and r] for row in
+            corpus[[c for c in data.REFERENCE_COLUMNS if c in corpus]].itertuples(index=False)]
+    return corpus["toxic_comment"].tolist(), refs
+
+
+def _judged_refs(human: pd.DataFrame) -> list[list[str]]:
+    return [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
+
+
+def _with_fit(fit, human: pd.DataFrame, inputs, outputs_by_system: dict[str, list[str]], test_refs, human_j):
+    """Agreement of a used fit, never on pairs it learnt from: each judged pair scored by a
+    model that did not see it; at system level, each model (the full fit and every fold)
+    ranks the systems it never saw (at least 3), and the Spearman is the mean over those
+    models (one model per ranking: numbers of different fits are never compared)."""
+    models = load_models()
+    preset = EmbeddedPreset(folder=models.folder)
+    src, out = human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist()
+    j = np.prod(fit.apply_unseen(src, out, preset.axes(src, out, _judged_refs(human)), models), axis=0)
+    frames = {n: features(inputs, o, preset.axes(inputs, o, test_refs), models) for n, o in outputs_by_system.items()}
+    boots, shown = [], {n: [] for n in frames}
+    for name in fit.model_names():
+        unseen = [n for n in frames if fit.seen_share(name, inputs, outputs_by_system[n]) < 0.5]
+        if len(unseen) < 3:
+            continue
+        by_system = {n: np.prod(predict_axes(fit.model(name), frames[n]), axis=0) for n in unseen}
+        boots.append(_spearman_boot(by_system, human_j))
+        for n, v in by_system.items():
+            shown[n].append(float(v.mean()))
+    rho = _summary(np.mean(boots, axis=0)) if boots else [float("nan")] * 3
+    return j, rho, {n: float(np.mean(v)) for n, v in shown.items() if v}, len(boots)
 
 
 def measure(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None,
@@ -146,41 +181,47 @@ def measure(preset: str, calibrated: bool = True, edition: Edition | None = None
     root = config.data_dir()
     started = time.time()
     human = data.load_human_judgements(edition.path(edition.human, root))
-    systems = human["participant_name"].to_numpy()
-    j = np.full(len(human), np.nan)
-    refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
-    for name in sorted(set(systems)):
-        rows = np.flatnonzero(systems == name)
-        j[rows] = _score_j(preset, calibrated, human["toxic_sentence"].iloc[rows].tolist(),
-                           human["neutral_sentence"].iloc[rows].tolist(), [refs[k] for k in rows], name, pool, progress)
+    inputs, test_refs = _test_split(edition, root)
+    outputs = {n: data.load_submission(p, inputs=inputs)["neutral_sentence"].tolist()
+               for n, p in _system_files(edition, root).items()}
+    human_j = {n: edition.human_systems[n] for n in outputs}
+    fit = _fitted(preset)
+    if fit is not None:
+        j, rho, system_j, fits = _with_fit(fit, human, inputs, outputs, test_refs, human_j)
+    else:
+        j = detox_core.metrics.score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
+                                     _judged_refs(human), preset=preset, calibrated=calibrated, pool=pool,
+                                     progress=progress)["j"].to_numpy(float)
+        by_system = {n: detox_core.metrics.score(inputs, o, test_refs, preset=preset, calibrated=calibrated,
+                                                 pool=pool, progress=progress)["j"].to_numpy(float)
+                     for n, o in outputs.items()}
+        rho = _system_spearman(by_system, human_j) if len(by_system) >= 3 else [float("nan")] * 3
+        system_j, fits = {n: float(np.nanmean(v)) for n, v in by_system.items()}, 0
     auc = sentence_agreement(j, human["J"].to_numpy(float), n_boot=N_BOOT).roc_auc
-    corpus = data.load_corpus(edition.split_path("test", root))
-    inputs = corpus["toxic_comment"].tolist()
-    test_refs = [[r for r in row if isinstance(r, str) and r] for row in
-                 corpus[[c for c in data.REFERENCE_COLUMNS if c in corpus]].itertuples(index=False)]
-    by_system = {}
-    for name, path in _system_files(edition, root).items():
-        outputs = data.load_submission(path, inputs=inputs)["neutral_sentence"].tolist()
-        by_system[name] = _score_j(preset, calibrated, inputs, outputs, test_refs, name, pool, progress)
     result = PresetAgreement(
         preset=preset, calibrated=calibrated, edition=edition.name, languages=list(edition.languages),
-        n_pairs=int(np.isfinite(j).sum()), auc=[float(x) for x in auc], n_systems=len(by_system),
-        spearman=_system_spearman(by_system, edition.human_systems) if len(by_system) >= 3 else [float("nan")] * 3,
-        system_j={n: float(np.nanmean(v)) for n, v in by_system.items()},
-        human_j={n: edition.human_systems[n] for n in by_system}, held_out=_fitted(preset) is not None,
+        n_pairs=int(np.isfinite(j).sum()), auc=[float(x) for x in auc], n_systems=len(system_j), spearman=rho,
+        system_j=system_j, human_j={n: human_j[n] for n in system_j}, held_out=fit is not None, fits=fits,
         measured=time.strftime("%Y-%m-%d %H:%M"), seconds=round(time.time() - started, 1))
-    _save(_cache_path(_identity(preset, calibrated, edition, root, pool)), result)
+    key = _identity(preset, calibrated, edition, root, pool)
+    _MEMORY[key] = result
+    _save(_cache_path(key), result)
     return result
+
+
+#: Measurements of this process, also when the data folder is read-only.
+_MEMORY: dict[str, PresetAgreement] = {}
 
 
 def _save(path: Path, result: PresetAgreement) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(asdict(result), indent=2), encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(asdict(result), fh, indent=2)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only data folder: measured again next time
+        pass  # a read-only data folder: kept in this process's memory only
 
 
 def stored(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None) -> PresetAgreement | None:
@@ -189,8 +230,10 @@ def stored(preset: str, calibrated: bool = True, edition: Edition | None = None,
     if not editions_:
         return None
     try:
-        path = _cache_path(_identity(preset, calibrated, editions_[0], config.data_dir(), pool))
-        return PresetAgreement(**json.loads(path.read_text(encoding="utf-8")))
+        key = _identity(preset, calibrated, editions_[0], config.data_dir(), pool)
+        if key in _MEMORY:
+            return _MEMORY[key]
+        return PresetAgreement(**json.loads(_cache_path(key).read_text(encoding="utf-8")))
     except Exception:  # noqa: BLE001 - not measured yet, or a model that cannot be resolved here
         return None
 

@@ -22,7 +22,9 @@ import detox_core.metrics
 from detox_core import config
 from detox_core.analysis.leaderboard import system_key
 from detox_core.analysis.stats import agreement, system_agreement
+from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
+from detox_core.metrics.embedded import EmbeddedPreset
 from detox_core.metrics.registry import get_preset, has_calibration
 from detox_core.metrics.textdetox2025 import FILE_METRICS
 from detox_core import vocab
@@ -39,7 +41,8 @@ def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
     """What a preset's numbers depend on besides the texts: its version and where each of
     its models loads from (a folder set for the server counts), or the embedded models' folder."""
     if preset == "embedded":
-        return [RECIPE_VERSION, find_artifacts().name]
+        fit = fitted_model(find_artifacts())  # a fit on people in use changes the numbers
+        return [RECIPE_VERSION, find_artifacts().name, fit.file_sha1 if fit is not None and fit.used else ""]
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
     ident = [preset, obj.version, sorted(where.items())]
@@ -84,9 +87,13 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
     if scores is None:
         if cached_only:
             return None
-        scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
-                                          progress=progress) if len(part) else pd.DataFrame(
-            columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
+        if not len(part):
+            scores = pd.DataFrame(columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
+        elif preset == "embedded":  # judged pairs: never scored by a fit that learnt from them
+            scores = EmbeddedPreset(pool=pool).score_unseen(inputs, outputs, refs, progress=progress)
+        else:
+            scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
+                                              progress=progress)
         _remember(digest, scores)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -133,7 +133,12 @@ RUSSE2022 = register_edition(Edition(
     official_chrf="nltk-corpus",
     human_systems={"t5_base_10000": 0.61, "orzhan": 0.56, "ruprompts": 0.525, "barracudas": 0.51,
                    "anton_alexandrovich": 0.504, "ekaterina_totmina": 0.45, "delete": 0.16},
-    human_systems_source=("human J on the 875 test inputs: the crowd evaluation of the 2025 metrics study "
-                          "(textdetox/humaneval_textdetox_ru; its three systems in human_eval_test.csv) and, "
-                          "for the t5 and Delete baselines, the findings paper's Table 2"),
+    # orzhan, ruprompts and the three judged systems: the 2025 metrics study's crowd evaluation
+    # (textdetox/humaneval_textdetox_ru, not mirrored; the three systems' values are their mean J in
+    # human_eval_test.csv); the t5 and Delete baselines: the findings paper's Table 2 (which has 0.49
+    # for the ruPrompts baseline: another campaign).
+    human_systems_source=("human J on the 875 test inputs: the 2025 metrics study's crowd evaluation "
+                          "(textdetox/humaneval_textdetox_ru) for orzhan, ruprompts and the three systems of "
+                          "human_eval_test.csv (their mean J there), the findings paper's Table 2 for the t5 and "
+                          "Delete baselines"),
 ))

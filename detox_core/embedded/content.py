@@ -6,8 +6,9 @@ SIM is the mean of two numbers in [0, 1]:
   else its best cosine (navec vectors, floored at 0) with a word of the output; averaged
   over those words. Deleting an insult costs nothing, deleting the subject does; an input
   with nothing but toxic words has recall 1.
-- chrF (lower-cased) of the output against the references when there are any (how close
-  it is to what people wrote), else against the input with its toxic words taken out.
+- chrF of the output against the references when there are any (how close it is to what
+  people wrote; the frame's chrF column, case-sensitive as sacrebleu's), else of the
+  lower-cased output against the lower-cased input with its toxic words taken out.
 
 A word is toxic when the toxic lexicon lists it or the STA classifier, given the word
 alone, puts P(neutral) below ``threshold``.

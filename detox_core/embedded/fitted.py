@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,6 +48,8 @@ FEATURES = {
 }
 ARTIFACT = "fitted.json"
 C = 1.0
+#: the fitting code's version: a change of features, model or decision rule fits anew
+FIT_VERSION = "1"
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -104,6 +108,11 @@ def predict_axes(axis_models: dict[str, AxisModel], frame: pd.DataFrame) -> tupl
     return sta, sim, fl
 
 
+def pair_hash(source: str, output: str) -> str:
+    """A short hash of one (input, output) pair: what a fit saw, kept without the texts."""
+    return hashlib.sha256(f"{source.strip()}\x00{output.strip()}".encode("utf-8")).hexdigest()[:12]
+
+
 @dataclass
 class FittedModel:
     """The fitted axes, where they came from, and what leaving systems out measured."""
@@ -119,17 +128,61 @@ class FittedModel:
     #: held-out system -> the axes fitted without it (what scores that system's pairs
     #: when agreement is measured: never a fit that saw the system)
     folds: dict[str, dict[str, AxisModel]] = field(default_factory=dict)
+    #: system -> hashes of its judged (input, output) pairs: which pairs each fit saw
+    pairs: dict[str, list[str]] = field(default_factory=dict)
+    version: str = FIT_VERSION
+    #: SHA-1 of the saved file (set when read): what the numbers depend on
+    file_sha1: str = ""
 
     def apply(self, inputs, outputs, axes: dict, models) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return predict_axes(self.axes, features(inputs, outputs, axes, models))
 
+    def model_names(self) -> list[str]:
+        """``full`` (fitted on every judged pair) and one name per fold (its held-out system)."""
+        return ["full", *self.folds]
+
+    def model(self, name: str) -> dict[str, AxisModel]:
+        return self.axes if name == "full" else self.folds[name]
+
+    def saw(self, name: str) -> set[str]:
+        """The pair hashes model ``name`` learnt from."""
+        return {h for system, hashes in self.pairs.items() if system != name for h in hashes}
+
+    def unseen_model(self, source: str, output: str) -> str | None:
+        """A model that never saw this pair: ``full`` when no fit did, else the fold that held
+        out the system it came from; None when every model saw it."""
+        h = pair_hash(source, output)
+        for name in self.model_names():
+            if h not in self.saw(name):
+                return name
+        return None
+
+    def apply_unseen(self, inputs, outputs, axes: dict, models) -> tuple[np.ndarray, ...]:
+        """The axes of each pair by a model that never saw it (NaN when every model saw it)."""
+        frame = features(inputs, outputs, axes, models)
+        names = [self.unseen_model(i, o) for i, o in zip(inputs, outputs)]
+        out = [np.full(len(frame), np.nan) for _ in range(3)]
+        for name in set(n for n in names if n is not None):
+            rows = np.array([n == name for n in names])
+            for k, values in enumerate(predict_axes(self.model(name), frame[rows])):
+                out[k][rows] = values
+        return tuple(out)
+
+    def seen_share(self, name: str, inputs, outputs) -> float:
+        """The share of these pairs model ``name`` learnt from."""
+        saw = self.saw(name)
+        return float(np.mean([pair_hash(i, o) in saw for i, o in zip(inputs, outputs)])) if len(inputs) else 0.0
+
     def save(self, folder: Path) -> Path:
         path = folder / ARTIFACT
         raw = asdict(self)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(raw, indent=2, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
-        _CACHE.pop(folder, None)
+        raw.pop("file_sha1")
+        fd, tmp = tempfile.mkstemp(prefix=f".{ARTIFACT}.", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(raw, fh, indent=1, ensure_ascii=False)
+        os.replace(tmp, path)
+        with _LOCK:
+            _CACHE.pop(folder, None)
         return path
 
     @classmethod
@@ -139,13 +192,8 @@ class FittedModel:
         raw["folds"] = {s: {k: AxisModel(**v) for k, v in axes.items()} for s, axes in raw.get("folds", {}).items()}
         return cls(**raw)
 
-    def apply_held_out(self, system: str, inputs, outputs, axes: dict, models):
-        """The axes of a judged system's pairs by the fit that left it out (the full fit for
-        a system it never saw)."""
-        return predict_axes(self.folds.get(system, self.axes), features(inputs, outputs, axes, models))
 
-
-_CACHE: dict[Path, tuple[float, FittedModel | None]] = {}
+_CACHE: dict[Path, tuple[tuple, FittedModel | None]] = {}
 _LOCK = threading.Lock()
 
 
@@ -154,23 +202,26 @@ def fitted_model(folder: Path) -> FittedModel | None:
     when the file changes)."""
     path = folder / ARTIFACT
     try:
-        mtime = path.stat().st_mtime
+        st = path.stat()
     except OSError:
         return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
     with _LOCK:
         cached = _CACHE.get(folder)
-        if cached is None or cached[0] != mtime:
+        if cached is None or cached[0] != stamp:
             try:
-                model = FittedModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+                content = path.read_bytes()
+                model = FittedModel.from_json(json.loads(content.decode("utf-8")))
+                model.file_sha1 = hashlib.sha1(content).hexdigest()
             except (OSError, ValueError, TypeError, KeyError):
                 model = None  # damaged: the recipe scores, as without a fit
-            _CACHE[folder] = (mtime, model)
+            _CACHE[folder] = (stamp, model)
         return _CACHE[folder][1]
 
 
 def judgements_digest(judged: pd.DataFrame) -> str:
     """SHA-256 of the judged pairs and their labels (what the fit learnt from)."""
     cols = ["participant_name", "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
-            "non-toxicity", "content", "fluency"]
+            "non-toxicity", "content", "fluency", "J"]
     payload = json.dumps(judged[cols].astype(str).to_numpy().tolist(), ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

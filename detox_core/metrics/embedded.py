@@ -103,6 +103,19 @@ class EmbeddedPreset(Preset):
             sta, sim, fl = fit.apply(inputs, outputs, ax, m)
         return make_score_frame(sta, sim, fl, ax["chrf"], self._signature(m, calibrated))
 
+    def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
+        """:meth:`score`, but with a fit on people in use, each pair is scored by a model
+        that never saw it (NaN where every model did): for comparing with the judgements
+        the fit learnt from."""
+        refs = check_pairs(inputs, outputs, references)
+        m = load_models(self.folder)
+        fit = fitted_model(m.folder)
+        if fit is None or not fit.used:
+            return self.score(inputs, outputs, refs, progress=progress)
+        ax = self.axes(inputs, outputs, refs, progress)
+        sta, sim, fl = fit.apply_unseen(inputs, outputs, ax, m)
+        return make_score_frame(sta, sim, fl, ax["chrf"], self._signature(m, True))
+
     def signature(self, calibrated: bool = True) -> Signature:
         return self._signature(load_models(self.folder), calibrated)
 
@@ -117,7 +130,7 @@ class EmbeddedPreset(Preset):
         if fit is not None:
             # The judgements the fit learnt from, and whether it is what scores.
             sig.models["fitted"] = {"id": "embedded/fitted-on-judgements", "revision": fit.digest,
-                                    "used": fit.used}
+                                    "version": fit.version, "file_sha1": fit.file_sha1, "used": fit.used}
         sig.calibration = None
         sig.calibrated = False
         return sig

@@ -45,3 +45,46 @@ def test_the_embedded_preset_ranks_the_shipped_systems_as_people_do(real_data, e
     assert ours in (people, [*people[:2], people[3], people[2], people[4]]), ours
     kept = agreement.stored("embedded")  # read back from data/cache/agreement/
     assert kept is not None and kept.spearman == result.spearman and kept.system_j == result.system_j
+
+
+def test_with_a_fit_in_use_no_figure_comes_from_a_model_that_saw_the_pairs(tmp_path, monkeypatch):
+    """The leak guarantee: judged pairs scored by models that never saw them, and each
+    model ranks only the systems it never saw (the Spearman is the mean over those)."""
+    from detox_core.editions.base import Edition
+    from detox_core.embedded import fitted, learn
+    from detox_core.embedded.recipe import train_embedded
+    from tests.conftest import write_tiny_dataset
+    from tests.embedded.test_fitted import PAIRS, judgements
+
+    write_tiny_dataset(tmp_path)
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    folder = train_embedded(tmp_path)
+    judged = judgements()
+    base = tmp_path / "judged"
+    (base / "outputs").mkdir(parents=True)
+    judged.to_csv(base / "human.csv", index=False)
+    inputs = [p[0] for p in PAIRS]
+    (base / "test.tsv").write_text("toxic_comment\tneutral_comment1\n" + "".join(
+        f"{i}\t{o}\n" for i, o in PAIRS), encoding="utf-8")
+    for name, rows in judged.groupby("participant_name"):
+        (base / "outputs" / f"{name}_test.txt").write_text("\n".join(rows["neutral_sentence"]) + "\n", encoding="utf-8")
+    extra = {"calm": [f"спокойно: {i.split()[-1]}" for i in inputs], "terse": [i.split()[-1] for i in inputs]}
+    for name, outs in extra.items():
+        (base / "outputs" / f"{name}_test.txt").write_text("\n".join(outs) + "\n", encoding="utf-8")
+    edition = Edition(name="judged", title="Judged", short="Judged", languages=("ru",),
+                      splits={"test": ("test.tsv",)}, outputs="outputs", human="human.csv",
+                      human_systems={"good": 0.6, "calm": 0.5, "copy": 0.3, "terse": 0.2, "broken": 0.1})
+    model = learn.fit_from_judgements(judged, "human.csv", folder)
+    model.used = True
+    model.save(folder)
+    result = agreement.measure("embedded", edition=edition)
+    assert result.held_out and result.n_pairs == len(judged)
+    # The full fit saw all three judged systems: it ranks only calm and terse (too few);
+    # each fold ranks its held-out system with calm and terse.
+    assert result.fits == 3 and result.n_systems == 5
+    assert "the mean over 3 fits each ranking the systems it never saw" in result.system()
+    fit = fitted.fitted_model(folder)
+    for name in ("good", "copy", "broken"):
+        assert fit.seen_share(name, inputs, judged.loc[judged["participant_name"] == name, "neutral_sentence"].tolist()) == 0
+        assert fit.seen_share("full", inputs, judged.loc[judged["participant_name"] == name, "neutral_sentence"].tolist()) == 1
+    (folder / fitted.ARTIFACT).unlink()

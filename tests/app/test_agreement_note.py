@@ -66,3 +66,35 @@ def test_without_human_judgements_the_page_says_it_is_not_measurable(stored_two)
     at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()  # the tiny data folder has no human file
     assert not at.exception
     assert "not measurable here (no human judgements in the data folder)" in texts(at)
+
+
+def test_a_measurement_that_fails_does_not_take_the_page_down(scored, monkeypatch):
+    """The embedded preset is measured on sight; if that breaks (a damaged model file), the
+    ranking still shows, with the reason as text."""
+    monkeypatch.setattr(agreement, "stored", lambda *a, **k: None)
+
+    def broken(*a, **k):
+        raise RuntimeError("unpickling <b>sta.pkl</b> failed")
+
+    monkeypatch.setattr(agreement, "measure", broken)
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    note = next(c.value for c in at.caption if "could not be measured here" in c.value)
+    assert "\\<b\\>" in note or "&lt;b&gt;" in note  # the message as text, not markup
+    assert set(at.dataframe[-1].value["system"]) == {"delete_test.txt", "copy_test.txt"}
+
+
+def test_the_embedded_preset_is_measured_on_sight_and_kept(scored, monkeypatch):
+    calls = []
+
+    def measure(preset, calibrated=True, edition=None, pool=None, progress=None):
+        calls.append(preset)
+        return result(0.95)
+
+    monkeypatch.setattr(agreement, "stored", lambda *a, **k: result(0.95) if calls else None)
+    monkeypatch.setattr(agreement, "measure", measure)
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
+    assert not at.exception and calls == ["embedded"]
+    assert "system-level Spearman 0.95" in texts(at)
+    at.run()  # the next run reads the kept figures
+    assert calls == ["embedded"]

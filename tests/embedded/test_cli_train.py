@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from detox_core import cli
-from detox_core.embedded import fitted
+from detox_core.embedded import fitted, learn
 from tests.conftest import write_tiny_dataset
 from tests.embedded.test_fitted import judgements
 
@@ -20,7 +20,10 @@ def test_train_embedded_fits_on_a_judgements_file(tmp_path, monkeypatch, capsys)
     folder = next((tmp_path / "models").glob("embedded-*"))
     raw = json.loads((folder / fitted.ARTIFACT).read_text(encoding="utf-8"))
     assert raw["source"] == "my judgements.csv" and raw["n_pairs"] == 24 and raw["systems"] == ["broken", "copy", "good"]
-    assert "leaving each of 3 systems out" in out.err and ("fitted: used" in out.err or "fitted: not used" in out.err)
+    # The decision printed is the one the protocol takes on the figures it saved.
+    used, reason = learn.decide(raw["evaluation"])
+    assert raw["used"] is used and raw["reason"] == reason
+    assert "leaving each of 3 systems out" in out.err and f"fitted: {'used' if used else 'not used'}: {reason}" in out.err
     # The same judgements again: nothing refitted.
     assert cli.main(["train-embedded", "--judgements", str(path)]) == 0
     assert "already fitted on my judgements.csv" in capsys.readouterr().err

@@ -11,7 +11,6 @@ from sklearn.metrics import roc_auc_score
 from detox_core import data
 from detox_core.embedded import recipe
 from detox_core.metrics.embedded import EmbeddedPreset
-from detox_core.metrics import score
 from tests.conftest import write_tiny_dataset
 
 
@@ -93,8 +92,10 @@ def test_punctuation_is_not_toxicity(tiny_trained):
 def test_agreement_with_human_judgements(real_data, embedded_models):
     """Acceptance: sentence-level ROC-AUC vs the human labels (the recipe never saw them)."""
     human = data.load_human_judgements(real_data / "human_eval_test.csv")
-    frame = score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
-                  [[r] for r in human["neutral_sentence_reference"]], preset="embedded")
+    # The corpus-only recipe's axes (a fit on people, if one were in use, is measured elsewhere).
+    frame = EmbeddedPreset().axes(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
+                                  [[r] for r in human["neutral_sentence_reference"]])
+    frame["j"] = frame["sta"] * frame["sim"] * frame["fl"]
     auc = {
         "sta": roc_auc_score(human["non-toxicity"], frame["sta"]),
         "sim": roc_auc_score(human["content"], frame["sim"]),

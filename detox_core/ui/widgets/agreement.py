@@ -10,8 +10,8 @@ import streamlit as st
 
 from detox_core.analysis import agreement
 from detox_core.editions import get_edition
-from detox_core.errors import DetoxError
 from detox_core.metrics import registry
+from detox_core.ui import render
 from detox_core.ui.auth import is_organizer
 from detox_core.ui.models import shared_pool
 from detox_core.vocab import language_name
@@ -28,8 +28,8 @@ def _measure(preset: str, calibrated: bool) -> agreement.PresetAgreement | None:
 
     try:
         return agreement.measure(preset, calibrated, pool=shared_pool(), progress=progress)
-    except (DetoxError, OSError) as err:
-        st.caption(f"Agreement with people could not be measured here: {err}")
+    except Exception as err:  # noqa: BLE001 - a model that cannot load must not take the ranking page down
+        st.caption(f"Agreement with people could not be measured here: {render.md(err, 300)}")
         return None
     finally:
         bar.empty()
@@ -61,7 +61,7 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
         return
     langs = ", ".join(language_name(c) for c in result.languages)
     other = [c for c in languages if c not in result.languages]
-    held = " (each judged system scored by a fit that left it out)" if result.held_out else ""
+    held = " (a fit on people scores: every figure from fits that never saw the pairs they score)" if result.held_out else ""
     text = (f"Agreement of {label} with people, measured on the {langs} human evaluation of "
             f"{registry_short(result.edition)}{held}: {result.sentence()}; {result.system()}. 95% bootstrap intervals.")
     if other:

@@ -8,7 +8,8 @@ SIM is the mean of two numbers in [0, 1]:
   with nothing but toxic words has recall 1.
 - chrF of the output against the references when there are any (how close it is to what
   people wrote; the frame's chrF column, case-sensitive as sacrebleu's), else of the
-  lower-cased output against the lower-cased input with its toxic words taken out.
+  output against the input, both lower-cased and without the input's toxic words (an
+  unchanged copy keeps all the content: SIM 1).
 
 A word is toxic when the toxic lexicon lists it or the STA classifier, given the word
 alone, puts P(neutral) below ``threshold``.

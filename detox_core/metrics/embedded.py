@@ -17,7 +17,7 @@ from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
-from detox_core.text import normalise_word, words
+from detox_core.text import words
 
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
@@ -80,7 +80,7 @@ class EmbeddedPreset(Preset):
         missing = np.flatnonzero(np.isnan(chrf_ref))
         chrf_lc = chrf_ref.copy()
         if len(missing):
-            chrf_lc[missing] = sentence_chrf([normalise_word(outputs[k]) for k in missing],
+            chrf_lc[missing] = sentence_chrf([without_words(outputs[k], toxic[k]) for k in missing],
                                              [[without_words(inputs[k], toxic[k])] for k in missing])
         chrf_lc = np.nan_to_num(chrf_lc, nan=0.0)
         w_recall, w_chrf = PARAMS["sim"]["weights"]

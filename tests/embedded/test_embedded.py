@@ -75,6 +75,7 @@ def test_an_unchanged_copy_gets_fl_one_and_a_broken_rewrite_less(tiny_trained):
     inputs = ["ты дебил, иди отсюда", "Ёлки, ну и погода блять", "какая хрень эта ваша новость"]
     copies = preset.score(inputs, inputs)
     assert (copies["fl"] == 1.0).all()
+    assert (copies["sim"] == 1.0).all()  # without references a copy keeps all the content, insults and all
     # Case, ё and spacing are not fluency either.
     assert (preset.score(inputs, ["ТЫ ДЕБИЛ,  иди отсюда", "елки, ну и погода блять", "какая хрень эта ваша новость "])
             ["fl"] == 1.0).all()

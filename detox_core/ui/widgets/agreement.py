@@ -65,24 +65,25 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
     text = (f"Agreement of {label} with people, measured on the {langs} human evaluation of "
             f"{registry_short(result.edition)}{held}: {result.sentence()}; {result.system()}. 95% bootstrap intervals.")
     if other:
-        text += (" No human judgements ship for " + ", ".join(language_name(c) for c in other)
-                 + ": there it is not measured.")
+        text += (" Other languages (" + ", ".join(language_name(c) for c in other)
+                 + "): no human judgements ship for them, so the agreement there is unknown.")
     if result.weak:
         st.warning(f"This ranking may not be the order people would give: {text} Below {agreement.WEAK_SPEARMAN} "
                    "at system level, read the ranks with care and prefer a preset that agrees better.",
                    icon=":material/warning:")
     else:
         st.caption(text)
-    with st.expander("Agreement per system", icon=":material/groups:"):
+    with st.expander(f"Agreement per system ({registry_short(result.edition)}, {langs})", icon=":material/groups:"):
         frame = pd.DataFrame({"system": list(result.system_j), "human": [result.human_j[s] for s in result.system_j],
                               "preset": list(result.system_j.values())}).sort_values("human", ascending=False)
         st.dataframe(frame, hide_index=True, key=f"{key}_systems", column_config={
-            "system": st.column_config.TextColumn("System (shipped test outputs)"),
+            "system": st.column_config.TextColumn("System", help="Its test outputs ship with the data"),
             "human": st.column_config.NumberColumn("Human J", format="%.3f"),
-            "preset": st.column_config.NumberColumn(f"Mean J ({label})", format="%.3f"),
+            "preset": st.column_config.NumberColumn("Mean J", format="%.3f", help=f"Of {label}"),
         })
-        st.caption(f"Measured {result.measured} in {result.seconds:.0f} s; human J: "
-                   f"{registry_source(result.edition)}.")
+        st.caption(f"Mean J of {label}. Measured {result.measured} in {result.seconds:.0f} s. Human J: "
+                   f"{registry_source(result.edition)}. A comparison with another table of human scores (the "
+                   "published one beside a leaderboard) can give another Spearman.")
 
 
 def registry_short(edition: str) -> str:

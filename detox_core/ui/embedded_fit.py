@@ -13,6 +13,7 @@ from detox_core.errors import DetoxError
 from detox_core.metrics.registry import preset_class, preset_label
 from detox_core.ui import render
 from detox_core.ui.auth import is_organizer
+from detox_core.ui.widgets.tables import MISSING
 
 PRESET = "embedded"
 
@@ -20,9 +21,9 @@ PRESET = "embedded"
 def _figures(evaluation: dict) -> pd.DataFrame:
     rows = []
     for who, name in (("recipe", "corpus-only recipe"), ("fitted", "fitted on people")):
-        e = evaluation[who]
-        rows.append({"model": name, "auc": e["auc"], "worst": e["worst_system_auc"],
-                     "spearman": e["system_spearman"]})
+        e = evaluation.get(who, {})
+        rows.append({"model": name, "auc": e.get("auc"), "worst": e.get("worst_system_auc"),
+                     "pairs": e.get("pair_accuracy")})
     return pd.DataFrame(rows)
 
 
@@ -43,15 +44,18 @@ def embedded_fit_section(frame: pd.DataFrame, source: str) -> None:
         state = "scores in place of the recipe" if current.used else "is kept aside; the recipe scores"
         st.caption(f"Fitted on {render.md(current.source, 80)} ({current.n_pairs:,} judged pairs of {len(current.systems)} systems, "
                    f"sha256 {current.digest[:12]}…): the fit {state}. Why: {render.md(current.reason, None)}.")
-        if current.evaluation:
-            st.dataframe(_figures(current.evaluation), hide_index=True, key="he_embfit_table", column_config={
+        if "recipe" in current.evaluation:
+            st.dataframe(_figures(current.evaluation), hide_index=True, key="he_embfit_table", placeholder=MISSING,
+                         column_config={
                 "model": st.column_config.TextColumn("Model"),
                 "auc": st.column_config.NumberColumn("ROC-AUC vs human J (held out)", format="%.3f"),
                 "worst": st.column_config.NumberColumn("Worst held-out system", format="%.3f"),
-                "spearman": st.column_config.NumberColumn("System-level Spearman", format="%.2f"),
+                "pairs": st.column_config.NumberColumn("System pairs in people's order", format="%.2f"),
             })
-            st.caption("Each judged system scored by the fit on the other systems (leave one system out); the recipe "
-                       "never saw a label.")
+            n_pairs = current.evaluation["fitted"].get("system_pairs", 0)
+            st.caption("Each judged system scored by the fit on the other systems, and each of the "
+                       f"{n_pairs} untied system pairs ordered by the fit on the remaining ones; the recipe never saw "
+                       "a label.")
     if not is_organizer():
         return
     covered = frame["lang"].map(preset_class(PRESET).covers).to_numpy(bool) if "lang" in frame else None

@@ -49,7 +49,8 @@ def after_training(args: argparse.Namespace, folder: Path) -> int:
             return 1
         done = fitted_model(folder)
         if done is not None and done.digest == judgements_digest(judged) and not args.force:
-            _say(f"already fitted on {judgements.name} ({'used' if done.used else 'not used'}: {done.reason})")
+            _say(f"already fitted on {judgements.name} ({'used' if done.used else 'not used, the recipe scores'}: "
+                 f"{done.reason})")
         else:
             fit_from_judgements(judged, source=judgements.name, folder=folder, say=_say)
     else:

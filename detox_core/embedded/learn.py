@@ -104,11 +104,11 @@ def decide(evaluation: dict) -> tuple[bool, str]:
     fit, rec = evaluation["fitted"], evaluation["recipe"]
     unknown = [name for name, key in CRITERIA if not (np.isfinite(fit[key]) and np.isfinite(rec[key]))]
     if unknown:
-        return False, f"{', '.join(unknown)} cannot be measured on these judgements: the recipe scores"
+        return False, f"{', '.join(unknown)} cannot be measured on these judgements"
     worse = [name for name, key in CRITERIA if fit[key] < rec[key] - 1e-12]
     if worse:
         return False, ("on systems it never saw, the fit agreed less with people than the corpus-only recipe "
-                       f"({', '.join(worse)}): the recipe scores")
+                       f"({', '.join(worse)})")
     return True, "on systems it never saw, the fit agreed with people at least as well as the recipe"
 
 
@@ -133,5 +133,5 @@ def fit_from_judgements(judged: pd.DataFrame, source: str, folder: Path | None =
         e = evaluation[who]
         say(f"  {who:<7} ROC-AUC vs human J {e['auc']:.3f} (worst held-out system {e['worst_system_auc']:.3f}), "
             f"system pairs ordered as people do {e['pair_accuracy']:.2f} of {e['system_pairs']}")
-    say(f"fitted: {'used' if used else 'not used'}: {reason}")
+    say(f"fitted: {'used' if used else 'not used, the recipe scores'}: {reason}")
     return model

@@ -77,6 +77,6 @@ def embedded_fit_section(frame: pd.DataFrame, source: str) -> None:
     except DetoxError as err:
         st.error(f"Not fitted: {render.md(err, None)}", icon=":material/error:")
         return
-    st.session_state["he_embfit_flash"] = ("Fitted: " + ("the fit now scores." if model.used else
-                                                         "kept aside, the recipe scores.") + f" {render.md(model.reason, None)}.")
+    st.session_state["he_embfit_flash"] = ("Fitted. " + ("The fit now scores: " if model.used else
+                                                         "Kept aside, the recipe scores: ") + f"{render.md(model.reason, None)}.")
     st.rerun()

@@ -293,7 +293,7 @@ def test_organizers_let_the_embedded_preset_learn_from_the_judgements_on_screen(
     open_tab(page, "Calibration")
     page.button(key="he_embfit").click().run()
     assert not page.exception, [e.value for e in page.exception]
-    assert any("kept aside, the recipe scores" in s.value for s in page.success)
+    assert any("Kept aside, the recipe scores" in s.value for s in page.success)
     model = fitted_model(load_models().folder)
     judged = data.load_human_judgements(real_data / "human_eval_test.csv")
     assert model.digest == judgements_digest(judged) and model.source == "human_eval_test.csv" and not model.used

@@ -23,7 +23,7 @@ def test_train_embedded_fits_on_a_judgements_file(tmp_path, monkeypatch, capsys)
     # The decision printed is the one the protocol takes on the figures it saved.
     used, reason = learn.decide(raw["evaluation"])
     assert raw["used"] is used and raw["reason"] == reason
-    assert "leaving each of 3 systems out" in out.err and f"fitted: {'used' if used else 'not used'}: {reason}" in out.err
+    assert "leaving each of 3 systems out" in out.err and f"fitted: {'used' if used else 'not used, the recipe scores'}: {reason}" in out.err
     # The same judgements again: nothing refitted.
     assert cli.main(["train-embedded", "--judgements", str(path)]) == 0
     assert "already fitted on my judgements.csv" in capsys.readouterr().err

@@ -81,8 +81,8 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
             "human": st.column_config.NumberColumn("Human J", format="%.3f"),
             "preset": st.column_config.NumberColumn("Mean J", format="%.3f", help=f"Of {label}"),
         })
-        st.caption(f"Mean J of {label}. Measured {result.measured} in {result.seconds:.0f} s. Human J: "
-                   f"{registry_source(result.edition)}. A comparison with another table of human scores (the "
+        st.caption(f"Mean J of {label}. Measured {result.measured} in {result.seconds:.0f} s. Where the human "
+                   f"J come from: {registry_source(result.edition)}. A comparison with another table of human scores (the "
                    "published one beside a leaderboard) can give another Spearman.")
 
 

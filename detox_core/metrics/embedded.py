@@ -52,6 +52,16 @@ class EmbeddedPreset(Preset):
     languages = ("ru",)  # trained on Russian data only
     description = "Offline CPU models the project trains from the corpus: no download, no GPU."
     needs_download = False
+    axis_help = {
+        "sta": "Non-toxicity: P(neutral) of the rewrite by a classifier trained here on the corpus (character "
+        "n-grams, punctuation ignored), from 0 to 1.",
+        "sim": "Meaning kept: the mean of how much of the input's non-toxic wording the rewrite keeps (the same "
+        "word, or a close one by word vectors; a deleted insult costs nothing) and chrF against the references "
+        "(without references: against the input, insults left out), from 0 to 1.",
+        "fl": "Fluency relative to the input, like the official FL: 1 when the rewrite is at least as grammatical "
+        "as the input (a model of grammatical-tag sequences trained on the corpus), lower the further it falls "
+        "below; an unchanged copy gets 1.",
+    }
 
     def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None) -> None:
         super().__init__(pool=pool, models=models, sources=sources)

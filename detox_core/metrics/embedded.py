@@ -55,12 +55,13 @@ class EmbeddedPreset(Preset):
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by a classifier trained here on the corpus (character "
         "n-grams, punctuation ignored), from 0 to 1.",
-        "sim": "Meaning kept: the mean of how much of the input's non-toxic wording the rewrite keeps (the same "
-        "word, or a close one by word vectors; a deleted insult costs nothing) and chrF against the references "
-        "(without references: against the input, insults left out), from 0 to 1.",
-        "fl": "Fluency relative to the input, like the official FL: 1 when the rewrite is at least as grammatical "
-        "as the input (a model of grammatical-tag sequences trained on the corpus), lower the further it falls "
-        "below; an unchanged copy gets 1.",
+        "sim": "Content kept: how much of the input's meaning the rewrite keeps, the mean of the share of the "
+        "input's non-toxic wording it keeps (the same word, or a close one by word vectors; a deleted insult costs "
+        "nothing) and chrF against the references (without references: against the input, insults left out), "
+        "from 0 to 1.",
+        "fl": "Relative fluency, like the official FL: 1 when the rewrite is at least as grammatical as the input "
+        "(a model of grammatical-tag sequences trained on the corpus), lower the further it falls below, down "
+        "to 0; an unchanged copy gets 1.",
     }
 
     def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None) -> None:

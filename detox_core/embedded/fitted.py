@@ -145,8 +145,11 @@ class FittedModel:
         return self.axes if name == "full" else self.folds[name]
 
     def saw(self, name: str) -> set[str]:
-        """The pair hashes model ``name`` learnt from."""
-        return {h for system, hashes in self.pairs.items() if system != name for h in hashes}
+        """The pair hashes model ``name`` learnt from (built once per model)."""
+        cache = self.__dict__.setdefault("_saw", {})
+        if name not in cache:
+            cache[name] = frozenset(h for system, hashes in self.pairs.items() if system != name for h in hashes)
+        return cache[name]
 
     def unseen_model(self, source: str, output: str) -> str | None:
         """A model that never saw this pair: ``full`` when no fit did, else the fold that held

@@ -85,8 +85,8 @@ class EmbeddedPreset(Preset):
         report("STA")
         toxic = _MEMO.many(f"toxic:{key}", inputs, lambda ts: [frozenset(m.toxic_words(words(t))) for t in ts])
         recall = np.array([recall_of_pair(i, o, t, unit_vector) for i, o, t in zip(inputs, outputs, toxic)])
-        # chrF against the references (the frame's chrF column, computed once), or against
-        # the input with its toxic words taken out (lower-cased, as that input is).
+        # chrF against the references (the frame's chrF column, computed once), or of output
+        # and input both lower-cased and without the input's toxic words.
         chrf_ref = sentence_chrf(outputs, references)
         missing = np.flatnonzero(np.isnan(chrf_ref))
         chrf_lc = chrf_ref.copy()

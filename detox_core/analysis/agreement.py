@@ -236,10 +236,3 @@ def stored(preset: str, calibrated: bool = True, edition: Edition | None = None,
         return PresetAgreement(**json.loads(_cache_path(key).read_text(encoding="utf-8")))
     except Exception:  # noqa: BLE001 - not measured yet, or a model that cannot be resolved here
         return None
-
-
-def table(results: list[PresetAgreement]) -> pd.DataFrame:
-    """One row per system of a measurement: its human J and the preset's mean J."""
-    rows = [{"preset": r.preset, "system": n, "human_j": r.human_j[n], "preset_j": r.system_j[n]}
-            for r in results for n in r.system_j]
-    return pd.DataFrame(rows)

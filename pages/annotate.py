@@ -164,7 +164,8 @@ if ann.status == "failed":
              f"{project.settings.exam_pass:.0%}.", icon=":material/block:")
     # No answer key: which items were missed, and their answers, would pass the exam for
     # the next name. The instructions and their worked examples say how to judge.
-    st.markdown("Read the instructions and their examples again: they explain how each answer is chosen.")
+    st.markdown("Read the instructions and their examples again: they explain how each answer is chosen. If you "
+                "think an exam item was debatable, tell the organizer: they can admit you.")
     instructions(project.tasks)
     st.stop()
 

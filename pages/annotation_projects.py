@@ -151,8 +151,9 @@ with tabs["Progress"]:
             alpha = results[task_row.task].alpha
             block.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha
                           else f"α cannot be computed: {results[task_row.task].alpha_note}",
-                          help="Agreement between annotators on the same items, of the answers the labels come from "
-                               "(annotators above the control-accuracy filter)")
+                          help="Agreement between annotators' answers to the same items, of the answers the labels "
+                               "come from (annotators above the control-accuracy filter). It needs items with two or "
+                               "more answers (an overlap above 1) and answers that are not all the same.")
         counts = dict(zip(prog.annotators["status"], prog.annotators["annotators"]))
         blocks[-2].metric("Annotators working", counts.get("active", 0),
                           help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
@@ -190,6 +191,9 @@ with tabs["Progress"]:
         if len(stats):
             stats = stats.reset_index(names="name").merge(people[["name", "status", "exam_score", "ban_reason"]],
                                                           on="name", how="left")
+            # Everyone who joined, also those without answers yet (in training, not admitted).
+            idle = people[~people["name"].isin(stats["name"])][["name", "status", "exam_score", "ban_reason"]]
+            stats = pd.concat([stats, idle.assign(answers=0)], ignore_index=True) if len(idle) else stats
             st.dataframe(stats[["name", "task", "status", "answers", "control_accuracy", "agreement_with_aggregate",
                                 "median_seconds", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING,
                          column_config=people_config)
@@ -264,9 +268,13 @@ with tabs["Results"]:
             "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,
             "alpha_all": r.alpha_all,
             "left out": ", ".join(r.excluded_workers)} for t, r in results.items()])
+        summary["alpha_note"] = [r.alpha_note for r in results.values()]
         st.dataframe(summary, hide_index=True, placeholder=MISSING, column_config={
+            "task": "Task", "items": "Items", "labelled": "Labelled", "unlabelled": "Unlabelled",
+            "by expert": "Final label by an organizer",
             "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f",
                                                    help="Of the answers the labels come from"),
+            "alpha_note": st.column_config.TextColumn("Why no α", help="Why α cannot be computed, where it cannot"),
             "alpha_all": st.column_config.NumberColumn("α, all answers", format="%.3f",
                                                        help="Also of annotators left out for control accuracy"),
             "left out": st.column_config.TextColumn("Annotators left out (control accuracy)")})

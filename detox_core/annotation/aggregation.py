@@ -204,11 +204,11 @@ def alpha_gap(answers: pd.DataFrame) -> str:
         return "no answers yet"
     per_item = answers.groupby("task")["worker"].nunique()
     if per_item.max() < 2:
-        return "each item has one answer, and α compares annotators' answers to the same item"
+        return "each item has one answer"
     if len(per_item) < 2:
         return "only one item has answers"
     if answers["label"].astype(str).nunique() < 2:
-        return "every answer is the same label, and α needs some disagreement or variation to compare with"
+        return "every answer is the same"
     return ""
 
 

@@ -57,6 +57,7 @@ def test_annotators_table_uses_peoples_words_and_shows_the_exam_as_a_percentage(
     table = next(d for d in at.dataframe if "exam_score" in d.value.columns)
     shown = table.value
     assert dict(zip(shown["name"], shown["status"])) == {"Anna": "working", "Boris": "not admitted"}
+    assert dict(zip(shown["name"], shown["exam_score"])) == {"Anna": 0.9, "Boris": 0.5}
     columns = json.loads(table.proto.columns)
     for col in shown.columns:  # every column has a person's name, never the raw key
         assert columns[col]["label"] and columns[col]["label"] != col, col
@@ -116,3 +117,20 @@ def test_alpha_says_why_it_is_missing_when_every_item_is_done(organizer):
     captions = " ".join(c.value for c in at.caption)
     assert "α cannot be computed: each item has one answer" in captions
     assert "not enough answers yet" not in captions
+
+
+def test_annotators_with_answers_and_without_are_all_listed(organizer):
+    store = AnnotationStore()
+    p = store.create_project("mixed", ["toxicity"], pairs(), exam=exam(10),
+                             settings=Settings(training=False, page_size=4, controls_per_page=0, min_page_seconds=0))
+    anna = take_exam(store, p.id, "Anna", right=10)
+    take_exam(store, p.id, "Boris", right=2)
+    page = store.next_page(anna, "toxicity")
+    store.submit_page(anna, page.assignment_id, {i.id: 1.0 for i in page.items})
+    at = organizer()
+    table = next(d for d in at.dataframe if "exam_score" in d.value.columns)
+    shown = table.value.set_index("name")
+    assert shown.loc["Anna", "answers"] == 4 and shown.loc["Anna", "task"] == "Toxicity"
+    assert shown.loc["Boris", "status"] == "not admitted" and shown.loc["Boris", "exam_score"] == 0.2
+    columns = json.loads(table.proto.columns)
+    assert all(columns[c]["label"] != c for c in shown.reset_index().columns)

@@ -123,3 +123,22 @@ def test_an_unbanned_annotator_starts_afresh_and_the_ban_stays_in_the_log(store)
     log = store.log(p.id)
     assert log["kind"].tolist() == ["unbanned", "banned"]
     assert "control accuracy 0%" in log.iloc[0]["detail"] and "ambiguous" in log.iloc[0]["detail"]
+
+
+def test_a_database_made_before_the_log_opens_and_keeps_its_annotators(db_url):
+    from sqlalchemy import text
+
+    store = AnnotationStore(db_url)
+    p = store.create_project("old", ["toxicity"], pairs(), exam=exam_items(10), settings=Settings(training=False))
+    ann_id = fail_exam(store, p.id, "Old")
+    with store.engine.begin() as conn:  # back to the schema before the log
+        conn.execute(text("DROP TABLE ann_events"))
+        conn.execute(text("ALTER TABLE ann_annotators DROP COLUMN readmitted_at"))
+        conn.execute(text("DROP TABLE schema_history"))
+    store.engine.dispose()
+    upgraded = AnnotationStore(db_url)
+    assert sorted(upgraded.upgrades) == ["add column ann_annotators.readmitted_at", "create table ann_events"]
+    (row,) = upgraded.refused(p.id).itertuples()  # the failure is listed from the annotator's row
+    assert row.kind == "exam_failed" and row.detail == "exam score 0% (pass mark 70%)"
+    assert upgraded.readmit(ann_id, "an old project, a debatable item").status == "active"
+    assert upgraded.log(p.id)["kind"].tolist() == ["readmitted"]

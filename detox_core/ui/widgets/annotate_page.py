@@ -68,7 +68,10 @@ _CSS = """
 .ap-notice.success { background: #e3f4ea; color: #14532d; border: 1px solid #2e7d5b; }
 .ap-notice.warning { background: #fff6dd; color: #5c4300; border: 1px solid #c99a06; }
 .ap-notice.error { background: #fde8e7; color: #8c1d18; border: 1px solid #b3261e; }
-@media (max-width: 700px) {
+.ap { container-type: inline-size; }
+/* The page's own width decides (at 800 px the sidebar leaves the page about 470 px): the
+   answers go under the text rather than squeezing it to a word per line. */
+@container (max-width: 640px) {
   .ap-item { grid-template-columns: 1.5rem minmax(0, 1fr); }
   .ap-opts { grid-column: 1 / -1; justify-content: flex-start; }
 }

@@ -54,8 +54,9 @@ def show_notice() -> None:
     """The last outcome as a Streamlit message (where no page is drawn to carry it)."""
     notice = st.session_state.get("ann_notice")
     if notice:
-        {"success": st.success, "warning": st.warning}.get(notice["kind"], st.error)(
-            render.md(notice["text"], None), icon=":material/check_circle:" if notice["kind"] == "success" else ":material/warning:")
+        show = {"success": st.success, "warning": st.warning}.get(notice["kind"], st.error)
+        show(render.md(notice["text"], None),
+             icon=":material/check_circle:" if notice["kind"] == "success" else ":material/warning:")
 
 
 def leave() -> None:

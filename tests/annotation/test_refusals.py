@@ -111,7 +111,8 @@ def test_an_unbanned_annotator_starts_afresh_and_the_ban_stays_in_the_log(store)
                                                min_page_seconds=0))
     ann = store.admit(store.join(p.access_code, "Pavel", "a-long-password").id)
     page = store.next_page(ann.id, "toxicity", now=T0)
-    result = store.submit_page(ann.id, page.assignment_id, {i.id: 0.0 for i in page.items}, now=T0 + timedelta(minutes=1))
+    result = store.submit_page(ann.id, page.assignment_id, {i.id: 0.0 for i in page.items},
+                               now=T0 + timedelta(minutes=1))
     assert result.banned and "control accuracy 0%" in result.reason
     assert store.refused(p.id)["kind"].tolist() == ["banned"]
     store.readmit(ann.id, "the control items were ambiguous", now=T0 + timedelta(minutes=2))

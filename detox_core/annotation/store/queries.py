@@ -191,8 +191,10 @@ class StoreQueries:
             people = s.execute(select(AnnotatorRow).where(AnnotatorRow.project_id == project_id,
                                                           AnnotatorRow.status.in_(("failed", "banned")))
                                .order_by(AnnotatorRow.id)).scalars().all()
-            failed_at = dict(s.execute(select(EventRow.annotator_id, func.max(EventRow.created_at)).where(
-                EventRow.project_id == project_id, EventRow.kind == "exam_failed").group_by(EventRow.annotator_id)).all())
+            failed_at = dict(s.execute(
+                select(EventRow.annotator_id, func.max(EventRow.created_at))
+                .where(EventRow.project_id == project_id, EventRow.kind == "exam_failed")
+                .group_by(EventRow.annotator_id)).all())
             rows = []
             for a in people:
                 if a.status == "failed":

@@ -11,7 +11,8 @@ transaction (``db.writer``):
 - an annotator never gets the same item twice (a unique key on annotator and item);
 - no item gets more answers than the overlap: answers of annotators in good standing
   plus items reserved on open pages never exceed it (a ban frees its slots, so the
-  item is asked again);
+  item is asked again; an organizer's unban counts the earlier answers again, so an
+  item asked again meanwhile can end up with one answer more);
 - an annotator never sees a control answer or another annotator's answer: the items
   a page returns carry only their texts.
 

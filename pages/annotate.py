@@ -43,6 +43,22 @@ def show_flash() -> None:
         st.error(message, icon=":material/block:")
 
 
+def notify(kind: str, message: str) -> None:
+    """The outcome of a submit or skip, kept until the next one (or a change of task):
+    drawn at the top of the next page, where the annotator is looking."""
+    seq = st.session_state["ann_seq"] = st.session_state.get("ann_seq", 0) + 1
+    st.session_state["ann_notice"] = {"kind": kind, "text": message, "seq": seq}
+
+
+def show_notice() -> None:
+    """The last outcome as a Streamlit message (where no page is drawn to carry it)."""
+    notice = st.session_state.get("ann_notice")
+    if notice:
+        show = {"success": st.success, "warning": st.warning}.get(notice["kind"], st.error)
+        show(render.md(notice["text"], None),
+             icon=":material/check_circle:" if notice["kind"] == "success" else ":material/warning:")
+
+
 def leave() -> None:
     for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
         del st.session_state[key]
@@ -149,7 +165,8 @@ if ann.status == "failed":
              f"{project.settings.exam_pass:.0%}.", icon=":material/block:")
     # No answer key: which items were missed, and their answers, would pass the exam for
     # the next name. The instructions and their worked examples say how to judge.
-    st.markdown("Read the instructions and their examples again: they explain how each answer is chosen.")
+    st.markdown("Read the instructions and their examples again: they explain how each answer is chosen. If you "
+                "think an exam item was debatable, tell the organizer: they can admit you.")
     instructions(project.tasks)
     st.stop()
 
@@ -237,15 +254,20 @@ st.caption(f"So far: {done_so_far['answers']:,} answers on {done_so_far['submitt
            + (f" · {done_so_far['skipped']} skipped (at {project.settings.max_skipped_pages} your work ends)"
               if done_so_far["skipped"] else ""))
 tasks = list(project.tasks)
+# A task is always chosen (clicking the chosen one again does not clear it), and it stays
+# chosen across pages: the page's keys never reach this control (see annotate_page).
 task = st.segmented_control("Task", tasks, format_func=lambda t: localized(t, ui).title, key="ann_task",
-                            default=tasks[0]) or tasks[0]
+                            default=tasks[0], required=True,
+                            on_change=lambda: st.session_state.pop("ann_notice", None)) or tasks[0]
 sp = localized(task, ui)
 try:
     page = store.next_page(ann.id, task)
 except AnnotationError as err:
+    show_notice()
     st.error(render.md(err, None), icon=":material/block:")
     st.stop()
 if page is None:
+    show_notice()
     st.success(f"No {sp.title.lower()} items are left for you. Thank you!", icon=":material/celebration:")
     st.stop()
 
@@ -254,40 +276,53 @@ def submit(p: Page, answers: dict[int, float]) -> None:
     try:
         result = store.submit_page(ann.id, p.assignment_id, answers)
     except AnnotationError as err:
-        flash("error", render.md(err, None))
+        notify("error", f"Not saved: {err}.")
         return
+    pages = store.annotator_progress(ann.id)["submitted"]
     if result.banned:
         flash("error", f"Page stored, but your answers are no longer accepted: {result.reason}.")
     else:
-        flash("success", f"Page saved: {result.accepted} answers in {result.seconds:.0f} s.")
+        notify("success", f"Page {pages} saved: {result.accepted} answers in {result.seconds:.0f} s.")
 
 
 def skip(p: Page) -> None:
     try:
         result = store.skip_page(ann.id, p.assignment_id)
     except AnnotationError as err:
-        flash("error", render.md(err, None))
+        notify("error", f"Not skipped: {err}.")
         return
-    flash("error" if result.banned else "warning",
-          f"Page skipped{': ' + result.reason if result.banned else ''}.")
+    if result.banned:
+        flash("error", f"Page skipped: {result.reason}.")
+    else:
+        notify("warning", "Page skipped: its items go to other annotators.")
 
 
 with st.expander(f"Instructions: {sp.title.lower()}", icon=":material/help:"):
     instructions((task,))
 
-# The whole page is answered in the browser (keys register at once) and arrives here
-# in one message on submit or skip; it is checked, then stored in one transaction.
-sent = annotate_page(page, sp, key=f"ann_page_{page.assignment_id}_{ui}", ui=ui)
-if sent is not None:
+def on_sent(p: Page, key: str) -> None:
+    """The browser sent page ``p`` (submit or skip): stored before the next run draws
+    anything, against the page the annotator answered, whichever page would be open by
+    then (another tab, an expired page); the outcome is the next page's notice."""
+    sent = (st.session_state.get(key) or {}).get("sent")
+    if sent is None:
+        return
     try:
-        action, answers = page_answers(page, sent)
+        action, answers = page_answers(p, sent)
     except AnnotationError as err:
-        flash("error", render.md(err, None))
+        notify("error", f"Not saved: {err}.")
+        return
+    if action == "skip":
+        skip(p)
     else:
-        if action == "skip":
-            skip(page)
-        else:
-            submit(page, answers)
-    st.rerun()
+        submit(p, answers)
+
+
+# The whole page is answered in the browser (keys register at once) and arrives in one
+# message on submit or skip; it is checked, then stored in one transaction. Each outcome
+# draws the page afresh (the notice's number is in the key).
+notice = st.session_state.get("ann_notice")
+page_key = f"ann_page_{page.assignment_id}_{ui}_{notice['seq'] if notice else 0}"
+annotate_page(page, sp, key=page_key, ui=ui, notice=notice, on_sent=lambda: on_sent(page, page_key))
 st.caption("Some items have known answers: careless answers, pages answered too fast and many skipped pages "
            "end your work.")

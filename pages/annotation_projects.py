@@ -65,6 +65,68 @@ if projects:
                f"{', '.join(spec(t).title for t in project.tasks)} · {project.status}"
                + (f" · languages: {langs_shown}" if langs_shown else ""))
 tabs = dict(zip(tab_names, st.tabs(tab_names)))
+
+#: An annotator's status in the organizer's words.
+STATUS_WORDS = {"active": "working", "training": "in training", "exam": "in the exam", "failed": "not admitted",
+                "banned": "banned"}
+#: Why someone is kept out, and what each log line records, in the organizer's words.
+EVENT_WORDS = {"exam_failed": "failed the exam", "banned": "banned by a quality rule",
+               "join_refused": "refused at joining (address limit)", "readmitted": "admitted by an organizer",
+               "unbanned": "unbanned by an organizer", "address_allowed": "address allowed again"}
+
+
+def refused_section(project) -> None:
+    """Who is kept out and why; re-admit, unban or allow an address again, with a reason
+    that goes to the project's log."""
+    refused = store.refused(project.id)
+    st.markdown(f"**Not admitted, banned or refused** · {len(refused)}")
+    if refused.empty:
+        st.caption("Nobody is kept out of this project.")
+    else:
+        st.dataframe(refused.assign(kind=refused["kind"].map(EVENT_WORDS)), hide_index=True, placeholder=MISSING,
+                     column_order=["name", "kind", "detail", "at"], column_config={
+                         "name": "Annotator", "kind": "Why",
+                         "detail": st.column_config.TextColumn("Details", width="large"),
+                         "at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm")})
+        choices = list(refused.index)
+
+        def label(k: int) -> str:
+            r = refused.loc[k]
+            action = {"exam_failed": "admit", "banned": "unban", "join_refused": "allow the address of"}[r["kind"]]
+            return f"{action.capitalize()} {r['name']} ({EVENT_WORDS[r['kind']]})"
+
+        with st.form("org_readmit", border=True):
+            pick = st.selectbox("Let back in", choices, format_func=label, key="org_readmit_pick")
+            reason = st.text_input("Reason (kept in the project's log)", key="org_readmit_reason", max_chars=500,
+                                   placeholder="e.g. exam items 3 and 7 are debatable")
+            go = st.form_submit_button("Let back in", type="primary")
+        if go:
+            r = refused.loc[pick]
+            try:
+                if r["kind"] == "join_refused":
+                    store.allow_address(int(r["event_id"]), reason, actor="organizer")
+                    done = f"The address of {render.md(r['name'])} is allowed again: they can join now."
+                else:
+                    store.readmit(int(r["annotator_id"]), reason, actor="organizer")
+                    done = f"{render.md(r['name'])} can work again; the quality rules count from now on."
+            except AnnotationError as err:
+                st.error(f"Nothing changed: {render.md(err, None)}", icon=":material/error:")
+            else:
+                st.session_state["org_flash"] = ("success", done)
+                st.rerun()
+    log = store.log(project.id)
+    with st.expander(f"Project log · {len(log)}", icon=":material/history:"):
+        if log.empty:
+            st.caption("Nothing logged yet: failed exams, bans, refused joins and what organizers did about them "
+                       "appear here.")
+        else:
+            st.dataframe(log.assign(kind=log["kind"].map(EVENT_WORDS).fillna(log["kind"]),
+                                    actor=log["actor"].replace("", "the project's rules")),
+                         hide_index=True, placeholder=MISSING, column_config={
+                             "at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm"),
+                             "kind": "What", "name": "Annotator",
+                             "detail": st.column_config.TextColumn("Details and reason", width="large"),
+                             "actor": "By"})
 stamp = store.stamp()  # one cache key for every tab of this run
 
 
@@ -87,8 +149,11 @@ with tabs["Progress"]:
             block.progress(task_row.done / task_row.items if task_row.items else 0.0)
             block.caption(f"{task_row.answers:,} of {wanted:,} answers given")
             alpha = results[task_row.task].alpha
-            block.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha else "α: not enough answers yet",
-                          help="Of the answers the labels come from (annotators above the control-accuracy filter)")
+            block.caption(f"Krippendorff's α {alpha:.2f}" if alpha == alpha
+                          else f"α cannot be computed: {results[task_row.task].alpha_note}",
+                          help="Agreement between annotators' answers to the same items, of the answers the labels "
+                               "come from (annotators above the control-accuracy filter). It needs items with two or "
+                               "more answers (an overlap above 1) and answers that are not all the same.")
         counts = dict(zip(prog.annotators["status"], prog.annotators["annotators"]))
         blocks[-2].metric("Annotators working", counts.get("active", 0),
                           help=", ".join(f"{k}: {v}" for k, v in counts.items()) or "nobody joined yet")
@@ -105,32 +170,40 @@ with tabs["Progress"]:
             fig.update_xaxes(tickformat="%d %b %H:00", type="date", dtick=3_600_000 * max(1, len(hours) // 8),
                              range=[hours.min() - pd.Timedelta(hours=2), hours.max() + pd.Timedelta(hours=2)])
             st.plotly_chart(fig, width="stretch")
-        if len(prog.bans):
-            st.markdown(f"**Bans** · {len(prog.bans)}")
-            st.dataframe(prog.bans, hide_index=True, placeholder=MISSING, column_config={
-                "name": "Annotator", "ban_reason": st.column_config.TextColumn("Reason", width="large"),
-                "banned_at": st.column_config.DatetimeColumn("When (UTC)", format="YYYY-MM-DD HH:mm")})
         st.markdown("**Annotators**")
         people = store.annotators(project.id)
-        per_task = [r.workers.assign(task=t) for t, r in results.items() if len(r.workers)]
+        per_task = [r.workers.assign(task=spec(t).title) for t, r in results.items() if len(r.workers)]
         stats = pd.concat(per_task) if per_task else pd.DataFrame()
+        people_config = {
+            "name": "Annotator", "task": "Task", "answers": "Answers",
+            "status": st.column_config.TextColumn("Status", help="working, in training, in the exam, not admitted "
+                                                  "(failed the exam) or banned"),
+            "control_accuracy": st.column_config.NumberColumn("Control accuracy", format="percent"),
+            "agreement_with_aggregate": st.column_config.NumberColumn("Agrees with label", format="percent"),
+            "median_seconds": st.column_config.NumberColumn("Median s / item", format="%.1f"),
+            "exam_score": st.column_config.NumberColumn("Exam score", format="percent",
+                                                        help=f"Pass mark {project.settings.exam_pass:.0%}"),
+            "ban_reason": st.column_config.TextColumn("Ban reason", width="large"),
+            "joined_at": st.column_config.DatetimeColumn("Joined (UTC)", format="YYYY-MM-DD HH:mm")}
+        if len(people):
+            people = people.assign(status=people["status"].map(STATUS_WORDS).fillna(people["status"]),
+                                   ban_reason=people["ban_reason"].fillna(""))
         if len(stats):
             stats = stats.reset_index(names="name").merge(people[["name", "status", "exam_score", "ban_reason"]],
                                                           on="name", how="left")
-            stats["ban_reason"] = stats["ban_reason"].fillna("")
+            # Everyone who joined, also those without answers yet (in training, not admitted).
+            idle = people[~people["name"].isin(stats["name"])][["name", "status", "exam_score", "ban_reason"]]
+            stats = pd.concat([stats, idle.assign(answers=0)], ignore_index=True) if len(idle) else stats
             st.dataframe(stats[["name", "task", "status", "answers", "control_accuracy", "agreement_with_aggregate",
-                                "median_seconds", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING, column_config={
-                "name": "Annotator", "task": "Task", "status": "Status", "answers": "Answers",
-                "control_accuracy": st.column_config.NumberColumn("Control accuracy", format="percent"),
-                "agreement_with_aggregate": st.column_config.NumberColumn("Agrees with label", format="percent"),
-                "median_seconds": st.column_config.NumberColumn("Median s / item", format="%.1f"),
-                "exam_score": st.column_config.NumberColumn("Exam", format="percent"),
-                "ban_reason": "Ban reason"})
+                                "median_seconds", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING,
+                         column_config=people_config)
         elif len(people):
-            st.dataframe(people[["name", "status", "exam_score", "ban_reason"]], hide_index=True, placeholder=MISSING)
+            st.dataframe(people[["name", "status", "exam_score", "joined_at", "ban_reason"]], hide_index=True,
+                         placeholder=MISSING, column_config=people_config)
         else:
             st.caption(f"Nobody joined yet. Give annotators the access code `{project.access_code}` and the "
                        "address of the **Annotate** page.")
+        refused_section(project)
 
 # ----------------------------------------------------------------------------- review
 
@@ -195,9 +268,13 @@ with tabs["Results"]:
             "unlabelled": r.unlabelled, "by expert": int((r.items["source"] == "expert").sum()), "alpha": r.alpha,
             "alpha_all": r.alpha_all,
             "left out": ", ".join(r.excluded_workers)} for t, r in results.items()])
+        summary["alpha_note"] = [r.alpha_note for r in results.values()]
         st.dataframe(summary, hide_index=True, placeholder=MISSING, column_config={
+            "task": "Task", "items": "Items", "labelled": "Labelled", "unlabelled": "Unlabelled",
+            "by expert": "Final label by an organizer",
             "alpha": st.column_config.NumberColumn("Krippendorff's α", format="%.3f",
                                                    help="Of the answers the labels come from"),
+            "alpha_note": st.column_config.TextColumn("Why no α", help="Why α cannot be computed, where it cannot"),
             "alpha_all": st.column_config.NumberColumn("α, all answers", format="%.3f",
                                                        help="Also of annotators left out for control accuracy"),
             "left out": st.column_config.TextColumn("Annotators left out (control accuracy)")})
@@ -212,7 +289,8 @@ with tabs["Results"]:
             "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
             "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
             "participant_name": "System"})
-        d1, d2 = st.columns(2)
+        # The buttons wrap rather than cut their labels on a narrow screen.
+        d1 = d2 = st.container(horizontal=True, wrap=True, gap="small")
         d1.download_button("Export (humaneval_textdetox_ru schema, CSV)", table.to_csv(index=False).encode("utf-8"),
                            file_name=f"{project.name}.humaneval.csv", mime="text/csv", icon=":material/download:",
                            key="org_export")
@@ -229,7 +307,11 @@ with tabs["Settings"]:
     if project is None:
         st.caption("Create a project first.")
     else:
-        new = settings_form("org_set", project.settings)
+        exam_pool = store.items(project.id, kind="exam")
+        # The exam is drawn from the annotator's language where it has exam items: the
+        # smallest of those pools is the shortest exam anyone can get.
+        pool = int(exam_pool.groupby("lang").size().min()) if len(exam_pool) else 0
+        new = settings_form("org_set", project.settings, exam_pool=pool)
         status = st.radio("Status", ["open", "closed"], index=["open", "closed"].index(project.status),
                           horizontal=True, key="org_status",
                           help="A closed project takes no new annotators and hands out no pages.")

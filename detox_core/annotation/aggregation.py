@@ -196,6 +196,22 @@ def krippendorff_alpha(answers: pd.DataFrame, level: Literal["nominal", "ordinal
                                     value_domain=value_domain))
 
 
+def alpha_gap(answers: pd.DataFrame) -> str:
+    """Why :func:`krippendorff_alpha` of ``answers`` is undefined, in words ("" when it is
+    defined): α compares the answers different annotators gave to the same item, so it
+    needs an item with two answers, two items, and more than one label."""
+    if answers.empty:
+        return "no answers yet"
+    per_item = answers.groupby("task")["worker"].nunique()
+    if per_item.max() < 2:
+        return "each item has one answer"
+    if len(per_item) < 2:
+        return "only one item has answers"
+    if answers["label"].astype(str).nunique() < 2:
+        return "every answer is the same"
+    return ""
+
+
 def worker_stats(answers: pd.DataFrame, labels: pd.Series) -> pd.DataFrame:
     """Per worker: answers, control accuracy, agreement with the aggregate, median seconds."""
     acc = control_accuracy(answers)

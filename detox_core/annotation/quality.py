@@ -7,6 +7,7 @@ read settings and counts, never the database.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -75,10 +76,48 @@ def skip_ban_reason(skipped: int, settings: Settings) -> str | None:
     return None
 
 
+def exam_required(total: int, pass_mark: float) -> int:
+    """Right answers an exam of ``total`` items needs at ``pass_mark`` (70% of 10: 7)."""
+    return math.ceil(pass_mark * total - 1e-9)  # 0.7 * 10 is 7.000000000000001 in floating point
+
+
 def exam_passed(correct: int, total: int, settings: Settings) -> tuple[float, bool]:
     """The exam's score (1.0 for an empty exam) and whether it reaches the pass mark."""
     score = correct / total if total else 1.0
-    return score, score >= settings.exam_pass
+    return score, correct >= exam_required(total, settings.exam_pass)
+
+
+def exam_pass_chance(total: int, pass_mark: float, accuracy: float) -> float:
+    """Probability that an annotator right on each exam item with probability ``accuracy``
+    passes: P(Binomial(total, accuracy) >= the right answers required)."""
+    need = exam_required(total, pass_mark)
+    return sum(math.comb(total, k) * accuracy ** k * (1 - accuracy) ** (total - k) for k in range(need, total + 1))
+
+
+def exam_advice(total: int, pass_mark: float) -> str:
+    """What an exam of ``total`` items at ``pass_mark`` means for annotators, in words:
+    mistakes allowed, the chance of a careful annotator (90% right) and of random yes/no
+    answers (50%) to pass, and a warning when one debatable item fails anyone."""
+    if total <= 0:
+        return "No exam items: everyone is admitted."
+    need = exam_required(total, pass_mark)
+    careful, random_ = exam_pass_chance(total, pass_mark, 0.9), exam_pass_chance(total, pass_mark, 0.5)
+    text = (f"{total} items at {pass_mark:.0%}: {need} right needed, {total - need} "
+            f"mistake{'' if total - need == 1 else 's'} allowed. A careful annotator (right on 90% of items) passes "
+            f"with probability {careful:.0%}; random yes/no answers pass with {random_:.0%}.")
+    if need == total:
+        text += " No mistake is allowed: one debatable item fails anyone; use more items or a lower pass mark."
+    return text
+
+
+def address_refusal(refused_from_address: int, settings: Settings) -> str | None:
+    """Why a new name from an address is refused, or None: ``refused_from_address``
+    earlier attempts from it failed the exam or were banned, and the project limits them."""
+    limit = settings.max_refused_per_address
+    if limit and refused_from_address >= limit:
+        return ("an earlier attempt from your connection was not admitted or was stopped in this project; "
+                "if that was someone else (a shared network), ask the organizer to allow your connection")
+    return None
 
 
 def draw_exam(pool: Sequence[tuple[int, str]], size: int, rng: random.Random) -> list[int]:

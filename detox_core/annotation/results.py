@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core.annotation.aggregation import (
-    control_accuracy, filter_workers, krippendorff_alpha, make_aggregator, review_queue, worker_stats,
+    alpha_gap, control_accuracy, filter_workers, krippendorff_alpha, make_aggregator, review_queue, worker_stats,
 )
 from detox_core.annotation.store import AnnotationStore, Project, utc_now
 from detox_core.annotation.tasks import TASKS
@@ -39,6 +39,7 @@ class TaskResult:
     workers: pd.DataFrame  # per annotator statistics
     excluded_workers: list[str]
     unlabelled: int
+    alpha_note: str = ""  # why alpha is undefined ("" when it is a number)
 
     def review(self, threshold: float) -> pd.DataFrame:
         """Items for an expert: confidence under ``threshold`` or no label, not yet reviewed."""
@@ -86,7 +87,8 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
         workers = (worker_stats(task_answers, labels) if len(task_answers) else
                    pd.DataFrame(columns=["answers", "control_accuracy", "agreement_with_aggregate", "median_seconds"]))
         out[task] = TaskResult(task, task_items.drop(columns="expert_label").reset_index(drop=True), alpha, alpha_all,
-                               workers, excluded, int(task_items["label"].isna().sum()))
+                               workers, excluded, int(task_items["label"].isna().sum()),
+                               alpha_gap(kept) if alpha != alpha else "")
     return out
 
 
@@ -145,6 +147,8 @@ class Progress:
     answers_per_hour: float
     expected_finish: datetime | None
     timeline: pd.DataFrame  # created_at (hour), answers
+    recent_answers: int = 0  # answers in the last 24 hours (every answer, as the timeline counts)
+    last_answer: datetime | None = None  # when the latest answer came
 
 
 def progress(store: AnnotationStore, project: Project, now: datetime | None = None) -> Progress:
@@ -179,7 +183,10 @@ def progress(store: AnnotationStore, project: Project, now: datetime | None = No
                     .groupby("hour").size().rename("answers").reset_index())
     status = people["status"].value_counts().rename_axis("status").reset_index(name="annotators")
     bans = people[people["status"] == "banned"][["name", "ban_reason", "banned_at"]]
-    return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline)
+    times = pd.to_datetime(answers["created_at"])
+    last = times.max() if len(answers) else None
+    return Progress(tasks, status, bans.reset_index(drop=True), rate, finish, timeline,
+                    int((times >= now - timedelta(hours=24)).sum()), None if last is None else last.to_pydatetime())
 
 
 def finish_text(prog: Progress, now: datetime | None = None) -> tuple[str, str]:
@@ -189,7 +196,13 @@ def finish_text(prog: Progress, now: datetime | None = None) -> tuple[str, str]:
     if not left:
         return "done", "Every item has all its answers."
     if prog.expected_finish is None:
-        return "—", "No answers in the last 24 hours: no rate to go by."
+        if prog.last_answer is None:
+            return "—", "No answers yet: no rate to go by."
+        if prog.recent_answers == 0:
+            return "—", (f"No answers in the last 24 hours (the latest on {prog.last_answer:%d %b at %H:%M} UTC): "
+                         "no recent rate to go by.")
+        return "—", (f"{prog.recent_answers} answer{'' if prog.recent_answers == 1 else 's'} in the last 24 hours: "
+                     "too few from annotators in good standing for a rate.")
     now = now or utc_now()
     end = prog.expected_finish
     today = end.date() == now.date()

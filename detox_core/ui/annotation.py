@@ -11,6 +11,7 @@ import streamlit as st
 from detox_core.annotation.results import aggregate_project, asks_all_tasks, humaneval_table, progress
 from detox_core.annotation.store import AnnotationStore, ItemView, Settings
 from detox_core.annotation.aggregation import aggregator_names, aggregator_title
+from detox_core.annotation.quality import exam_advice
 from detox_core.annotation.instructions import DEFAULT_UI, LABELS, UI_LANGUAGES
 from detox_core.annotation.tasks import TaskSpec
 from detox_core.db import default_url
@@ -112,8 +113,16 @@ SETTING_HELP = {
     "min_control_answers": ("…after control answers", "Control answers before the accuracy rule applies."),
     "min_page_seconds": ("Ban a page faster than (s)", "A whole page answered in less time bans."),
     "max_skipped_pages": ("Ban at skipped pages", "Skipped pages that ban."),
-    "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted."),
-    "exam_size": ("Exam items per annotator", "Drawn from the exam pool for each annotator (0 = the whole pool)."),
+    "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted. Some exam items are debatable: "
+                  "the default, 10 items at 70%, allows 3 mistakes, so a careful annotator (right on 90% of items) "
+                  "passes with probability 99% (binomial: P(at least 7 of 10 right)) and random yes/no answers "
+                  "with 17%; the control items of the work pages stop the rest. 4 items at 80% allow no mistake."),
+    "exam_size": ("Exam items per annotator", "Drawn from the exam pool for each annotator (0 = the whole pool). "
+                  "Fewer items make one debatable item decide; see the line under these settings."),
+    "max_refused_per_address": ("Refused attempts per address", "0 = no limit (the default, as on crowd platforms: "
+                                "people share addresses in a lab, a household or a mobile network). N: a new name "
+                                "is refused from an address from which N attempts failed the exam or were banned; "
+                                "refused joins are listed under Progress, where you can allow the address again."),
     "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this."),
     "aggregate_min_accuracy": ("Aggregate annotators with control accuracy ≥", "Others are left out of the labels."),
     "review_confidence": ("Expert review under confidence", "Labels less certain than this go to the review queue."),
@@ -124,7 +133,9 @@ EXAMPLES_HELP = ("TSV with the columns lang, task, text, answer, explanation (an
                  "fluent / not fluent.")
 
 
-def settings_form(prefix: str, current: Settings) -> Settings:
+def settings_form(prefix: str, current: Settings, exam_pool: int | None = None) -> Settings:
+    """The organizer's settings; under them, what the exam means for annotators (the
+    items each gets: ``exam_size``, at most the ``exam_pool`` when it is known)."""
     values = {}
     cols = st.columns(4)
     for k, f in enumerate(fields(Settings)):
@@ -149,8 +160,10 @@ def settings_form(prefix: str, current: Settings) -> Settings:
                                      help="The language annotators read the instructions, questions and answers in "
                                           "first; each of them can switch.")
     values["training"] = m2.toggle("Training round before the exam", value=current.training, key=f"{prefix}_training")
-    values["one_attempt_per_address"] = m2.toggle(
-        "One attempt per address", value=current.one_attempt_per_address, key=f"{prefix}_one_attempt",
-        help="A failed exam or a ban also holds for the address the annotator joined from, so a new name from "
-             "there is refused. Turn off when annotators share one address (a lab behind one router).")
+    size = values.get("exam_size", current.exam_size)
+    n = exam_pool if not size else (size if exam_pool is None else min(size, exam_pool))
+    if n is not None:
+        advice = exam_advice(n, values.get("exam_pass", current.exam_pass))
+        pool = f" (the pool holds {exam_pool})" if exam_pool is not None and size and exam_pool < size else ""
+        (st.warning if "No mistake" in advice else st.caption)(f"**Exam{pool}:** {advice}")
     return Settings(**{**asdict(current), **values})

@@ -383,17 +383,17 @@ def test_each_annotator_draws_an_exam_from_a_larger_pool(store):
 
 def test_a_failed_or_banned_person_cannot_start_again_under_a_new_name(store):
     p = store.create_project("again", ["toxicity"], make_pairs(5), exam=controls("toxicity", 4),
-                             settings=Settings(exam_pass=1.0, training=False))
+                             settings=Settings(exam_pass=1.0, training=False, max_refused_per_address=1))
     golden = golden_of(store, p.id)
     first = store.join(p.access_code, "Ivan", "ivans-password", client="10.1.2.3")
     page = store.exam(first.id)
     assert not store.submit_exam(first.id, {i.id: 1.0 - golden[i.id] for i in page.items}).passed
     with pytest.raises(AnnotationError, match="earlier attempt from your connection"):
         store.join(p.access_code, "Ivan Second", "other-password", client="10.1.2.3")
-    # Someone else, elsewhere, joins as usual; with the setting off, the same address too.
+    # Someone else, elsewhere, joins as usual; with no limit (the default), the same address too.
     assert store.join(p.access_code, "Olga", "olgas-password", client="10.9.9.9").status == "exam"
     open_p = store.create_project("lab", ["toxicity"], make_pairs(5), exam=controls("toxicity", 4),
-                                  settings=Settings(exam_pass=1.0, training=False, one_attempt_per_address=False))
+                                  settings=Settings(exam_pass=1.0, training=False))
     a = store.join(open_p.access_code, "A", "password-a", client="10.1.2.3")
     store.submit_exam(a.id, {i.id: 1.0 - golden_of(store, open_p.id)[i.id] for i in store.exam(a.id).items})
     assert store.join(open_p.access_code, "B", "password-b", client="10.1.2.3").status == "exam"

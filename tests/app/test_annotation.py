@@ -362,8 +362,8 @@ def test_progress_lists_bans(tiny_data, monkeypatch):
     at.text_input(key="organizer_password").input("pw")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
-    bans = next(d.value for d in at.dataframe if "ban_reason" in d.value.columns and "banned_at" in d.value.columns)
-    assert bans["name"].tolist() == ["skipper"] and "2 pages skipped" in bans["ban_reason"].iloc[0]
+    bans = next(d.value for d in at.dataframe if "detail" in d.value.columns and "kind" in d.value.columns)
+    assert bans["name"].tolist() == ["skipper"] and "2 pages skipped" in bans["detail"].iloc[0]
 
 
 def test_organizer_deletes_a_project_after_typing_its_name(tiny_data, monkeypatch):

@@ -68,7 +68,7 @@ def test_ten_keys_50_ms_apart_store_exactly_the_pressed_labels(server, browser, 
         page.screenshot(path=str(Path(SHOTS) / f"annotate_page_{width}.png"), full_page=True)
     sent_at = time.monotonic()
     page.keyboard.press("Enter")
-    page.get_by_text("Page saved: 10 answers").wait_for(timeout=30_000)
+    page.get_by_text("Page 1 saved: 10 answers").wait_for(timeout=30_000)
     print(f"10 keys typed in {typed_in:.2f} s; Enter to stored page {time.monotonic() - sent_at:.2f} s ({width} px)")
     no_exception(page)
     items = store.items(project.id).set_index("item")["text"]
@@ -145,4 +145,104 @@ def test_an_arabic_item_runs_right_to_left_on_a_page_of_its_language(server, bro
     assert not cut_off_controls(page)
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"annotate_arabic_{width}.png"), full_page=True)
+    page.close()
+
+
+def _segment(page, label: str):
+    """The button of the Task control labelled ``label`` (selected or not)."""
+    return page.locator('[data-testid="stButtonGroup"]').filter(has_text="Toxicity").get_by_role(
+        "radio", name=label, exact=True)
+
+
+def _in_view(locator) -> bool:
+    """Whether the element lies (at least partly) inside the window, where a person sees it."""
+    return locator.evaluate("e => { const r = e.getBoundingClientRect(); "
+                            "return r.height > 0 && r.bottom > 0 && r.top < window.innerHeight; }")
+
+
+QUESTIONS = {"Toxicity": "Does this text contain offences or swear words?",
+             "Content": "Do these sentences mean the same?", "Fluency": "Is this text fluent?"}
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_keys_and_enter_answer_the_page_of_the_task_clicked(server, browser, db_url, width):
+    """Click a task, answer with the keys, press Enter: the page of that task is stored, a
+    confirmation shows where the annotator looks, and the task stays chosen."""
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(4), "input": [f"ты дурак {i}" for i in range(4)],
+                          "output": [f"ты не прав {i}" for i in range(4)]})
+    project = store.create_project(f"tasks-{width}", ["toxicity", "content", "fluency"], pairs,
+                                   settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0,
+                                                     training=False))
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    join(page, server, project.access_code, f"Keys {width}")
+    for n, (task, keys) in enumerate([("Content", "1212"), ("Fluency", "1231"), ("Toxicity", "2121")], 1):
+        _segment(page, task).click()  # the focus is on the task control now
+        page.locator(".ap-q", has_text=QUESTIONS[task]).wait_for(timeout=30_000)
+        wait_idle(page)
+        for key in keys:
+            page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        saved = page.get_by_text(f"Page {n} saved: 4 answers")
+        saved.wait_for(timeout=30_000)
+        wait_idle(page)
+        no_exception(page)
+        assert saved.is_visible() and _in_view(saved), f"no visible confirmation after the {task} page"
+        answers = store.answers(project.id)
+        got = answers[answers["item_task"] == task.lower()]["label"].tolist()
+        want = {"1": 1.0, "2": 0.5 if task == "Fluency" else 0.0, "3": 0.0}
+        assert sorted(got) == sorted(want[k] for k in keys), f"the {task} page was not stored as typed"
+        # The task stays: the control still marks it and the next page (or the end) is of it.
+        assert _segment(page, task).get_attribute("aria-checked") == "true", f"the task fell back from {task}"
+        assert page.locator(".ap-q", has_text=QUESTIONS[task]).count() or \
+            page.get_by_text(f"No {task.lower()} items are left").count()
+        if task == "Fluency":
+            # Three answers beside a text never squeeze it to a word per line (the sidebar
+            # leaves the page about 470 px at 800).
+            text = page.locator(".ap-text").first
+            assert text.evaluate("e => e.getBoundingClientRect().width") >= 200
+            assert not cut_off_controls(page)
+        if SHOTS and task == "Fluency":  # the confirmation above the next fluency page
+            page.screenshot(path=str(Path(SHOTS) / f"annotate_tasks_{width}.png"))
+    assert len(store.answers(project.id)) == 12
+    page.close()
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_page_refused_by_the_server_ends_in_a_visible_error(server, browser, db_url, width):
+    """A page answered in another tab meanwhile: Enter here stores nothing twice, and
+    says so where the annotator looks, above the next page."""
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(6), "input": [f"вход {i}" for i in range(6)],
+                          "output": [f"выход {i}" for i in range(6)]})
+    project = store.create_project(f"refused-{width}", ["toxicity"], pairs,
+                                   settings=Settings(page_size=3, controls_per_page=0, min_page_seconds=0,
+                                                     training=False))
+    page = browser.new_page(viewport={"width": width, "height": 700})
+    join(page, server, project.access_code, f"Two tabs {width}")
+    wait_idle(page)
+    (ann_id,) = store.annotators(project.id)["id"]
+    shown = store.next_page(int(ann_id), "toxicity")  # the page this browser shows, answered elsewhere
+    store.submit_page(int(ann_id), shown.assignment_id, {i.id: 0.0 for i in shown.items})
+    page.locator("h1").first.click()
+    for key in "111":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    refused = page.get_by_text("Not saved: this page is no longer open")
+    refused.wait_for(timeout=30_000)
+    wait_idle(page)
+    no_exception(page)
+    assert _in_view(refused)
+    assert page.locator(".ap-notice.error").count() == 1
+    assert store.answers(project.id)["label"].tolist() == [0.0] * 3  # the other tab's answers, nothing twice
+    # The next page is there to answer, and it is stored with its confirmation.
+    texts = page.locator(".ap-text").all_inner_texts()
+    assert len(texts) == 3 and not set(texts) & {i.text for i in shown.items}
+    for key in "222":
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    page.get_by_text("Page 2 saved: 3 answers").wait_for(timeout=30_000)
+    wait_idle(page)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"annotate_saved_{width}.png"))
     page.close()

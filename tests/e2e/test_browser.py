@@ -164,7 +164,7 @@ def test_annotator_answers_a_page_with_the_keyboard(server, page, db_url):
     no_exception(page)
     shot(page, "annotate", 1300)
     page.keyboard.press("Enter")
-    page.get_by_text("Page saved: 3 answers").wait_for(timeout=30_000)
+    page.get_by_text("Page 1 saved: 3 answers").wait_for(timeout=30_000)
     no_exception(page)
     items = store.items(p.id).set_index("item")["text"]
     answers = store.answers(p.id)

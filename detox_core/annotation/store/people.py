@@ -14,9 +14,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
-from detox_core.annotation.quality import check_complete, check_label, draw_exam, exam_passed
+from detox_core.annotation.quality import address_refusal, check_complete, check_label, draw_exam, exam_passed
 from detox_core.annotation.store.queries import get_row, has_exam, page_view, project_languages
-from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentItemRow, AssignmentRow, ItemRow, ProjectRow
+from detox_core.annotation.store.rows import (
+    AnnotatorRow, AnswerRow, AssignmentItemRow, AssignmentRow, EventRow, ItemRow, ProjectRow,
+)
 from detox_core.annotation.store.views import Annotator, ExamResult, Page, Settings, annotator_view, naive, utc_now
 from detox_core.annotation.tasks import spec
 from detox_core.db import guard_public_methods
@@ -43,8 +45,9 @@ class AnnotatorActions:
                 that knowing the access code and a name is not enough to act as someone.
                 ``None`` only for annotators who have none (library use, older data).
             client: where the person joins from (an address); with the project's
-                ``one_attempt_per_address``, a new name from an address whose earlier
-                annotator failed the exam or was banned is refused.
+                ``max_refused_per_address`` limit, a new name from an address from which
+                that many attempts failed the exam or were banned is refused (and the
+                refusal is logged for the organizer, who can allow the address again).
 
         Raises:
             AnnotationError: a wrong or missing password, a bad name or access code.
@@ -56,6 +59,7 @@ class AnnotatorActions:
             raise AnnotationError("the name is longer than 200 characters")
         if any(ord(c) < 32 or c == "\x7f" for c in name):
             raise AnnotationError("the name has a control character (such as NUL): type it again")
+        refused = None
         with self._lock, self._write() as s, s.begin():
             project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
             if project is None:
@@ -65,29 +69,100 @@ class AnnotatorActions:
             if secret is not None and len(secret) < MIN_SECRET_CHARS:
                 raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
             client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
+            if row is None and project.status != "open":
+                raise AnnotationError("this project is closed")
             if row is None:
-                if project.status != "open":
-                    raise AnnotationError("this project is closed")
                 settings = Settings.from_json(project.settings)
-                if client_hash and settings.one_attempt_per_address and s.scalar(
-                        select(func.count()).select_from(AnnotatorRow).where(
-                            AnnotatorRow.project_id == project.id, AnnotatorRow.client == client_hash,
-                            AnnotatorRow.status.in_(("failed", "banned")))):
-                    raise AnnotationError("an earlier attempt from your connection was not admitted or was stopped "
-                                          "in this project; if that was someone else, ask the organizer")
-                status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
-                row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
-                                   secret_hash=hash_secret(secret) if secret is not None else None,
-                                   client=client_hash)
-                s.add(row)
-                s.flush()
+                refused = address_refusal(self._refused_from(s, project.id, client_hash), settings) \
+                    if client_hash and settings.max_refused_per_address else None
+                if refused:
+                    # Logged (once per name and address) for the organizer, then refused below,
+                    # after this transaction stored the log line.
+                    logged = s.scalar(select(func.count()).select_from(EventRow).where(
+                        EventRow.project_id == project.id, EventRow.kind == "join_refused",
+                        EventRow.client == client_hash, EventRow.name == name,
+                        EventRow.created_at > self._allowed_at(s, project.id, client_hash)))
+                    if not logged:
+                        s.add(EventRow(project_id=project.id, name=name, kind="join_refused", client=client_hash,
+                                       detail=f"address limit: {settings.max_refused_per_address} refused "
+                                              "attempt(s) from the same address", created_at=utc_now()))
+                else:
+                    status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
+                    row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
+                                       secret_hash=hash_secret(secret) if secret is not None else None,
+                                       client=client_hash)
+                    s.add(row)
+                    s.flush()
             elif row.secret_hash is not None:
                 if secret is None or not check_secret(secret, row.secret_hash):
                     raise AnnotationError("this name is taken in this project and the password does not match: "
                                           "type your own password, or join under another name")
             elif secret is not None:
                 row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
+            view = None if refused else annotator_view(row)
+        if refused:
+            raise AnnotationError(refused)
+        return view
+
+    @staticmethod
+    def _allowed_at(s: Session, project_id: int, client_hash: str) -> datetime:
+        """When an organizer last allowed this address again (the beginning of time if never)."""
+        return s.scalar(select(func.max(EventRow.created_at)).where(
+            EventRow.project_id == project_id, EventRow.kind == "address_allowed",
+            EventRow.client == client_hash)) or datetime.min
+
+    def _refused_from(self, s: Session, project_id: int, client_hash: str) -> int:
+        """Attempts from an address that are failed or banned now, since it was last allowed."""
+        return s.scalar(select(func.count()).select_from(AnnotatorRow).where(
+            AnnotatorRow.project_id == project_id, AnnotatorRow.client == client_hash,
+            AnnotatorRow.status.in_(("failed", "banned")),
+            AnnotatorRow.joined_at > self._allowed_at(s, project_id, client_hash)))
+
+    # ------------------------------------------------------------------ the organizer's way back
+
+    def readmit(self, annotator_id: int, reason: str, actor: str = "organizer",
+                now: datetime | None = None) -> Annotator:
+        """Let a refused annotator work again: one who failed the exam is admitted, a banned
+        one unbanned. The quality rules start afresh (control answers and skipped pages are
+        counted from now); an unbanned annotator's earlier answers count again.
+
+        Args:
+            reason: why (required; stored in the project's log with ``actor``).
+
+        Raises:
+            AnnotationError: no reason, or the annotator is not failed or banned.
+        """
+        reason = _reason(reason)
+        now = naive(now)
+        with self._lock, self._write() as s, s.begin():
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            if row.status not in ("failed", "banned"):
+                raise AnnotationError(f"{row.name} is not refused (status: {row.status}): nothing to undo")
+            if row.status == "failed":
+                score = "—" if row.exam_score is None else f"{row.exam_score:.0%}"
+                kind, detail = "readmitted", f"{reason} (exam score was {score})"
+            else:
+                kind, detail = "unbanned", f"{reason} (banned for: {row.ban_reason})"
+            s.add(EventRow(project_id=row.project_id, annotator_id=row.id, name=row.name, kind=kind, detail=detail,
+                           actor=actor, created_at=now))
+            row.status, row.ban_reason, row.banned_at, row.readmitted_at = "active", None, None, now
             return annotator_view(row)
+
+    def allow_address(self, event_id: int, reason: str, actor: str = "organizer",
+                      now: datetime | None = None) -> None:
+        """Allow the address of a refused join again: refusals from it before now no longer
+        count against it (the people refused there can join under their names).
+
+        Raises:
+            AnnotationError: no reason, or ``event_id`` is not a refused join.
+        """
+        reason = _reason(reason)
+        with self._lock, self._write() as s, s.begin():
+            event = s.get(EventRow, event_id)
+            if event is None or event.kind != "join_refused":
+                raise AnnotationError(f"no refused join with id {event_id}")
+            s.add(EventRow(project_id=event.project_id, name=event.name, kind="address_allowed", detail=reason,
+                           actor=actor, client=event.client, created_at=naive(now)))
 
     def finish_training(self, annotator_id: int) -> Annotator:
         """Training done: on to the exam (or straight to work when the project has none)."""
@@ -156,6 +231,10 @@ class AnnotatorActions:
             asg.status, asg.closed_at = "submitted", now
             ann.exam_score = score
             ann.status = "active" if passed else "failed"
+            if not passed:
+                s.add(EventRow(project_id=ann.project_id, annotator_id=ann.id, name=ann.name, kind="exam_failed",
+                               detail=f"exam score {score:.0%} ({correct} of {len(items)} right; pass mark "
+                                      f"{settings.exam_pass:.0%})", created_at=now))
             return ExamResult(score, correct, len(items), passed, tuple(mistakes))
 
     def choose_language(self, annotator_id: int, lang: str) -> Annotator:
@@ -176,3 +255,12 @@ class AnnotatorActions:
                                       "another language, join again under another name")
             row.lang = lang
             return annotator_view(row)
+
+
+def _reason(reason: str) -> str:
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise AnnotationError("give a reason: it is kept in the project's log")
+    if len(reason) > 500:
+        raise AnnotationError("the reason is longer than 500 characters")
+    return reason

@@ -8,14 +8,14 @@ it reads through ``self.engine`` and never writes.
 from __future__ import annotations
 
 import pandas as pd
-from datetime import timezone
+from datetime import datetime, timezone
 
 from sqlalchemy import func, select, union_all
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, AssignmentRow, ItemRow, PairRow, ProjectRow
-from detox_core.annotation.store.rows import AssignmentItemRow, ExampleRow
+from detox_core.annotation.store.rows import AssignmentItemRow, EventRow, ExampleRow
 from detox_core.annotation.tasks import Example
 from detox_core.annotation.store.views import Annotator, ItemView, Page, Project, annotator_view, project_view
 from detox_core.annotation.quality import control_accuracy
@@ -62,9 +62,12 @@ def project_languages(s: Session, project_id: int) -> list[str]:
         ItemRow.project_id == project_id, ItemRow.kind == "real").distinct())))
 
 
-def control_answers(s: Session, annotator_id: int) -> tuple[int, float | None]:
+def control_answers(s: Session, annotator_id: int, since: datetime | None = None) -> tuple[int, float | None]:
+    """(control answers, accuracy) of an annotator, of answers given at or after ``since``
+    (the last re-admission: an organizer's fresh start) when given."""
+    after = [AnswerRow.created_at >= since] if since is not None else []
     rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
-                     .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control")).all()
+                     .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control", *after)).all()
     return control_accuracy([tuple(r) for r in rows])
 
 def page_view(s: Session, asg: AssignmentRow) -> Page:
@@ -177,6 +180,49 @@ class StoreQueries:
                              .where(AnnotatorRow.project_id == project_id).order_by(AnnotatorRow.id)).all()
         return pd.DataFrame(rows, columns=["id", "name", "status", "exam_score", "ban_reason", "joined_at", "banned_at"])
 
+    def refused(self, project_id: int) -> pd.DataFrame:
+        """Who is kept out of the project now, and why: annotators who failed the exam
+        (``detail``: their score) or are banned (the rule that banned them), and joins
+        the address limit refused (until an organizer allows that address). Columns
+        ``kind`` (exam_failed | banned | join_refused), ``name``, ``detail``, ``at``,
+        ``annotator_id`` (none for a refused join), ``event_id`` (of a refused join)."""
+        with Session(self.engine) as s:
+            settings = project_view(get_row(s, ProjectRow, project_id, "project")).settings
+            people = s.execute(select(AnnotatorRow).where(AnnotatorRow.project_id == project_id,
+                                                          AnnotatorRow.status.in_(("failed", "banned")))
+                               .order_by(AnnotatorRow.id)).scalars().all()
+            failed_at = dict(s.execute(
+                select(EventRow.annotator_id, func.max(EventRow.created_at))
+                .where(EventRow.project_id == project_id, EventRow.kind == "exam_failed")
+                .group_by(EventRow.annotator_id)).all())
+            rows = []
+            for a in people:
+                if a.status == "failed":
+                    score = "—" if a.exam_score is None else f"{a.exam_score:.0%}"
+                    detail = f"exam score {score} (pass mark {settings.exam_pass:.0%})"
+                    rows.append(("exam_failed", a.name, detail, failed_at.get(a.id, a.joined_at), a.id, None))
+                else:
+                    rows.append(("banned", a.name, a.ban_reason or "", a.banned_at, a.id, None))
+            allowed = {c: t for c, t in s.execute(select(EventRow.client, func.max(EventRow.created_at)).where(
+                EventRow.project_id == project_id, EventRow.kind == "address_allowed").group_by(EventRow.client)).all()}
+            for e in s.scalars(select(EventRow).where(EventRow.project_id == project_id,
+                                                      EventRow.kind == "join_refused").order_by(EventRow.id)):
+                if e.client not in allowed or allowed[e.client] < e.created_at:
+                    rows.append(("join_refused", e.name, e.detail, e.created_at, None, e.id))
+        frame = pd.DataFrame(rows, columns=["kind", "name", "detail", "at", "annotator_id", "event_id"])
+        frame["annotator_id"] = frame["annotator_id"].astype("Int64")
+        frame["event_id"] = frame["event_id"].astype("Int64")
+        return frame.sort_values("at", ascending=False, kind="stable").reset_index(drop=True)
+
+    def log(self, project_id: int) -> pd.DataFrame:
+        """The project's log, newest first: ``at``, ``kind``, ``name``, ``detail``, ``actor``
+        (empty for the project's own rules)."""
+        with Session(self.engine) as s:
+            rows = s.execute(select(EventRow.created_at, EventRow.kind, EventRow.name, EventRow.detail, EventRow.actor)
+                             .where(EventRow.project_id == project_id)
+                             .order_by(EventRow.created_at.desc(), EventRow.id.desc())).all()
+        return pd.DataFrame(rows, columns=["at", "kind", "name", "detail", "actor"])
+
     def stamp(self) -> tuple:
         """A cache key that changes whenever an answer, an expert label, a project, its
         settings or an annotator (joined, admitted, failed, banned) changes."""
@@ -187,6 +233,7 @@ class StoreQueries:
                     s.scalar(select(func.max(ItemRow.expert_at))),
                     s.scalar(select(func.count()).select_from(ProjectRow)),
                     tuple(s.scalars(select(ProjectRow.settings))),
+                    s.scalar(select(func.max(EventRow.id))),
                     tuple((status, n) for status, n in s.execute(
                         select(AnnotatorRow.status, func.count()).group_by(AnnotatorRow.status)
                         .order_by(AnnotatorRow.status))))

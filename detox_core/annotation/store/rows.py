@@ -84,9 +84,13 @@ class AnnotatorRow(Base):
     # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
     # joined before passwords existed or through the library without one.
     secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    # Hash of the address the annotator joined from: a failed or banned person cannot
-    # start again under a new name from there (Settings.one_attempt_per_address).
+    # Hash of the address the annotator joined from: with an address limit, a failed or
+    # banned person cannot start again under a new name from there
+    # (Settings.max_refused_per_address).
     client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    # When an organizer last re-admitted or unbanned the annotator: the quality rules
+    # count control answers and skipped pages from then on (a fresh start).
+    readmitted_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     # The language whose items the annotator judges (chosen once, in a project of several
     # languages); NULL: every language of the project (a monolingual one, older data).
     lang: Mapped[str | None] = mapped_column(String(16), nullable=True)
@@ -142,4 +146,24 @@ class AnswerRow(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), index=True)
     label: Mapped[float] = mapped_column(Float)
     seconds: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class EventRow(Base):
+    """The project's log: who was refused and why, and what organizers did about it.
+
+    ``kind``: ``exam_failed``, ``banned``, ``join_refused`` (the address limit),
+    ``readmitted`` (a failed annotator admitted), ``unbanned``, ``address_allowed``.
+    """
+
+    __tablename__ = "ann_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("ann_projects.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # none for a refused join
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(20))
+    detail: Mapped[str] = mapped_column(Text, default="")  # the score, the rule, the organizer's reason
+    actor: Mapped[str] = mapped_column(String(200), default="")  # "" for the rules, else the organizer
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the address hash of a refused join
     created_at: Mapped[datetime] = mapped_column(DateTime)

@@ -11,7 +11,8 @@ transaction (``db.writer``):
 - an annotator never gets the same item twice (a unique key on annotator and item);
 - no item gets more answers than the overlap: answers of annotators in good standing
   plus items reserved on open pages never exceed it (a ban frees its slots, so the
-  item is asked again);
+  item is asked again; an organizer's unban counts the earlier answers again, so an
+  item asked again meanwhile can end up with one answer more);
 - an annotator never sees a control answer or another annotator's answer: the items
   a page returns carry only their texts.
 
@@ -51,6 +52,7 @@ from detox_core.annotation.store.rows import (
     AssignmentItemRow,
     AssignmentRow,
     Base,
+    EventRow,
     ExampleRow,
     ItemRow,
     PairRow,
@@ -158,7 +160,7 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             get_row(s, ProjectRow, project_id, "project")
             s.execute(delete(AnswerRow).where(AnswerRow.item_id.in_(items)))
             s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(pages)))
-            for table in (AssignmentRow, AnnotatorRow, ItemRow, PairRow, ExampleRow):
+            for table in (EventRow, AssignmentRow, AnnotatorRow, ItemRow, PairRow, ExampleRow):
                 s.execute(delete(table).where(table.project_id == project_id))
             s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
 
@@ -265,10 +267,10 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
                                 seconds=seconds / len(items), created_at=now) for i, v in labels.items())
             asg.status, asg.closed_at = "submitted", now
             s.flush()
-            n_ctrl, acc = control_answers(s, annotator_id)
+            n_ctrl, acc = control_answers(s, annotator_id, since=ann.readmitted_at)
             reason = page_ban_reason(len(items), seconds, n_ctrl, acc, settings)
             if reason:
-                ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
+                _ban(s, ann, reason, now)
             return PageResult(len(items), seconds, reason is not None, reason, n_ctrl, acc)
 
     def skip_page(self, annotator_id: int, assignment_id: int, now: datetime | None = None) -> PageResult:
@@ -279,12 +281,13 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
             asg.status, asg.closed_at = "skipped", now
             s.flush()
+            since = [AssignmentRow.closed_at >= ann.readmitted_at] if ann.readmitted_at else []
             skipped = s.scalar(select(func.count()).select_from(AssignmentRow).where(
-                AssignmentRow.annotator_id == annotator_id, AssignmentRow.status == "skipped"))
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.status == "skipped", *since))
             reason = skip_ban_reason(skipped, settings)
             if reason:
-                ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
-            n_ctrl, acc = control_answers(s, annotator_id)
+                _ban(s, ann, reason, now)
+            n_ctrl, acc = control_answers(s, annotator_id, since=ann.readmitted_at)
             return PageResult(0, (now - asg.created_at).total_seconds(), reason is not None, reason, n_ctrl, acc)
 
     @staticmethod
@@ -326,6 +329,13 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             item.expert_label = None if label is None else check_label(item.task, label)
             item.expert_name = None if label is None else expert
             item.expert_at = None if label is None else utc_now()
+
+
+def _ban(s: Session, ann: AnnotatorRow, reason: str, now: datetime) -> None:
+    """Ban by a quality rule, in the project's log."""
+    ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
+    s.add(EventRow(project_id=ann.project_id, annotator_id=ann.id, name=ann.name, kind="banned", detail=reason,
+                   created_at=now))
 
 
 def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> None:

@@ -8,6 +8,14 @@ page is submitted; then the whole page goes in one message, ``{"page", "action",
 "answers"}``, that :func:`detox_core.annotation.submit.page_answers` checks before the
 store saves it in one transaction.
 
+The keys act on the page wherever the focus was left by a click (the Task control
+above, an expander): a key the page uses never reaches that control, so Enter submits
+the page rather than pressing the control. Only a control reached with Tab keeps Enter,
+Space and the arrows, and text fields keep every key. The outcome of the last submit
+(``notice``: saved, skipped or refused, from the server) is drawn at the top of the next
+page and scrolled into view; a submit the server does not answer within
+``RETRY_S`` seconds says so and can be sent again.
+
 Item texts are user and system text: the script puts them in the page with
 ``textContent``, never as HTML. Items are sent by position: no item id, and nothing that
 tells a control item from another, reaches the browser.
@@ -15,6 +23,7 @@ tells a control item from another, reaches the browser.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -53,7 +62,16 @@ _CSS = """
 .ap-btn:disabled { opacity: .6; cursor: default; }
 .ap-msg { color: #b3261e; font-weight: 600; }
 .ap-keys { color: #5b6b63; font-size: .85rem; margin-top: .4rem; }
-@media (max-width: 700px) {
+.ap:focus { outline: none; }
+.ap-notice { border-radius: .5rem; padding: .55rem .8rem; margin-bottom: .6rem; font-weight: 600;
+             scroll-margin-top: 4.5rem; overflow-wrap: anywhere; }
+.ap-notice.success { background: #e3f4ea; color: #14532d; border: 1px solid #2e7d5b; }
+.ap-notice.warning { background: #fff6dd; color: #5c4300; border: 1px solid #c99a06; }
+.ap-notice.error { background: #fde8e7; color: #8c1d18; border: 1px solid #b3261e; }
+.ap { container-type: inline-size; }
+/* The page's own width decides (at 800 px the sidebar leaves the page about 470 px): the
+   answers go under the text rather than squeezing it to a word per line. */
+@container (max-width: 640px) {
   .ap-item { grid-template-columns: 1.5rem minmax(0, 1fr); }
   .ap-opts { grid-column: 1 / -1; justify-content: flex-start; }
 }
@@ -62,14 +80,18 @@ _CSS = """
 _JS = """
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  parentElement.querySelectorAll(".ap").forEach((e) => e.remove());  // drawn again: one page, never two
+  // Drawn again in the same place (new data): the earlier drawing stops listening first.
+  if (parentElement.__apStop) parentElement.__apStop();
+  parentElement.querySelectorAll(".ap").forEach((e) => e.remove());  // one page, never two
   const root = document.createElement("div");
   root.className = "ap";
+  root.tabIndex = -1;  // takes the focus from a control clicked before, so that Enter is the page's
   parentElement.appendChild(root);
   const n = data.items.length;
   const answers = new Array(n).fill(null);
   let current = 0;
   let sent = false;
+  let retry = null;
 
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -77,6 +99,12 @@ export default function (component) {
     if (text !== undefined) e.textContent = text;  // text, never HTML
     return e;
   };
+  let notice = null;
+  if (data.notice) {
+    notice = el("div", "ap-notice " + data.notice.kind, data.notice.text);
+    notice.setAttribute("role", data.notice.kind === "success" ? "status" : "alert");
+    root.append(notice);
+  }
   const head = el("div", "ap-head");
   head.append(el("span", "ap-q", data.question));
   if (data.language) head.append(el("span", "ap-lang", data.language));
@@ -166,28 +194,67 @@ export default function (component) {
     submitBtn.disabled = skipBtn.disabled = true;
     msg.textContent = action === "submit" ? words.saving : words.skipping;
     setTriggerValue("sent", { page: data.page, action: action, answers: answers });
+    // The server answers by drawing the next page (or this one with a notice); when it
+    // does not, say so and let the person send again (the store refuses a page twice).
+    retry = setTimeout(() => {
+      sent = false;
+      submitBtn.disabled = skipBtn.disabled = false;
+      msg.textContent = words.no_reply;
+    }, data.retry_ms);
   }
   submitBtn.addEventListener("click", () => send("submit"));
   skipBtn.addEventListener("click", () => send("skip"));
 
   const keyValue = {};
   data.options.forEach((opt) => { keyValue[opt.key] = opt.value; });
+  const typing = (t) => {
+    const tag = t && t.tagName ? t.tagName.toLowerCase() : "";
+    return tag === "input" || tag === "textarea" || tag === "select" || Boolean(t && t.isContentEditable);
+  };
+  // Whether the focus was last moved with Tab: a control reached that way keeps its own keys.
+  let tabbed = false;
+  const onTab = (ev) => { if (ev.key === "Tab") tabbed = true; };
+  const onPointer = () => { tabbed = false; };
+  const CONTROL_KEYS = ["Enter", " ", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"];
   function onKey(ev) {
     const t = ev.composedPath ? ev.composedPath()[0] : ev.target;
-    const tag = t && t.tagName ? t.tagName.toLowerCase() : "";
-    if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) return;
+    if (typing(t)) return;
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const inPage = root.contains(t) || t === document.body || t === document.documentElement;
+    if (!inPage && tabbed && CONTROL_KEYS.includes(ev.key)) return;
     if (ev.key in keyValue) { answer(current, keyValue[ev.key], false); }
     else if (ev.key === "ArrowDown") { current = Math.min(current + 1, n - 1); draw(); rows[current].scrollIntoView({ block: "nearest" }); }
     else if (ev.key === "ArrowUp") { current = Math.max(current - 1, 0); draw(); rows[current].scrollIntoView({ block: "nearest" }); }
     else if (ev.key === "Enter") { send("submit"); }
     else if (ev.key === "s" || ev.key === "S") { send("skip"); }
     else return;
+    // The page's key: neither the browser's default nor the focused control (a Task
+    // button left focused by a click would take Enter as a press) acts on it.
     ev.preventDefault();
+    ev.stopPropagation();
   }
+  document.addEventListener("keydown", onTab, true);
   document.addEventListener("keydown", onKey, true);
+  document.addEventListener("pointerdown", onPointer, true);
   draw();
-  return () => document.removeEventListener("keydown", onKey, true);
+  // A control clicked before this page was drawn (the Task control) gives the focus up.
+  const active = document.activeElement;
+  if (!typing(active) && !(active && active.shadowRoot && typing(active.shadowRoot.activeElement))) {
+    root.focus({ preventScroll: true });
+  }
+  if (notice) {
+    const r = notice.getBoundingClientRect();
+    if (r.top < 64 || r.bottom > window.innerHeight) notice.scrollIntoView({ block: "start" });
+  }
+  const stop = () => {
+    sent = true;  // a detached drawing never sends
+    clearTimeout(retry);
+    document.removeEventListener("keydown", onTab, true);
+    document.removeEventListener("keydown", onKey, true);
+    document.removeEventListener("pointerdown", onPointer, true);
+  };
+  parentElement.__apStop = stop;
+  return stop;
 }
 """
 
@@ -198,11 +265,14 @@ _COMPONENT = st.components.v2.component("detox_annotate_page", css=_CSS, js=_JS)
 WORDS: dict[str, dict[str, str]] = {
     "en": {"submit": "Submit page (Enter)", "skip": "Skip page (S)", "missing": "Items {items} have no answer yet.",
            "saving": "Saving…", "skipping": "Skipping…", "count": "item {k} of {n} · {done} answered",
+           "no_reply": "No reply from the server yet: your answers are still here. Press Enter to send them again.",
            "keys": "Keys: {keys} (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · "
                    "S skips it. Click an item to mark it, or click an answer.",
            "language": "{name} texts"},
     "ru": {"submit": "Отправить страницу (Enter)", "skip": "Пропустить страницу (S)",
            "missing": "Нет ответа на пункты {items}.", "saving": "Сохраняем…", "skipping": "Пропускаем…",
+           "no_reply": "Сервер пока не ответил: ваши ответы на месте. Нажмите Enter, чтобы отправить их "
+                       "ещё раз.",
            "count": "пункт {k} из {n} · отвечено {done}",
            "keys": "Клавиши: {keys} (ответ на отмеченный пункт и переход дальше) · ↑/↓ перемещение · Enter "
                    "отправляет страницу · S пропускает её. Щёлкните пункт, чтобы отметить его, или щёлкните ответ.",
@@ -210,9 +280,17 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
-def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI) -> dict[str, Any]:
+#: Seconds a submitted page waits for the server before saying so and allowing a resend.
+RETRY_S = 20
+
+
+def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI,
+              notice: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the browser gets of a page: texts by position (with their language), the
-    question and the answers, and the page's words in UI language ``ui``."""
+    question and the answers, the page's words in UI language ``ui``, and ``notice``
+    (``{"kind": "success" | "warning" | "error", "text", "seq"}``), the outcome of the
+    annotator's last submit, drawn above the page (``seq`` makes each outcome new to the
+    browser, so that a page refused twice is drawn afresh each time)."""
     words = WORDS[ui]
     keys = ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
     langs = sorted({item.lang for item in page.items} - {""})
@@ -225,10 +303,16 @@ def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI) -> dict[str, Any
         "items": [item_parts(item, spec, ui=ui) for item in page.items],
         "keys_help": words["keys"].format(keys=keys),
         "words": {k: v for k, v in words.items() if k not in ("keys", "language")},
+        "notice": notice,
+        "retry_ms": RETRY_S * 1000,
     }
 
 
-def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI) -> dict[str, Any] | None:
-    """Draw the page; returns the message the browser sent on submit or skip (once), else None."""
-    result = _COMPONENT(data=page_data(page, spec, ui), key=key, on_sent_change=lambda: None)
+def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI,
+                  notice: dict[str, Any] | None = None,
+                  on_sent: Callable[[], None] | None = None) -> dict[str, Any] | None:
+    """Draw the page (with ``notice``, see :func:`page_data`); returns the message the
+    browser sent on submit or skip (once), else None. ``on_sent`` runs when that message
+    arrives, before the next run (``st.session_state[key]["sent"]`` holds it)."""
+    result = _COMPONENT(data=page_data(page, spec, ui, notice), key=key, on_sent_change=on_sent or (lambda: None))
     return result.sent

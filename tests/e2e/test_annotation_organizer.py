@@ -1,0 +1,69 @@
+"""The organizer's Annotation projects page in the browser: who is kept out and why, the
+annotators in people's words, and the export buttons whole at 1400 and 800 px."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from detox_core.annotation.controls import Control
+from detox_core.annotation.store import AnnotationStore, Settings
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+
+def _project(store: AnnotationStore, name: str) -> None:
+    pairs = pd.DataFrame({"system": "s", "idx": range(8), "input": [f"ты дурак {i}" for i in range(8)],
+                          "output": [f"ты не прав {i}" for i in range(8)]})
+    exam = [Control("toxicity", f"экзамен {i}", float(i % 2)) for i in range(10)]
+    p = store.create_project(name, ["toxicity"], pairs, exam=exam,
+                             settings=Settings(training=False, overlap=1, page_size=4, controls_per_page=0,
+                                               min_page_seconds=0))
+    golden = store.items(p.id, kind="exam").set_index("item")["golden"]
+    for who, right in (("Anna", 10), ("Boris", 10), ("Nina", 6)):
+        ann = store.join(p.access_code, who)
+        page = store.exam(ann.id)
+        store.submit_exam(ann.id, {i.id: golden[i.id] if k < right else 1 - golden[i.id]
+                                   for k, i in enumerate(page.items)})
+    for who in ("Anna", "Boris"):
+        ann_id = int(store.annotators(p.id).set_index("name").loc[who, "id"])
+        page = store.next_page(ann_id, "toxicity")
+        store.submit_page(ann_id, page.assignment_id, {i.id: float(k % 2) for k, i in enumerate(page.items)})
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_organizer_sees_who_is_kept_out_and_the_export_buttons_whole(server, browser, db_url, width):
+    name = f"organizer-{width}"
+    _project(AnnotationStore(db_url), name)
+    ctx = browser.new_context(viewport={"width": width, "height": 1100})
+    page = ctx.new_page()
+    try:
+        page.goto(server + "/annotation_projects")
+        wait_idle(page, 120)
+        page.get_by_role("combobox", name="Project").click()
+        page.get_by_role("option", name=name).click()
+        wait_idle(page, 120)
+        no_exception(page)
+        body = page.inner_text("body")
+        assert "Not admitted, banned or refused · 1" in body
+        assert "α cannot be computed: each item has one answer" in body and "not enough answers yet" not in body
+        assert "Let back in" in body
+        assert not cut_off_controls(page)
+        shot(page, f"annotation_progress_{width}", 2400, width=width)
+        page.set_viewport_size({"width": width, "height": 1100})
+        page.get_by_role("tab", name="Results").click()
+        wait_idle(page, 120)
+        no_exception(page)
+        export = page.get_by_role("button", name="Export (humaneval_textdetox_ru schema, CSV)")
+        assert export.is_visible()
+        problems = cut_off_controls(page)
+        assert not problems, problems  # the export buttons' labels are whole
+        shot(page, f"annotation_results_{width}", 1600, width=width)
+    finally:
+        ctx.close()

@@ -348,7 +348,7 @@ text = filters.text_input("Search input or output", key="sub_q", width=260)
 j_max = filters.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter", width=180)
 flag_filter = filters.multiselect("Flags", list(FLAGS.values()), key="sub_flags", width=220, placeholder="any")
 limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limit", width=160, placeholder="any",
-                                   format_func=str.upper, help="The axis that holds J down")
+                                   format_func=str.upper, help="The axis with the lowest score (it caps J)")
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 if unanswered := int(table[["sta", "sim"]].isna().any(axis=1).sum()):  # an LLM judge's missing answers
@@ -366,7 +366,8 @@ event = st.dataframe(
         "output": st.column_config.TextColumn("Output", width="large"),
         **{c: st.column_config.NumberColumn(vocab.label(c), format="%.2f", width="small", help=vocab.axis_help(c))
            for c in SCORE_COLUMNS},
-        "limiting": st.column_config.TextColumn("Limit", help="The axis that holds J down", width="small"),
+        "limiting": st.column_config.TextColumn("Limit", help="The axis with the lowest score (it caps J)",
+                                                 width="small"),
         "flags": st.column_config.TextColumn("Flags"),
     },
 )

@@ -10,7 +10,7 @@ import streamlit as st
 from detox_core import vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
 from detox_core.metrics import registry
-from detox_core.submissions.explain import explain_j, flags
+from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
 from detox_core.ui import render
 from detox_core.vocab import language_name
@@ -156,7 +156,8 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
             st.markdown(out_html, unsafe_allow_html=True)
         with right:
             st.plotly_chart(score_bars(row), width="stretch", config={"displayModeBar": False})
-        st.markdown(explain_j(row["sta"], row["sim"], row["fl"]))
+        # Numbers and fixed words only (no user text): safe as markdown.
+        st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset)), help=RELIABILITY_HELP)
         labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()
         if labels:
             st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))

@@ -78,7 +78,8 @@ def test_official_preset_without_models_says_so(trained, monkeypatch):
     run(at)
     at.segmented_control(key="preset").set_value("RUSSE-2022 official")
     run(at)
-    assert any("Cannot load the sta model" in e.value for e in at.error)
+    # Said before any load is tried, in the visitor's words.
+    assert any("**RUSSE-2022 official** cannot score on this server" in w.value for w in at.warning)
     assert any("Embedded" in i.value for i in at.info)
     assert "J" not in metrics(at)  # nothing scored with zeros
 

@@ -13,6 +13,8 @@ from detox_core.metrics import registry
 from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
 from detox_core.ui import render
+from detox_core.ui.auth import is_organizer
+from detox_core.ui.models import shared_pool
 from detox_core.vocab import language_name
 
 #: (axis key, label, a few words) of the score card, in order.
@@ -91,24 +93,81 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
     return name, True
 
 
+def _models_text(missing: Sequence[tuple[str, str]]) -> str:
+    """"toxicity classifier (textdetox/xlmr-large-toxicity-classifier), meaning model (...)"."""
+    return ", ".join(f"{what} ({render.md(model_id, None)})" for what, model_id in missing)
+
+
+def _where_to_set() -> str:
+    if is_organizer():
+        return ("Download them on a machine that can reach the model hub and set their folders under "
+                "**Metric models** in the sidebar.")
+    return "The organizers of this server can add them (under **Metric models** in the sidebar)."
+
+
+def offer_what_scores(languages: Sequence[str], instead_of: str | None = None) -> None:
+    """Say which preset would score ``languages`` here: one that runs now (for the languages
+    it covers), and for the rest the preset needing the fewest models, and which models those
+    are. Checked in seconds (folders listed, the hub asked once; no model loads)."""
+    def names(langs: Sequence[str]) -> str:
+        return ", ".join(language_name(lang) for lang in langs) or "these texts"
+
+    covering = [(name, cls) for name, cls in registry.registered().items()
+                if not languages or any(cls.covers(lang) for lang in languages)]
+    ready = [cls for name, cls in covering if name != instead_of and not cls.unavailable()
+             and not registry.missing_models(name, shared_pool())]
+    text, left = [], list(languages)
+    if ready:
+        cls = max(ready, key=lambda c: sum(c.covers(lang) for lang in languages))  # the one covering the most
+        scored = [lang for lang in languages if cls.covers(lang)]
+        left = [lang for lang in languages if not cls.covers(lang)]
+        text.append(f"To score {names(scored)} here, choose **{cls.display()}** as the metric preset"
+                    + (" (no download)." if not cls.needs_download else "."))
+        if not left:
+            st.info(" ".join(text), icon=":material/swap_horiz:")
+            return
+    text.append(f"No metric preset can score {names(left)} on this server yet.")
+    downloads = sorted(((registry.missing_models(name, shared_pool()), cls) for name, cls in covering
+                        if cls.default_models() and not cls.unavailable()
+                        and (not left or all(cls.covers(lang) for lang in left))), key=lambda mc: len(mc[0]))
+    if downloads:
+        missing, cls = downloads[0]
+        text.append(f"**{cls.display()}** would, with its models on this server: {_models_text(missing)}. "
+                    + _where_to_set())
+    judges = [cls for _, cls in covering if cls.unavailable() and (not left or all(cls.covers(lang) for lang in left))]
+    text += [f"**{cls.display()}** would, once the organizers connect it." for cls in judges]
+    st.info(" ".join(text), icon=":material/translate:")
+
+
+def preset_ready(preset: str, languages: Sequence[str] = ()) -> bool:
+    """Whether ``preset``'s models can be had here, found in seconds before any scoring
+    (folders listed, the hub asked once, no weights read). When they cannot, the page says
+    so in the visitor's terms, and what would score ``languages`` instead."""
+    missing = registry.missing_models(preset, shared_pool())
+    if not missing:
+        return True
+    cls = registry.preset_class(preset)
+    st.warning(f"**{cls.display()}** cannot score on this server: its models are not here, and this server cannot "
+               f"download them ({_models_text(missing)}).", icon=":material/cloud_off:")
+    offer_what_scores(languages, instead_of=preset)
+    return False
+
+
 def show_scoring_error(err: Exception, languages: Sequence[str] = ()) -> None:
     """A model that cannot load: what happened and what to do, never a zero score.
 
     ``languages``: the languages being scored; the way out offered covers them."""
     if isinstance(err, ModelUnavailableError):
-        st.error(render.md(err, None), icon=":material/error:")
-        offline = [cls for cls in registry.registered().values()
-                   if not cls.needs_download and all(cls.covers(lang) for lang in languages)]
-        if offline:
-            st.info(f"Switch the preset to **{offline[0].display()}** to score without any download.")
-        else:
-            wanted = ", ".join(language_name(lang) for lang in languages) or "these texts"
-            st.info(f"No preset that runs without a download covers {wanted}. Organizers can point this preset's "
-                    "roles at local model folders under **Metric models** in the sidebar.",
-                    icon=":material/folder_open:")
+        # The visitor's terms: which model and why; the command-line advice of the
+        # exception's message is for the command line.
+        what = registry.ROLE_WORDS.get(err.role or "", "model")
+        st.error(f"Not scored: the {what} ({render.md(err.model_id, None)}) could not be loaded: "
+                 f"{render.md(err.reason, 300)}.", icon=":material/error:")
+        offer_what_scores(languages)
     elif isinstance(err, EmbeddedMissingError):
-        st.error(f"Embedded preset: {err}", icon=":material/error:")
-        st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")
+        st.error("The offline preset's models are not trained on this server yet.", icon=":material/error:")
+        st.info("Train them under **Metric models** in the sidebar." if is_organizer() else
+                "The organizers of this server can train them (under **Metric models** in the sidebar).")
     elif isinstance(err, ScorerUnavailableError):  # an LLM judge without access, a refused key
         st.error(render.md(err, None), icon=":material/error:")
     else:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core import vocab
@@ -174,19 +174,39 @@ def show_scoring_error(err: Exception, languages: Sequence[str] = ()) -> None:
         raise err
 
 
-def score_bars(row: dict) -> go.Figure:
-    names = [label for _, label, _ in AXES]
-    values = [row.get(key) for key, _, _ in AXES]
-    colors = ["#2e7d5b" if (v is not None and v == v and v >= 0.7) else "#e67e22" if (v is not None and v == v and v >= 0.4)
-              else "#c0392b" for v in values]
-    fig = go.Figure(go.Bar(
-        x=[0 if v is None or v != v else v for v in values], y=names, orientation="h", marker_color=colors,
-        text=["n/a" if v is None or v != v else f"{v:.2f}" for v in values], textposition="outside",
-        hovertemplate="%{y}: %{x:.3f}<extra></extra>",
-    ))
-    fig.update_layout(height=40 + 24 * len(names), margin=dict(t=5, b=5, l=5, r=10), xaxis=dict(range=[0, 1.3], showgrid=False),
-                      yaxis=dict(autorange="reversed"))
-    return fig
+def bar_color(value: float | None) -> str:
+    """Green from 0.7, orange from 0.4, red below (and for n/a)."""
+    if value is None or value != value:
+        return "#c0392b"
+    return "#2e7d5b" if value >= 0.7 else "#e67e22" if value >= 0.4 else "#c0392b"
+
+
+_BARS_STYLE = (
+    "<style>.dx-bars{display:grid;grid-template-columns:auto 1fr 2.6rem;gap:.3rem .5rem;align-items:center;"
+    "margin:.4rem 0;font-size:.9rem}.dx-bars .track{height:.9rem;border-radius:3px;background:rgba(128,128,128,.15)}"
+    ".dx-bars .fill{display:block;height:100%;border-radius:3px}.dx-bars .v{text-align:end;"
+    "font-variant-numeric:tabular-nums}</style>"
+)
+
+
+def score_bars_html(row: dict) -> str:
+    """The card's scores as horizontal bars in plain HTML.
+
+    Not a Plotly figure: a card is drawn on a visitor's first screen, and the chart
+    library's 4.6 MB script took seconds to load and parse there before the card showed
+    (Live scoring's first screen and every new visitor's). Labels and numbers only: no
+    user text goes into it."""
+    cells = []
+    for key, label, _ in AXES:
+        value = row.get(key)
+        known = value is not None and value == value
+        width = min(max(float(value), 0.0), 1.0) * 100 if known else 0.0
+        cells.append(f'<span>{html.escape(label)}</span><span class="track"><span class="fill" style="width:{width:.0f}%;'
+                     f'background:{bar_color(value)}"></span></span><span class="v">'
+                     f'{f"{value:.2f}" if known else "n/a"}</span>')
+    return _BARS_STYLE + '<div class="dx-bars" role="img" aria-label="' + html.escape(", ".join(
+        f"{label} {'n/a' if row.get(key) is None or row.get(key) != row.get(key) else f'{row.get(key):.2f}'}"
+        for key, label, _ in AXES)) + '">' + "".join(cells) + "</div>"
 
 
 def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta_input: float | None = None,
@@ -214,7 +234,7 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
             st.caption("Rewrite")
             st.markdown(out_html, unsafe_allow_html=True)
         with right:
-            st.plotly_chart(score_bars(row), width="stretch", config={"displayModeBar": False})
+            st.markdown(score_bars_html(row), unsafe_allow_html=True)
         # Numbers and fixed words only (no user text): safe as markdown.
         st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset)), help=RELIABILITY_HELP)
         labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()

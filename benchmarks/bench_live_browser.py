@@ -5,12 +5,15 @@
 2. The same link in a second tab (server warm, a new session).
 3. A warm re-score: another rewrite typed and sent (Ctrl+Enter), until its card shows.
 
-Run from the repository root: ``python benchmarks/bench_live_browser.py`` (the data and
-the embedded models must be there; Chromium at /usr/bin/chromium or on the PATH).
+Run from the repository root: ``python benchmarks/bench_live_browser.py [APP_DIR]`` (the
+data and the embedded models must be there; Chromium at /usr/bin/chromium or on the PATH).
+``APP_DIR``: another checkout to run (e.g. an older commit exported with ``git archive``),
+reading this checkout's data.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -53,7 +56,9 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     t0 = time.perf_counter()
-    proc, url = start_app({"DETOX_SCREENSHOTS": ""})
+    app_dir = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT
+    data_dir = os.environ.get("DETOX_DATA_DIR", str((ROOT / "data").resolve()))
+    proc, url = start_app({"DETOX_DATA_DIR": data_dir}, app_dir=app_dir)
     started = time.perf_counter() - t0
     link = f"{url}/live_scoring?" + urllib.parse.urlencode(PAIR)
     try:

@@ -86,8 +86,9 @@ def test_english_live_scoring_offers_no_russian_example_and_says_what_would_scor
     assert example.disabled and "has no English sentences" in example.help
     offer = " ".join(i.value for i in at.info)
     assert "No metric preset can score English on this server yet" in offer
-    assert "**TextDetox 2024** would, with its models on this server" in offer
-    assert "sentence-transformers/LaBSE" in offer.replace("\\", "")
+    # The preset picked (TextDetox 2024) needs the fewest: its models are named once, in the warning.
+    assert "**TextDetox 2024** needs the fewest models for it" in offer
+    assert "sentence-transformers/LaBSE" in " ".join(w.value for w in at.warning).replace("\\", "")
     assert "Metric models" in offer  # where they are set
 
 
@@ -98,3 +99,14 @@ def test_russian_live_scoring_still_offers_an_example(offline):
     example.click()
     run(at)
     assert at.session_state["live_input"]  # a Russian pair of the corpus
+
+
+def test_english_with_the_2025_preset_points_to_the_preset_that_needs_fewer_models(offline):
+    at = AppTest.from_file(LIVE, default_timeout=60)
+    at.query_params["live_lang"] = "English (en)"
+    at.query_params["preset"] = "TextDetox 2025"
+    run(at)
+    offer = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "**TextDetox 2024** would, with its models on this server: toxicity classifier " \
+           "(textdetox/xlmr-large-toxicity-classifier), meaning model (sentence-transformers/LaBSE)" in offer
+    assert offline == [] and not at.error

@@ -132,8 +132,11 @@ def offer_what_scores(languages: Sequence[str], instead_of: str | None = None) -
                         and (not left or all(cls.covers(lang) for lang in left))), key=lambda mc: len(mc[0]))
     if downloads:
         missing, cls = downloads[0]
-        text.append(f"**{cls.display()}** would, with its models on this server: {_models_text(missing)}. "
-                    + _where_to_set())
+        if cls.name == instead_of:  # the one picked: its models are listed just above
+            text.append(f"**{cls.display()}** needs the fewest models for it: those named above. " + _where_to_set())
+        else:
+            text.append(f"**{cls.display()}** would, with its models on this server: {_models_text(missing)}. "
+                        + _where_to_set())
     judges = [cls for _, cls in covering if cls.unavailable() and (not left or all(cls.covers(lang) for lang in left))]
     text += [f"**{cls.display()}** would, once the organizers connect it." for cls in judges]
     st.info(" ".join(text), icon=":material/translate:")

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from detox_core.errors import ModelUnavailableError
 from detox_core.metrics.registry import missing_models
 from detox_core.models import ModelPool
 from detox_core.models import pool as pool_module
@@ -51,3 +52,26 @@ def test_a_folder_or_the_hub_cache_makes_a_model_available(offline, tiny_models,
     # A mapped folder that has gone is missing, whatever the cache holds.
     pool.map_model("textdetox/xlmr-large-toxicity-classifier", str(tmp_path / "gone"))
     assert missing_models("textdetox2024", pool) == [("toxicity classifier", "textdetox/xlmr-large-toxicity-classifier")]
+
+
+def test_offline_a_tokenizer_from_another_hub_model_is_read_from_the_cache_only(tiny_models, monkeypatch):
+    """Reported: a minute of hub retries before failing. Offline, the companion tokenizer
+    (the 2025 toxicity classifier's) is looked up in the local cache only, so the load
+    fails at once."""
+    import transformers
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    asked: list[bool] = []
+    real = transformers.AutoTokenizer.from_pretrained
+
+    def spy(source, *args, local_files_only=False, **kwargs):
+        asked.append(local_files_only)
+        return real(source, *args, local_files_only=local_files_only, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", spy)
+    pool = ModelPool(device="cpu")
+    pool.map_model("toy/classifier", str(tiny_models["sta"]))
+    started = time.monotonic()
+    with pytest.raises(ModelUnavailableError):
+        pool.get("toy/classifier", "classifier", "sta", tokenizer="nobody/not-a-cached-tokenizer")
+    assert asked == [True] and time.monotonic() - started < 10

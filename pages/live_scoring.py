@@ -18,7 +18,7 @@ from detox_core.metrics.reference import reference_notes
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import render
 from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.scores import preset_picker, score_card, show_scoring_error
+from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
 from detox_core.vocab import LANGUAGES, label, language_name
 
@@ -47,6 +47,21 @@ language = top.selectbox("Language", codes, index=codes.index(_default_language(
 preset, calibrated = preset_picker(container=top, languages=[language])
 if preset == "embedded":
     preload_in_background()  # the models load while the user types
+# Checked in seconds, before anything is typed: a preset whose models are not here says so
+# (and what would score this language) instead of failing after a minute of loading.
+ready = preset is not None and preset_ready(preset, [language])
+
+
+def corpus_rows(lang: str):
+    """The sidebar corpus's pairs in language ``lang``: every language of a multilingual
+    corpus, not only those picked there; none when the corpus is in another language."""
+    if not choice.ok:
+        return None
+    frame = choice.whole if choice.whole is not None else choice.prepared
+    if "lang" in frame.columns:
+        return frame[frame["lang"] == lang]
+    edition = choice.edition  # a monolingual edition is in its language; an upload's is not known
+    return frame.iloc[:0] if edition is not None and lang not in edition.languages else frame
 
 
 def load_example() -> None:
@@ -55,9 +70,9 @@ def load_example() -> None:
     The other paraphrases are the references, so chrF compares the candidates with human
     rewrites they were not copied from (a pair with one paraphrase has no references).
     """
-    frame = choice.prepared
-    if "lang" in frame.columns:
-        frame = frame[frame["lang"] == st.session_state.get("live_lang")]
+    frame = corpus_rows(st.session_state.get("live_lang"))
+    if frame is None or not len(frame):  # never a sentence in another language than the one picked
+        return
     several = frame[frame["n_refs"] >= 2]  # pairs with a paraphrase left over as a reference, when there are any
     frame = several if len(several) else frame
     row = frame.iloc[random.randrange(len(frame))]
@@ -121,10 +136,13 @@ with c2:
                  help=f"At most {MAX_CANDIDATES} rewrites of at most {MAX_TEXT_CHARS:,} characters each.")
 # A row that wraps: on a narrow screen the buttons go on a second line instead of being cut.
 buttons = st.container(horizontal=True, wrap=True)
-has_examples = choice.ok and ("lang" not in choice.prepared.columns or (choice.prepared["lang"] == language).any())
+examples = corpus_rows(language)
+has_examples = examples is not None and len(examples) > 0
 buttons.button("Example from the corpus", on_click=load_example, disabled=not has_examples, icon=":material/shuffle:",
                help="A random pair of the corpus chosen in the sidebar: its first paraphrase and the Delete "
-               "baseline's rewrite become the candidates, its other paraphrases the references.")
+               "baseline's rewrite become the candidates, its other paraphrases the references."
+               if has_examples else f"The corpus chosen in the sidebar ({choice.label}) has no {language_name(language)} "
+               "sentences: choose a corpus in that language there.")
 buttons.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
                help="Remove the toxic lexicon's words and tidy the punctuation (the RUSSE-2022 Delete baseline).",
                disabled=not choice.lexicon)
@@ -147,8 +165,8 @@ except DetoxInputError as err:
     st.stop()
 source, candidates, references = request.source, list(request.candidates), list(request.references)
 
-if preset is None or preset_class(preset).unavailable():  # no preset covers the language, or no endpoint:
-    st.stop()                                                # the picker said so
+if not ready or preset_class(preset).unavailable():  # no preset covers the language, its models are not
+    st.stop()                                           # here, or no endpoint: said above
 if not source or not candidates:
     st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",
             icon=":material/keyboard:")

@@ -30,7 +30,7 @@ from detox_core.judge.runner import Usage
 from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.agreement import agreement_note
-from detox_core.ui.widgets.scores import preset_label, preset_picker, score_card, show_scoring_error
+from detox_core.ui.widgets.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
                                  shared_store)
@@ -56,6 +56,8 @@ preset, calibrated = preset_picker("sub_preset", top, languages=choice.languages
 if preset is None:
     st.stop()
 multilingual = choice.multilingual
+# In seconds, before any scoring: a preset whose models are not here says so (stored scores stay browsable).
+ready = preset_ready(preset, choice.languages or (choice.edition.languages if choice.edition else ()))
 if multilingual:
     rows = split_rows(choice.whole, split)
     inputs, references = rows["toxic_comment"].tolist(), []
@@ -178,7 +180,8 @@ with st.container(border=True):
         upload = st.file_uploader("Upload outputs", type=["txt", "tsv"], key="sub_upload")
         if upload is not None and preset == "llm-judge" and (estimate := estimate_caption(inputs)):
             st.caption(estimate)
-        if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:"):
+        if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:",
+                                            disabled=not ready):
             run_scoring(upload.getvalue(), upload.name, "upload")
     with u2:
         shipped = shipped_outputs(dataset, split) if dataset != "upload" else {}
@@ -186,10 +189,10 @@ with st.container(border=True):
             name = st.selectbox("Or a shipped system output", list(shipped), key="sub_shipped",
                                 help="Baselines and participants of the shared task, fetched with the data.")
             b1 = b2 = st.container(horizontal=True, wrap=True)  # the buttons wrap instead of being cut
-            if b1.button("Score this output", icon=":material/play_arrow:"):
+            if b1.button("Score this output", icon=":material/play_arrow:", disabled=not ready):
                 path = shipped[name]
                 run_scoring(path.read_bytes(), path.name, "shipped")
-            if len(shipped) > 1 and b2.button(f"Score all {len(shipped)}", icon=":material/playlist_play:",
+            if len(shipped) > 1 and b2.button(f"Score all {len(shipped)}", icon=":material/playlist_play:", disabled=not ready,
                                               help="Every shipped output of this test set, one after the other "
                                               "(those stored before are not scored again)."):
                 summary: tuple[list, dict] = ([], {})
@@ -348,7 +351,7 @@ text = filters.text_input("Search input or output", key="sub_q", width=260)
 j_max = filters.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter", width=180)
 flag_filter = filters.multiselect("Flags", list(FLAGS.values()), key="sub_flags", width=220, placeholder="any")
 limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limit", width=160, placeholder="any",
-                                   format_func=str.upper, help="The axis that holds J down")
+                                   format_func=str.upper, help="The axis with the lowest score (it caps J)")
 shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 if unanswered := int(table[["sta", "sim"]].isna().any(axis=1).sum()):  # an LLM judge's missing answers
@@ -366,7 +369,8 @@ event = st.dataframe(
         "output": st.column_config.TextColumn("Output", width="large"),
         **{c: st.column_config.NumberColumn(vocab.label(c), format="%.2f", width="small", help=vocab.axis_help(c))
            for c in SCORE_COLUMNS},
-        "limiting": st.column_config.TextColumn("Limit", help="The axis that holds J down", width="small"),
+        "limiting": st.column_config.TextColumn("Limit", help="The axis with the lowest score (it caps J)",
+                                                 width="small"),
         "flags": st.column_config.TextColumn("Flags"),
     },
 )

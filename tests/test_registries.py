@@ -65,9 +65,13 @@ TOY_EDITION = Edition(
 
 
 @pytest.fixture
-def toy(tiny_data, tmp_path):
+def toy(tiny_data, tmp_path, monkeypatch):
     """The toy preset and edition registered, the edition's files in a mirror and in the
-    app's data folder; both are removed from the registries afterwards."""
+    app's data folder, its model's folder on this machine (pages offer to score only with
+    presets whose models are here); both are removed from the registries afterwards."""
+    models = tmp_path / "models"
+    (models / TOY_MODEL.replace("/", "__")).mkdir(parents=True)
+    monkeypatch.setenv("DETOX_MODEL_DIR", str(models))
     mirror = tmp_path / "mirror"
     (mirror / "outputs").mkdir(parents=True)
     (mirror / "test.tsv").write_text(TOY_TEST, encoding="utf-8")

@@ -149,6 +149,11 @@ class Preset(ABC):
         companions: role -> the id of another model whose files that role's model is
             read with (a tokenizer, an encoder's config); mapped to local folders like
             model ids.
+        axis_agreement: axis -> the measured sentence-level ROC-AUC of that axis's score
+            against people's judgement of the same axis (the RUSSE-2022 human sample); an
+            axis left out has not been measured. Explanations of a low J name an axis as
+            its reason only where this is high enough
+            (:data:`detox_core.submissions.explain.RELIABLE_AUC`).
 
     Every subclass's :meth:`score` also fills the reference columns it leaves empty
     (BLEU, ROUGE-L, BERTScore; chrF when it has none) from the registry of
@@ -171,6 +176,7 @@ class Preset(ABC):
     #: STA compares the output with the input (CLS-NEW, an LLM's pairwise question).
     sta_of_text_alone: ClassVar[bool] = True
     companions: ClassVar[dict[str, str]] = {}
+    axis_agreement: ClassVar[dict[str, float]] = {}
     #: role -> model id
     models: dict[str, str]
 

@@ -52,6 +52,9 @@ class EmbeddedPreset(Preset):
     languages = ("ru",)  # trained on Russian data only
     description = "Offline CPU models the project trains from the corpus: no download, no GPU."
     needs_download = False
+    #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the
+    #: corpus-only recipe never saw (tests/embedded/test_embedded.py re-measures them).
+    axis_agreement = {"sta": 0.756, "sim": 0.757, "fl": 0.556}
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by a classifier trained here on the corpus (character "
         "n-grams, punctuation ignored), from 0 to 1.",

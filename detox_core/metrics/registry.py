@@ -125,3 +125,36 @@ def score(
     return get_preset(preset, pool=pool, models=models).score(
         inputs, outputs, references, calibrated=calibrated, progress=progress
     )
+
+
+#: What each model role does, in the words of people who choose a preset.
+ROLE_WORDS = {"sta": "toxicity classifier", "sim": "meaning model", "fl": "fluency model"}
+
+
+def missing_models(name: str, pool: ModelPool | None = None,
+                   models: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """``(what, model id)`` of every model preset ``name`` needs that cannot be had on
+    this machine: no local folder, not in the hub cache, and the hub cannot be reached.
+
+    Found in seconds (folders are listed and the hub is asked once; no weights are
+    read), so a page can say a preset cannot run before a visitor waits for it to fail.
+    ``what`` is the role in words ("toxicity classifier", "toxicity classifier's
+    tokenizer"). Empty when every model can be had (a download may still take time).
+    """
+    from detox_core.models import default_pool
+
+    cls = preset_class(name)
+    pool = pool or default_pool()
+    overrides = models or {}
+    missing: list[tuple[str, str]] = []
+    for role, model_id in cls.default_models().items():
+        value = overrides.get(role, model_id)
+        source = value if Path(value).is_dir() else None
+        wanted = model_id if source else value
+        what = ROLE_WORDS.get(role, f"{role.upper()} model")
+        if pool.locate(wanted, source) is None:
+            missing.append((what, wanted))
+        companion = cls.companions.get(role)
+        if companion and pool.locate(companion) is None:
+            missing.append((f"{what}'s tokenizer files", companion))
+    return missing

@@ -33,6 +33,20 @@ def hub_reachable(timeout: float = 3.0) -> bool:
     return ok
 
 
+def in_hub_cache(model_id: str) -> bool:
+    """Whether the local Hugging Face cache holds a downloaded copy of ``model_id`` (a
+    snapshot folder with files), found by listing folders: no weights are read."""
+    try:
+        from huggingface_hub.constants import HF_HUB_CACHE
+    except ImportError:  # pragma: no cover - the hub client comes with transformers
+        return False
+    snapshots = Path(HF_HUB_CACHE) / f"models--{model_id.replace('/', '--')}" / "snapshots"
+    try:
+        return any(p.is_dir() and any(p.iterdir()) for p in snapshots.iterdir())
+    except OSError:
+        return False
+
+
 def default_device() -> str:
     import torch
 

@@ -34,7 +34,7 @@ import numpy as np
 from detox_core import config
 from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.models.hub import default_device, hub_reachable, revision
+from detox_core.models.hub import default_device, hub_reachable, in_hub_cache, revision
 from detox_core.models.kinds import CUSTOM_KINDS
 from detox_core.models.onnx import onnx_session
 
@@ -192,6 +192,21 @@ class ModelPool:
             return model_id, True
         return model_id, False
 
+    def locate(self, model_id: str, source: str | None = None) -> str | None:
+        """Where ``model_id`` would load from, found without loading it (at most the
+        hub check's few seconds): ``"loaded"``, ``"folder"`` (a local folder that exists),
+        ``"cache"`` (the local Hugging Face cache), ``"hub"`` (a download), or None when it
+        cannot be had here (a mapped folder that is gone, or not cached and no hub)."""
+        where, local = self.resolve(model_id, source)
+        with self._lock:
+            if any(key[0] == where for key in self._models):
+                return "loaded"
+        if local:
+            return "folder" if Path(where).is_dir() else None
+        if in_hub_cache(model_id):
+            return "cache"
+        return "hub" if hub_reachable() else None
+
     def get(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None,
             tokenizer: str | None = None) -> _Loaded:
         """The loaded model (loading it on first use). Raises ModelUnavailableError.
@@ -246,7 +261,7 @@ class ModelPool:
 
             tok_source, tok_local = (tok[1], tok[2]) if tok else (source, local)
             loaded.tokenizer = AutoTokenizer.from_pretrained(
-                tok_source, local_files_only=tok_local or (cache_only and not tok))
+                tok_source, local_files_only=tok_local or cache_only)  # offline: no minute of hub retries
             cls = {"classifier": AutoModelForSequenceClassification, "seq2seq": AutoModelForSeq2SeqLM}.get(kind, AutoModel)
             model = cls.from_pretrained(source, local_files_only=cache_only)
         except ModelUnavailableError:

@@ -1,11 +1,17 @@
-"""Why a rewrite scores as it does: the factor that limits J, and flags.
+"""Why a rewrite scores as it does: the axis that scored lowest, and flags.
 
 Used by the live scoring and submissions pages; pure functions over score frames.
+
+An explanation says what the metric measured ("the fluency score (FL 0.39) is the lowest
+axis"), never a fact about the text: the scores are a model's guesses. It points at the
+lowest axis as the reason for a low J only where the preset's axis agrees well enough
+with people (:data:`RELIABLE_AUC`); below that it says the axis is the lowest and that
+this preset's axis agrees weakly with people, with the measured figure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,17 +19,45 @@ import pandas as pd
 
 from detox_core.text import lexicon_hits, words
 
-AXIS_WORDS = {
-    "sta": "toxicity: the rewrite still reads as toxic",
-    "sim": "meaning: the rewrite drifts from the input",
-    "fl": "fluency: the rewrite does not read fluently",
-}
+#: The least sentence-level ROC-AUC (against people's judgement of the same axis) at which
+#: an axis's score is read as a reason for a low J. ROC-AUC is the chance that an output
+#: people judged good on the axis scores higher than one they judged bad: 0.5 is a coin
+#: flip, and 0.7 is the usual lower bound of "acceptable" discrimination (Hosmer and
+#: Lemeshow, Applied Logistic Regression) and the bar this project sets for the embedded
+#: J. An axis at 0.56 orders two outputs as people do 56 times in 100, 6 more than chance:
+#: its low score is no verdict on a single sentence.
+RELIABLE_AUC = 0.7
+
+#: How the explanation names what each axis's number measured.
+AXIS_SCORES = {"sta": "non-toxicity score", "sim": "meaning score", "fl": "fluency score"}
+#: The human judgement each axis was measured against.
+HUMAN_JUDGEMENTS = {"sta": "toxic or not", "sim": "same meaning or not", "fl": "fluent or not"}
 FLAGS = {
     "empty": "empty output",
     "copy": "unchanged copy of the input",
     "more_toxic": "more toxic than the input",
     "lexicon": "still contains lexicon words",
 }
+
+RELIABILITY_HELP = (
+    f"Why J is what it is: the axis with the lowest score caps J (J = STA x SIM x FL). It is named as the "
+    f"reason only where this preset's axis agrees with people at a sentence-level ROC-AUC of at least "
+    f"{RELIABLE_AUC:.2f}, measured against the RUSSE-2022 human judgements of each axis. ROC-AUC is the chance "
+    "that an output people judged good on the axis scores higher than one they judged bad: 0.50 is a coin flip, "
+    f"{RELIABLE_AUC:.2f} the usual lower bound of acceptable agreement. Below it, a low score is what the model "
+    "measured, not a verdict on the text: read the rewrite yourself."
+)
+
+
+def axis_agreement(preset: str | None) -> dict[str, float]:
+    """The preset's measured per-axis sentence-level ROC-AUC against people (axis -> AUC);
+    empty for an unknown preset or one not measured."""
+    if not preset:
+        return {}
+    from detox_core.metrics.registry import PRESETS
+
+    cls = PRESETS.get(preset)
+    return dict(getattr(cls, "axis_agreement", {}) or {}) if cls else {}
 
 
 def limiting_factor(sta: float, sim: float, fl: float) -> str:
@@ -32,19 +66,36 @@ def limiting_factor(sta: float, sim: float, fl: float) -> str:
     return min(values, key=lambda k: (np.nan_to_num(values[k], nan=1.0), k))
 
 
-def explain_j(sta: float, sim: float, fl: float) -> str:
-    """One sentence on what limits J, e.g. "J 0.31 is held down by meaning (SIM 0.42)";
+def explain_j(sta: float, sim: float, fl: float, agreement: Mapping[str, float] | None = None) -> str:
+    """One sentence on the axis that caps J, in terms of what was measured.
+
+    Args:
+        agreement: axis -> the preset's measured sentence-level ROC-AUC against people
+            (:func:`axis_agreement`); an axis without a figure is said to be unmeasured.
+
+    E.g. "J 0.31: the meaning score (SIM 0.42) is the lowest axis and caps J ...";
     "J n/a: no STA score." where an axis has none (an LLM judge's unanswered question, FL
-    without references)."""
+    without references).
+    """
     missing = [k.upper() for k, v in (("sta", sta), ("sim", sim), ("fl", fl)) if v is None or v != v]
     if missing:
         return f"J n/a: no {' or '.join(missing)} score."
     j = sta * sim * fl
     axis = limiting_factor(sta, sim, fl)
     value = {"sta": sta, "sim": sim, "fl": fl}[axis]
+    name, key = AXIS_SCORES[axis], axis.upper()
     if value >= 0.9:
-        return f"J {j:.2f}: no axis is weak (lowest: {axis.upper()} {value:.2f})."
-    return f"J {j:.2f} is held down by {AXIS_WORDS[axis]} ({axis.upper()} {value:.2f})."
+        return f"J {j:.2f}: no axis scores low (the lowest is the {name}, {key} {value:.2f})."
+    auc = (agreement or {}).get(axis)
+    if auc is None or auc != auc:
+        return (f"J {j:.2f}: the {name} ({key} {value:.2f}) is the lowest axis; how well this preset's {key} "
+                "agrees with people has not been measured, so read the rewrite yourself.")
+    if auc >= RELIABLE_AUC:
+        return (f"J {j:.2f}: the {name} ({key} {value:.2f}) is the lowest axis and caps J (this preset's {key} "
+                f"agrees with people's \"{HUMAN_JUDGEMENTS[axis]}\" at ROC-AUC {auc:.2f}).")
+    return (f"J {j:.2f}: the {name} ({key} {value:.2f}) is the lowest axis, but this preset's {key} agrees weakly "
+            f"with people (ROC-AUC {auc:.2f} against \"{HUMAN_JUDGEMENTS[axis]}\", under {RELIABLE_AUC:.2f}): "
+            "it is no verdict on this rewrite.")
 
 
 @dataclass(frozen=True)
@@ -76,11 +127,13 @@ def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float |
 
 
 def explain_frame(inputs: Sequence[str], outputs: Sequence[str], frame: pd.DataFrame,
-                  lexicon: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """Per-sentence ``limiting`` axis, ``why`` sentence and ``flags`` (comma-separated)."""
+                  lexicon: frozenset[str] = frozenset(), preset: str | None = None) -> pd.DataFrame:
+    """Per-sentence ``limiting`` axis, ``why`` sentence (worded by ``preset``'s measured
+    agreement, see :func:`explain_j`) and ``flags`` (comma-separated)."""
+    agreement = axis_agreement(preset)
     limiting, why, flag_col = [], [], []
     for src, out, sta, sim, fl in zip(inputs, outputs, frame["sta"], frame["sim"], frame["fl"]):
         limiting.append(limiting_factor(sta, sim, fl))
-        why.append(explain_j(sta, sim, fl))
+        why.append(explain_j(sta, sim, fl, agreement))
         flag_col.append(", ".join(flags(src, out, lexicon).labels()))
     return pd.DataFrame({"limiting": limiting, "why": why, "flags": flag_col}, index=frame.index)

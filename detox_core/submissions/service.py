@@ -255,12 +255,14 @@ def fill_reference_metrics(store: Store, submission_id: int, references: Sequenc
     return filled
 
 
-def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str]) -> pd.DataFrame:
-    """Stored per-sentence scores with references, the limiting axis, why, and flags."""
+def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str],
+                   preset: str | None = None) -> pd.DataFrame:
+    """Stored per-sentence scores with references, the limiting axis, why (worded by
+    ``preset``'s measured agreement with people), and flags."""
     table = scores.copy()
     table.insert(0, "line", table["idx"] + 1)
     table["references"] = [" | ".join(r) for r in references][: len(table)]
-    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon)
+    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon, preset)
     return pd.concat([table, why], axis=1)
 
 

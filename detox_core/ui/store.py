@@ -47,7 +47,9 @@ def cached_scores(submission_id: int):
 
 @st.cache_data(show_spinner="Explaining every sentence…", max_entries=16)
 def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references, _lexicon):
-    return sentence_table(_scores(version), _references, _lexicon)
+    url, submission_id, _ = version
+    meta = _store(url).get(submission_id)  # its preset words the explanations
+    return sentence_table(_scores(version), _references, _lexicon, meta.preset if meta else None)
 
 
 def cached_sentence_table(submission_id: int, corpus_key: str, references, lexicon):

@@ -59,8 +59,27 @@ def test_official_preset_without_models_stores_nothing(trained, monkeypatch):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
     at.segmented_control(key="sub_preset").set_value("RUSSE-2022 official")
     run(at)
+    # Known before scoring: the page says so and offers no scoring with it.
+    assert any("**RUSSE-2022 official** cannot score on this server" in w.value for w in at.warning)
+    assert all(b.disabled for b in at.button if b.label.startswith("Score"))
+    assert Store(f"sqlite:///{trained / 'detox.sqlite'}").list().empty
+
+
+def test_a_model_that_fails_to_load_is_said_in_the_visitors_terms(trained, monkeypatch):
+    """A model the check found (in the hub cache) but that cannot load: which model, no
+    command-line advice, and the preset that runs instead."""
+    from detox_core.models import pool as pool_module
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(pool_module, "in_hub_cache", lambda model_id: True)  # a broken cached copy
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    at.segmented_control(key="sub_preset").set_value("RUSSE-2022 official")
+    run(at)
     score_shipped(at, "delete")
-    assert any("Cannot load" in e.value for e in at.error)
+    errors = " ".join(e.value for e in at.error)
+    assert "Not scored: the toxicity classifier (s-nlp/russian" in errors and "could not be loaded" in errors
+    assert "`" not in errors and "--model" not in errors
+    assert any("choose **Embedded (offline CPU)**" in i.value for i in at.info)
     assert Store(f"sqlite:///{trained / 'detox.sqlite'}").list().empty
 
 

@@ -81,7 +81,7 @@ def test_live_scoring_shows_j_for_a_typed_pair(server, page):
     j = page.locator('[data-testid="stMetric"]').filter(has_text="J").first
     value = float(j.locator('[data-testid="stMetricValue"]').inner_text())
     assert 0.0 <= value <= 1.0
-    assert "held down by" in page.inner_text("body") or "no axis is weak" in page.inner_text("body")
+    assert "is the lowest axis" in page.inner_text("body") or "no axis scores low" in page.inner_text("body")
     shot(page, "live_scoring_pair", 1250)
 
 

@@ -106,4 +106,4 @@ def test_a_missing_axis_is_said_not_computed():
     from detox_core.submissions.explain import explain_j
 
     assert explain_j(float("nan"), 1.0, 1.0) == "J n/a: no STA score."
-    assert explain_j(1.0, 0.4, 1.0).startswith("J 0.40 is held down by")
+    assert explain_j(1.0, 0.4, 1.0).startswith("J 0.40: the meaning score (SIM 0.40) is the lowest axis")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from detox_core.submissions.explain import FLAGS, explain_frame, explain_j, flags, limiting_factor
+from detox_core.metrics import score
+from detox_core.metrics.embedded import EmbeddedPreset
+from detox_core.submissions.explain import (FLAGS, RELIABLE_AUC, RELIABILITY_HELP, axis_agreement, explain_frame,
+                                            explain_j, flags, limiting_factor)
 
 LEXICON = frozenset({"дебил", "хрень"})
 
@@ -14,8 +17,41 @@ def test_the_lowest_axis_limits_j_and_is_named():
     assert limiting_factor(0.9, 0.3, 0.8) == "sim"
     assert limiting_factor(0.2, 0.3, 0.8) == "sta"
     assert limiting_factor(np.nan, 0.5, 0.8) == "sim"  # a missing score does not count as the weakest
-    assert explain_j(0.9, 0.4, 0.95) == "J 0.34 is held down by meaning: the rewrite drifts from the input (SIM 0.40)."
-    assert explain_j(0.95, 0.92, 0.99).startswith("J 0.87: no axis is weak (lowest: SIM 0.92)")
+    assert explain_j(0.9, 0.4, 0.95, {"sim": 0.76}) == (
+        "J 0.34: the meaning score (SIM 0.40) is the lowest axis and caps J (this preset's SIM agrees with "
+        "people's \"same meaning or not\" at ROC-AUC 0.76).")
+    assert explain_j(0.95, 0.92, 0.99).startswith("J 0.87: no axis scores low (the lowest is the meaning score, SIM 0.92)")
+
+
+def test_a_weak_axis_is_named_as_measured_never_as_a_fact_about_the_text():
+    """An axis that agrees with people under the threshold is the lowest score, not the reason."""
+    weak = explain_j(0.99, 0.95, 0.39, {"sta": 0.756, "sim": 0.757, "fl": 0.556})
+    assert weak.startswith("J 0.37: the fluency score (FL 0.39) is the lowest axis, but this preset's FL agrees "
+                           "weakly with people (ROC-AUC 0.56")
+    assert "caps J" not in weak and "does not read fluently" not in weak
+    # Exactly at the threshold the axis is reliable enough to be named as the reason.
+    assert "caps J" in explain_j(0.99, 0.95, 0.39, {"fl": RELIABLE_AUC})
+    assert "agrees weakly" in explain_j(0.99, 0.95, 0.39, {"fl": RELIABLE_AUC - 0.001})
+    # A preset whose agreement was never measured says so, and claims nothing.
+    unmeasured = explain_j(0.99, 0.95, 0.39, axis_agreement("textdetox2025"))
+    assert "has not been measured" in unmeasured and "caps J" not in unmeasured
+    assert f"{RELIABLE_AUC:.2f}" in RELIABILITY_HELP  # the help mark states the threshold
+
+
+def test_the_embedded_preset_explains_the_reported_pair_by_its_measured_agreement(embedded_models):
+    """The reported case: two near-identical polite rewrites get FL far apart under the
+    embedded preset, whose FL agrees weakly with people: neither is called disfluent."""
+    assert axis_agreement("embedded") == EmbeddedPreset.axis_agreement
+    assert EmbeddedPreset.axis_agreement["fl"] < RELIABLE_AUC <= min(EmbeddedPreset.axis_agreement["sta"],
+                                                                     EmbeddedPreset.axis_agreement["sim"])
+    frame = score(["Ты дурак, заткнись"] * 2, ["Ты не прав, помолчи, пожалуйста", "Ты ошибаешься, пожалуйста, помолчи"],
+                  preset="embedded")
+    out = explain_frame(["Ты дурак, заткнись"] * 2, ["Ты не прав, помолчи, пожалуйста",
+                                                     "Ты ошибаешься, пожалуйста, помолчи"], frame, preset="embedded")
+    assert frame["fl"].iloc[0] < 0.5 <= frame["fl"].iloc[1]  # the inconsistency the wording must survive
+    assert out["limiting"].iloc[0] == "fl"
+    assert "agrees weakly with people (ROC-AUC 0.56" in out["why"].iloc[0]
+    assert "does not read fluently" not in " ".join(out["why"])
 
 
 def test_flags_of_a_rewrite():
@@ -33,5 +69,5 @@ def test_explain_frame_row_by_row():
     out = explain_frame(["ты дебил", "вот хрень"], ["ты дебил", "вот"], frame, LEXICON)
     assert list(out.index) == [10, 11]
     assert out["limiting"].tolist() == ["sta", "sim"]
-    assert "toxicity" in out.loc[10, "why"] and "meaning" in out.loc[11, "why"]
+    assert "non-toxicity score" in out.loc[10, "why"] and "meaning score" in out.loc[11, "why"]
     assert out.loc[10, "flags"] == f"{FLAGS['copy']}, {FLAGS['lexicon']}" and out.loc[11, "flags"] == ""

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core import vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
 from detox_core.metrics import registry
-from detox_core.submissions.explain import explain_j, flags
+from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
 from detox_core.ui import render
+from detox_core.ui.auth import is_organizer
+from detox_core.ui.models import shared_pool
 from detox_core.vocab import language_name
 
 #: (axis key, label, a few words) of the score card, in order.
@@ -91,43 +93,123 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
     return name, True
 
 
+def _models_text(missing: Sequence[tuple[str, str]]) -> str:
+    """"toxicity classifier (textdetox/xlmr-large-toxicity-classifier), meaning model (...)"."""
+    return ", ".join(f"{what} ({render.md(model_id, None)})" for what, model_id in missing)
+
+
+def _where_to_set() -> str:
+    if is_organizer():
+        return ("Download them on a machine that can reach the model hub and set their folders under "
+                "**Metric models** in the sidebar.")
+    return "The organizers of this server can add them (under **Metric models** in the sidebar)."
+
+
+def offer_what_scores(languages: Sequence[str], instead_of: str | None = None) -> None:
+    """Say which preset would score ``languages`` here: one that runs now (for the languages
+    it covers), and for the rest the preset needing the fewest models, and which models those
+    are. Checked in seconds (folders listed, the hub asked once; no model loads)."""
+    def names(langs: Sequence[str]) -> str:
+        return ", ".join(language_name(lang) for lang in langs) or "these texts"
+
+    covering = [(name, cls) for name, cls in registry.registered().items()
+                if not languages or any(cls.covers(lang) for lang in languages)]
+    ready = [cls for name, cls in covering if name != instead_of and not cls.unavailable()
+             and not registry.missing_models(name, shared_pool())]
+    text, left = [], list(languages)
+    if ready:
+        cls = max(ready, key=lambda c: sum(c.covers(lang) for lang in languages))  # the one covering the most
+        scored = [lang for lang in languages if cls.covers(lang)]
+        left = [lang for lang in languages if not cls.covers(lang)]
+        text.append(f"To score {names(scored)} here, choose **{cls.display()}** as the metric preset"
+                    + (" (no download)." if not cls.needs_download else "."))
+        if not left:
+            st.info(" ".join(text), icon=":material/swap_horiz:")
+            return
+    text.append(f"No metric preset can score {names(left)} on this server yet.")
+    downloads = sorted(((registry.missing_models(name, shared_pool()), cls) for name, cls in covering
+                        if cls.default_models() and not cls.unavailable()
+                        and (not left or all(cls.covers(lang) for lang in left))), key=lambda mc: len(mc[0]))
+    if downloads:
+        missing, cls = downloads[0]
+        if cls.name == instead_of:  # the one picked: its models are listed just above
+            text.append(f"**{cls.display()}** needs the fewest models for it: those named above. " + _where_to_set())
+        else:
+            text.append(f"**{cls.display()}** would, with its models on this server: {_models_text(missing)}. "
+                        + _where_to_set())
+    judges = [cls for _, cls in covering if cls.unavailable() and (not left or all(cls.covers(lang) for lang in left))]
+    text += [f"**{cls.display()}** would, once the organizers connect it." for cls in judges]
+    st.info(" ".join(text), icon=":material/translate:")
+
+
+def preset_ready(preset: str, languages: Sequence[str] = ()) -> bool:
+    """Whether ``preset``'s models can be had here, found in seconds before any scoring
+    (folders listed, the hub asked once, no weights read). When they cannot, the page says
+    so in the visitor's terms, and what would score ``languages`` instead."""
+    missing = registry.missing_models(preset, shared_pool())
+    if not missing:
+        return True
+    cls = registry.preset_class(preset)
+    st.warning(f"**{cls.display()}** cannot score on this server: its models are not here, and this server cannot "
+               f"download them ({_models_text(missing)}).", icon=":material/cloud_off:")
+    offer_what_scores(languages, instead_of=preset)
+    return False
+
+
 def show_scoring_error(err: Exception, languages: Sequence[str] = ()) -> None:
     """A model that cannot load: what happened and what to do, never a zero score.
 
     ``languages``: the languages being scored; the way out offered covers them."""
     if isinstance(err, ModelUnavailableError):
-        st.error(render.md(err, None), icon=":material/error:")
-        offline = [cls for cls in registry.registered().values()
-                   if not cls.needs_download and all(cls.covers(lang) for lang in languages)]
-        if offline:
-            st.info(f"Switch the preset to **{offline[0].display()}** to score without any download.")
-        else:
-            wanted = ", ".join(language_name(lang) for lang in languages) or "these texts"
-            st.info(f"No preset that runs without a download covers {wanted}. Organizers can point this preset's "
-                    "roles at local model folders under **Metric models** in the sidebar.",
-                    icon=":material/folder_open:")
+        # The visitor's terms: which model and why; the command-line advice of the
+        # exception's message is for the command line.
+        what = registry.ROLE_WORDS.get(err.role or "", "model")
+        st.error(f"Not scored: the {what} ({render.md(err.model_id, None)}) could not be loaded: "
+                 f"{render.md(err.reason, 300)}.", icon=":material/error:")
+        offer_what_scores(languages)
     elif isinstance(err, EmbeddedMissingError):
-        st.error(f"Embedded preset: {err}", icon=":material/error:")
-        st.info("Train it from the sidebar (**Metric models**) or with `python -m detox_core train-embedded`.")
+        st.error("The offline preset's models are not trained on this server yet.", icon=":material/error:")
+        st.info("Train them under **Metric models** in the sidebar." if is_organizer() else
+                "The organizers of this server can train them (under **Metric models** in the sidebar).")
     elif isinstance(err, ScorerUnavailableError):  # an LLM judge without access, a refused key
         st.error(render.md(err, None), icon=":material/error:")
     else:
         raise err
 
 
-def score_bars(row: dict) -> go.Figure:
-    names = [label for _, label, _ in AXES]
-    values = [row.get(key) for key, _, _ in AXES]
-    colors = ["#2e7d5b" if (v is not None and v == v and v >= 0.7) else "#e67e22" if (v is not None and v == v and v >= 0.4)
-              else "#c0392b" for v in values]
-    fig = go.Figure(go.Bar(
-        x=[0 if v is None or v != v else v for v in values], y=names, orientation="h", marker_color=colors,
-        text=["n/a" if v is None or v != v else f"{v:.2f}" for v in values], textposition="outside",
-        hovertemplate="%{y}: %{x:.3f}<extra></extra>",
-    ))
-    fig.update_layout(height=40 + 24 * len(names), margin=dict(t=5, b=5, l=5, r=10), xaxis=dict(range=[0, 1.3], showgrid=False),
-                      yaxis=dict(autorange="reversed"))
-    return fig
+def bar_color(value: float | None) -> str:
+    """Green from 0.7, orange from 0.4, red below (and for n/a)."""
+    if value is None or value != value:
+        return "#c0392b"
+    return "#2e7d5b" if value >= 0.7 else "#e67e22" if value >= 0.4 else "#c0392b"
+
+
+_BARS_STYLE = (
+    "<style>.dx-bars{display:grid;grid-template-columns:auto 1fr 2.6rem;gap:.3rem .5rem;align-items:center;"
+    "margin:.4rem 0;font-size:.9rem}.dx-bars .track{height:.9rem;border-radius:3px;background:rgba(128,128,128,.15)}"
+    ".dx-bars .fill{display:block;height:100%;border-radius:3px}.dx-bars .v{text-align:end;"
+    "font-variant-numeric:tabular-nums}</style>"
+)
+
+
+def score_bars_html(row: dict) -> str:
+    """The card's scores as horizontal bars in plain HTML.
+
+    Not a Plotly figure: a card is drawn on a visitor's first screen, and the chart
+    library's 4.6 MB script took seconds to load and parse there before the card showed
+    (Live scoring's first screen and every new visitor's). Labels and numbers only: no
+    user text goes into it."""
+    cells = []
+    for key, label, _ in AXES:
+        value = row.get(key)
+        known = value is not None and value == value
+        width = min(max(float(value), 0.0), 1.0) * 100 if known else 0.0
+        cells.append(f'<span>{html.escape(label)}</span><span class="track"><span class="fill" style="width:{width:.0f}%;'
+                     f'background:{bar_color(value)}"></span></span><span class="v">'
+                     f'{f"{value:.2f}" if known else "n/a"}</span>')
+    return _BARS_STYLE + '<div class="dx-bars" role="img" aria-label="' + html.escape(", ".join(
+        f"{label} {'n/a' if row.get(key) is None or row.get(key) != row.get(key) else f'{row.get(key):.2f}'}"
+        for key, label, _ in AXES)) + '">' + "".join(cells) + "</div>"
 
 
 def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta_input: float | None = None,
@@ -155,8 +237,9 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
             st.caption("Rewrite")
             st.markdown(out_html, unsafe_allow_html=True)
         with right:
-            st.plotly_chart(score_bars(row), width="stretch", config={"displayModeBar": False})
-        st.markdown(explain_j(row["sta"], row["sim"], row["fl"]))
+            st.markdown(score_bars_html(row), unsafe_allow_html=True)
+        # Numbers and fixed words only (no user text): safe as markdown.
+        st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset)), help=RELIABILITY_HELP)
         labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()
         if labels:
             st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))

@@ -13,6 +13,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind, word_diff
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
+from detox_core.ui.params import clamp_range, keep_options
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import UNSPACED_LANGUAGES, language_name
@@ -73,12 +74,14 @@ search_in = SEARCH_IN[
 with st.expander("Filters", icon=":material/filter_list:"):
     f1, f2, f3 = st.columns(3)
     ref_options = sorted(int(n) for n in prepared["n_refs"].unique())
+    keep_options("refs", ref_options)
     n_refs = f1.multiselect(
         "Paraphrases per input", ref_options, key="refs", bind="query-params",
         placeholder="any number", help="Keep toxic sentences with this many neutral paraphrases.",
     )
     lo, hi = int(prepared["toxic_words"].min()), int(prepared["toxic_words"].max())
     if hi > lo:
+        clamp_range("len", lo, hi)  # other splits or languages: the remembered range may no longer fit
         length = f2.slider("Toxic sentence length (words)", lo, hi, (lo, hi), key="len", bind="query-params")
     else:
         length = (lo, hi)

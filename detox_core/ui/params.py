@@ -1,0 +1,77 @@
+"""Widget values remembered from an earlier run or an address, kept valid for this run.
+
+Streamlit keeps a keyed widget's value across reruns and restores it from the address
+(``bind="query-params"``). When the data under a widget changes (other splits or
+languages in the sidebar), the remembered value can fall outside the widget's new
+range or options, and Streamlit then raises instead of drawing the page. Pages call
+these helpers just before drawing such a widget: a value that no longer fits is
+clamped into the new range, or dropped so the widget starts from its default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def clamp_range(key: str, lo: int | float, hi: int | float) -> None:
+    """Keep a range slider's remembered value ``key`` inside ``[lo, hi]``.
+
+    A value partly outside is clamped to the overlap (a filter of 1-28 words on data
+    that now spans 4-25 becomes 4-25); one with nothing in common with the new range,
+    or that is not a pair of numbers, is dropped, so the slider shows the whole range.
+    """
+    if key not in st.session_state:
+        return
+    value = st.session_state[key]
+    pair = [_number(v) for v in value] if isinstance(value, (list, tuple)) else []
+    if len(pair) == 2 and None not in pair and lo <= pair[0] <= pair[1] <= hi:
+        return
+    if len(pair) == 2 and None not in pair:
+        a, b = sorted(pair)
+        a, b = max(lo, min(a, hi)), max(lo, min(b, hi))
+        if a < b and (a, b) != (lo, hi):
+            cast = type(lo)
+            st.session_state[key] = (cast(a), cast(b))
+            return
+    del st.session_state[key]
+
+
+def clamp_value(key: str, lo: int | float, hi: int | float) -> None:
+    """Keep a single-value slider or number input's remembered value inside ``[lo, hi]``."""
+    if key not in st.session_state:
+        return
+    number = _number(st.session_state[key])
+    if number is None:
+        del st.session_state[key]
+    elif not lo <= number <= hi:
+        st.session_state[key] = type(lo)(max(lo, min(number, hi)))
+
+
+def keep_options(key: str, options: Sequence[Any]) -> None:
+    """Keep only the remembered choices of ``key`` that are still among ``options``.
+
+    For a multiselect (a list is kept as the choices still offered) or a single
+    choice (dropped when it is no longer offered, so the widget shows its default).
+    """
+    if key not in st.session_state:
+        return
+    value = st.session_state[key]
+    offered = list(options)
+    if isinstance(value, (list, tuple)):
+        kept = [v for v in value if v in offered]
+        if len(kept) != len(value):
+            st.session_state[key] = kept
+    elif value is not None and value not in offered:
+        del st.session_state[key]

@@ -1,0 +1,126 @@
+"""No widget value remembered from an address or an earlier run may break a page.
+
+The sidebar's splits and languages change the data under the pages' widgets (the
+Corpus length slider's range, the paraphrase counts offered); a value that no longer
+fits is clamped or dropped, and an address with hostile values opens every page.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+
+APP = str(PROJECT_ROOT / "app.py")
+PAGES = ["corpus", "live_scoring", "submissions", "leaderboard", "compare", "human_eval", "annotate",
+         "annotation_projects"]
+#: Every key the pages bind to the address, and a few of their own.
+BOUND = ["dataset", "splits", "languages", "q", "regex", "case", "in", "refs", "len", "lex", "chart", "pair",
+         "live_lang", "preset", "preset_cal", "sub_split", "sub_preset", "lb_split", "cmp_split", "he_tab"]
+HOSTILE = {
+    "out of range and not numbers": [["-5", "999999"], ["1e309", "nan"], ["abc"]],
+    "markup, a huge string and repeats": [["<b>bold</b><script>alert(1)</script>"], ["x" * 20_000],
+                                          ["1", "2", "3", "4"]],
+}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception]
+
+
+def apply_languages(at: AppTest, codes: list[str]) -> None:
+    at.sidebar.multiselect(key="languages").set_value(codes)
+    next(b for b in at.sidebar.button if b.label == "Apply").click().run()
+
+
+@pytest.fixture(scope="module")
+def textdetox2025() -> Path:
+    base = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "textdetox2025"
+    if not (base / "dev_inputs.tsv").is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"TextDetox 2025 data not fetched into {base}")
+        pytest.skip("TextDetox 2025 data not fetched")
+    return base
+
+
+def test_corpus_length_filter_survives_removing_splits(real_data):
+    """RUSSE-2022: remove train, then dev (the length range shrinks each time)."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not errors(at)
+    at.multiselect(key="splits").set_value(["dev", "test"]).run()
+    assert not errors(at), errors(at)
+    at.multiselect(key="splits").set_value(["test"]).run()
+    assert not errors(at), errors(at)
+    slider = at.slider(key="len")
+    assert slider.min <= slider.value[0] <= slider.value[1] <= slider.max
+
+
+def test_a_narrowed_length_filter_is_clamped_to_the_new_range(real_data):
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    lo = at.slider(key="len").min
+    at.slider(key="len").set_range(lo, lo + 6).run()
+    at.multiselect(key="refs").set_value([3]).run()  # the test split has one paraphrase per input
+    at.multiselect(key="splits").set_value(["test"]).run()
+    assert not errors(at), errors(at)
+    slider = at.slider(key="len")
+    assert slider.min > lo, "the test split's shortest input is longer than the whole corpus's"
+    assert slider.value == (slider.min, lo + 6)  # clamped, not reset: the upper bound the user chose stays
+    assert at.multiselect(key="refs").value == []  # 3 paraphrases are no longer offered
+
+
+def test_textdetox2025_languages_cleared_then_picked_one_by_one(textdetox2025):
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.sidebar.selectbox(key="dataset").set_value("TextDetox 2025").run()
+    assert not errors(at)
+    apply_languages(at, [])
+    assert not errors(at) and "Pick at least one language" in " ".join(i.value for i in at.info)
+    for picked in (["ar"], ["ar", "zh"], ["ar", "ja", "zh"]):
+        apply_languages(at, picked)
+        assert not errors(at), (picked, errors(at))
+        slider = at.slider(key="len")
+        assert slider.min <= slider.value[0] <= slider.value[1] <= slider.max
+        assert f"{len(picked)} of 15 languages" in at.caption[0].value
+
+
+def test_choosing_languages_is_one_rerun_on_apply(textdetox2025):
+    """The languages are picked in a form: nothing changes on the page until Apply."""
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.sidebar.selectbox(key="dataset").set_value("TextDetox 2025").run()
+    at.sidebar.multiselect(key="languages").set_value(["de", "en"]).run()  # a rerun without Apply
+    assert "15 of 15 languages" in at.caption[0].value
+    apply_languages(at, ["de", "en"])
+    assert "2 of 15 languages" in at.caption[0].value
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_with_a_hostile_address(page, kind, tiny_data):
+    for values in HOSTILE[kind]:
+        at = AppTest.from_file(str(PROJECT_ROOT / "pages" / f"{page}.py"), default_timeout=120)
+        for key in [*BOUND, "unknown_key"]:
+            at.query_params[key] = values
+        at.run()
+        assert not errors(at), (page, values[0][:20], errors(at))
+        for md in at.markdown:  # markup from the address is never rendered as markup
+            assert not (md.proto.allow_html and "<script>" in md.value), md.value[:200]
+
+
+def test_address_values_are_clamped_or_dropped(tiny_data):
+    at = AppTest.from_file(str(PROJECT_ROOT / "pages" / "corpus.py"), default_timeout=60)
+    at.query_params["len"] = ["-5", "999"]
+    at.query_params["splits"] = ["nope", "train"]
+    at.query_params["lex"] = "sometimes"
+    at.run()
+    assert not errors(at)
+    slider = at.slider(key="len")
+    assert slider.value == (slider.min, slider.max)  # out of range: the whole range
+    assert at.multiselect(key="splits").value == ["train"]  # the unknown split dropped, the known one kept
+    assert at.selectbox(key="lex").value == "any"
+    live = AppTest.from_file(str(PROJECT_ROOT / "pages" / "live_scoring.py"), default_timeout=60)
+    live.query_params["live_lang"] = "xx"
+    live.run()
+    assert not errors(live) and live.selectbox(key="live_lang").value == "ru"

@@ -23,13 +23,26 @@ SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "lea
             "Humans": ["human_eval", "annotate", "annotation_projects"]}
 # Each role's menu shows its own pages (detox_core.ui.auth). The others stay routable but
 # hidden, so their address answers with the page's own refusal and sign-in.
+# Every page has its own path (/corpus, /live_scoring, ...); the root address forwards to
+# Corpus with its parameters, so older links such as /?q=...&pair=... keep working.
 pages = {
-    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], default=pid == "corpus",
+    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], url_path=pid,
                       visibility="visible" if auth.allowed(pid) else "hidden")
               for pid in ids]
     for section, ids in SECTIONS.items()
 }
-page = st.navigation(pages)
+corpus_page = pages["Explore"][0]
+
+
+def _root() -> None:
+    params = {key: st.query_params.get_all(key) for key in st.query_params}  # repeated keys stay repeated
+    st.switch_page(corpus_page, query_params=params)
+
+
+root = st.Page(_root, title="Corpus", url_path="home", default=True, visibility="hidden")
+page = st.navigation({"": [root], **pages})
+if page is root:
+    page.run()
 with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")
 render_sidebar(owner="app")

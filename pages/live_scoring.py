@@ -127,12 +127,15 @@ c1, c2 = st.columns([1, 1])
 with c1:
     st.text_area("Toxic sentence", key="live_input", height=90, placeholder="a toxic sentence to rewrite",
                  max_chars=MAX_TEXT_CHARS, **KEEP)
+    # No max_chars on the boxes of several lines: its counter ("72/10010") counts characters of
+    # all lines together; the limits are per line and per box, checked by parse_request and
+    # said in the help (max_chars is only a browser-side limit anyway).
     st.text_area("References (optional, one per line)", key="live_refs", height=90, **KEEP,
-                 max_chars=MAX_REFERENCES * (MAX_TEXT_CHARS + 1),
-                 help=f"Human rewrites of the input; chrF compares each candidate with them. At most {MAX_REFERENCES}.")
+                 help=f"Human rewrites of the input; chrF compares each candidate with them. At most {MAX_REFERENCES}, "
+                 f"of at most {MAX_TEXT_CHARS:,} characters each.")
 with c2:
     st.text_area("Candidate rewrites (one per line)", key="live_candidates", height=200, **KEEP,
-                 placeholder="one or more neutral rewrites", max_chars=MAX_CANDIDATES * (MAX_TEXT_CHARS + 1),
+                 placeholder="one or more neutral rewrites",
                  help=f"At most {MAX_CANDIDATES} rewrites of at most {MAX_TEXT_CHARS:,} characters each.")
 # A row that wraps: on a narrow screen the buttons go on a second line instead of being cut.
 buttons = st.container(horizontal=True, wrap=True)

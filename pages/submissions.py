@@ -31,6 +31,7 @@ from detox_core.ui.llm_judge import estimate_caption
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
+from detox_core.ui.params import clamp_value
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
                                  shared_store)
@@ -348,11 +349,13 @@ if multilingual:
 st.subheader(f"Sentences of {render.md(names[view_id])}")
 filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 text = filters.text_input("Search input or output", key="sub_q", width=260)
-j_max = filters.slider("Only J below", 0.0, 1.01, 1.01, 0.01, key="sub_j", help="1.01 = no filter", width=180)
+clamp_value("sub_j", 0.0, 1.0)
+j_max = filters.slider("Only J below", 0.0, 1.0, 1.0, 0.01, key="sub_j", width=180,
+                       help="Sentences whose J is below this value; at 1.00 every sentence is shown.")
 flag_filter = filters.multiselect("Flags", list(FLAGS.values()), key="sub_flags", width=220, placeholder="any")
 limit_filter = filters.multiselect("Limited by", list(MODEL_AXES), key="sub_limit", width=160, placeholder="any",
                                    format_func=str.upper, help="The axis with the lowest score (it caps J)")
-shown = filter_sentences(table, text, j_max if j_max <= 1.0 else None, flag_filter, limit_filter)
+shown = filter_sentences(table, text, j_max if j_max < 1.0 else None, flag_filter, limit_filter)
 st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
 if unanswered := int(table[["sta", "sim"]].isna().any(axis=1).sum()):  # an LLM judge's missing answers
     st.caption(f"{unanswered:,} of {len(table):,} sentences have no STA or SIM (an answer could not be had): their J "

@@ -91,3 +91,13 @@ def test_a_request_over_the_limits_is_refused_before_scoring(trained):
     run(at)
     assert not at.metric
     assert "at most 10 are scored" in at.error[0].value and "Candidate rewrites" in at.error[0].value
+
+
+def test_boxes_of_several_lines_have_no_all_lines_character_counter(trained):
+    """A counter such as "72/10010" counts every line together, not the per-line limit."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    run(at)
+    for key in ("live_candidates", "live_refs"):
+        box = at.text_area(key=key)
+        assert not box.max_chars, (key, box.max_chars)
+        assert "1,000 characters each" in box.help

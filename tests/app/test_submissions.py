@@ -124,3 +124,15 @@ def test_reference_metrics_missing_from_an_older_submission_are_computed_on_requ
     assert any("Reference metrics computed for 1" in s.value for s in at.success)
     assert at.dataframe[0].value["rouge_l"].iloc[0] == pytest.approx(2 * 0.75 / 1.75)
     assert not any(b.key == "sub_fill_refs" for b in at.button)
+
+
+def test_only_j_below_ends_at_one_and_filters_below_it(trained):
+    at = run(AppTest.from_file(PAGE, default_timeout=60))
+    score_shipped(at, "copy")
+    slider = at.slider(key="sub_j")
+    assert slider.max == 1.0 and slider.value == 1.0  # reads 1.00 = every sentence, not 1.01
+    j = at.dataframe[1].value["j"].iloc[0]
+    assert len(at.dataframe[1].value) == 1
+    slider.set_value(round(max(0.0, j - 0.01), 2))
+    run(at)
+    assert len(at.dataframe[1].value) == 0  # its J is not below the value

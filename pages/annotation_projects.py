@@ -18,7 +18,7 @@ from detox_core.annotation.projects import (
     control_coverage, controls_problem, language_controls, pairs_from_submissions, submission_languages,
 )
 from detox_core.annotation.uploads import load_examples
-from detox_core.annotation.results import finish_text, system_means
+from detox_core.annotation.results import asks_all_tasks, finish_text, MIN_JUDGED_PER_SYSTEM, system_means
 from detox_core.errors import AnnotationError, DetoxError
 from detox_core.annotation.store import Settings
 from detox_core.annotation.tasks import TASKS, spec
@@ -128,6 +128,33 @@ def refused_section(project) -> None:
                              "detail": st.column_config.TextColumn("Details and reason", width="large"),
                              "actor": "By"})
 stamp = store.stamp()  # one cache key for every tab of this run
+
+
+def public_leaderboard_control(project, complete) -> None:
+    """Whether this project's human scores are the public Leaderboard's human columns."""
+    if not asks_all_tasks(project):
+        st.caption("This project does not ask all three tasks: its pairs have no human J, so it cannot feed the "
+                   "Leaderboard's human columns. Its labels appear on **Human vs automatic**.")
+        return
+    counts = complete.groupby("participant_name").size() if len(complete) else None
+    few = [] if counts is None else [f"{render.md(name, None)} ({n})" for name, n in counts.items()
+                                     if n < MIN_JUDGED_PER_SYSTEM]
+    public = st.toggle(
+        "Feed the public Leaderboard's human columns", value=project.settings.public_leaderboard,
+        key=f"org_public_{project.id}",
+        help=f"Off by default: a pilot never becomes the public human score. One project at a time: turning it on "
+             f"here turns it off for the others. Systems with fewer than {MIN_JUDGED_PER_SYSTEM} judged pairs are not "
+             "shown as human scores even then (their 95% interval is too wide to order systems).")
+    if public != project.settings.public_leaderboard:
+        store.set_public_leaderboard(project.id if public else None)
+        st.rerun()
+    where = ("Its human scores are the Leaderboard's human columns" if public
+             else "The Leaderboard shows no human scores of this project")
+    note = f"{where}; every project's complete pairs appear on **Human vs automatic**."
+    if few:
+        note += (f" Below the minimum of {MIN_JUDGED_PER_SYSTEM} judged pairs, not shown on the Leaderboard: "
+                 + ", ".join(few) + ".")
+    st.caption(note)
 
 
 # ----------------------------------------------------------------------------- progress
@@ -281,10 +308,15 @@ with tabs["Results"]:
         complete = table.dropna(subset=list(HUMAN_PARTS))
         st.markdown(f"**Human judgements** · {len(complete):,} of {len(table):,} pairs have every label")
         if len(complete):
-            st.dataframe(system_means(complete), hide_index=True, placeholder=MISSING, column_config={
+            means = system_means(complete, intervals=True)
+            means["j_interval"] = [f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(means["j_human_low"], means["j_human_high"])]
+            st.dataframe(means[["participant_name", *HUMAN_SYSTEM_COLUMNS, "j_interval", "n"]], hide_index=True,
+                         placeholder=MISSING, column_config={
                 "participant_name": "System",
                 **{c: st.column_config.NumberColumn(c.split("_")[0].upper() + " (human)", format="%.3f")
-                   for c in HUMAN_SYSTEM_COLUMNS}, "n": "Pairs"})
+                   for c in HUMAN_SYSTEM_COLUMNS},
+                "j_interval": st.column_config.TextColumn("J (human) 95% CI", help="Bootstrap over the judged pairs"),
+                "n": st.column_config.NumberColumn("Judged pairs", format="%d")})
         st.dataframe(table, hide_index=True, placeholder=MISSING, height=300, column_config={
             "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
             "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
@@ -298,8 +330,7 @@ with tabs["Results"]:
                            file_name=f"{project.name}.answers.csv", mime="text/csv", icon=":material/download:",
                            key="org_export_answers", help="One row per answer: annotator, task, item texts, label, "
                            "the control answer where there is one, seconds")
-        st.caption("Complete pairs of projects that ask all three tasks appear on **Human vs automatic** and in "
-                   "the leaderboard's human columns.")
+        public_leaderboard_control(project, complete)
 
 # ----------------------------------------------------------------------------- settings
 

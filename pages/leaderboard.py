@@ -35,6 +35,23 @@ AXIS_NAMES = {"j": vocab.label("j"), **{k: v for k, v in vocab.LABELS.items() if
 SIGNIFICANT = 0.05
 
 
+def human_source_note(humans) -> None:
+    """Which annotation project feeds the human columns, and which of its systems have
+    too few judged outputs to be shown as human scores."""
+    projects = sorted({s for s in humans["source"] if str(s).startswith("annotation project ")})
+    below = humans.attrs.get("below_minimum", [])
+    minimum = humans.attrs.get("min_judged", 50)
+    if not projects and not below:
+        return
+    names = sorted({b["source"] for b in below} | set(projects))
+    lines = [f"Human scores from {render.md(', '.join(names), None)}, chosen by the organizers for this Leaderboard; "
+             f"each with its judged outputs and a 95% interval."]
+    if below:
+        listed = "; ".join(f"{render.md(b['system'], None)} ({b['n']} judged)" for b in below)
+        lines.append(f"Not shown as human scores, below the minimum of {minimum} judged outputs per system: {listed}.")
+    st.caption(" ".join(lines))
+
+
 def p_value_heatmap(p) -> go.Figure:
     """Pairwise p-values: p < 0.05 dark and starred, the rest light, the diagonal empty."""
     names = [html.escape(str(n)) for n in p.index]
@@ -307,12 +324,16 @@ st.caption("Ranked within each preset only. Intervals: 95% bootstrap over senten
            "significantly different from the group's best.")
 HUMAN_COLUMNS = list(vocab.HUMAN_SYSTEM_COLUMNS)
 humans = cached_human_scores(edition)
+human_source_note(humans)
 for board in boards:
     label = preset_label(board.preset, board.calibrated)
     st.markdown(f"#### {label}")
     agreement_note(board.preset, board.calibrated, choice.languages, key=f"lb_agr_{board.preset}_{board.calibrated}")
-    table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "source"]], on="key", how="left")
+    table = board.table.merge(humans[["key", *HUMAN_COLUMNS, "n", "j_human_low", "j_human_high", "source"]]
+                              .rename(columns={"n": "judged"}), on="key", how="left")
     table[HUMAN_COLUMNS] = table[HUMAN_COLUMNS].astype(float)  # numbers even when no system has human scores
+    table["human_interval"] = [f"[{lo:.2f}, {hi:.2f}]" if lo == lo else MISSING
+                               for lo, hi in zip(table["j_human_low"].astype(float), table["j_human_high"].astype(float))]
     table["rank"] = [rank_label(a, b) for a, b in zip(table["rank_low"], table["rank_high"])]
     ax = axis or "j"
     table["interval"] = [f"[{lo:.3f}, {hi:.3f}]" if lo == lo else MISSING
@@ -327,7 +348,8 @@ for board in boards:
     if "chrf_official" in table:  # the edition's official chrF beside the sentence chrF
         others.insert(others.index("chrf") + 1 if "chrf" in others else len(others), "chrf_official")
     st.dataframe(
-        table[["rank", "group", "system", ax, "interval", *others, *HUMAN_COLUMNS, "source", "n"]],
+        table[["rank", "group", "system", ax, "interval", *others, *HUMAN_COLUMNS, "human_interval", "judged",
+               "source", "n"]],
         column_config={
             "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance tests"),
             "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
@@ -340,9 +362,15 @@ for board in boards:
                if official else {}),
             **{c: st.column_config.NumberColumn(f"{c.split('_')[0].upper()} (human)", format="%.2f")
                for c in HUMAN_COLUMNS},
+            "human_interval": st.column_config.TextColumn(
+                "J (human) 95% CI", help="Bootstrap over the system's judged outputs; — for a published table, "
+                "which gives no interval"),
+            "judged": st.column_config.NumberColumn(
+                "Judged outputs", format="%d", help="Outputs of this system with human judgements behind its human "
+                f"scores; a project's system needs at least {humans.attrs.get('min_judged', 50)}"),
             "source": st.column_config.TextColumn(
-                "Human from", help="The app's annotation projects first, then the human-evaluation sample, then the "
-                "published table; — = no human judgement of this system"),
+                "Human from", help="The annotation project organizers chose for this Leaderboard first, then the "
+                "human-evaluation sample, then the published table; — = no human judgement of this system"),
             "n": st.column_config.NumberColumn("Sentences"),
         },
         hide_index=True, placeholder=MISSING,
@@ -356,10 +384,18 @@ for board in boards:
                    "significant difference; light: not significant. The diagonal (a system with itself) is empty.")
     pairs = human_vs_auto(board, humans)
     if len(pairs) >= 2:
+        judged = [f"{int(n):,} judged, 95% CI [{lo:.2f}, {hi:.2f}]" if n == n and lo == lo else "published table"
+                  for n, lo, hi in zip(pairs["judged"], pairs["j_human_low"], pairs["j_human_high"])]
         fig = go.Figure(go.Scatter(x=pairs["j_human"], y=pairs["j"], mode="markers+text",
                                    text=[html.escape(s) for s in pairs["system"]], textposition="top center",
+                                   customdata=judged,
+                                   error_x=dict(type="data", symmetric=False,
+                                                array=(pairs["j_human_high"] - pairs["j_human"]).fillna(0),
+                                                arrayminus=(pairs["j_human"] - pairs["j_human_low"]).fillna(0),
+                                                color="#2e7d5b", thickness=1),
                                    marker=dict(size=11, color="#2e7d5b"), name=f"local ({html.escape(label)})",
-                                   hovertemplate="%{text}: human %{x:.2f}, auto %{y:.3f}<extra></extra>"))
+                                   hovertemplate="%{text}: human %{x:.2f} (%{customdata}), auto %{y:.3f}"
+                                                 "<extra></extra>"))
         if published is not None:
             fig.add_trace(go.Scatter(x=published["j_human"], y=published["j_auto"], mode="markers+text",
                                      marker=dict(size=8, color="#bbbbbb"), name="published (official metrics)",

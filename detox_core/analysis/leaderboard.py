@@ -19,6 +19,7 @@ from detox_core import data, editions
 from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, SYSTEM_FROM_HUMAN
 from detox_core.analysis.languages import LanguageBoard, coverage, language_board
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
+from detox_core.annotation.results import INTERVAL_COLUMNS, MIN_JUDGED_PER_SYSTEM, system_means
 from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.metrics.chrf import CORPUS_CHRF, CorpusChrf
@@ -37,31 +38,44 @@ def published_key(team: str, method: str) -> str:
 
 
 def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = None,
-                 edition: editions.Edition | None = None) -> pd.DataFrame:
-    """Human STA/SIM/FL/J per system: the app's own annotation projects
+                 edition: editions.Edition | None = None,
+                 min_judged: int = MIN_JUDGED_PER_SYSTEM) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system: the annotation project chosen for the Leaderboard
     (``annotations``, see :func:`detox_core.annotation.results.project_human_scores`),
     else the edition's human judgements, else its published leaderboard (default: the
     default edition, under the data folder or ``root``).
 
+    A project's system with fewer than ``min_judged`` judged outputs is not a human score:
+    it is listed in ``attrs["below_minimum"]`` (system, judged outputs, source) and the
+    system keeps the next source's scores, if any.
+
     Returns columns ``key``, ``sta_human``, ``sim_human``, ``fl_human``, ``j_human``,
-    ``source``.
+    ``n`` (judged outputs; NaN for a published table), the 95% interval of each
+    (``<column>_low``, ``<column>_high``; NaN for a published table) and ``source``.
     """
     edition = edition or editions.default_edition()
-    rows = []
+    rows, below = [], []
     if annotations is not None:
-        for r in annotations.itertuples(index=False):
-            key = system_key(str(r.participant_name))
-            if key not in {x["key"] for x in rows}:  # later projects come first
-                rows.append({"key": key, **{c: getattr(r, c) for c in HUMAN_SYSTEM_COLUMNS}, "source": r.source})
+        for r in annotations.to_dict("records"):
+            key = system_key(str(r["participant_name"]))
+            if key in {x["key"] for x in rows}:  # later projects come first
+                continue
+            if r["n"] < min_judged:
+                below.append({"system": str(r["participant_name"]), "n": int(r["n"]), "source": r["source"]})
+                continue
+            rows.append({"key": key, **{c: r.get(c, float("nan")) for c in (*HUMAN_SYSTEM_COLUMNS, "n",
+                                                                              *INTERVAL_COLUMNS)},
+                         "source": r["source"]})
     path = edition.human_path(root)
     seen = {r["key"] for r in rows}
     if path is not None:
         human = data.load_human_judgements(path)
-        for name, g in human.groupby("participant_name"):
-            if system_key(str(name)) in seen:
+        means = system_means(human, intervals=True)
+        for r in means.to_dict("records"):
+            if system_key(str(r["participant_name"])) in seen:
                 continue
-            rows.append({"key": system_key(str(name)), **{c: g[h].mean() for c, h in SYSTEM_FROM_HUMAN.items()},
-                         "source": path.name})
+            rows.append({"key": system_key(str(r["participant_name"])),
+                         **{c: r[c] for c in (*HUMAN_SYSTEM_COLUMNS, "n", *INTERVAL_COLUMNS)}, "source": path.name})
     path = edition.leaderboard_path(root)
     seen = {r["key"] for r in rows}
     if path is not None:
@@ -71,7 +85,11 @@ def human_scores(root: Path | None = None, annotations: pd.DataFrame | None = No
             if key not in seen:  # a column the table does not report is missing, not an error
                 rows.append({"key": key, **{c: r.get(c, float("nan")) for c in HUMAN_SYSTEM_COLUMNS},
                              "source": "published leaderboard"})
-    return pd.DataFrame(rows, columns=["key", *HUMAN_SYSTEM_COLUMNS, "source"])
+    out = pd.DataFrame(rows, columns=["key", *HUMAN_SYSTEM_COLUMNS, "n", *INTERVAL_COLUMNS, "source"])
+    out[["n", *INTERVAL_COLUMNS]] = out[["n", *INTERVAL_COLUMNS]].astype(float)
+    out.attrs["below_minimum"] = below
+    out.attrs["min_judged"] = min_judged
+    return out
 
 
 @dataclass
@@ -131,9 +149,15 @@ def rank_label(low: int, high: int) -> str:
 
 
 def human_vs_auto(board: PresetBoard, humans: pd.DataFrame) -> pd.DataFrame:
-    """Systems of a board that have human scores: automatic and human J side by side."""
-    merged = board.table.merge(humans, on="key", how="inner")
-    return merged[["system", "j", "j_human", "source"]]
+    """Systems of a board that have human scores: automatic and human J side by side, with
+    the human J's judged outputs (``judged``) and 95% interval (NaN for a published table)."""
+    extra = [c for c in ("n", "j_human_low", "j_human_high") if c in humans]
+    merged = board.table.drop(columns=[c for c in extra if c in board.table]).merge(
+        humans[["key", "j_human", *extra, "source"]], on="key", how="inner").rename(columns={"n": "judged"})
+    for column in ("judged", "j_human_low", "j_human_high"):
+        if column not in merged:
+            merged[column] = float("nan")
+    return merged[["system", "j", "j_human", "judged", "j_human_low", "j_human_high", "source"]]
 
 
 def correlation(x: np.ndarray, y: np.ndarray) -> float:

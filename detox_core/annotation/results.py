@@ -23,6 +23,7 @@ from detox_core.annotation.aggregation import (
 )
 from detox_core.annotation.store import AnnotationStore, Project, utc_now
 from detox_core.annotation.tasks import TASKS
+from detox_core.analysis.stats import bootstrap_ci
 from detox_core.vocab import HUMAN_AXES, HUMAN_SYSTEM_COLUMNS, MODEL_AXES, SYSTEM_FROM_HUMAN
 
 ALPHA_LEVEL = {"toxicity": "nominal", "content": "nominal", "fluency": "ordinal"}
@@ -132,11 +133,31 @@ def humaneval_table(store: AnnotationStore, project: Project, results: dict[str,
     return out.reset_index(drop=True)
 
 
-def system_means(table: pd.DataFrame) -> pd.DataFrame:
-    """Human STA/SIM/FL/J per system of a :func:`humaneval_table`."""
+#: Judged outputs a system needs before a project's human scores stand as that system's
+#: human scores on the public Leaderboard. A per-output human J is 0-1 with a standard
+#: deviation near 0.4 in the published samples, so the 95% interval of a system's mean is
+#: about +-1.96 * 0.4 / sqrt(n): +-0.11 at 50 judged outputs (the gaps between neighbouring
+#: teams of the RUSSE-2022 final table are 0.02-0.06, so fewer could not even order a
+#: strong from a weak system), +-0.55 at 2. A pilot below it is a pilot, not a score.
+MIN_JUDGED_PER_SYSTEM = 50
+
+
+def system_means(table: pd.DataFrame, intervals: bool = False, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system of a :func:`humaneval_table`, with ``n`` (judged outputs).
+
+    With ``intervals``, each axis also has its 95% percentile bootstrap interval over the
+    system's judged outputs (``<column>_low``, ``<column>_high``).
+    """
     g = table.groupby("participant_name")
-    return pd.DataFrame({**{col: g[human].mean() for col, human in SYSTEM_FROM_HUMAN.items()},
-                         "n": g.size()}).reset_index()
+    means = pd.DataFrame({**{col: g[human].mean() for col, human in SYSTEM_FROM_HUMAN.items()},
+                          "n": g.size()}).reset_index()
+    if intervals:
+        for col, human in SYSTEM_FROM_HUMAN.items():
+            bounds = {name: bootstrap_ci(group[human].to_numpy(dtype=float), n_boot, seed=seed)[1:]
+                      for name, group in g}
+            means[f"{col}_low"] = means["participant_name"].map(lambda name: bounds[name][0])
+            means[f"{col}_high"] = means["participant_name"].map(lambda name: bounds[name][1])
+    return means
 
 
 @dataclass
@@ -217,17 +238,28 @@ def asks_all_tasks(project: Project) -> bool:
     return set(project.tasks) == set(TASKS)
 
 
-def project_human_scores(store: AnnotationStore) -> pd.DataFrame:
-    """Human STA/SIM/FL/J per system from every project that asks all three tasks
-    (complete pairs only): ``participant_name``, ``sta_human`` ... ``j_human``, ``n``,
-    ``source``. Later projects come first."""
+INTERVAL_COLUMNS: tuple[str, ...] = tuple(f"{c}_{end}" for c in HUMAN_SYSTEM_COLUMNS for end in ("low", "high"))
+
+
+def project_human_scores(store: AnnotationStore, public_only: bool = True) -> pd.DataFrame:
+    """Human STA/SIM/FL/J per system from the projects that ask all three tasks (complete
+    pairs only): ``participant_name``, ``sta_human`` ... ``j_human``, ``n`` (judged
+    outputs), the 95% intervals (:data:`INTERVAL_COLUMNS`), ``project`` and ``source``.
+    Later projects come first.
+
+    Args:
+        public_only: only the project an organizer chose for the public Leaderboard
+            (``Settings.public_leaderboard``); False: every project (an organizer's view).
+    """
     frames = []
     for project in reversed(store.projects()):
-        if not asks_all_tasks(project):
+        if not asks_all_tasks(project) or (public_only and not project.settings.public_leaderboard):
             continue
         table = humaneval_table(store, project, aggregate_project(store, project))
         if len(table):
-            frames.append(system_means(table).assign(source=f"annotation project {project.name}"))
+            frames.append(system_means(table, intervals=True).assign(
+                project=project.name, source=f"annotation project {project.name}"))
     if not frames:
-        return pd.DataFrame(columns=["participant_name", *HUMAN_SYSTEM_COLUMNS, "n", "source"])
+        return pd.DataFrame(columns=["participant_name", *HUMAN_SYSTEM_COLUMNS, "n", *INTERVAL_COLUMNS, "project",
+                                     "source"])
     return pd.concat(frames, ignore_index=True)

@@ -46,6 +46,11 @@ class Settings:
     # The language of the instructions, questions and answers annotators read first
     # (each annotator can switch); see detox_core.annotation.instructions.UI_LANGUAGES.
     ui_language: str = DEFAULT_UI
+    # Whether this project's human scores are the public Leaderboard's human columns (an
+    # organizer's choice, one project at a time; off by default, so a pilot never becomes
+    # the public human score). Systems with fewer judged outputs than
+    # results.MIN_JUDGED_PER_SYSTEM are not shown as human scores even then.
+    public_leaderboard: bool = False
 
     @classmethod
     def from_json(cls, text: str) -> "Settings":

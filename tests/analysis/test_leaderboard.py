@@ -36,13 +36,20 @@ def test_human_scores_take_projects_then_judgements_then_the_paper(tiny_data):
     base = tiny_data / "russe2022"
     (base / "human_eval_test.csv").write_text(HUMAN, encoding="utf-8")
     (base / "leaderboard_published.csv").write_text(PUBLISHED, encoding="utf-8")
-    projects = pd.DataFrame({"participant_name": ["delete"], "sta_human": [0.1], "sim_human": [0.2],
-                             "fl_human": [0.3], "j_human": [0.05], "source": ["project p"]})
-    table = human_scores(annotations=projects).set_index("key")
+    projects = pd.DataFrame({"participant_name": ["delete", "orzhan"], "sta_human": [0.1, 0.9],
+                             "sim_human": [0.2, 0.9], "fl_human": [0.3, 0.9], "j_human": [0.05, 0.9], "n": [60, 2],
+                             "j_human_low": [0.01, 0.5], "j_human_high": [0.09, 1.0], "source": ["project p"] * 2})
+    table = human_scores(annotations=projects)
+    # A project's system under the minimum of judged outputs is named, not used: orzhan keeps the file's scores.
+    assert table.attrs["below_minimum"] == [{"system": "orzhan", "n": 2, "source": "project p"}]
+    table = table.set_index("key")
     assert table.loc["delete", "source"] == "project p" and table.loc["delete", "j_human"] == 0.05
+    assert table.loc["delete", "n"] == 60 and table.loc["delete", "j_human_low"] == 0.01
     assert table.loc["orzhan", "source"] == "human_eval_test.csv"
     assert table.loc["orzhan", "sta_human"] == pytest.approx(0.5) and table.loc["orzhan", "j_human"] == 0.5
     assert table.loc["rut5", "source"] == "published leaderboard" and table.loc["rut5", "j_human"] == 0.6
+    assert np.isnan(table.loc["rut5", "n"]) and np.isnan(table.loc["rut5", "j_human_low"])  # a paper gives no interval
+    assert table.loc["orzhan", "n"] == 2 and table.loc["orzhan", "j_human_low"] <= 0.5 <= table.loc["orzhan", "j_human_high"]
     assert np.isnan(table.loc["solo", "sta_human"]) and table.loc["solo", "j_human"] == 0.2
     assert set(table.index) == {"delete", "orzhan", "rut5", "solo"}
 

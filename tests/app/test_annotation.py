@@ -296,9 +296,13 @@ def _answered_project(store: AnnotationStore, systems=("alpha_test.txt", "beta_t
     return p
 
 
-def test_project_feeds_human_vs_automatic_and_the_leaderboard(trained):
+def test_a_pilot_project_is_not_the_public_human_score(trained):
+    """Six judged outputs per system: on Human vs automatic, never as the Leaderboard's human J."""
+    from detox_core.annotation.results import project_human_scores
+    from detox_core.analysis.leaderboard import human_scores
+
     store = AnnotationStore()
-    _answered_project(store)
+    project = _answered_project(store)
     at = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "human_eval.py"), default_timeout=120))
     at.radio(key="he_source").set_value("an annotation project")
     run(at)
@@ -306,21 +310,45 @@ def test_project_feeds_human_vs_automatic_and_the_leaderboard(trained):
     conf = at.dataframe[0].value
     assert int(conf.values.sum()) == 12  # every judged pair, all labels present
 
-    from detox_core.annotation.results import project_human_scores
-    from detox_core.analysis.leaderboard import human_scores
-
-    humans = human_scores(annotations=project_human_scores(store)).set_index("key")
-    assert humans.loc["alpha", "j_human"] == 1.0
-    assert humans.loc["beta", "sta_human"] == 0.5 and humans.loc["beta", "j_human"] == 0.0
-    assert humans.loc["alpha", "source"] == "annotation project judged"
-
-    # The leaderboard's human columns of the same systems, scored and stored.
+    # Its scores, with their counts and intervals, exist for organizers...
+    every = human_scores(annotations=project_human_scores(store, public_only=False), min_judged=1).set_index("key")
+    assert every.loc["alpha", "j_human"] == 1.0 and every.loc["alpha", "n"] == 6
+    assert every.loc["beta", "sta_human"] == 0.5 and every.loc["beta", "j_human"] == 0.0
+    assert every.loc["beta", "sta_human_low"] < 0.5 < every.loc["beta", "sta_human_high"]
+    # ...but nobody chose the project for the Leaderboard: it does not feed it.
+    assert project_human_scores(store).empty
     for name in ("alpha_test.txt", "beta_test.txt"):
         _stored_submission(trained, name, ["a", "b", "c"])
     board = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=120))
     table = board.dataframe[-1].value.set_index("system")
+    assert not table["source"].fillna("").astype(str).str.contains("annotation project").any()
+    # Chosen, it is still a pilot: below the minimum, named with its counts, not shown as a score.
+    store.set_public_leaderboard(project.id)
+    board = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=120))
+    table = board.dataframe[-1].value.set_index("system")
+    assert not table["source"].fillna("").astype(str).str.contains("annotation project").any()
+    captions = " ".join(c.value for c in board.caption)
+    assert "below the minimum of 50 judged outputs per system" in captions
+    assert "alpha\\_test.txt (6 judged)" in captions or "alpha_test.txt (6 judged)" in captions
+
+
+def test_the_chosen_project_feeds_the_leaderboard_with_counts_and_intervals(trained):
+    store = AnnotationStore()
+    project = _answered_project(store, n=50)
+    for name in ("alpha_test.txt", "beta_test.txt"):
+        _stored_submission(trained, name, ["a", "b", "c"])
+    store.set_public_leaderboard(project.id)
+    assert AnnotationStore().projects()[0].settings.public_leaderboard  # stored: every process sees it
+    board = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=120))
+    table = board.dataframe[-1].value.set_index("system")
     assert table.loc["alpha_test.txt", "j_human"] == 1.0 and table.loc["beta_test.txt", "sta_human"] == 0.5
     assert table.loc["beta_test.txt", "source"] == "annotation project judged"
+    assert table.loc["alpha_test.txt", "judged"] == 50 and table.loc["alpha_test.txt", "human_interval"] == "[1.00, 1.00]"
+    assert table.loc["beta_test.txt", "human_interval"] == "[0.00, 0.00]"
+    # Turned off again: back to no project.
+    store.set_public_leaderboard(None)
+    board = run(AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=120))
+    assert "annotation project" not in " ".join(board.dataframe[-1].value["source"].fillna("").astype(str))
 
 
 def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch):
@@ -414,3 +442,24 @@ def test_progress_number_and_bar_agree_and_the_finish_fits(tiny_data, monkeypatc
     labels = [w.label for w in (*at.radio, *at.number_input, *at.text_input, *at.selectbox, *at.multiselect)
               if w.key and w.key.startswith("new_")]
     assert labels and len(labels) == len(set(labels)), labels
+
+
+def test_organizer_chooses_the_project_that_feeds_the_leaderboard(trained, monkeypatch):
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    store = AnnotationStore()
+    project = _answered_project(store)
+    at = AppTest.from_file(PROJECTS, default_timeout=120)
+    run(at)
+    at.text_input(key="organizer_password").input("pw")
+    at.button(key="FormSubmitter:organizer_login-Sign in").click()
+    run(at)
+    toggle = at.toggle(key=f"org_public_{project.id}")
+    assert toggle.value is False  # a pilot never feeds the public Leaderboard by default
+    captions = " ".join(c.value for c in at.caption)
+    assert "The Leaderboard shows no human scores of this project" in captions
+    assert "Below the minimum of 50 judged pairs" in captions
+    toggle.set_value(True)
+    run(at)
+    assert AnnotationStore().projects()[0].settings.public_leaderboard
+    assert at.toggle(key=f"org_public_{project.id}").value is True
+    assert "Its human scores are the Leaderboard's human columns" in " ".join(c.value for c in at.caption)

@@ -152,6 +152,19 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
                 row.status = status
             return project_view(row)
 
+    def set_public_leaderboard(self, project_id: int | None) -> None:
+        """Make ``project_id`` the one project whose human scores feed the public
+        Leaderboard (None: no project; only published human tables are shown)."""
+        with self._lock, self._write() as s, s.begin():
+            if project_id is not None:
+                get_row(s, ProjectRow, project_id, "project")  # an unknown id is an error, nothing changed
+            for row in s.scalars(select(ProjectRow)):
+                settings = Settings.from_json(row.settings)
+                chosen = row.id == project_id
+                if settings.public_leaderboard != chosen:
+                    settings.public_leaderboard = chosen
+                    row.settings = settings.to_json()
+
     def delete_project(self, project_id: int) -> None:
         """Delete a project with its items, annotators, pages and answers."""
         pages = select(AssignmentRow.id).where(AssignmentRow.project_id == project_id)

@@ -21,6 +21,7 @@ from detox_core.submissions.store import display_names
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.widgets.agreement import agreement_note
+from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
@@ -42,15 +43,21 @@ def _langs(codes) -> str:
     return ", ".join(f"{vocab.language_name(c)} ({c})" for c in codes)
 
 
-def common_languages(frames: dict, picked: tuple[str, ...]) -> tuple[dict, list[str], dict[str, list[str]]]:
-    """Frames cut to the picked languages that every system answers; those languages and,
-    per system, the picked languages it does not answer."""
+def common_languages(frames: dict, picked: tuple[str, ...], answered_by: dict | None = None
+                     ) -> tuple[dict, list[str], dict[str, list[str]], list[str]]:
+    """Frames cut to the picked languages that every system has scores in; those languages,
+    per system the picked languages its file does not answer (``answered_by``: the stored
+    answered languages, else those with rows), and the picked languages answered by every
+    system that the preset does not cover (no rows: n/a, not a missing answer)."""
     cut = {n: f[f["lang"].isin(picked)] for n, f in frames.items()}
-    answered = {n: set(f["lang"]) for n, f in cut.items()}
-    common = [c for c in picked if all(c in a for a in answered.values())]
+    with_rows = {n: set(f["lang"]) for n, f in cut.items()}
+    answered = {n: with_rows[n] | set((answered_by or {}).get(n) or ()) for n in cut}
+    common = [c for c in picked if all(c in r for r in with_rows.values())]
     missing = {n: [c for c in picked if c not in a] for n, a in answered.items()}
+    uncovered = [c for c in picked if c not in common and all(c in a for a in answered.values())
+                 and not any(c in r for r in with_rows.values())]
     return ({n: f[f["lang"].isin(common)].reset_index(drop=True) for n, f in cut.items()}, common,
-            {n: m for n, m in missing.items() if m})
+            {n: m for n, m in missing.items() if m}, uncovered)
 
 
 st.title("Compare systems")
@@ -84,10 +91,16 @@ frames = {names[i]: cached_scores(i) for i in picked}
 # Per language when the corpus and the stored submissions carry languages (older ones may not).
 by_language = choice.multilingual and all((f["lang"] != "").any() for f in frames.values())
 if by_language:
-    frames, common, missing = common_languages(frames, choice.languages)
+    answered_by = {names[i]: subset.set_index("id").at[i, "answered"] for i in picked}
+    frames, common, missing, uncovered = common_languages(frames, choice.languages, answered_by)
     for name, langs in missing.items():
         st.warning(f"{render.md(name, None)} is partial: it does not answer {_langs(langs)}; the systems are compared "
                    "on the languages all of them answer.", icon=":material/info:")
+    if uncovered:
+        st.info(f"The {preset_label(*group)} preset covers {render.md(preset_class(group[0]).coverage(), None)}: "
+                f"{_langs(uncovered)} are answered but not scored (n/a, never zero). The means below are over "
+                f"{len(common)} of {len(choice.languages)} languages, not the edition's average.",
+                icon=":material/info:")
     if not common:
         st.info("These systems answer no picked language in common.")
         st.stop()
@@ -100,11 +113,16 @@ means, pairs = cached_significance(tuple(labels), table, by_language)
 
 st.subheader("Means over languages" if by_language else "Means")
 if by_language:
-    gaps = {AXIS_NAMES[a]: u for a, u in zip(means["axis"], means["unscored"]) if u}
-    for axis_label, unscored in gaps.items():
-        st.warning(f"{axis_label}: n/a — no references for {_langs(unscored.split(', '))}; left out of its means "
-                   "(never counted as 0).",
-                   icon=":material/info:")
+    # One message per set of languages, naming every metric it concerns (the reference metrics
+    # share their gaps: four boxes said the same thing).
+    gaps: dict[str, list[str]] = {}
+    for a, u in zip(means["axis"], means["unscored"]):
+        if u and AXIS_NAMES[a] not in gaps.setdefault(u, []):
+            gaps[u].append(AXIS_NAMES[a])
+    for unscored, labels_ in gaps.items():
+        named = ", ".join(labels_[:-1]) + f" and {labels_[-1]}" if len(labels_) > 1 else labels_[0]
+        st.warning(f"{named}: n/a — no references for {_langs(unscored.split(', '))}; left out of "
+                   f"{'their' if len(labels_) > 1 else 'its'} means (never counted as 0).", icon=":material/info:")
 fig = go.Figure()
 for name in labels:
     m = means[means["system"] == name].set_index("axis").loc[list(AXES)]

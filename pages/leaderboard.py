@@ -25,6 +25,7 @@ from detox_core.submissions.service import split_inputs
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.widgets.agreement import agreement_note
+from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores, shared_store
@@ -181,6 +182,13 @@ def multilingual_page(choice, edition) -> None:
         board = pb.board
         st.markdown(f"#### {preset_label(pb.preset, pb.calibrated)}")
         agreement_note(pb.preset, pb.calibrated, langs, key=f"lb_agr_{pb.preset}_{pb.calibrated}")
+        if board.uncovered:
+            scope = [c for c in board.languages if c not in board.uncovered and c not in board.unscored]
+            st.info(f"The {preset_label(pb.preset, pb.calibrated)} preset covers "
+                    f"{render.md(preset_class(pb.preset).coverage(), None)}: {_langs(board.uncovered)} are answered "
+                    f"but not scored (n/a, never zero). The means below are over {len(scope)} of "
+                    f"{len(board.languages)} languages ({', '.join(scope) or 'none'}): not the edition's average, and "
+                    "not comparable with means over every language.", icon=":material/info:")
         if board.unscored:
             st.warning(f"{AXIS_NAMES[axis]}: n/a — no references for {_langs(board.unscored)}. These languages are "
                        "left out of every mean (never counted as zero); the means below are over the other "
@@ -199,8 +207,10 @@ def multilingual_page(choice, edition) -> None:
                                                     "tests; partial = not every language answered, not ranked"),
                 "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
                 "system": st.column_config.TextColumn("Submission"),
-                "mean": st.column_config.ProgressColumn(f"{AXIS_NAMES[axis]} mean over languages", min_value=0.0,
-                                                        max_value=1.0, format="%.3f"),
+                "mean": st.column_config.ProgressColumn(
+                    f"{AXIS_NAMES[axis]} mean over languages" if not board.uncovered else
+                    f"{AXIS_NAMES[axis]} mean over {len(langs) - len(board.uncovered)} of {len(langs)} languages",
+                    min_value=0.0, max_value=1.0, format="%.3f"),
                 "interval": st.column_config.TextColumn("95% CI"),
                 "coverage": st.column_config.TextColumn("Languages answered"),
                 "mean_over": st.column_config.TextColumn("Mean over", help="The languages its mean is over"),

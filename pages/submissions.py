@@ -219,9 +219,13 @@ if listed.empty:
     st.stop()
 
 
-def show_languages(scores, languages) -> None:
-    """The viewed submission language by language, with what is missing said in words."""
+def show_languages(scores, languages, answered=None) -> None:
+    """The viewed submission language by language, with what is missing said in words:
+    languages its file does not answer apart from those the preset does not cover."""
     summary = language_summary(scores, languages)
+    answered = set(answered or ()) | set(summary.table["lang"])
+    not_answered = [c for c in summary.missing if c not in answered]
+    not_covered = [c for c in summary.missing if c in answered]
     st.subheader("By language")
     st.dataframe(summary.table, hide_index=True, placeholder=MISSING, column_config={
         "lang": st.column_config.TextColumn("Code", width="small"),
@@ -231,11 +235,20 @@ def show_languages(scores, languages) -> None:
                                               help=vocab.axis_help(c)) for c in SCORE_COLUMNS},
     })
     mean = summary.means.get("j")
-    st.caption(f"Official average (mean J over {summary.scored_count('j')} language(s)): "
-               + (f"**{mean:.3f}**" if mean == mean else "n/a"))
-    if summary.missing:
-        st.warning(f"Partial: no scores for {', '.join(language_name(c) for c in summary.missing)} (not answered, "
-                   "or not covered by the preset).", icon=":material/translate:")
+    scored = summary.scored_count("j")
+    value = f"**{mean:.3f}**" if mean == mean else "n/a"
+    if scored == len(languages):
+        st.caption(f"Official average (mean J over the {scored} languages): {value}")
+    else:
+        st.caption(f"Mean J over {scored} of {len(languages)} languages: {value}. Not the official average, which "
+                   "needs every language scored; not comparable with means over every language.")
+    if not_answered:
+        st.warning(f"Partial: the file does not answer {', '.join(language_name(c) for c in not_answered)}.",
+                   icon=":material/translate:")
+    if not_covered:
+        st.info(f"Answered but not scored: {', '.join(language_name(c) for c in not_covered)}. The "
+                f"{preset_label(preset)} preset covers {preset_class(preset).coverage()}; pick a preset that covers "
+                "them to score them (n/a here, never zero).", icon=":material/translate:")
     if summary.unscored.get("j"):
         st.info(f"FL and J are n/a for {', '.join(language_name(c) for c in summary.unscored['j'])}: this split has "
                 "no references for them (the recipe's fluency compares the rewrite with references). STA and SIM "
@@ -282,8 +295,8 @@ if organizer:
     manage(listed)
 if multilingual:
     st.caption(f"Scores are means over the {len(choice.languages)} language(s) picked in the sidebar, each language "
-               "counting once (the edition's official average); an empty cell is an axis no picked language could "
-               "be scored on (FL and J need references).")
+               "counting once (the edition's official average when every language is scored: see the Languages "
+               "column); an empty cell is an axis no picked language could be scored on (FL and J need references).")
 lang_cols = ["languages"] if multilingual else []
 # The edition's official system-level chrF (the published table's), beside the mean sentence chrF.
 official = official_chrf(dataset) if not multilingual and any(references) else None
@@ -296,8 +309,9 @@ st.dataframe(
     placeholder=MISSING,
     column_order=None if organizer else ["name", "source", "n", *lang_cols, *score_cols, "created_at"],
     column_config={
-        "languages": st.column_config.TextColumn("Languages", help="Picked languages this submission has scores "
-                                                 "for; fewer than picked = partial"),
+        "languages": st.column_config.TextColumn("Languages", help="Picked languages the file answers, and how "
+                                                 "many of them the preset scored when fewer (a preset that covers "
+                                                 "fewer languages): fewer answered than picked = partial"),
         "hidden": st.column_config.CheckboxColumn("Hidden"),
         "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
@@ -344,7 +358,7 @@ if multilingual:
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
 table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
 if multilingual:
-    show_languages(view_scores, choice.languages)
+    show_languages(view_scores, choice.languages, listed.set_index("id").at[view_id, "answered"])
     table = table[table["lang"].isin(choice.languages)]
 st.subheader(f"Sentences of {render.md(names[view_id])}")
 filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")

@@ -133,6 +133,9 @@ class LanguageBoard:
             ``system``, ``mean``, ``low``, ``high``, ``rank_low``, ``rank_high``, ``group``, ``n``.
         unscored: languages with no score on ``axis`` (no references): n/a, left out of
             every mean, never zero.
+        uncovered: languages the submissions answer that the preset does not cover (no
+            rows): n/a, left out of every mean, never zero; the means are then over a
+            subset of the languages, said in ``mean_over``.
         p_values: the complete submissions' pairwise p-values for the mean (None
             without two complete submissions).
     """
@@ -143,6 +146,7 @@ class LanguageBoard:
     by_language: dict[str, pd.DataFrame]
     unscored: list[str]
     p_values: pd.DataFrame | None = None
+    uncovered: list[str] = field(default_factory=list)
 
 
 def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float, seed: int) -> tuple[float, float, float]:
@@ -155,9 +159,20 @@ def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float
                         indices=stratified_indices(strata, n_boot, seed), weights=macro_weights(strata))
 
 
+def mean_scope(mine: Sequence[str], languages: Sequence[str]) -> str:
+    """The languages a mean is over, in words: ``"all 9"``, or ``"1 of 15: ru"`` for a mean
+    over a subset (a preset that covers fewer languages than a submission answers): such a
+    mean is not the edition's average and is never ranked against full means."""
+    mine = [lang for lang in languages if lang in mine]
+    if len(mine) == len(languages):
+        return f"all {len(languages)}"
+    return f"{len(mine)} of {len(languages)}: {', '.join(mine)}" if mine else "none"
+
+
 def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str], column: str = "j",
                    n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
-                   averages: Mapping[str, Sequence[str]] | None = None) -> LanguageBoard:
+                   averages: Mapping[str, Sequence[str]] | None = None,
+                   answered: Mapping[str, Sequence[str] | None] | None = None) -> LanguageBoard:
     """Rank submissions of the same split by the mean over ``languages`` of ``column``.
 
     A submission answering every language is *complete* and ranked (stratified paired
@@ -169,15 +184,26 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     ``averages``: the edition's official averages (name -> its languages, whichever are
     picked): a column each, the mean over those languages, NaN unless the submission has a
     score in every one of them.
+
+    ``answered``: name -> every language its file answers (stored with it), also those the
+    preset does not cover and so has no rows for; without it (or None), the languages with
+    rows. What a submission answers decides complete or partial; what the preset scored
+    decides the mean's scope (``mean_over``), so a complete file scored by a preset that
+    covers one language is complete, with a mean over "1 of 15: ru".
     """
     languages = tuple(languages)
     cut = {name: f[f["lang"].isin(languages)].reset_index(drop=True) for name, f in scores.items()}
-    covered = {name: [lang for lang in languages if (f["lang"] == lang).any()] for name, f in cut.items()}
+    with_rows = {name: [lang for lang in languages if (f["lang"] == lang).any()] for name, f in cut.items()}
+    covered = {name: [lang for lang in languages
+                      if lang in with_rows[name] or lang in ((answered or {}).get(name) or ())]
+               for name in cut}
     present = [lang for lang in languages if any(lang in c for c in covered.values())]
-    unscored = [lang for lang in present  # no score at all for a submission answering it (chrF without references)
-                if any(lang in covered[name] and f.loc[f["lang"] == lang, column].isna().all()
-                       for name, f in cut.items())]
-    scored = [lang for lang in present if lang not in unscored]
+    # Answered, but no submission has rows in it: the preset does not cover it (n/a, never zero).
+    uncovered = [lang for lang in present if not any(lang in rows for rows in with_rows.values())]
+    unscored = [lang for lang in present if lang not in uncovered  # rows without a score (chrF without references)
+                and any(lang in with_rows[name] and f.loc[f["lang"] == lang, column].isna().all()
+                        for name, f in cut.items())]
+    scored = [lang for lang in present if lang not in unscored and lang not in uncovered]
     by_language: dict[str, pd.DataFrame] = {}
     for lang in scored:
         rows = {name: f[f["lang"] == lang] for name, f in cut.items() if lang in covered[name]}
@@ -198,7 +224,7 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     for name, f in cut.items():
         mine = [lang for lang in covered[name] if lang in scored]
         row = {"system": name, "complete": name in complete, "coverage": coverage(covered[name], present or languages),
-               "mean_over": f"all {len(mine)}" if mine == present else ", ".join(mine), "n": len(f)}
+               "mean_over": mean_scope(mine, present or languages), "n": len(f)}
         if overall is not None and name in overall.index:
             row.update(overall.loc[name, ["mean", "low", "high", "rank_low", "rank_high", "group"]].to_dict())
         else:
@@ -216,4 +242,4 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
     table = pd.DataFrame(rows, columns=["system", "complete", "coverage", "mean_over", "n", "mean", "low", "high",
                                         "rank_low", "rank_high", "group", *languages, *(averages or {})])
     table = table.sort_values(["complete", "mean"], ascending=[False, False], na_position="last").reset_index(drop=True)
-    return LanguageBoard(column, languages, table, by_language, unscored, p_values)
+    return LanguageBoard(column, languages, table, by_language, unscored, p_values, uncovered)

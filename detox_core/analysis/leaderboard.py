@@ -190,7 +190,8 @@ def language_boards(store: Store, dataset: str, split: str, languages: Sequence[
     for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):
         shown = display_names(group)
         scores = {shown[row.id]: store.scores(row.id) for row in group.itertuples(index=False)}
-        board = language_board(scores, languages, axis, n_boot, averages=averages)
+        answered = {shown[row.id]: row.answered for row in group.itertuples(index=False)}
+        board = language_board(scores, languages, axis, n_boot, averages=averages, answered=answered)
         board.table.insert(1, "key", [system_key(n) for n in board.table["system"]])
         boards.append(LanguagePresetBoard(str(preset), bool(calibrated), board))
     return boards

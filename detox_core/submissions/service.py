@@ -125,7 +125,8 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
                      outputs: list[str], references: list[list[str]], langs: list[str] | None, preset: str,
                      calibrated: bool, source: str, pool: ModelPool | None,
                      progress: StepProgress | None,
-                     on_scored: Callable[[pd.DataFrame], None] | None = None) -> tuple[StoredSubmission, bool]:
+                     on_scored: Callable[[pd.DataFrame], None] | None = None,
+                     answered: Sequence[str] | None = None) -> tuple[StoredSubmission, bool]:
     sha = file_sha256(content)
     existing = store.find(sha, dataset, split, preset, calibrated)
     if existing and _other_calibrators(existing, preset, calibrated, pool):
@@ -141,7 +142,8 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
         on_scored(frame)
     pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
                                      calibrated=calibrated, source=source, inputs=inputs, outputs=outputs,
-                                     scores=frame, **({"langs": langs} if langs is not None else {})))
+                                     scores=frame, **({"langs": langs} if langs is not None else {}),
+                                     **({"answered": list(answered)} if answered else {})))
     try:
         stored = pending.store(store)
     except StorageError as err:
@@ -209,7 +211,7 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
         store, content, name, dataset=dataset, split=split, inputs=frame["toxic_sentence"].tolist(),
         outputs=frame["neutral_sentence"].tolist(), references=[refs.get(k, []) for k in keys],
         langs=frame["lang"].tolist(), preset=preset, calibrated=calibrated, source=source, pool=pool,
-        progress=progress, on_scored=on_scored)
+        progress=progress, on_scored=on_scored, answered=in_language_order(sub.languages))
     return MultilingualResult(stored, already, sub, not_covered)
 
 
@@ -323,12 +325,20 @@ def language_summary(scores: pd.DataFrame, languages: Sequence[str]) -> Language
 
 def with_language_means(listed: pd.DataFrame, scores: dict[int, pd.DataFrame], languages: Sequence[str]) -> pd.DataFrame:
     """Stored submissions with their means over ``languages`` (each language counting once)
-    instead of over sentences, and a ``languages`` column: "9/9", or "1/9" for a partial one."""
+    instead of over sentences, and a ``languages`` column: the picked languages the file
+    answers ("9/9", "1/9" for a partial one) and, when the preset scored fewer of them,
+    how many ("15/15, 1 scored")."""
     out = listed.copy()
     out["languages"] = ""
-    for pos, sid in enumerate(out["id"]):
+    answered_by = out["answered"] if "answered" in out else pd.Series([None] * len(out), index=out.index)
+    for pos, (sid, answered) in enumerate(zip(out["id"], answered_by)):
         summary = language_summary(scores[int(sid)], languages)
         for axis in SCORE_COLUMNS:
             out.iloc[pos, out.columns.get_loc(axis)] = summary.means[axis]
-        out.iloc[pos, out.columns.get_loc("languages")] = f"{len(summary.table)}/{len(languages)}"
+        scored = set(summary.table["lang"])
+        n_answered = len([c for c in languages if c in scored or c in (answered or ())])
+        text = f"{n_answered}/{len(languages)}"
+        if len(scored) < n_answered:
+            text += f", {len(scored)} scored"
+        out.iloc[pos, out.columns.get_loc("languages")] = text
     return out

@@ -52,6 +52,10 @@ class SubmissionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # Hidden by an organizer: kept, but left out of rankings, comparisons and new projects.
     hidden: Mapped[bool | None] = mapped_column(Boolean, nullable=True, server_default=false())
+    # The languages the file answers (comma-separated codes), whichever the preset could score:
+    # a 15-language file scored by a Russian-only preset answers 15. Empty for a monolingual
+    # edition and for submissions stored before it was kept (their scored languages stand in).
+    answered: Mapped[str | None] = mapped_column(Text, nullable=True)
     sentences: Mapped[list["SentenceRow"]] = relationship(back_populates="submission", cascade="all, delete-orphan")
 
 
@@ -96,6 +100,11 @@ class StoredSubmission:
     n: int
     signature: dict[str, Any]
     created_at: datetime
+    answered: tuple[str, ...] | None = None  # the languages the file answers (multilingual editions)
+
+
+def _codes(text: str | None) -> tuple[str, ...] | None:
+    return tuple(text.split(",")) if text else None
 
 
 def _same_file(sha256: str, dataset: str, split: str, preset: str, calibrated: bool):
@@ -148,7 +157,7 @@ class Store:
     def _meta(row: SubmissionRow) -> StoredSubmission:
         created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)  # SQLite drops it
         return StoredSubmission(row.id, row.name, row.sha256, row.dataset, row.split, row.preset, row.calibrated,
-                                row.source, row.n, json.loads(row.signature), created)
+                                row.source, row.n, json.loads(row.signature), created, _codes(row.answered))
 
     def find(self, sha256: str, dataset: str, split: str, preset: str, calibrated: bool) -> StoredSubmission | None:
         with Session(self.engine) as s:
@@ -157,10 +166,11 @@ class Store:
 
     def add(self, *, name: str, sha256: str, dataset: str, split: str, preset: str, calibrated: bool, source: str,
             inputs: list[str], outputs: list[str], scores: pd.DataFrame,
-            langs: Sequence[str] | None = None) -> StoredSubmission:
+            langs: Sequence[str] | None = None, answered: Sequence[str] | None = None) -> StoredSubmission:
         """Store a scored submission (one transaction); returns the existing one if the
         same file was stored meanwhile. ``langs``: each sentence's language (multilingual
-        editions)."""
+        editions); ``answered``: every language the file answers, also those the preset
+        does not cover (which have no sentence rows)."""
         langs = list(langs) if langs is not None else [""] * len(inputs)
         if not (len(inputs) == len(outputs) == len(scores) == len(langs)):
             raise ValueError("inputs, outputs, scores and langs must have the same length")
@@ -171,7 +181,7 @@ class Store:
             row = SubmissionRow(
                 name=clean_name(name), sha256=sha256, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
                 source=source, n=len(outputs), signature=json.dumps(scores.attrs.get("signature", {}), ensure_ascii=False),
-                created_at=datetime.now(timezone.utc),
+                created_at=datetime.now(timezone.utc), answered=",".join(answered) if answered else None,
             )
             cols = list(SCORE_COLUMNS) + list(RAW_COLUMNS)
             values = scores.reindex(columns=cols).astype(float).to_dict("records")  # a column it lacks: empty
@@ -207,9 +217,9 @@ class Store:
                 out.append({"id": r.id, "name": r.name, "sha256": r.sha256, "dataset": r.dataset, "split": r.split, "preset": r.preset,
                             "calibrated": r.calibrated, "source": r.source, "n": r.n,
                             **{c: (float(v) if v is not None else float("nan")) for c, v in zip(SCORE_COLUMNS, values)},
-                            "created_at": r.created_at, "hidden": bool(r.hidden)})
+                            "created_at": r.created_at, "hidden": bool(r.hidden), "answered": _codes(r.answered)})
         return pd.DataFrame(out, columns=["id", "name", "sha256", "dataset", "split", "preset", "calibrated", "source", "n",
-                                          *SCORE_COLUMNS, "created_at", "hidden"])
+                                          *SCORE_COLUMNS, "created_at", "hidden", "answered"])
 
     def get(self, submission_id: int) -> StoredSubmission | None:
         with Session(self.engine) as s:

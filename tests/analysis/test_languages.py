@@ -97,7 +97,7 @@ def test_board_ranks_complete_submissions_by_the_mean_over_languages_and_lists_p
     assert board.table["system"].tolist() == ["B", "A", "P"]  # ranked ones, then the partial one
     assert t.loc["B", "rank_low"] == 1 and t.loc["A", "rank_low"] == 2 and t.loc["A", "group"] == 2
     assert not t.loc["P", "complete"] and np.isnan(t.loc["P", "rank_low"]) and np.isnan(t.loc["P", "group"])
-    assert t.loc["P", "coverage"] == "1 of 2 (no ar)" and t.loc["P", "mean_over"] == "en"
+    assert t.loc["P", "coverage"] == "1 of 2 (no ar)" and t.loc["P", "mean_over"] == "1 of 2: en"
     assert t.loc["P", "mean"] == pytest.approx(1.0) and np.isnan(t.loc["P", "ar"])  # not answered: no value, not 0
     assert t.loc["A", "coverage"] == "all 2" and t.loc["A", "mean_over"] == "all 2" and t.loc["A", "en"] == pytest.approx(0.9)
     assert board.p_values.loc["A", "B"] < 0.05
@@ -117,7 +117,7 @@ def test_board_says_which_languages_have_no_scores_instead_of_counting_zero():
     assert board.unscored == ["am"]
     t = board.table.set_index("system")
     assert t.loc["A", "mean"] == pytest.approx(0.7)  # over English only, not (0.7 + 0) / 2
-    assert t.loc["A", "mean_over"] == "en" and np.isnan(t.loc["A", "am"]) and "am" not in board.by_language
+    assert t.loc["A", "mean_over"] == "1 of 2: en" and np.isnan(t.loc["A", "am"]) and "am" not in board.by_language
     assert t.loc["A", "complete"]  # answered, only not scorable
     # No language scorable at all: nothing ranked, every mean n/a.
     none = language_board({"A": a[a["lang"] == "am"], "B": b[b["lang"] == "am"]}, ["am"], n_boot=50)
@@ -136,3 +136,31 @@ def test_the_official_averages_need_every_one_of_their_languages():
     assert t.loc["A", "avg_p"] == pytest.approx(0.45) and t.loc["A", "mean"] == pytest.approx(0.7)
     assert np.isnan(t.loc["A", "avg_np"]) and np.isnan(t.loc["A", "avg"])  # French not scored: n/a, not 0.45 nor 0.3
     assert np.isnan(t.loc["P", "avg_p"])  # Arabic not answered
+
+
+def _ru_only(j: float, n: int = 6) -> pd.DataFrame:
+    """A submission's stored rows under a preset that covers Russian only: ru rows alone."""
+    return pd.DataFrame({"lang": ["ru"] * n, "input": [f"x{k}" for k in range(n)], "j": [j] * n})
+
+
+def test_what_a_file_answers_is_kept_apart_from_what_the_preset_scored():
+    from detox_core.analysis.languages import language_board, mean_scope
+
+    languages = ("en", "ru", "uk")
+    scores = {"whole.tsv": _ru_only(0.6), "whole2.tsv": _ru_only(0.4), "two.tsv": _ru_only(0.5)}
+    answered = {"whole.tsv": ("en", "ru", "uk"), "whole2.tsv": ("en", "ru", "uk"), "two.tsv": ("en", "ru")}
+    board = language_board(scores, languages, "j", n_boot=100, answered=answered)
+    t = board.table.set_index("system")
+    # Complete = answers every language, whatever the preset covers; the 2-language file is partial.
+    assert t.loc["whole.tsv", "complete"] and t.loc["whole2.tsv", "complete"] and not t.loc["two.tsv", "complete"]
+    assert t.loc["whole.tsv", "coverage"] == "all 3" and t.loc["two.tsv", "coverage"].startswith("2 of 3")
+    # The mean is over the one scored language, and says so; the uncovered ones are n/a, not "no references".
+    assert t.loc["whole.tsv", "mean_over"] == "1 of 3: ru" and t.loc["whole.tsv", "mean"] == pytest.approx(0.6)
+    assert board.uncovered == ["en", "uk"] and board.unscored == []
+    # Only the complete ones are ranked (against each other, on the same subset); the partial one is not.
+    assert t.loc["whole.tsv", "rank_low"] == 1 and np.isnan(t.loc["two.tsv", "rank_low"])
+    assert np.isnan(t.loc["whole.tsv", "en"])
+    # Without what was answered (older stored submissions), the rows stand in: the old reading.
+    old = language_board(scores, languages, "j", n_boot=100).table.set_index("system")
+    assert old.loc["whole.tsv", "coverage"] == "all 1"
+    assert mean_scope(["en", "ru", "uk"], languages) == "all 3" and mean_scope([], languages) == "none"

@@ -297,7 +297,10 @@ def test_compare_on_a_multilingual_edition(textdetox2024):
     rows = store.scores(ids["strong.tsv"])
     assert strong["mean"] == pytest.approx(rows[~rows["lang"].isin(["am", "zh"])].groupby("lang")["j"].mean().mean())
     assert strong["am"] != strong["am"]  # n/a, not 0
-    assert any("J: n/a — no references for" in w.value for w in at.warning)
+    gaps = [w.value for w in at.warning if "n/a — no references for" in w.value]
+    assert any(g.startswith("FL and J: n/a — no references for") and "Amharic" in g and "Chinese" in g for g in gaps), gaps
+    assert any(g.startswith("chrF, BLEU, ROUGE-L and BERTScore: n/a") for g in gaps), gaps
+    assert len(gaps) == len({g.split("no references for ")[1] for g in gaps})  # one message per set of languages
     # A partial submission: said, and the systems compared on the languages all of them answer.
     at.multiselect(key="cmp_systems").set_value([ids["strong.tsv"], ids["partial.tsv"]]).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -333,3 +336,52 @@ def test_the_published_chrf_is_named_as_the_official_script_computes_it(real_dat
     columns = json.loads(at.dataframe[0].proto.columns)
     assert columns["chrf"]["label"] == "chrF (RUSSE-2022 script, nltk corpus)"
     assert "references joined into one string" in columns["chrf"]["help"]
+
+
+@pytest.fixture
+def ru_only_2024(tmp_path, monkeypatch):
+    """Two complete TextDetox 2024 files (all 9 languages answered) and one answering only
+    Russian and English, all scored by a preset that covers Russian only: stored rows of
+    Russian alone, with the languages each file answers."""
+    import os
+
+    import numpy as np
+    import pandas as pd
+
+    from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
+
+    root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    if not (root / "textdetox2024" / "test_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 not fetched: run `python -m detox_core fetch-data`")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    store = Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    inputs = editions.get_edition("textdetox2024").load(["test"])
+    ru = inputs[inputs["lang"] == "ru"]
+    every = tuple(dict.fromkeys(inputs["lang"]))
+    rng = np.random.default_rng(3)
+    for name, level, answered in (("first.tsv", 0.7, every), ("second.tsv", 0.4, every), ("two.tsv", 0.9, ("en", "ru"))):
+        j = np.clip(level + rng.normal(0, 0.05, len(ru)), 0, 1)
+        scores = pd.DataFrame({"sta": j, "sim": 0.9, "fl": 1.0, "j": j, "chrf": np.nan})
+        for col in RAW_COLUMNS:
+            scores[col] = scores[col.removesuffix("_raw")]
+        store.add(name=name, sha256=name, dataset="textdetox2024", split="test", preset="embedded", calibrated=True,
+                  source="upload", inputs=ru["toxic_comment"].tolist(), outputs=ru["toxic_comment"].tolist(),
+                  scores=scores.reindex(columns=[*SCORE_COLUMNS, *RAW_COLUMNS]), langs=["ru"] * len(ru),
+                  answered=answered)
+    return store
+
+
+def test_complete_files_under_a_preset_of_one_language_are_complete_with_a_labelled_mean(ru_only_2024):
+    at = run_on(LEADERBOARD, "TextDetox 2024")
+    local = frame_with(at, "mean_over").set_index("system")
+    assert local.loc["first.tsv", "coverage"] == "all 9" and local.loc["first.tsv", "mean_over"] == "1 of 9: ru"
+    assert local.loc["first.tsv", "rank"] == "1" and local.loc["second.tsv", "rank"] == "2"
+    assert local.loc["two.tsv", "rank"] == "partial"  # answers 2 of 9: never ranked against the others
+    info = " ".join(i.value for i in at.info)
+    assert "covers Russian only" in info and "over 1 of 9 languages (ru)" in info and "not the edition's average" in info
+    assert "no references for" not in " ".join(w.value for w in at.warning)  # not covered is not "no references"
+    compare = run_on(COMPARE, "TextDetox 2024")
+    warnings = " ".join(w.value for w in compare.warning)
+    assert "first.tsv is partial" not in warnings and "second.tsv is partial" not in warnings
+    assert "covers Russian only" in " ".join(i.value for i in compare.info)

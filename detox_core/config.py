@@ -13,6 +13,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_MIRROR`` | a folder holding a copy of the public data files | none |
 | ``DETOX_HUB_DIR`` | a folder of ``<org>__<name>`` copies of hub datasets | none |
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
+| ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
@@ -47,6 +48,7 @@ MIRROR_ENV = "DETOX_MIRROR"
 HUB_DIR_ENV = "DETOX_HUB_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
+SESSION_SECRET_ENV = "DETOX_SESSION_SECRET"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
 LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
 LLM_API_KEY_ENV = "OPENAI_API_KEY"
@@ -116,6 +118,11 @@ def hub_dir() -> Path | None:
     """``$DETOX_HUB_DIR``: a folder of ``<org>__<name>`` copies of hub datasets, or None."""
     value = _get(HUB_DIR_ENV)
     return Path(value) if value else None
+
+
+def session_secret() -> str | None:
+    """``$DETOX_SESSION_SECRET``, or None when unset or empty."""
+    return os.environ.get(SESSION_SECRET_ENV) or None
 
 
 def organizer_password() -> str | None:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data, editions
-from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, SYSTEM_FROM_HUMAN
+from detox_core.vocab import HUMAN_SYSTEM_COLUMNS
 from detox_core.analysis.languages import LanguageBoard, coverage, language_board
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.annotation.results import INTERVAL_COLUMNS, MIN_JUDGED_PER_SYSTEM, system_means

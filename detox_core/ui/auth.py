@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import hmac
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from detox_core import config
+from detox_core.sessions import SessionTokens
 from detox_core.ui.throttle import LoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
@@ -75,9 +77,45 @@ def is_open() -> bool:
     return organizer_secret() is None
 
 
+#: The sign-in cookie: a signed, expiring token (detox_core.sessions), no password in it.
+COOKIE = "detox_organizer"
+_TOKEN = "_organizer_token"
+_COOKIE_ACTION = "_organizer_cookie_action"
+
+
+@st.cache_resource(show_spinner=False)
+def session_tokens() -> SessionTokens:
+    """This server's sign-in tokens (the secret shared by its processes through the data folder)."""
+    return SessionTokens()
+
+
+def _restore_from_cookie(secret: str) -> None:
+    """Sign this session in from a valid cookie (a reload or a new tab), and sign it out
+    when its token was revoked (signed out elsewhere) or has expired."""
+    tokens = session_tokens()
+    token = st.session_state.get(_TOKEN)
+    if st.session_state.get(_SIGNED_IN):
+        if token and tokens.verify(token, secret) != "organizer":
+            st.session_state.pop(_SIGNED_IN, None)
+            st.session_state.pop(_TOKEN, None)
+        return
+    try:
+        cookie = st.context.cookies.get(COOKIE)
+    except Exception:  # noqa: BLE001 - no request context (a script run outside a browser session)
+        cookie = None
+    if cookie and tokens.verify(cookie, secret) == "organizer":
+        st.session_state[_SIGNED_IN] = True
+        st.session_state[_TOKEN] = cookie
+
+
 def is_organizer() -> bool:
-    """This session may do everything (open app, or signed in as organizer)."""
-    return is_open() or bool(st.session_state.get(_SIGNED_IN))
+    """This session may do everything (open app, or signed in as organizer, in this tab
+    or through a valid sign-in cookie)."""
+    secret = organizer_secret()
+    if secret is None:
+        return True
+    _restore_from_cookie(secret)
+    return bool(st.session_state.get(_SIGNED_IN))
 
 
 def public_pages() -> tuple[str, ...]:
@@ -141,6 +179,9 @@ def organizer_sign_in(form_key: str = "organizer_login") -> None:
     if hmac.compare_digest(typed.encode(), secret.encode()):
         throttle.succeeded(client)
         st.session_state[_SIGNED_IN] = True
+        token = session_tokens().issue("organizer", secret)
+        st.session_state[_TOKEN] = token
+        st.session_state[_COOKIE_ACTION] = ("set", token)  # written by the sidebar on the next run
         st.rerun()
     throttle.failed(client)
     st.error("Wrong password.", icon=":material/lock:")
@@ -155,7 +196,33 @@ def organizer_gate() -> None:
 
 
 def sign_out() -> None:
+    """Sign this session out, revoke its token (a copy of the cookie stops working in
+    every process) and clear the cookie."""
+    token = st.session_state.pop(_TOKEN, None)
+    secret = organizer_secret()
+    if token and secret:
+        session_tokens().revoke(token, secret)
     st.session_state.pop(_SIGNED_IN, None)
+    st.session_state[_COOKIE_ACTION] = ("clear", "")
+
+
+def _write_cookie() -> None:
+    """Set or clear the sign-in cookie in the browser (once, after a sign-in or sign-out).
+
+    The value is the server's own token (base64url and hex, nothing a user typed).
+    ``Secure`` when the page is served over https; ``SameSite=Strict`` keeps it off
+    requests from other sites."""
+    action = st.session_state.pop(_COOKIE_ACTION, None)
+    if not action:
+        return
+    kind, token = action
+    if not re.fullmatch(r"[A-Za-z0-9_\-.]*", token):
+        return
+    age = session_tokens().lifetime_s if kind == "set" else 0
+    st.html(f"""<script>
+document.cookie = "{COOKIE}={token}; Path=/; Max-Age={age}; SameSite=Strict"
+  + (window.location.protocol === "https:" ? "; Secure" : "");
+</script>""", unsafe_allow_javascript=True, width=1)
 
 
 def render_access_sidebar(sign_in_form: bool = True) -> None:
@@ -165,12 +232,14 @@ def render_access_sidebar(sign_in_form: bool = True) -> None:
         sign_in_form: False on a page that shows the sign-in form itself.
     """
     with st.sidebar:
+        _write_cookie()
         if is_open():
             st.caption(":material/lock_open: **Open app**: no organizer password is set, so everyone who can "
                        "reach this server can use every page and setting. Set one before sharing the app "
                        "(README: Deploying for a shared task).")
         elif st.session_state.get(_SIGNED_IN):
-            st.caption(":material/verified_user: Signed in as organizer.")
+            st.caption(":material/verified_user: Signed in as organizer: in this browser for 12 hours, also after "
+                       "a reload or in a new tab, until you sign out.")
             st.button("Sign out", key="organizer_sign_out", on_click=sign_out, icon=":material/logout:")
         elif sign_in_form:
             with st.expander("Organizer sign-in", icon=":material/login:"):

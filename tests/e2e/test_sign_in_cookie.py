@@ -1,0 +1,102 @@
+"""An organizer stays signed in across a reload and a new tab (a signed, expiring cookie),
+until signing out, which also stops a copy of the cookie from working."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_roles import nav, open_sidebar
+from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, SHOTS, no_exception, start_app, stop_app, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def deployed(data_root, db_url, tmp_path_factory):
+    # Its own data folder for the sessions' secret would change nothing here; the server's
+    # secret lives in the data folder, shared by its processes.
+    proc, url = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
+                           "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD})
+    yield url
+    stop_app(proc)
+
+
+def open_corpus(page, url: str) -> None:
+    page.goto(url + "/corpus")
+    page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
+    wait_idle(page)
+    open_sidebar(page)
+
+
+def signed_in(page) -> bool:
+    return "Annotation projects" in " ".join(nav(page))
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_the_sign_in_survives_a_reload_and_a_new_tab_until_sign_out(deployed, browser, width):
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    page = context.new_page()
+    open_corpus(page, deployed)
+    assert not signed_in(page)
+    page.get_by_text("Organizer sign-in").click()
+    page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
+    wait_idle(page)
+    cookie = next((c for c in context.cookies() if c["name"] == "detox_organizer"), None)
+    assert cookie is not None and cookie["sameSite"] == "Strict" and ORGANIZER_PASSWORD not in cookie["value"]
+    # A reload, and a new tab of the same browser: still signed in.
+    page.reload()
+    page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
+    open_sidebar(page)
+    page.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
+    assert signed_in(page)
+    no_exception(page)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"signed_in_after_reload_{width}.png"))
+    tab = context.new_page()
+    open_corpus(tab, deployed)
+    tab.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
+    tab.goto(deployed + "/annotation_projects")
+    tab.get_by_role("heading", name="Annotation projects", exact=True).wait_for(timeout=60_000)
+    wait_idle(tab)
+    assert tab.get_by_label("Organizer password", exact=True).count() == 0
+    tab.close()
+    # Sign out: the cookie is cleared, a reload is signed out, and a copy of the old cookie
+    # (taken before signing out) signs nobody in.
+    page.get_by_role("button", name="Sign out").click()
+    wait_idle(page)
+    assert not any(c["name"] == "detox_organizer" and c["value"] for c in context.cookies())
+    page.reload()
+    page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
+    open_sidebar(page)
+    assert not signed_in(page)
+    context.close()
+    thief = browser.new_context(viewport={"width": width, "height": 1000})
+    thief.add_cookies([{k: cookie[k] for k in ("name", "value", "domain", "path")}])
+    stolen = thief.new_page()
+    open_corpus(stolen, deployed)
+    assert not signed_in(stolen) and "Signed in as organizer" not in stolen.inner_text("body")
+    thief.close()
+
+
+def test_without_cookies_the_sign_in_still_works_for_the_tab(deployed, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script("Object.defineProperty(document, 'cookie', {get: () => '', set: () => {}});")
+    page = context.new_page()
+    open_corpus(page, deployed)
+    page.get_by_text("Organizer sign-in").click()
+    page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
+    wait_idle(page)
+    assert signed_in(page)
+    no_exception(page)
+    context.close()

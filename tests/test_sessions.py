@@ -1,0 +1,64 @@
+"""Sign-in tokens: valid, expired, tampered, under another key or password, revoked."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from detox_core.sessions import SessionTokens
+
+
+@pytest.fixture
+def tokens(tmp_path, monkeypatch) -> SessionTokens:
+    monkeypatch.delenv("DETOX_SESSION_SECRET", raising=False)
+    return SessionTokens(tmp_path / "sessions", lifetime_s=3600)
+
+
+def test_a_token_signs_in_its_role_until_it_expires(tokens):
+    token = tokens.issue("organizer", "pw", now=1_000_000)
+    assert tokens.verify(token, "pw", now=1_000_100) == "organizer"
+    assert tokens.verify(token, "pw", now=1_000_000 + 3600) is None  # expired
+    assert "pw" not in token and "organizer" not in token.split(".")[1]
+
+
+def test_a_tampered_or_foreign_token_signs_nobody_in(tokens, tmp_path):
+    token = tokens.issue("organizer", "pw")
+    payload, mac = token.split(".")
+    forged = SessionTokens(tmp_path / "other").issue("organizer", "pw")  # another server's secret
+    assert tokens.verify(forged, "pw") is None
+    assert tokens.verify(payload + "." + mac[:-1] + ("0" if mac[-1] != "0" else "1"), "pw") is None
+    assert tokens.verify(payload[:-2] + "xx." + mac, "pw") is None
+    for junk in (None, "", "a.b.c", "not a token", "x" * 5000, "e30." + "0" * 64):
+        assert tokens.verify(junk, "pw") is None
+
+
+def test_a_changed_password_ends_every_session(tokens):
+    token = tokens.issue("organizer", "old")
+    assert tokens.verify(token, "old") == "organizer"
+    assert tokens.verify(token, "new") is None
+
+
+def test_signing_out_revokes_the_token_in_every_process(tokens, tmp_path):
+    token = tokens.issue("organizer", "pw")
+    other_process = SessionTokens(tmp_path / "sessions")  # the same data folder, a fresh object
+    assert other_process.verify(token, "pw") == "organizer"
+    assert tokens.revoke(token, "pw")
+    assert tokens.verify(token, "pw") is None and other_process.verify(token, "pw") is None
+    assert tokens.verify(tokens.issue("organizer", "pw"), "pw") == "organizer"  # a new sign-in works
+    assert not tokens.revoke("forged.token", "pw")
+
+
+def test_the_server_secret_is_shared_and_private(tokens, tmp_path):
+    token = tokens.issue("organizer", "pw")
+    secret = tmp_path / "sessions" / "secret"
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600 and len(secret.read_bytes()) == 32
+    assert SessionTokens(tmp_path / "sessions").verify(token, "pw") == "organizer"
+
+
+def test_the_secret_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("DETOX_SESSION_SECRET", "shared by every host")
+    token = SessionTokens(tmp_path / "a").issue("organizer", "pw")
+    assert SessionTokens(tmp_path / "b").verify(token, "pw") == "organizer"
+    assert not (tmp_path / "a" / "secret").exists()

@@ -7,7 +7,8 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
+from detox_core.data.multilingual import answered_splits
+from detox_core.errors import DetoxError, DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.submissions.explain import FLAGS
 from detox_core.metrics.registry import preset_class
 from detox_core.submissions.service import (
@@ -142,6 +143,26 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
 PENDING_KEY = "sub_pending"
 
 
+def offer_answered_split(upload) -> None:
+    """A multilingual file that answers another split than the one picked (the shipped 2025
+    sample is ``dev``; the picker starts on ``test``): say so, and switch with one click."""
+    key = (upload.file_id, dataset)
+    if st.session_state.get("_sub_answered_key") != key:
+        try:
+            counts = answered_splits(upload.getvalue(), choice.whole, name=upload.name)
+        except DetoxError:
+            counts = {}  # an unreadable file: scoring says what is wrong, with its line
+        st.session_state["_sub_answered_key"], st.session_state["_sub_answered"] = key, counts
+    counts = st.session_state["_sub_answered"]
+    best = max(counts, key=counts.get) if counts else None
+    if best is None or best == split or counts[best] <= counts.get(split, 0):
+        return
+    st.info(f"This file answers the **{best}** split: {counts[best]:,} of its rows are inputs of `{best}`, "
+            f"{counts.get(split, 0):,} of `{split}`.", icon=":material/swap_horiz:")
+    st.button(f"Score it against {best}", key="sub_use_answered_split", icon=":material/swap_horiz:",
+              on_click=lambda: st.session_state.update(sub_split=best))
+
+
 def show_submission(sid: int) -> None:
     """Show ``sid`` in the sentence table below (the "Show" box follows it)."""
     st.session_state["sub_view"] = sid
@@ -179,6 +200,8 @@ with st.container(border=True):
     u1, u2 = st.columns(2)
     with u1:
         upload = st.file_uploader("Upload outputs", type=["txt", "tsv"], key="sub_upload")
+        if upload is not None and multilingual:
+            offer_answered_split(upload)
         if upload is not None and preset == "llm-judge" and (estimate := estimate_caption(inputs)):
             st.caption(estimate)
         if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:",

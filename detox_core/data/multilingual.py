@@ -37,7 +37,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.vocab import LANGUAGES, language_name
 
 #: Problems listed in one message before "and N more".
-MAX_LISTED = 20
+MAX_LISTED = 8
 
 
 def _languages(table: Table, column: str, known: Sequence[str]) -> list[str]:
@@ -162,8 +162,63 @@ def _unzip(data: bytes, label: str) -> tuple[bytes, str]:
 
 
 def _listed(lines: Sequence[int]) -> str:
-    shown = ", ".join(map(str, lines[:MAX_LISTED]))
-    return shown + (f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else "")
+    """Line numbers in a few words: runs of consecutive lines as ranges ("5404-6003"), at
+    most :data:`MAX_LISTED` items, then how many more lines."""
+    runs: list[list[int]] = []
+    for line in lines:
+        if runs and line == runs[-1][1] + 1:
+            runs[-1][1] = line
+        else:
+            runs.append([line, line])
+    shown = runs[:MAX_LISTED]
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in shown)
+    rest = len(lines) - sum(b - a + 1 for a, b in shown)
+    return text + (f" and {rest} more" if rest else "")
+
+
+def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FILE_BYTES):
+    data, label = read_bytes(source, name, max_bytes)
+    if label.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+        data, label = _unzip(data, label)
+    raw = decode_utf8(data, label)
+    table = parse_table(raw, label, "\t")
+    cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
+    return table, cols, label
+
+
+def answered_splits(source: Source, inputs: pd.DataFrame, *, name: str | None = None,
+                    max_bytes: int = MAX_FILE_BYTES) -> dict[str, int]:
+    """Which split a CodaLab submission answers: for each split of ``inputs`` (a prepared
+    multilingual corpus with ``split``, ``toxic_comment`` and ``lang``), how many of the
+    file's rows are inputs of it (matched by text and language, as scoring matches them).
+
+    Raises:
+        DetoxInputError: the file is not a readable submission TSV (or zip).
+    """
+    table, cols, _ = _submission_table(source, name, max_bytes)
+    rows = set(zip((t.strip() for t in table.column(cols["toxic_sentence"])),
+                   (lang.strip().lower() for lang in table.column(cols["lang"]))))
+    counts = {}
+    for split, part in inputs.groupby("split", sort=False):
+        keys = set(zip(part["toxic_comment"].str.strip(), part["lang"]))
+        counts[str(split)] = len(rows & keys)
+    return counts
+
+
+def _code_note(codes: Sequence[str], known: Sequence[str]) -> str:
+    """Codes that are not this split's, told apart: languages of the editions (valid, but
+    not in this split) and codes no edition has."""
+    editions_codes = [c for c in codes if c in LANGUAGES]
+    others = [c for c in codes if c not in LANGUAGES]
+    parts = []
+    if editions_codes:
+        parts.append(f"{', '.join(editions_codes)} ({', '.join(language_name(c) for c in editions_codes)}) "
+                     f"{'is a language' if len(editions_codes) == 1 else 'are languages'} of the shared task, but "
+                     "not of this split (another split or edition has them)")
+    if others:
+        parts.append(f"{', '.join(repr(c) for c in others)} {'is' if len(others) == 1 else 'are'} no language code "
+                     "of the editions")
+    return "; ".join(parts) + f"; this split has {', '.join(known)}"
 
 
 def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: str | None = None,
@@ -182,12 +237,7 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
             twice, and inputs of an answered language that have no row (named by their
             line in the inputs file).
     """
-    data, label = read_bytes(source, name, max_bytes)
-    if label.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
-        data, label = _unzip(data, label)
-    raw = decode_utf8(data, label)
-    table = parse_table(raw, label, "\t")
-    cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
+    table, cols, label = _submission_table(source, name, max_bytes)
     known = sorted(set(inputs["lang"]))
     wanted = {(t.strip(), lang): (i, line) for i, (t, lang, line) in
               enumerate(zip(inputs["toxic_comment"], inputs["lang"], inputs["line"]))}
@@ -210,9 +260,9 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
         else:
             answered[hit[0]] = (line, output.strip())
     if bad_lang:
-        problems.append((bad_lang[0][0], f"unknown language code(s) on line(s) {_listed([x[0] for x in bad_lang])} "
-                         f"({', '.join(sorted({repr(x[1]) for x in bad_lang}))}); this split has "
-                         f"{', '.join(known)}"))
+        codes = sorted({x[1] for x in bad_lang}, key=lambda c: (c not in LANGUAGES, c))
+        problems.append((bad_lang[0][0], f"{len(bad_lang)} row(s) in language(s) this split does not have, on "
+                         f"line(s) {_listed([x[0] for x in bad_lang])}: {_code_note(codes, known)}"))
     if empty:
         problems.append((empty[0], f"{len(empty)} empty output(s) on line(s) {_listed(empty)}; every input needs a "
                          "non-empty output (copy the input to keep it unchanged)"))

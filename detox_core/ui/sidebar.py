@@ -219,5 +219,6 @@ def current_choice() -> CorpusChoice:
 def split_picker(choice: CorpusChoice, key: str, container=st, **kwargs) -> str:
     """The "Test set" picker of the scoring pages: the corpus's splits, ``test`` first choice."""
     splits = list(choice.splits)
+    keep_options(key, splits)  # a split of another corpus, remembered from before: dropped
     return container.selectbox("Test set", splits, index=splits.index("test") if "test" in splits else 0, key=key,
                                **kwargs)

@@ -102,7 +102,7 @@ def test_a_bad_upload_is_refused_with_each_line_named_and_nothing_stored(textdet
                                      calibrated=True, source="upload")
     message = str(err.value)
     # Both problems at once, each with its line (the input whose row had the wrong code has no row either).
-    assert "unknown language code(s) on line(s) 4 ('xx')" in message and "input line(s) 4, 11 of the split" in message
+    assert "1 row(s) in language(s) this split does not have, on line(s) 4: 'xx' is no language code" in message and "input line(s) 4, 11 of the split" in message
     assert store_of(textdetox).list().empty
 
 

@@ -70,7 +70,7 @@ def test_a_wrong_language_code_and_a_missing_row_are_both_named():
         load_multilingual_submission(tsv(rows), inputs(), name="sub.tsv")
     message = str(err.value)
     assert message.startswith("sub.tsv, line 4: 2 problems")
-    assert "unknown language code(s) on line(s) 4 ('arb')" in message
+    assert "1 row(s) in language(s) this split does not have, on line(s) 4: 'arb' is no language code" in message
     # The English row 'shut up, moron' (input line 6) has no row; upper-case EN is accepted.
     assert "1 input(s) of the answered languages have no row: input line(s) 6 of the split" in message
     assert "'shut up, moron'" in message

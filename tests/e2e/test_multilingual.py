@@ -147,7 +147,7 @@ def test_a_bad_submission_is_refused_and_a_partial_one_marked(textdetox_server, 
                        [(rows[0][0], rows[0][1], "arabic"), rows[1], *rows[3:]]), encoding="utf-8")
     body = upload(page, textdetox_server, bad)
     assert "Not scored, nothing stored" in body
-    assert "line 2: unknown language code(s) on line(s) 2 ('arabic')" in body
+    assert "line 2: 1 row(s) in language(s) this split does not have, on line(s) 2: 'arabic' is no language code" in body
     assert "1 input(s) of the answered languages have no row: input line(s) 4 of the split" in body
     partial = tmp_path / "partial.tsv"
     partial.write_text(tsv(("toxic_sentence", "neutral_sentence", "lang"), [rows[0], rows[3]]), encoding="utf-8")

@@ -300,3 +300,16 @@ def test_organizers_let_the_embedded_preset_learn_from_the_judgements_on_screen(
     figures = next(d.value for d in page.dataframe if "worst" in d.value.columns)
     assert list(figures["model"]) == ["corpus-only recipe", "fitted on people"]
     assert figures["auc"].between(0.6, 0.8).all()
+
+
+def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox):
+    """2025 has no judged pairs of its own: the 2024 sample's judges are offered, and said whose they are."""
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = "TextDetox 2025"
+    at.session_state["he_embedded"] = False
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.radio(key="he_source").options == ["an LLM judge's labels", "upload a file"]
+    assert "gpt-4.1-mini" in at.selectbox(key="he_judge").options
+    note = " ".join(c.value for c in at.caption)
+    assert "has no judged pairs of its own" in note and "TextDetox 2024" in note

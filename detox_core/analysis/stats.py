@@ -211,11 +211,25 @@ def _interval(point: float, boots: np.ndarray, alpha: float) -> tuple[float, flo
     return point, float(lo), float(hi)
 
 
+def resample_ranks(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Average ranks (ties share their mean rank, as ``scipy.stats.rankdata``) of
+    ``values[idx]``, row by row, without sorting each resample.
+
+    A resample holds only values of ``values``: with their ranks among the distinct values
+    known once, a row's ranks follow from how many times it draws each distinct value
+    (a counting sort), in O(rows x (n + distinct)) instead of O(rows x n log n).
+    """
+    distinct, codes = np.unique(values, return_inverse=True)
+    k, rows = distinct.size, idx.shape[0]
+    picked = codes.reshape(-1)[idx]
+    counts = np.bincount((picked + (np.arange(rows) * k)[:, None]).ravel(), minlength=rows * k).reshape(rows, k)
+    below = np.cumsum(counts, axis=1) - counts
+    return np.take_along_axis(below + (counts + 1) / 2.0, picked, axis=1)
+
+
 def agreement(metric: np.ndarray, human: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> Agreement:
     """Sentence-level Spearman, Pearson and ROC-AUC (human label >= 0.5 is positive) of a
     metric against human labels, with percentile bootstrap intervals over sentences."""
-    from scipy.stats import rankdata
-
     x, y = np.asarray(metric, dtype=np.float64), np.asarray(human, dtype=np.float64)
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
@@ -223,7 +237,7 @@ def agreement(metric: np.ndarray, human: np.ndarray, n_boot: int = 1000, alpha: 
     # Vectorised over resamples: Spearman is Pearson of average ranks, ROC-AUC the
     # Mann-Whitney statistic of the score ranks (both exact, ties included).
     xs, ys = x[idx], y[idx]
-    rx, ry = rankdata(xs, axis=1), rankdata(ys, axis=1)
+    rx, ry = resample_ranks(x, idx), resample_ranks(y, idx)
     return Agreement(
         int(x.size),
         _interval(spearman(x, y), _rowwise_pearson(rx, ry), alpha),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from detox_core.analysis.stats import bootstrap_ci, paired_bootstrap_p, rank_systems
+from detox_core.analysis.stats import bootstrap_ci, paired_bootstrap_p, rank_systems, resample_indices
 
 
 def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n():
@@ -84,3 +84,15 @@ def test_system_agreement():
     assert out["spearman"][0] == pytest.approx(1.0) and out["ranking_accuracy"][0] == pytest.approx(1.0)
     reversed_metric = -metric
     assert system_agreement(reversed_metric, human, systems, n_boot=50)["ranking_accuracy"][0] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("distinct", [1, 2, 3, 17, None])
+def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
+    from scipy.stats import rankdata
+
+    from detox_core.analysis.stats import resample_ranks
+
+    rng = np.random.default_rng(distinct or 0)
+    values = rng.normal(size=400) if distinct is None else rng.integers(0, distinct, 400).astype(float) / 2
+    idx = resample_indices(values.size, 300, seed=5)
+    assert np.array_equal(resample_ranks(values, idx), rankdata(values[idx], axis=1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -25,7 +26,8 @@ from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_scores, shared_store
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.analysis.export import signature_caption, with_interval
+from detox_core.ui.widgets.tables import MISSING, paper_downloads
 from detox_core import vocab
 
 AXIS_NAMES = vocab.LABELS
@@ -136,6 +138,18 @@ fig.update_layout(barmode="group", height=320, margin=dict(t=10, b=10), yaxis=di
 st.plotly_chart(fig, width="stretch")
 st.caption(f"Error bars: 95% bootstrap intervals over sentences ({N_BOOT:,} resamples"
            + (", within each language)." if by_language else ")."))
+paper = pd.DataFrame({"system": labels})
+for a in AXES:
+    m = means[means["axis"] == a].set_index("system")
+    paper[a] = [with_interval(m.at[n, "mean"], m.at[n, "low"], m.at[n, "high"]) if n in m.index else MISSING
+                for n in labels]
+stored_signature = store.get(int(picked[0])).signature if picked else {}
+paper_downloads(paper, {"system": "System", **{a: AXIS_NAMES[a] for a in AXES}},
+                signature_caption(f"{choice.label}, {split} split: {preset_label(*group)}, means with 95% bootstrap "
+                                  "intervals over " + ("sentences within each language, each language counting once"
+                                                       if by_language else "sentences"),
+                                  stored_signature, languages=", ".join(common) if by_language else None),
+                f"compare_{choice.source}_{split}", "cmp_paper")
 if by_language:
     st.subheader("Per language")
     lang_axis = st.segmented_control("Axis", list(AXIS_NAMES), default="j", required=True, key="cmp_lang_axis",

@@ -29,11 +29,21 @@ from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores, shared_store
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.analysis.export import signature_caption, with_interval
+from detox_core.ui.widgets.tables import MISSING, paper_downloads
 
 #: Rank-by choices: J first, then the other axes.
 AXIS_NAMES = {"j": vocab.label("j"), **{k: v for k, v in vocab.LABELS.items() if k != "j"}}
 SIGNIFICANT = 0.05
+
+
+def board_signature(preset: str, calibrated: bool, dataset: str, split: str) -> dict:
+    """The signature stored with a submission of this ranking (its preset's models and
+    versions): the same for every submission of one preset and calibration."""
+    listed = shared_store().list(dataset=dataset, split=split, preset=preset)
+    listed = listed[listed["calibrated"] == calibrated]
+    stored = shared_store().get(int(listed["id"].iloc[0])) if len(listed) else None
+    return dict(stored.signature) if stored else {}
 
 
 def human_source_note(humans) -> None:
@@ -222,6 +232,16 @@ def multilingual_page(choice, edition) -> None:
                 "n": st.column_config.NumberColumn("Sentences"),
             },
         )
+        t["mean_cell"] = [with_interval(m, lo, hi) for m, lo, hi in zip(t["mean"], t["low"], t["high"])]
+        paper_downloads(t, {"rank": "Rank", "system": "System", "mean_cell": f"{AXIS_NAMES[axis]} (mean)",
+                            "mean_over": "Mean over", "coverage": "Languages answered",
+                            **{c: c for c in langs}},
+                        signature_caption(f"{edition.title}, {split} split: {preset_label(pb.preset, pb.calibrated)}, "
+                                          f"ranked by the mean {AXIS_NAMES[axis]} over languages with 95% bootstrap "
+                                          "intervals (resampling within languages)",
+                                          board_signature(pb.preset, pb.calibrated, choice.source, split),
+                                          languages=", ".join(langs)),
+                        f"leaderboard_{choice.source}_{split}_{pb.preset}", f"lb_paper_{pb.preset}_{pb.calibrated}")
         if board.by_language:
             per = [r.assign(lang=lang) for lang, r in board.by_language.items()]
             per = pd.concat(per, ignore_index=True)
@@ -385,6 +405,17 @@ for board in boards:
         },
         hide_index=True, placeholder=MISSING,
     )
+    paper = table.assign(**{c: [with_interval(m, lo, hi) for m, lo, hi in
+                                zip(table[c], table[f"{c}_low"], table[f"{c}_high"])] for c in AXIS_NAMES},
+                         j_human_cell=[with_interval(m, lo, hi, 2) for m, lo, hi in
+                                       zip(table["j_human"], table["j_human_low"], table["j_human_high"])])
+    paper_downloads(paper, {"rank": "Rank", "system": "System", **{c: AXIS_NAMES[c] for c in [ax, *others]
+                                                                     if c in AXIS_NAMES},
+                            "j_human_cell": "J (human)", "judged": "Judged outputs"},
+                    signature_caption(f"{edition.title}, {split} split: {label}, ranked by {AXIS_NAMES[ax]} "
+                                      "with 95% bootstrap intervals over sentences", board_signature(board.preset,
+                                      board.calibrated, choice.source, split)),
+                    f"leaderboard_{choice.source}_{split}_{board.preset}", f"lb_paper_{board.preset}_{board.calibrated}")
     if len(board.table) > 1:
         st.markdown(f"**Which differences are significant** ({AXIS_NAMES[ax]})")
         st.plotly_chart(p_value_heatmap(board.ranking.p_values), width="stretch", config={"displayModeBar": False},

@@ -385,3 +385,12 @@ def test_complete_files_under_a_preset_of_one_language_are_complete_with_a_label
     warnings = " ".join(w.value for w in compare.warning)
     assert "first.tsv is partial" not in warnings and "second.tsv is partial" not in warnings
     assert "covers Russian only" in " ".join(i.value for i in compare.info)
+
+
+def test_leaderboard_and_compare_tables_download_for_a_paper(scored):
+    """CSV, LaTeX (booktabs) and Markdown beside each ranking and comparison."""
+    for path, key in ((LEADERBOARD, "lb_paper_embedded_True"), (COMPARE, "cmp_paper")):
+        at = run(path)
+        buttons = {b.proto.label: b.proto for b in at.get("download_button")}
+        assert {"CSV", "LaTeX (booktabs)", "Markdown"} <= set(buttons), (path, list(buttons))
+        assert any(p.id.endswith(f"{key}_tex") or key in p.id for p in buttons.values())

@@ -62,6 +62,8 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_textdetox2025.py
 	$(BIN)/python benchmarks/bench_annotation.py
 	$(BIN)/python benchmarks/bench_load.py
+	$(BIN)/python benchmarks/bench_live_browser.py
+	$(BIN)/python benchmarks/bench_pages.py
 
 clean:
 	rm -rf $(VENV) $(COMET_VENV) .pytest_cache

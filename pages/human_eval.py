@@ -95,8 +95,9 @@ judges = edition_judges(edition)
 # languages are all its own (the nine-language 2024 meta-evaluation sample), said as such.
 judges_from = edition
 if not judges and shipped is None:
-    judges_from = next((other for other in editions.EDITIONS.values() if other is not edition and other.languages
-                        and set(other.languages) <= set(edition.languages) and edition_judges(other)), edition)
+    judges_from = next((other for other in sorted(editions.EDITIONS.values(), key=lambda e: -len(e.languages))
+                        if other is not edition and other.languages and set(other.languages) <= set(edition.languages)
+                        and edition_judges(other)), edition)  # the most languages first: 2024's nine, not ru alone
     judges = edition_judges(judges_from) if judges_from is not edition else {}
 projects = project_judgements()
 SOURCES = [f"shipped {edition.short} human judgements", "an LLM judge's labels", "an annotation project",
@@ -124,9 +125,8 @@ elif source == SOURCES[1]:
     judge = c1.selectbox("Judge", list(judges), key="he_judge")
     if judges_from is not edition:
         st.caption(f"{render.md(edition.title)} has no judged pairs of its own: these are the LLM judges' labels of "
-                   f"the {render.md(judges_from.title)} meta-evaluation sample, in its {len(judges_from.languages)} "
-                   f"languages ({', '.join(judges_from.languages)}), which are {render.md(edition.short)} languages "
-                   "too.")
+                   f"the {render.md(judges_from.title)} meta-evaluation sample, in its languages "
+                   f"({', '.join(judges_from.languages)}), which are {render.md(edition.short)} languages too.")
 elif source == SOURCES[2]:
     chosen = st.selectbox("Project", list(projects), index=len(projects) - 1, key="he_project")
     content, name = project_judgements_csv(projects[chosen]), f"{chosen}.humaneval.csv"

@@ -302,8 +302,10 @@ def test_organizers_let_the_embedded_preset_learn_from_the_judgements_on_screen(
     assert figures["auc"].between(0.6, 0.8).all()
 
 
-def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox):
-    """2025 has no judged pairs of its own: the 2024 sample's judges are offered, and said whose they are."""
+def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox, real_data):
+    """2025 has no judged pairs of its own: the 2024 sample's judges are offered (not RUSSE-2022's,
+    whose one language is a 2025 language too), and said whose they are."""
+    shutil.copytree(real_data, textdetox.parent / "russe2022", dirs_exist_ok=True)  # its judges are there too
     at = AppTest.from_file(PAGE, default_timeout=300)
     at.query_params["dataset"] = "TextDetox 2025"
     at.session_state["he_embedded"] = False
@@ -312,4 +314,4 @@ def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox):
     assert at.radio(key="he_source").options == ["an LLM judge's labels", "upload a file"]
     assert "gpt-4.1-mini" in at.selectbox(key="he_judge").options
     note = " ".join(c.value for c in at.caption)
-    assert "has no judged pairs of its own" in note and "TextDetox 2024" in note
+    assert "has no judged pairs of its own" in note and "TextDetox 2024" in note and "RUSSE" not in note

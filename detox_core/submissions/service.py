@@ -133,6 +133,8 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
         store.remove(existing.id)  # scored under calibrators fitted since (or before any): its numbers are stale
         existing = None
     if existing:
+        if answered and not existing.answered:  # stored before the answered languages were kept
+            existing = store.record_answered(existing.id, list(answered)) or existing
         return existing, True
     scorer = get_preset(preset, pool=pool)
     if langs is not None and hasattr(scorer, "langs"):  # the LLM judge: {lang} in its prompts, per-language examples

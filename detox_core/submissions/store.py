@@ -247,6 +247,17 @@ class Store:
             s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(name=name))
         return name
 
+    def record_answered(self, submission_id: int, answered: Sequence[str]) -> StoredSubmission | None:
+        """Record the languages a stored submission's file answers where it was stored
+        without them (before they were kept): the same file uploaded again fills them in."""
+        with self._lock, Session(self.engine) as s, s.begin():
+            row = s.get(SubmissionRow, submission_id)
+            if row is None:
+                return None
+            if not row.answered and answered:
+                row.answered = ",".join(answered)
+            return self._meta(row)
+
     def fill_reference_scores(self, submission_id: int, columns: dict[str, Sequence[float]],
                               notes: dict[str, str]) -> None:
         """Write reference-metric columns (``bleu`` ...: one value per sentence, in ``idx``

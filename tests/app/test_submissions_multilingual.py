@@ -125,3 +125,20 @@ def test_the_offline_preset_scores_only_the_language_it_covers(textdetox, embedd
     captions = " ".join(c.value for c in at.caption)
     assert "Mean J over 1 of 9 languages" in captions and "Official average" not in captions
     assert any("Answered but not scored: Amharic" in i.value and "covers Russian only" in i.value for i in at.info)
+
+
+def test_a_file_stored_before_its_languages_were_kept_gets_them_when_uploaded_again(textdetox):
+    dev = TEXTDETOX2024.load(["dev"])
+    part = dev[dev["lang"].isin(["ar", "zh"])]
+    content = tsv(("toxic_sentence", "neutral_sentence", "lang"),
+                  zip(part["toxic_comment"], part["toxic_comment"], part["lang"])).encode("utf-8")
+    kwargs = dict(dataset=TEXTDETOX2024.name, split="dev", rows=split_rows(prepare_corpus(dev), "dev"),
+                  preset="textdetox2024", calibrated=True, source="upload")
+    store = store_of(textdetox)
+    first = score_and_store_multilingual(store, content, "partial.tsv", **kwargs)
+    with store.engine.begin() as conn:  # as a database of an earlier version holds it
+        conn.exec_driver_sql("UPDATE submissions SET answered = NULL")
+    assert store.get(first.stored.id).answered is None
+    again = score_and_store_multilingual(store, content, "partial.tsv", **kwargs)
+    assert again.already and set(again.stored.answered) == {"ar", "zh"}
+    assert set(store.get(first.stored.id).answered) == {"ar", "zh"}

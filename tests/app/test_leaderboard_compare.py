@@ -203,10 +203,8 @@ def store_multilingual(store: Store, dataset: str, split: str, *, no_j: tuple[st
     return ids
 
 
-@pytest.fixture
-def textdetox2024(tmp_path, monkeypatch):
-    """The fetched TextDetox 2024 edition with synthetic stored submissions of its test
-    split (J without references in Amharic and Chinese) in a temporary database."""
+def fetched_textdetox2024(tmp_path, monkeypatch) -> Store:
+    """The fetched TextDetox 2024 edition as the data folder, and a temporary database."""
     import os
 
     root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
@@ -214,7 +212,14 @@ def textdetox2024(tmp_path, monkeypatch):
         pytest.skip("TextDetox 2024 not fetched: run `python -m detox_core fetch-data`")
     monkeypatch.setenv("DETOX_DATA_DIR", str(root))
     monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
-    store = Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    return Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+
+
+@pytest.fixture
+def textdetox2024(tmp_path, monkeypatch):
+    """The fetched TextDetox 2024 edition with synthetic stored submissions of its test
+    split (J without references in Amharic and Chinese) in a temporary database."""
+    store = fetched_textdetox2024(tmp_path, monkeypatch)
     return store, store_multilingual(store, "textdetox2024", "test", no_j=("am", "zh"))
 
 
@@ -343,19 +348,12 @@ def ru_only_2024(tmp_path, monkeypatch):
     """Two complete TextDetox 2024 files (all 9 languages answered) and one answering only
     Russian and English, all scored by a preset that covers Russian only: stored rows of
     Russian alone, with the languages each file answers."""
-    import os
-
     import numpy as np
     import pandas as pd
 
     from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
 
-    root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
-    if not (root / "textdetox2024" / "test_inputs.tsv").is_file():
-        pytest.skip("TextDetox 2024 not fetched: run `python -m detox_core fetch-data`")
-    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
-    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
-    store = Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    store = fetched_textdetox2024(tmp_path, monkeypatch)
     inputs = editions.get_edition("textdetox2024").load(["test"])
     ru = inputs[inputs["lang"] == "ru"]
     every = tuple(dict.fromkeys(inputs["lang"]))

@@ -18,7 +18,7 @@ from detox_core.analysis.calibration import calibration_curves, calibration_repo
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.metrics import bertscore
 from detox_core.analysis.meta_eval import (add_reference_metrics, available_metrics, confusion, disagreements,
-                                           join_stored_report, meta_eval)
+                                           join_stored_report, kept_meta_eval)
 from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.ui.auth import require_page
 from detox_core.ui.calibrators import fitted_calibrators_section
@@ -51,7 +51,7 @@ def judgements(content: bytes, name: str, bertscore_setting: str) -> pd.DataFram
 # (file content, embedded scores, stored submissions joined), so reruns skip the work.
 @st.cache_data(show_spinner="Bootstrapping the agreement statistics…", max_entries=8)
 def cached_meta(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    return meta_eval(_frame, n_boot=N_BOOT)
+    return kept_meta_eval(_frame, n_boot=N_BOOT)
 
 
 @st.cache_data(show_spinner="Joining stored submissions…", max_entries=8)

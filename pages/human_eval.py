@@ -95,8 +95,10 @@ judges = edition_judges(edition)
 # languages are all its own (the nine-language 2024 meta-evaluation sample), said as such.
 judges_from = edition
 if not judges and shipped is None:
-    judges_from = next((other for other in editions.EDITIONS.values() if other is not edition and other.languages
-                        and set(other.languages) <= set(edition.languages) and edition_judges(other)), edition)
+    # the widest such sample: the nine-language one, not RUSSE-2022's Russian one
+    judges_from = max((other for other in editions.EDITIONS.values() if other is not edition and other.languages
+                       and set(other.languages) <= set(edition.languages) and edition_judges(other)),
+                      key=lambda other: len(other.languages), default=edition)
     judges = edition_judges(judges_from) if judges_from is not edition else {}
 projects = project_judgements()
 SOURCES = [f"shipped {edition.short} human judgements", "an LLM judge's labels", "an annotation project",
@@ -125,8 +127,8 @@ elif source == SOURCES[1]:
     if judges_from is not edition:
         st.caption(f"{render.md(edition.title)} has no judged pairs of its own: these are the LLM judges' labels of "
                    f"the {render.md(judges_from.title)} meta-evaluation sample, in its {len(judges_from.languages)} "
-                   f"languages ({', '.join(judges_from.languages)}), which are {render.md(edition.short)} languages "
-                   "too.")
+                   f"language{'s' if len(judges_from.languages) != 1 else ''} ({', '.join(judges_from.languages)}), "
+                   f"which are {render.md(edition.short)} languages too.")
 elif source == SOURCES[2]:
     chosen = st.selectbox("Project", list(projects), index=len(projects) - 1, key="he_project")
     content, name = project_judgements_csv(projects[chosen]), f"{chosen}.humaneval.csv"

@@ -302,8 +302,13 @@ def test_organizers_let_the_embedded_preset_learn_from_the_judgements_on_screen(
     assert figures["auc"].between(0.6, 0.8).all()
 
 
-def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox):
-    """2025 has no judged pairs of its own: the 2024 sample's judges are offered, and said whose they are."""
+def test_textdetox_2025_offers_the_nine_language_judges_of_2024(real_data, textdetox):
+    """2025 has no judged pairs of its own: the 2024 sample's judges are offered, and said whose they are
+    (the nine-language sample, not RUSSE-2022's Russian one, though both are fetched)."""
+    from detox_core import editions
+
+    russe_judges = editions.get_edition("russe2022").root(textdetox.parent) / "llm_judgements"
+    shutil.copytree(real_data / "llm_judgements", russe_judges)
     at = AppTest.from_file(PAGE, default_timeout=300)
     at.query_params["dataset"] = "TextDetox 2025"
     at.session_state["he_embedded"] = False
@@ -313,3 +318,4 @@ def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox):
     assert "gpt-4.1-mini" in at.selectbox(key="he_judge").options
     note = " ".join(c.value for c in at.caption)
     assert "has no judged pairs of its own" in note and "TextDetox 2024" in note
+    assert "in its 9 languages (am, ar, de, en, es, hi, ru, uk, zh)" in note and "RUSSE" not in note

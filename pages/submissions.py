@@ -14,6 +14,7 @@ from detox_core.metrics.registry import preset_class
 from detox_core.submissions.service import (
     filter_sentences,
     language_summary,
+    languages_elsewhere,
     missing_reference_columns,
     score_and_store,
     score_and_store_multilingual,
@@ -92,7 +93,8 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
         if multilingual:
             result = score_and_store_multilingual(
                 store, content, name, dataset=dataset, split=split, rows=rows, preset=preset, calibrated=calibrated,
-                source=source, pool=shared_pool(), progress=progress, on_scored=on_scored)
+                source=source, pool=shared_pool(), progress=progress, on_scored=on_scored,
+                elsewhere=languages_elsewhere(dataset, split, choice.whole))
             stored, already = result.stored, result.already
             if result.submission.partial:
                 notes.append(f"Partial submission: {result.submission.describe()}." if summary is None else

@@ -267,6 +267,37 @@ def meta_eval(frame: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.Data
     return table.drop(columns=["_key", "_axis"]).reset_index(drop=True)
 
 
+#: Part of the key of kept :func:`meta_eval` tables: raise it when the statistics change.
+META_EVAL_VERSION = 1
+
+
+def kept_meta_eval(frame: pd.DataFrame, n_boot: int = 1000, seed: int = 0,
+                   cache_dir: Path | None = None) -> pd.DataFrame:
+    """:func:`meta_eval`, kept on disk under ``data/cache/``: the bootstrap over thousands of
+    judged pairs takes seconds, so its table is keyed by everything it reads (the systems,
+    the human labels and the metric columns, ``n_boot``, ``seed``) and a restarted server,
+    or another one on the same data folder, reads it instead of resampling again."""
+    columns = ["participant_name", *[c for c in HUMAN_AXES.values() if c in frame],
+               *sorted({m for metrics in available_metrics(frame).values() for m in metrics})]
+    digest = hashlib.sha1(json.dumps([META_EVAL_VERSION, n_boot, seed, columns]).encode("utf-8"))
+    digest.update(pd.util.hash_pandas_object(frame[columns], index=False).to_numpy().tobytes())
+    path = (cache_dir or config.data_dir() / "cache") / f"meta-eval-{digest.hexdigest()[:20]}.pkl"
+    if path.is_file():
+        try:
+            return pd.read_pickle(path)
+        except Exception:  # noqa: BLE001 - a damaged cache file is computed again and replaced
+            pass
+    table = meta_eval(frame, n_boot=n_boot, seed=seed)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        table.to_pickle(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only data folder: the table stays in the page's memory only
+    return table
+
+
 def disagreements(frame: pd.DataFrame, axis: str, metric: str, threshold: float) -> dict[str, pd.DataFrame]:
     """Rows where the human says yes and the metric says no (below threshold), and the reverse."""
     human = frame[HUMAN_AXES[axis]] >= 0.5

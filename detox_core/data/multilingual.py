@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,12 +205,22 @@ def answered_splits(source: Source, inputs: pd.DataFrame, *, name: str | None = 
     return counts
 
 
-def _code_note(codes: Sequence[str], known: Sequence[str]) -> str:
-    """Codes that are not this split's, told apart: languages of the editions (valid, but
-    not in this split) and codes no edition has."""
-    editions_codes = [c for c in codes if c in LANGUAGES]
-    others = [c for c in codes if c not in LANGUAGES]
-    parts = []
+def _code_note(codes: Sequence[str], known: Sequence[str],
+               elsewhere: Mapping[str, Collection[str]] | None = None) -> str:
+    """Codes that are not this split's, told apart: those of another split or edition,
+    named where they are (``elsewhere``: a place, e.g. "the dev split of this edition",
+    and its codes, the nearest first), languages of the editions found nowhere near, and
+    codes no edition has."""
+    placed: dict[str, list[str]] = {}
+    for code in codes:
+        place = next((label for label, has in (elsewhere or {}).items() if code in has), None)
+        if place is not None:
+            placed.setdefault(place, []).append(code)
+    rest = [c for c in codes if not any(c in group for group in placed.values())]
+    editions_codes = [c for c in rest if c in LANGUAGES]
+    others = [c for c in rest if c not in LANGUAGES]
+    parts = [f"{', '.join(group)} ({', '.join(language_name(c) for c in group)}) "
+             f"{'is' if len(group) == 1 else 'are'} in {place}" for place, group in placed.items()]
     if editions_codes:
         parts.append(f"{', '.join(editions_codes)} ({', '.join(language_name(c) for c in editions_codes)}) "
                      f"{'is a language' if len(editions_codes) == 1 else 'are languages'} of the shared task, but "
@@ -222,7 +232,8 @@ def _code_note(codes: Sequence[str], known: Sequence[str]) -> str:
 
 
 def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: str | None = None,
-                                 max_bytes: int = MAX_FILE_BYTES) -> MultilingualSubmission:
+                                 max_bytes: int = MAX_FILE_BYTES,
+                                 elsewhere: Mapping[str, Collection[str]] | None = None) -> MultilingualSubmission:
     """Load and validate a CodaLab submission against a split's multilingual inputs.
 
     Args:
@@ -230,6 +241,8 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
         inputs: the split's frame of :func:`load_multilingual_inputs` (``toxic_comment``,
             ``lang``, ``line``).
         name: file name for messages.
+        elsewhere: where codes this split lacks are found (a place such as "the dev split
+            of this edition" and its codes, the nearest first), to name them there.
 
     Raises:
         DetoxInputError: every problem at once, each with its line: unknown language
@@ -262,7 +275,7 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
     if bad_lang:
         codes = sorted({x[1] for x in bad_lang}, key=lambda c: (c not in LANGUAGES, c))
         problems.append((bad_lang[0][0], f"{len(bad_lang)} row(s) in language(s) this split does not have, on "
-                         f"line(s) {_listed([x[0] for x in bad_lang])}: {_code_note(codes, known)}"))
+                         f"line(s) {_listed([x[0] for x in bad_lang])}: {_code_note(codes, known, elsewhere)}"))
     if empty:
         problems.append((empty[0], f"{len(empty)} empty output(s) on line(s) {_listed(empty)}; every input needs a "
                          "non-empty output (copy the input to keep it unchanged)"))

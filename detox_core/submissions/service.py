@@ -180,9 +180,31 @@ class MultilingualResult:
     not_covered: tuple[str, ...]
 
 
+def languages_elsewhere(dataset: str, split: str, whole: pd.DataFrame) -> dict[str, set[str]]:
+    """Where the language codes that ``split`` lacks are found, the nearest first: the other
+    splits of the corpus (``whole``, with ``split`` and ``lang``), then the other editions.
+    For :func:`load_multilingual_submission`'s ``elsewhere``, so that a valid code of
+    another split or edition is named as such, not as unknown."""
+    from detox_core import editions
+
+    places: dict[str, set[str]] = {}
+    for other, part in whole.groupby("split", sort=False):
+        if str(other) != split:
+            places[f"the {other} split of this corpus, not in {split}"] = set(part["lang"])
+    try:
+        title = editions.get_edition(dataset).title
+    except Exception:  # an uploaded corpus: no edition of its own
+        title = "the picked corpus"
+    for edition in editions.editions():
+        if edition.name != dataset and getattr(edition, "languages", None):
+            places[f"{edition.title}, not in the picked {title}"] = set(edition.languages)
+    return places
+
+
 def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dataset: str, split: str,
                                  rows: pd.DataFrame, preset: str, calibrated: bool, source: str,
                                  pool: ModelPool | None = None,
+                                 elsewhere: dict[str, set[str]] | None = None,
                                  progress: StepProgress | None = None,
                                  on_scored: Callable[[pd.DataFrame], None] | None = None) -> MultilingualResult:
     """Validate a CodaLab submission against a multilingual split (every language of it),
@@ -198,7 +220,7 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
             :func:`score_and_store`.
     """
     name = clean_name(name)
-    sub = load_multilingual_submission(content, rows, name=name)
+    sub = load_multilingual_submission(content, rows, name=name, elsewhere=elsewhere)
     recipe = preset_class(preset)
     covered = [lang for lang in sub.languages if recipe.covers(lang)]
     not_covered = in_language_order(lang for lang in sub.languages if lang not in covered)

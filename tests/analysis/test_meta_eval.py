@@ -190,3 +190,26 @@ def test_embedded_scores_are_kept_on_disk(trained, tmp_path, monkeypatch):
     other = judged.assign(neutral_sentence=["ты не прав", "вот ерунда"])
     with pytest.raises(AssertionError, match="scored again"):
         humaneval.embedded_scores(other, tmp_path)  # other pairs: other key
+
+
+def test_the_bootstrap_table_is_kept_on_disk_and_keyed_by_what_it_reads(tmp_path, monkeypatch):
+    """Human vs automatic's Correlations tab: a restarted server reads the agreement table
+    instead of resampling for seconds; changed labels are resampled, never served stale."""
+    from detox_core.analysis import meta_eval as module
+
+    judged = add_2025_recipes(frame())
+    first = module.kept_meta_eval(judged, n_boot=100, cache_dir=tmp_path)
+    pd.testing.assert_frame_equal(first, meta_eval(judged, n_boot=100))
+    assert len(list(tmp_path.glob("meta-eval-*.pkl"))) == 1
+
+    def resampled(*args, **kwargs):
+        raise AssertionError("resampled although the table is kept")
+
+    monkeypatch.setattr(module, "meta_eval", resampled)
+    pd.testing.assert_frame_equal(module.kept_meta_eval(judged, n_boot=100, cache_dir=tmp_path), first)
+    monkeypatch.undo()
+    changed = judged.copy()
+    changed.loc[0, "non-toxicity"] = 1.0 - changed.loc[0, "non-toxicity"]
+    module.kept_meta_eval(changed, n_boot=100, cache_dir=tmp_path)
+    module.kept_meta_eval(judged, n_boot=200, cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("meta-eval-*.pkl"))) == 3

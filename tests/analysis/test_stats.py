@@ -96,3 +96,24 @@ def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
     values = rng.normal(size=400) if distinct is None else rng.integers(0, distinct, 400).astype(float) / 2
     idx = resample_indices(values.size, 300, seed=5)
     assert np.array_equal(resample_ranks(values, idx), rankdata(values[idx], axis=1))
+
+
+def test_roc_auc_is_sklearn_s_with_ties_and_the_human_ranks_are_shared_between_metrics():
+    from sklearn.metrics import roc_auc_score
+
+    from detox_core.analysis import stats
+
+    rng = np.random.default_rng(3)
+    human = rng.choice([0.0, 0.5, 1.0, 0.25], size=400)
+    for metric in (rng.random(400), np.round(rng.random(400), 1), human * 0.5 + rng.random(400) * 0.1):
+        assert stats._auc(metric, human) == pytest.approx(roc_auc_score(human >= 0.5, metric), abs=1e-12)
+    assert np.isnan(stats._auc(rng.random(10), np.ones(10)))
+    # The same labels against two metrics: resampled ranks computed once, intervals unchanged.
+    stats._HUMAN_RANKS.clear()
+    a = stats.agreement(rng.random(400), human, n_boot=200, seed=1)
+    b = stats.agreement(rng.random(400), human, n_boot=200, seed=1)
+    assert len(stats._HUMAN_RANKS) == 1
+    stats._HUMAN_RANKS.clear()
+    again = stats.agreement(np.arange(400, dtype=float), human, n_boot=200, seed=1)
+    fresh = stats.agreement(np.arange(400, dtype=float), human, n_boot=200, seed=1)
+    assert again == fresh and a.n == b.n == 400

@@ -44,3 +44,35 @@ def test_against_the_test_split_the_new_languages_are_named_as_the_task_s_not_un
     assert "unknown language" not in message
     # Thousands of lines in a few words: runs of lines as ranges.
     assert "line(s) 2-1139, 1141-3591, 3594-5403" in message and len(message) < 1_000
+
+
+def test_codes_of_another_split_are_named_with_the_split_that_has_them(edition2025):
+    from detox_core.submissions.service import languages_elsewhere
+
+    path, prepared = edition2025
+    test = split_rows(prepared, "test")
+    with pytest.raises(DetoxInputError) as err:
+        load_multilingual_submission(path, test, name="duplicate_dev.tsv",
+                                     elsewhere=languages_elsewhere("textdetox2025", "test", prepared))
+    message = str(err.value)
+    assert "fr, he, hin, it, ja, tt (French, Hebrew" in message
+    assert "are in the dev split of this corpus, not in test" in message
+    assert "unknown language" not in message and "another split or edition has them" not in message
+
+
+def test_2025_codes_against_the_2024_corpus_are_named_as_2025_languages(edition2025):
+    from detox_core import editions
+    from detox_core.submissions.service import languages_elsewhere
+
+    path, _ = edition2025
+    root = path.parent.parent.parent / "textdetox2024"
+    if not (root / "dev_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 not fetched")
+    prepared = editions.get_edition("textdetox2024").load(["dev", "test"])
+    dev = split_rows(prepared, "dev")
+    with pytest.raises(DetoxInputError) as err:
+        load_multilingual_submission(path, dev, name="duplicate_dev.tsv",
+                                     elsewhere=languages_elsewhere("textdetox2024", "dev", prepared))
+    message = str(err.value)
+    assert "fr, he, hin, it, ja, tt (French" in message
+    assert "are in TextDetox 2025 (15 languages), not in the picked TextDetox 2024 (9 languages)" in message

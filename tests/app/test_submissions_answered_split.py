@@ -1,0 +1,43 @@
+"""AppTest of the Submissions page with the shipped TextDetox 2025 sample (real files): the
+page starts on the test split, the sample answers dev; the page says so and switches."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from tests.app.helpers import run
+
+PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
+
+
+@pytest.fixture
+def sample(tmp_path, monkeypatch) -> Path:
+    root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    path = root / "textdetox2025" / "outputs" / "duplicate_dev.tsv"
+    if not path.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"TextDetox 2025 not fetched into {root}")
+        pytest.skip("TextDetox 2025 not fetched")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    return path
+
+
+def test_the_2025_sample_is_offered_the_dev_split_it_answers(sample):
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = "TextDetox 2025"
+    run(at)
+    assert at.selectbox(key="sub_split").value == "test"
+    at.file_uploader(key="sub_upload").upload(sample.name, sample.read_bytes(), "text/tab-separated-values")
+    run(at)
+    offer = " ".join(i.value for i in at.info)
+    assert "This file answers the **dev** split: 6,000 of its rows are inputs of `dev`" in offer
+    at.button(key="sub_use_answered_split").click()
+    run(at)
+    assert at.selectbox(key="sub_split").value == "dev"
+    assert not any("This file answers" in i.value for i in at.info)

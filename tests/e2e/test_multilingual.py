@@ -154,5 +154,5 @@ def test_a_bad_submission_is_refused_and_a_partial_one_marked(textdetox_server, 
     body = upload(page, textdetox_server, partial)
     assert "partial.tsv scored and stored" in body
     assert "Partial submission: partial: 2 of 5 languages" in body
-    assert "Partial: no scores for English, Russian, Chinese" in body
+    assert "Partial: the file does not answer English, Russian, Chinese" in body
     shot(page, "multilingual_submissions_partial")

@@ -95,13 +95,7 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
             scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
                                               progress=progress)
         _remember(digest, scores)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            scores.to_pickle(tmp)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only data folder: the scores stay in memory only
+        _keep(scores, path)
     if mask.all():
         return scores
     out = pd.DataFrame(np.nan, index=range(len(frame)), columns=["sta", "sim", "fl", "j", "chrf"])
@@ -267,6 +261,18 @@ def meta_eval(frame: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.Data
     return table.drop(columns=["_key", "_axis"]).reset_index(drop=True)
 
 
+def _keep(table: pd.DataFrame, path: Path) -> None:
+    """Write ``table`` to the cache file ``path`` atomically (a process's own temporary
+    file, then a rename); a read-only data folder keeps it in memory only."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        table.to_pickle(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 #: Part of the key of kept :func:`meta_eval` tables: raise it when the statistics change.
 META_EVAL_VERSION = 1
 
@@ -288,13 +294,7 @@ def kept_meta_eval(frame: pd.DataFrame, n_boot: int = 1000, seed: int = 0,
         except Exception:  # noqa: BLE001 - a damaged cache file is computed again and replaced
             pass
     table = meta_eval(frame, n_boot=n_boot, seed=seed)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        table.to_pickle(tmp)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only data folder: the table stays in the page's memory only
+    _keep(table, path)
     return table
 
 

@@ -177,3 +177,49 @@ def test_language_statistics_count_each_language_and_say_what_has_no_paraphrase(
     # German has no paraphrase: no length, no share of deletions (not a zero).
     assert table.loc["de", "paraphrases"] == 0 and np.isnan(table.loc["de", "neutral_length"])
     assert np.isnan(table.loc["de", "deletions"])
+
+
+@pytest.mark.parametrize("pattern", ["(?:x{65535}){65535}", "(?:a{1000}){1000}", "(?:a{1000}|b){1000}",
+                                     "a{1000}{1000}", "x{65535}", "(?:(?:a{40}){40}){40}", "[ab]{3000}{10}"])
+def test_a_pattern_that_unfolds_too_much_is_refused_before_compiling(pattern):
+    from detox_core.analysis.corpus import compile_pattern
+    with pytest.raises(DetoxInputError, match="repeats too much"):
+        compile_pattern(pattern, True, False)
+
+
+@pytest.mark.parametrize("pattern", [r"\bду(р|б)\w{0,3}", r"\p{L}{3,5}", "x{,5}", "a{2,}", "(?:(?:a{20}){20}){20}",
+                                     r"^.{10,200}$", "[а-я]{3}(?:ой|ый)"])
+def test_ordinary_counted_patterns_still_search(pattern):
+    from detox_core.analysis.corpus import compile_pattern
+    assert compile_pattern(pattern, True, False).pattern
+
+
+@pytest.mark.parametrize("pattern", ["(?V1)x", "(?a)(?u)x"])
+def test_clashing_inline_flags_are_a_clear_error(pattern):
+    from detox_core.analysis.corpus import compile_pattern
+    with pytest.raises(DetoxInputError, match="inline flags"):
+        compile_pattern(pattern, True, False)
+
+
+def test_the_largest_accepted_pattern_costs_a_few_megabytes_and_is_not_cached():
+    """Compile memory is bounded by the size limit, and a search's pattern does not stay in
+    the regex module's cache (6 distinct links used to keep ~1 GB)."""
+    import subprocess
+    import sys
+    code = (
+        "import regex._main\n"
+        "from detox_core.analysis.corpus import compile_pattern, MAX_PATTERN_SIZE, pattern_size\n"
+        "def rss(): return int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
+        "p = '(?:a{140}){140}'\n"
+        "assert pattern_size(p) <= MAX_PATTERN_SIZE\n"
+        "r0, c0 = rss(), len(regex._main._cache)\n"
+        "for k in range(6):\n"
+        "    compile_pattern(p + 'b' * k, True, False)\n"
+        "print(rss() - r0, len(regex._main._cache) - c0)\n"
+    )
+    from detox_core.data import PROJECT_ROOT
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PROJECT_ROOT).stdout.split()
+    grown, cached = float(out[0]), int(out[1])
+    assert grown < 40, f"{grown:.0f} MB kept by 6 searches"
+    assert cached == 0

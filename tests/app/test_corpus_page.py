@@ -136,3 +136,15 @@ def test_fetch_button_reports_what_is_missing(tmp_path, monkeypatch):
     errors = " ".join(e.value for e in at.sidebar.error)
     assert "1 of 1 files could not be fetched" in errors and "train.tsv" in errors
     assert "fetch-data" in at.info[0].value  # the page still explains what to do
+
+
+def test_a_memory_bomb_link_is_refused_with_a_message(tiny_data):
+    """A shared link whose pattern unfolds to billions of units when compiled (it took the
+    server out of memory in ~12 s) is refused before compiling, and a flag clash gives a
+    message, not a traceback with the server's paths."""
+    for q, said in [("(?:x{65535}){65535}", "repeats too much"), ("(?V1)x", "inline flags"),
+                    ("(?a)(?u)x", "inline flags")]:
+        at = run_page({"q": q, "regex": "true"})
+        errors = " ".join(e.value for e in at.error)
+        assert said in errors, (q, errors)
+        assert "Traceback" not in errors and "site-packages" not in errors

@@ -14,6 +14,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_HUB_DIR`` | a folder of ``<org>__<name>`` copies of hub datasets | none |
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
+| ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
@@ -48,6 +49,7 @@ MIRROR_ENV = "DETOX_MIRROR"
 HUB_DIR_ENV = "DETOX_HUB_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
+TRUSTED_PROXIES_ENV = "DETOX_TRUSTED_PROXIES"
 SESSION_SECRET_ENV = "DETOX_SESSION_SECRET"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
 LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -128,6 +130,15 @@ def session_secret() -> str | None:
 def organizer_password() -> str | None:
     """``$DETOX_ORGANIZER_PASSWORD``, or None when unset or empty."""
     return os.environ.get(ORGANIZER_PASSWORD_ENV) or None
+
+
+def trusted_proxies() -> list[str]:
+    """``$DETOX_TRUSTED_PROXIES`` as a list (addresses or CIDR networks); unset: the
+    loopback addresses (a proxy on the same machine, the usual nginx set-up)."""
+    value = os.environ.get(TRUSTED_PROXIES_ENV)
+    if value is None:
+        return ["127.0.0.1", "::1"]
+    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def public_pages() -> list[str] | None:

@@ -123,3 +123,8 @@ class StorageError(DetoxError, RuntimeError):
 class AnnotationError(DetoxError, ValueError):
     """A request an annotation rule refuses (a banned annotator, a page that is not
     theirs, a setting out of range), with a message for the user."""
+
+
+class WrongSecretError(AnnotationError):
+    """A name that exists, with a password that does not match it (a sign-in throttle
+    counts these against the name as well as the address)."""

@@ -11,7 +11,7 @@ import math
 import streamlit as st
 
 from detox_core.annotation.store import MIN_SECRET_CHARS, Page
-from detox_core.errors import AnnotationError
+from detox_core.errors import AnnotationError, WrongSecretError
 from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS, UI_LANGUAGES, localized
 from detox_core.annotation.tasks import Example
 from detox_core.ui.auth import require_page
@@ -19,6 +19,7 @@ from detox_core.ui import render
 from detox_core.annotation.submit import page_answers
 from detox_core.ui.widgets.annotate_page import annotate_page
 from detox_core.ui.annotation import annotation_store, item_html
+from detox_core.clients import UNKNOWN
 from detox_core.ui.auth import client_id, login_throttle
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.vocab import language_name
@@ -80,18 +81,20 @@ if ann_id is None:
         joined = st.form_submit_button("Join", type="primary")
     if joined:
         throttle, client = login_throttle(), client_id()
-        wait = throttle.wait_s(f"annotator:{client}")
+        # Throttled per address, and per name where a password did not match it.
+        account = f"annotator:{code.strip()}:{' '.join(name.split()).casefold()}"
+        wait = throttle.wait_s(f"annotator:{client}", account)
         if wait > 0:
             st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
             st.stop()
         try:
-            known = client if client != "unknown client" else None
+            known = client if client != UNKNOWN else None
             st.session_state["ann_id"] = store.join(code, name, secret, client=known).id
         except AnnotationError as err:
-            throttle.failed(f"annotator:{client}")
+            throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)
             st.error(render.md(err, None), icon=":material/error:")
         else:
-            throttle.succeeded(f"annotator:{client}")
+            throttle.succeeded(f"annotator:{client}", account)
             st.rerun()
     st.stop()
 

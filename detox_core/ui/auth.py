@@ -32,6 +32,7 @@ import streamlit as st
 
 from detox_core import config
 from detox_core.sessions import SessionTokens
+from detox_core.clients import UNKNOWN, client_address
 from detox_core.ui.throttle import LoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
@@ -142,6 +143,10 @@ def require_page(page_id: str) -> None:
     st.stop()
 
 
+#: The throttle's account name of the organizer password.
+ORGANIZER_ACCOUNT = "organizer"
+
+
 @st.cache_resource(show_spinner=False)
 def login_throttle() -> LoginThrottle:
     """Failed sign-ins of this server process (organizers and annotators)."""
@@ -149,14 +154,25 @@ def login_throttle() -> LoginThrottle:
 
 
 def client_id() -> str:
-    """Who is signing in, for the throttle: the client's address (behind a proxy, the
-    first X-Forwarded-For address)."""
+    """Who is signing in, for the throttle and the address limit: the connection's
+    address, or behind a trusted proxy the client's (:func:`detox_core.clients.client_address`);
+    ``"unknown client"`` outside a browser session (a test, a script)."""
     try:
-        forwarded, ip = st.context.headers.get("X-Forwarded-For", ""), st.context.ip_address
-    except Exception:  # noqa: BLE001 - no request context: one client
-        forwarded, ip = "", None
-    forwarded = forwarded.split(",")[0].strip() if isinstance(forwarded, str) else ""
-    return forwarded or (ip if isinstance(ip, str) and ip else "unknown client")
+        from streamlit.runtime.context import _get_client_context
+
+        context = _get_client_context()
+        if context is None:
+            return UNKNOWN
+        peer = context.remote_ip
+    except Exception:  # noqa: BLE001 - Streamlit moved it: the loopback-normalised address
+        peer = st.context.ip_address
+    if peer is not None and not isinstance(peer, str):
+        return UNKNOWN  # a test harness's stand-in of a connection
+    try:
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
+    except Exception:  # noqa: BLE001 - no request headers
+        forwarded = []
+    return client_address(peer, forwarded)
 
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
@@ -172,18 +188,18 @@ def organizer_sign_in(form_key: str = "organizer_login") -> None:
     if not sent:
         return
     throttle, client = login_throttle(), client_id()
-    wait = throttle.wait_s(client)
+    wait = throttle.wait_s(client, ORGANIZER_ACCOUNT)
     if wait > 0:
         st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
         return
     if hmac.compare_digest(typed.encode(), secret.encode()):
-        throttle.succeeded(client)
+        throttle.succeeded(client, ORGANIZER_ACCOUNT)
         st.session_state[_SIGNED_IN] = True
         token = session_tokens().issue("organizer", secret)
         st.session_state[_TOKEN] = token
         st.session_state[_COOKIE_ACTION] = ("set", token)  # written by the sidebar on the next run
         st.rerun()
-    throttle.failed(client)
+    throttle.failed(client, ORGANIZER_ACCOUNT)
     st.error("Wrong password.", icon=":material/lock:")
 
 

@@ -463,3 +463,61 @@ def test_organizer_chooses_the_project_that_feeds_the_leaderboard(trained, monke
     assert AnnotationStore().projects()[0].settings.public_leaderboard
     assert at.toggle(key=f"org_public_{project.id}").value is True
     assert "Its human scores are the Leaderboard's human columns" in " ".join(c.value for c in at.caption)
+
+
+def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(store, tiny_data, monkeypatch):
+    """30 wrong organizer passwords or 30 joins with a made-up code used to lock every
+    sign-in of the server (organizer, annotators, localhost) for 5 minutes."""
+    import detox_core.ui.auth as auth
+
+    auth.login_throttle.clear()
+    monkeypatch.setattr(auth.login_throttle(), "clock", lambda: 1000.0)
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    p = store.create_project("dos", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    address = ["198.51.100.1"]
+    monkeypatch.setattr(auth, "client_id", lambda: address[0])
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    for k in range(30):
+        address[0] = f"203.0.113.{k}"
+        at = _sign_in(at, "guess")
+        assert at.error[0].value == "Wrong password."
+        assert "no project has this access code" in join("made-up-code", f"bot{k}").error[0].value
+    # The organizer from their own address, and an annotator from hers, get in at once.
+    address[0] = "198.51.100.1"
+    at = _sign_in(at, "s3cret")
+    assert not at.error and at.tabs
+    address[0] = "198.51.100.2"
+    assert join(p.access_code, "Zoya").get("bidi_component")
+    # The guessers' own addresses wait.
+    address[0] = "203.0.113.29"
+    assert "Too many wrong tries" in join(p.access_code, "Olga").error[0].value
+    auth.login_throttle.clear()
+
+
+def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
+    """The sign-in throttle and the address limit key on the address a trusted proxy saw,
+    not on what the browser wrote in X-Forwarded-For."""
+    import streamlit.runtime.context as context
+
+    import detox_core.ui.auth as auth
+
+    class Client:
+        remote_ip = "203.0.113.7"
+
+    class Headers:
+        def __init__(self, values):
+            self.values = values
+
+        def get_all(self, name):
+            return self.values if name.lower() == "x-forwarded-for" else []
+
+    class Context:
+        headers = Headers(["1.2.3.4"])
+
+    monkeypatch.setattr(context, "_get_client_context", lambda: Client())
+    monkeypatch.setattr(auth.st, "context", Context())
+    assert auth.client_id() == "203.0.113.7"  # connected directly: the header is ignored
+    Client.remote_ip = "127.0.0.1"  # behind nginx on the same machine
+    Context.headers = Headers(["1.2.3.4, 198.51.100.9"])
+    assert auth.client_id() == "198.51.100.9"

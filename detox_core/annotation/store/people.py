@@ -22,7 +22,7 @@ from detox_core.annotation.store.rows import (
 from detox_core.annotation.store.views import Annotator, ExamResult, Page, Settings, annotator_view, naive, utc_now
 from detox_core.annotation.tasks import spec
 from detox_core.db import guard_public_methods
-from detox_core.errors import AnnotationError
+from detox_core.errors import AnnotationError, WrongSecretError
 from detox_core.vocab import language_name
 
 
@@ -95,7 +95,7 @@ class AnnotatorActions:
                     s.flush()
             elif row.secret_hash is not None:
                 if secret is None or not check_secret(secret, row.secret_hash):
-                    raise AnnotationError("this name is taken in this project and the password does not match: "
+                    raise WrongSecretError("this name is taken in this project and the password does not match: "
                                           "type your own password, or join under another name")
             elif secret is not None:
                 row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now

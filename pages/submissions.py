@@ -201,7 +201,9 @@ with st.container(border=True):
     st.markdown("**Add a submission**")
     u1, u2 = st.columns(2)
     with u1:
-        upload = st.file_uploader("Upload outputs", type=["txt", "tsv"], key="sub_upload")
+        upload = st.file_uploader("Upload outputs", type=["txt", "tsv", "zip"], key="sub_upload",
+                                  help="One output per line (.txt), a TSV with toxic_sentence, neutral_sentence "
+                                       "and lang, or a zip holding one of them, as uploaded to CodaLab.")
         if upload is not None and multilingual:
             offer_answered_split(upload)
         if upload is not None and preset == "llm-judge" and (estimate := estimate_caption(inputs)):

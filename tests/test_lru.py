@@ -93,3 +93,20 @@ def test_get_many_computes_each_missing_key_once_and_keeps_the_order():
     assert cache.get_many(["cc", "b"], compute) == [20, 20] and len(calls) == 1
     tiny: ByteLRU[int] = ByteLRU(0)
     assert tiny.get_many(["x", "x"], lambda m: [1] * len(m)) == [1, 1] and len(tiny) == 0
+
+
+def test_uploaded_corpora_live_in_the_cache_budget(monkeypatch):
+    """Three 45 MB corpus uploads used to stay 4 x 1 hour outside any budget (1.2 -> 3 GB);
+    now an upload over 10 MB is refused and prepared uploads share the cache budget."""
+    import detox_core.ui.cache as cache
+    from detox_core.errors import DetoxInputError
+
+    with pytest.raises(DetoxInputError, match="at most 10 MB"):
+        cache.prepared_upload(b"toxic_comment\n" + b"x" * (11 * 2**20), "big.tsv", "russe2022")
+    monkeypatch.setattr(cache, "lexicon", lambda _name: frozenset())
+    monkeypatch.setattr(cache, "_UPLOADS", ByteLRU(300_000, sizeof=cache._UPLOADS._sizeof))
+    for k in range(6):
+        body = "toxic_comment\tneutral_comment1\n" + "".join(f"фраза {k} номер {i}\tтекст {i}\n" for i in range(300))
+        prepared, _ = cache.prepared_upload(body.encode(), f"u{k}.tsv", "russe2022")
+        assert len(prepared) == 300
+    assert cache._UPLOADS.bytes <= 300_000 and cache._UPLOADS.evictions >= 1

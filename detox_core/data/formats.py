@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from detox_core.data.io import MAX_FILE_BYTES, Source, Table, parse_table, read_text, require_columns
+from detox_core.data.io import MAX_FILE_BYTES, MAX_TABLE_ROWS, Source, Table, check_line_count, parse_table, read_text, require_columns
 from detox_core.errors import DetoxInputError
 from detox_core.text import normalise_word
 from detox_core.vocab import HUMAN_LABELS, LEADERBOARD_SCORES
@@ -133,6 +133,17 @@ def _strip_trailing_blank(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
+#: Lines a submission may have beyond its inputs (a header, blank lines at the end).
+SUBMISSION_SLACK_LINES = 1_000
+
+
+def max_submission_lines(n_inputs: int | None) -> int:
+    """The most lines read of a submission for ``n_inputs`` inputs: four times the inputs
+    and some (a file of another, larger split is still read, to say which split it
+    answers), never more than :data:`MAX_TABLE_ROWS`."""
+    return MAX_TABLE_ROWS if n_inputs is None else min(MAX_TABLE_ROWS, 4 * n_inputs + SUBMISSION_SLACK_LINES)
+
+
 def load_submission(
     source: Source,
     *,
@@ -162,6 +173,8 @@ def load_submission(
             listed), wrong line count, a TSV whose inputs differ from ``inputs``.
     """
     text, label = read_text(source, name, max_bytes)
+    # One output per input: a file far longer than the inputs is refused before it is split.
+    check_line_count(text, label, max_submission_lines(None if inputs is None else len(inputs)))
     tsv = _is_tsv_submission(text, label, inputs)
     if tsv:
         table = parse_table("\n".join(_strip_trailing_blank(text.split("\n"))) + "\n", label, "\t")

@@ -14,15 +14,13 @@ Data contracts:
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from detox_core.data.formats import REFERENCE_COLUMNS
+from detox_core.data.formats import REFERENCE_COLUMNS, max_submission_lines
 from detox_core.data.io import (
     MAX_FILE_BYTES,
     Source,
@@ -30,6 +28,7 @@ from detox_core.data.io import (
     decode_utf8,
     parse_table,
     read_bytes,
+    unzip_if_zip,
     read_text,
     require_columns,
 )
@@ -142,25 +141,6 @@ class MultilingualSubmission:
                 f"{', '.join(self.missing_languages)}")
 
 
-def _unzip(data: bytes, label: str) -> tuple[bytes, str]:
-    """The one ``.tsv`` of a zip archive (CodaLab's upload format)."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise DetoxInputError("the file is named .zip but is not a zip archive", label) from None
-    members = [m for m in archive.infolist() if not m.is_dir() and not Path(m.filename).name.startswith(".")
-               and "__MACOSX" not in m.filename]
-    tsvs = [m for m in members if m.filename.lower().endswith((".tsv", ".txt", ".csv"))]
-    if len(tsvs) != 1:
-        found = ", ".join(m.filename for m in members) or "nothing"
-        raise DetoxInputError(f"expected a zip holding one .tsv file, found {found}", label)
-    member = tsvs[0]
-    if member.file_size > MAX_FILE_BYTES:
-        raise DetoxInputError(f"{member.filename} is {member.file_size / 2**20:.1f} MiB unpacked, larger than the "
-                              f"{MAX_FILE_BYTES / 2**20:.0f} MiB limit", label)
-    return archive.read(member), f"{label}/{member.filename}"
-
-
 def _listed(lines: Sequence[int]) -> str:
     """Line numbers in a few words: runs of consecutive lines as ranges ("5404-6003"), at
     most :data:`MAX_LISTED` items, then how many more lines."""
@@ -176,12 +156,13 @@ def _listed(lines: Sequence[int]) -> str:
     return text + (f" and {rest} more" if rest else "")
 
 
-def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FILE_BYTES):
+def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FILE_BYTES, n_inputs: int | None = None):
     data, label = read_bytes(source, name, max_bytes)
-    if label.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
-        data, label = _unzip(data, label)
+    data, label = unzip_if_zip(data, label, max_bytes)
     raw = decode_utf8(data, label)
-    table = parse_table(raw, label, "\t")
+    # A submission answers each input once: a file far longer than the split is refused
+    # before it is parsed (its rows would cost memory and time and be errors anyway).
+    table = parse_table(raw, label, "\t", max_rows=max_submission_lines(n_inputs))
     cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
     return table, cols, label
 
@@ -195,7 +176,7 @@ def answered_splits(source: Source, inputs: pd.DataFrame, *, name: str | None = 
     Raises:
         DetoxInputError: the file is not a readable submission TSV (or zip).
     """
-    table, cols, _ = _submission_table(source, name, max_bytes)
+    table, cols, _ = _submission_table(source, name, max_bytes, len(inputs))
     rows = set(zip((t.strip() for t in table.column(cols["toxic_sentence"])),
                    (lang.strip().lower() for lang in table.column(cols["lang"]))))
     counts = {}
@@ -250,7 +231,7 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
             twice, and inputs of an answered language that have no row (named by their
             line in the inputs file).
     """
-    table, cols, label = _submission_table(source, name, max_bytes)
+    table, cols, label = _submission_table(source, name, max_bytes, len(inputs))
     known = sorted(set(inputs["lang"]))
     wanted = {(t.strip(), lang): (i, line) for i, (t, lang, line) in
               enumerate(zip(inputs["toxic_comment"], inputs["lang"], inputs["line"]))}

@@ -185,7 +185,8 @@ def _upload_choice() -> CorpusChoice:
     upload = st.file_uploader(
         "Corpus TSV", type=["tsv", "txt"], key="corpus_upload",
         help="Tab-separated, UTF-8, with a header: toxic_comment, neutral_comment1..3 (optional), index "
-             "(optional); or a multilingual file: toxic_sentence, lang, neutral_sentence (optional).",
+             "(optional); or a multilingual file: toxic_sentence, lang, neutral_sentence (optional). "
+             f"At most {cache.MAX_CORPUS_UPLOAD_BYTES // 2**20} MB.",
     )
     label = "Uploaded corpus"
     if upload is None:
@@ -199,7 +200,8 @@ def _upload_choice() -> CorpusChoice:
             ),
         )
     try:
-        prepared, edits = cache.prepared_upload(upload.getvalue(), upload.name)
+        with st.spinner("Reading the uploaded corpus…"):
+            prepared, edits = cache.prepared_upload(upload.getvalue(), upload.name)
     except DetoxInputError as err:
         st.error(render.md(err, None))
         return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")

@@ -41,3 +41,22 @@ def test_the_2025_sample_is_offered_the_dev_split_it_answers(sample):
     run(at)
     assert at.selectbox(key="sub_split").value == "dev"
     assert not any("This file answers" in i.value for i in at.info)
+
+
+def test_the_uploader_takes_the_codalab_zip_and_reads_it(sample):
+    """The README says zips work as on CodaLab; the uploader used to offer .txt and .tsv only."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("submission.tsv", sample.read_bytes())
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = "TextDetox 2025"
+    run(at)
+    uploader = at.file_uploader(key="sub_upload")
+    assert ".zip" in list(uploader.proto.type)
+    uploader.upload("team.zip", buffer.getvalue(), "application/zip")
+    run(at)
+    offer = " ".join(i.value for i in at.info)
+    assert "This file answers the **dev** split: 6,000 of its rows are inputs of `dev`" in offer

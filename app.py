@@ -18,6 +18,9 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.models import render_model_settings
     from detox_core.ui.sidebar import render_sidebar
     from detox_core.ui.store import database_problem
+    from detox_core.ui.visitors import admit_session
+
+admit_session()  # an address holding too many sessions gets a message, and no work
 
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}

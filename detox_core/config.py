@@ -15,6 +15,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
+| ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 40 |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
@@ -50,6 +51,11 @@ HUB_DIR_ENV = "DETOX_HUB_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
 TRUSTED_PROXIES_ENV = "DETOX_TRUSTED_PROXIES"
+MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
+
+#: Default of ``DETOX_MAX_SESSIONS_PER_ADDRESS``: a lab of annotators behind one address
+#: fits, a script opening hundreds of tabs does not.
+DEFAULT_MAX_SESSIONS_PER_ADDRESS = 40
 SESSION_SECRET_ENV = "DETOX_SESSION_SECRET"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
 LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -139,6 +145,18 @@ def trusted_proxies() -> list[str]:
     if value is None:
         return ["127.0.0.1", "::1"]
     return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def max_sessions_per_address() -> int:
+    """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 40; 0 = no limit)."""
+    raw = _get(MAX_SESSIONS_ENV)
+    try:
+        value = int(raw) if raw else DEFAULT_MAX_SESSIONS_PER_ADDRESS
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise DetoxInputError(f"{MAX_SESSIONS_ENV} must be a whole number >= 0, got {raw!r}")
+    return value
 
 
 def public_pages() -> list[str] | None:

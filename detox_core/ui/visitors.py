@@ -1,0 +1,92 @@
+"""How many browser sessions one address may hold open on this server process.
+
+Every open tab is a session: its page state, its reruns and its share of the processor.
+Two hundred sessions opened by one client made another visitor's Live scoring take two
+minutes and left the server 420 MB larger. A session from an address that already holds
+:func:`detox_core.config.max_sessions_per_address` live sessions is answered with a short
+message and does no work; it is admitted as soon as one of that address's sessions
+closes (a closed tab ends its session within a minute or so) or sits idle for
+:data:`IDLE_S`. Sessions already admitted are never turned away.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from detox_core import config
+from detox_core.clients import UNKNOWN
+
+#: A session that has not run for this long no longer counts (seconds).
+IDLE_S = 900.0
+
+
+class SessionCounter:
+    """The live sessions of each client address.
+
+    Args:
+        max_per_client: sessions one address may hold (0 = no limit).
+        is_active: whether a session id is still connected (Streamlit's runtime).
+        clock: seconds, monotonic (a parameter for tests).
+    """
+
+    def __init__(self, max_per_client: int, is_active: Callable[[str], bool] = lambda _sid: True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_per_client, self.is_active, self.clock = max_per_client, is_active, clock
+        self._seen: dict[str, tuple[str, float]] = {}  # session id -> (client, last run)
+        self._lock = threading.Lock()
+
+    def admit(self, client: str, session_id: str) -> bool:
+        """Whether ``session_id`` of ``client`` may run (and records that it ran)."""
+        now = self.clock()
+        with self._lock:
+            if session_id in self._seen:
+                self._seen[session_id] = (client, now)
+                return True
+            self._seen = {sid: (c, t) for sid, (c, t) in self._seen.items()
+                          if now - t < IDLE_S and self.is_active(sid)}
+            live = sum(1 for c, _t in self._seen.values() if c == client)
+            if self.max_per_client and client != UNKNOWN and live >= self.max_per_client:
+                return False
+            self._seen[session_id] = (client, now)
+            return True
+
+    def live(self, client: str) -> int:
+        with self._lock:
+            return sum(1 for c, _t in self._seen.values() if c == client)
+
+
+def _is_active(session_id: str) -> bool:
+    try:
+        from streamlit import runtime
+
+        return runtime.get_instance().is_active_session(session_id) is not False
+    except Exception:  # noqa: BLE001 - no runtime (a test): count it as live
+        return True
+
+
+@st.cache_resource(show_spinner=False)
+def session_counter() -> SessionCounter:
+    """The counter of this server process."""
+    return SessionCounter(config.max_sessions_per_address(), _is_active)
+
+
+def admit_session() -> None:
+    """Stop this run with a message when its address holds too many sessions already."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from detox_core.ui.auth import client_id
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    counter, client = session_counter(), client_id()
+    if counter.admit(client, ctx.session_id):
+        return
+    st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
+             "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",
+             icon=":material/tab_close:")
+    st.stop()

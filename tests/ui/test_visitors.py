@@ -1,0 +1,62 @@
+"""Sessions per client address: one client cannot fill the server with tabs."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from detox_core.data import PROJECT_ROOT
+from detox_core.ui.visitors import IDLE_S, SessionCounter
+
+
+def test_an_address_holds_at_most_its_sessions_and_others_are_not_affected():
+    now = [0.0]
+    closed: set[str] = set()
+    c = SessionCounter(3, is_active=lambda sid: sid not in closed, clock=lambda: now[0])
+    assert all(c.admit("203.0.113.7", f"s{k}") for k in range(3))
+    assert not c.admit("203.0.113.7", "s3")  # the fourth tab of the same address
+    assert c.admit("198.51.100.2", "other")  # another visitor
+    assert c.admit("203.0.113.7", "s1")  # an admitted session goes on running
+    closed.add("s0")  # a tab closed: its place is free
+    assert c.admit("203.0.113.7", "s3")
+    now[0] += IDLE_S + 1  # idle sessions stop counting
+    assert all(c.admit("203.0.113.7", f"t{k}") for k in range(3))
+    assert c.live("203.0.113.7") == 3
+
+
+def test_two_hundred_sessions_of_one_client_keep_forty(monkeypatch):
+    c = SessionCounter(40)
+    admitted = sum(c.admit("203.0.113.7", f"s{k}") for k in range(200))
+    assert admitted == 40
+
+
+def test_the_app_answers_an_address_over_its_limit_with_a_message_and_no_page(tiny_data, monkeypatch):
+    import detox_core.ui.auth as auth
+    import detox_core.ui.visitors as visitors
+
+    counter = SessionCounter(2)
+    counter.admit("203.0.113.7", "tab-1")
+    counter.admit("203.0.113.7", "tab-2")
+    monkeypatch.setattr(visitors, "session_counter", lambda: counter)
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert "Too many open tabs from your address" in at.error[0].value
+    assert not at.title and not at.dataframe  # no page work done
+    monkeypatch.setattr(auth, "client_id", lambda: "198.51.100.2")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert at.title[0].value == "Corpus"
+
+
+def test_the_limit_is_a_setting(monkeypatch):
+    import pytest
+
+    from detox_core import config
+    from detox_core.errors import DetoxInputError
+
+    monkeypatch.setenv("DETOX_MAX_SESSIONS_PER_ADDRESS", "5")
+    assert config.max_sessions_per_address() == 5
+    monkeypatch.setenv("DETOX_MAX_SESSIONS_PER_ADDRESS", "many")
+    with pytest.raises(DetoxInputError, match="DETOX_MAX_SESSIONS_PER_ADDRESS"):
+        config.max_sessions_per_address()
+    monkeypatch.delenv("DETOX_MAX_SESSIONS_PER_ADDRESS")
+    assert config.max_sessions_per_address() == 40

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from detox_core.judge import access
 from detox_core.judge.cache import ResponseCache, request_key
 from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
 from detox_core.judge.prompts import BUILTIN, Template
@@ -175,9 +176,14 @@ class LLMJudge:
         _, unique = self.plan(inputs, outputs, langs)
         cached = self.cache.get_many(unique) if check_cache else {}
         todo = [r for k, r in unique.items() if k not in cached]
+        prompt, completion, cost = self._tokens(todo)
+        return Estimate(len(unique), len(cached), prompt, completion, cost)
+
+    def _tokens(self, todo: Sequence[_Request]) -> tuple[int, int, float | None]:
+        """Estimated prompt and completion tokens of ``todo``, and their cost."""
         prompt = sum(math.ceil(sum(len(m["content"]) + 4 for m in r.messages) / CHARS_PER_TOKEN) for r in todo)
         completion = len(todo) * min(self.settings.max_tokens, 3)
-        return Estimate(len(unique), len(cached), prompt, completion, self.settings.cost(prompt, completion))
+        return prompt, completion, self.settings.cost(prompt, completion)
 
     # ------------------------------------------------------------------ asking
 
@@ -322,6 +328,9 @@ class LLMJudge:
         if progress:
             progress("LLM judge", len(cached), total)
         todo = [r for k, r in unique.items() if k not in cached]
+        # A visitor's run is charged to the visitors' allowance, or refused, before
+        # anything is sent (organizers, the CLI and library calls are not limited).
+        access.charge(len(todo), self._tokens(todo)[2])
         fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
         values: dict[str, float | None] = {k: c.value for k, c in cached.items()}
         values.update({k: o.value for k, o in fresh.items()})

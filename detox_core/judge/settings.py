@@ -17,6 +17,7 @@ import math
 import threading
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from detox_core import config
 from detox_core.errors import DetoxInputError
@@ -31,17 +32,41 @@ _server: dict[str, Any] = {}
 _lock = threading.Lock()
 
 
-def set_server_settings(keep_key: bool = False, **values: Any) -> None:
+def origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port of ``url``: where a key may be sent."""
+    parts = urlsplit(str(url or "").strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+def _effective_url(values: dict[str, Any]) -> str:
+    return str(values.get("base_url") or config.llm_endpoint()[0] or "")
+
+
+def set_server_settings(keep_key: bool = False, **values: Any) -> bool | None:
     """Replace the server-wide settings (None or "" leaves a setting to the environment);
-    ``keep_key``: keep the key set before when ``values`` gives none."""
+    ``keep_key``: keep the key set before when ``values`` gives none, but only while the
+    base URL stays on the same host: a key is never sent to a host it was not given for.
+
+    Returns:
+        None when no key was set before or a new one is given; True when the old key
+        was kept; False when it was dropped because the host changed.
+    """
     unknown = set(values) - set(KEYS)
     if unknown:
         raise DetoxInputError(f"unknown LLM judge setting {sorted(unknown)[0]!r}; known: {', '.join(KEYS)}")
+    kept = None
     with _lock:
         if keep_key and not values.get("api_key") and _server.get("api_key"):
-            values = {**values, "api_key": _server["api_key"]}
+            kept = origin(_effective_url(_server)) == origin(_effective_url(values))
+            if kept:
+                values = {**values, "api_key": _server["api_key"]}
         _server.clear()
         _server.update({k: v for k, v in values.items() if v not in (None, "")})
+    return kept
 
 
 def server_settings() -> dict[str, Any]:
@@ -73,6 +98,13 @@ def resolve(**explicit: Any) -> JudgeSettings:
         server = dict(_server)
     merged = {"base_url": env_url, "model": env_model, "api_key": env_key, **server,
               **{k: v for k, v in explicit.items() if v not in (None, "")}}
+    # OPENAI_API_KEY belongs to OPENAI_BASE_URL's host (or to OpenAI's, the SDKs' default
+    # when no base URL is set): a base URL an organizer set in the app on another host
+    # does not get it. (An explicit base URL, the CLI's, is the caller's own choice.)
+    key_from_env = env_key and not server.get("api_key") and not explicit.get("api_key")
+    url_from_server = server.get("base_url") and not explicit.get("base_url")
+    if key_from_env and url_from_server and origin(server["base_url"]) != origin(env_url or "https://api.openai.com/v1"):
+        merged["api_key"] = ""
     unknown = set(explicit) - set(KEYS)
     if unknown:
         raise DetoxInputError(f"unknown LLM judge setting {sorted(unknown)[0]!r}; known: {', '.join(KEYS)}")

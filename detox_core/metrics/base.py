@@ -170,6 +170,9 @@ class Preset(ABC):
     calibration: ClassVar[Calibration | None] = None
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
+    #: Each run is billed by someone (a paid API): organizers only unless they open it to
+    #: visitors (:mod:`detox_core.judge.access`).
+    paid: ClassVar[bool] = False
     languages: ClassVar[tuple[str, ...] | None] = None
     #: STA is P(neutral) of the output alone, so scoring the input as its own output gives
     #: the input's P(neutral) (Live scoring's "more toxic" flag); False for recipes whose

@@ -48,6 +48,7 @@ class LLMJudgePreset(Preset):
     }
     sta_of_text_alone = False  # STA compares the output with the input
     needs_download = True
+    paid = True  # the organizers' endpoint bills every request
 
     def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,
                  sources: dict[str, str] | None = None, *, settings: JudgeSettings | None = None,

@@ -33,6 +33,7 @@ import streamlit as st
 from detox_core import config
 from detox_core.sessions import SessionTokens
 from detox_core.clients import UNKNOWN, client_address
+from detox_core.judge import access as judge_access
 from detox_core.ui.throttle import LoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
@@ -135,7 +136,11 @@ def allowed(page_id: str) -> bool:
 
 
 def require_page(page_id: str) -> None:
-    """Stop the page unless this session may see it (a page reached by its URL too)."""
+    """Stop the page unless this session may see it (a page reached by its URL too).
+
+    Also marks this run as an organizer's or a visitor's for the paid LLM judge
+    (:mod:`detox_core.judge.access`): a visitor's runs are limited, or refused."""
+    judge_access.mark(None if is_organizer() else client_id())
     if allowed(page_id):
         return
     st.error("**This page is for the organizers of this task.** Sign in as organizer in the sidebar to open it.",

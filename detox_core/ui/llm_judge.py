@@ -1,7 +1,8 @@
 """The LLM judge's endpoint in the app: ``[llm_judge]`` of ``.streamlit/secrets.toml``
 (read once per server process) and the organizers' settings in the sidebar, both
 server-wide like the model pool's folders. The key is kept in memory only and never
-shown: the page says only whether one is set.
+shown: the page says only whether one is set. Visitors see whether they may run the
+judge and within which limits (:mod:`detox_core.judge.access`), never the endpoint.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from typing import Any
 import streamlit as st
 
 from detox_core.errors import DetoxInputError
+from detox_core.judge.access import VisitorPolicy, allowance
 from detox_core.judge.runner import MAX_CONCURRENCY, LLMJudge, cost_text
 from detox_core.judge.settings import KEYS, resolve, server_settings, set_server_settings
 from detox_core.ui import auth, render
 
+#: secrets.toml keys of the visitors' access under ``[llm_judge]``.
+POLICY_KEYS = ("visitors", "visitor_requests_per_hour", "visitor_daily_requests", "visitor_daily_usd")
 #: secrets.toml keys read under ``[llm_judge]`` (``template``: a TOML file on the server).
-SECRET_KEYS = KEYS
+SECRET_KEYS = KEYS + POLICY_KEYS
 
 
 def _secrets() -> dict[str, Any]:
@@ -28,9 +32,19 @@ def _apply_secrets_once() -> bool:
     """Start the server-wide settings from ``secrets.toml`` (once per process: an organizer's
     later change is not undone by the next rerun)."""
     secrets = _secrets()
-    if secrets:
-        set_server_settings(**secrets)
+    endpoint = {k: v for k, v in secrets.items() if k in KEYS}
+    if endpoint:
+        set_server_settings(**endpoint)
+    allowance().set_policy(VisitorPolicy.from_mapping({k: v for k, v in secrets.items() if k in POLICY_KEYS}))
     return True
+
+
+def _visitor_caption(policy: VisitorPolicy) -> str:
+    if not policy.visitors:
+        return "**For the organizers of this server**: each run is paid for."
+    usd = f", ${policy.daily_usd:.2f} a day" if policy.daily_usd is not None else ""
+    return (f"**Open to visitors** within limits: {policy.requests_per_hour:,} requests an hour from one address, "
+            f"{policy.daily_requests:,} a day for all visitors{usd}.")
 
 
 def render_llm_judge_settings() -> None:
@@ -42,6 +56,13 @@ def render_llm_judge_settings() -> None:
     except DetoxInputError as err:
         settings, problem = None, str(err)
     with st.sidebar.expander("LLM judge", icon=":material/smart_toy:"):
+        if not auth.is_organizer():
+            # Visitors learn whether they may run it, never where it runs or which model.
+            if problem or not settings.endpoint.configured:
+                st.caption("**Not available** on this server.")
+            else:
+                st.caption(_visitor_caption(allowance().policy))
+            return
         if problem:
             st.error(render.md(problem, None), icon=":material/error:")
         elif settings.endpoint.configured:
@@ -52,12 +73,18 @@ def render_llm_judge_settings() -> None:
                        f"a time · {prices}.")
         else:
             st.caption("**Not configured**: the LLM judge preset cannot run. Set `OPENAI_BASE_URL` and "
-                       "`DETOX_LLM_MODEL` (and `OPENAI_API_KEY`), or `[llm_judge]` in `.streamlit/secrets.toml`"
-                       + (", or below." if auth.is_organizer() else "."))
-        if not auth.is_organizer():
-            return
+                       "`DETOX_LLM_MODEL` (and `OPENAI_API_KEY`), or `[llm_judge]` in `.streamlit/secrets.toml`, "
+                       "or below.")
+        state = allowance().state()
+        st.caption(_visitor_caption(allowance().policy) + f" Today: {state['requests_today']:,} visitor requests, "
+                   f"${state['usd_today']:.2f}.")
         current = server_settings()
-        with st.form("llm_judge_form", border=False):
+        if st.session_state.pop("llmj_key_dropped", False):
+            st.warning("The API key belonged to the old base URL's host and was not kept for the new one (a key "
+                       "is sent only to the host it was given for): type the key for the new host.",
+                       icon=":material/key_off:")
+        # Cleared on submit: a key typed once is not sent again with the next change (to another host).
+        with st.form("llm_judge_form", border=False, clear_on_submit=True):
             base_url = st.text_input("Base URL", value=str(current.get("base_url", "")), max_chars=500, key="llmj_base_url",
                                      placeholder="https://api.openai.com/v1 or http://localhost:8000/v1")
             model = st.text_input("Model", value=str(current.get("model", "")), max_chars=200, key="llmj_model")
@@ -71,13 +98,28 @@ def render_llm_judge_settings() -> None:
                                        placeholder="unknown", format="%.4f", key="llmj_price_in")
             price_out = c2.number_input("$ / 1M output tokens", min_value=0.0, value=current.get("price_out"),
                                         placeholder="unknown", format="%.4f", key="llmj_price_out")
+            policy = allowance().policy
+            visitors = st.toggle("Visitors may run it", value=policy.visitors, key="llmj_visitors",
+                                 help="Off: only organizers (signed in) run the judge. On: visitors too, within the "
+                                      "limits below; the endpoint and model are never shown to them.")
+            v1, v2, v3 = st.columns(3)
+            per_hour = v1.number_input("Requests / hour / address", 0, 100_000, policy.requests_per_hour,
+                                       key="llmj_per_hour")
+            per_day = v2.number_input("Requests / day, all visitors", 0, 10_000_000, policy.daily_requests,
+                                      key="llmj_per_day")
+            usd_day = v3.number_input("$ / day, all visitors", min_value=0.0, value=policy.daily_usd,
+                                      placeholder="no cap", format="%.2f", key="llmj_usd_day",
+                                      help="Estimated from the prices above; empty = no dollar cap.")
             if st.form_submit_button("Apply to this server"):
                 values = {**current, "base_url": base_url.strip(), "model": model.strip(),
                           "concurrency": int(concurrency), "price_in": price_in, "price_out": price_out}
                 with_key = {"api_key": key.strip()} if key.strip() else {}
                 try:
-                    set_server_settings(keep_key=True, **values, **with_key)
+                    kept = set_server_settings(keep_key=True, **values, **with_key)
                     resolve()
+                    allowance().set_policy(VisitorPolicy(bool(visitors), int(per_hour), int(per_day), usd_day))
+                    if kept is False:
+                        st.session_state["llmj_key_dropped"] = True
                 except DetoxInputError as err:
                     st.error(render.md(err, None), icon=":material/error:")
                 else:

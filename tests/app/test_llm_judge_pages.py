@@ -102,3 +102,92 @@ def test_submissions_scored_by_the_judge_show_what_the_run_cost(tiny_data, no_en
         usage = [c.value for c in at.caption if c.value.startswith("LLM judge:")]
         assert len(usage) == 1 and "answered now" in usage[0] and "$" in usage[0]
         assert server.stats.requests > 0
+
+
+@pytest.fixture
+def visitor(monkeypatch):
+    """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
+    from detox_core.judge.access import VisitorPolicy, allowance
+
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    before = allowance().policy
+    allowance().set_policy(VisitorPolicy())
+    yield allowance()
+    allowance().set_policy(before)
+
+
+def test_a_visitor_is_not_offered_the_paid_judge_and_a_link_naming_it_sends_nothing(
+        trained, no_endpoint, visitor, monkeypatch):
+    with FakeLLM() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("DETOX_LLM_MODEL", "judge-model")
+        at = live(AppTest.from_file(LIVE, default_timeout=60))
+        at.query_params["preset"] = "LLM judge"  # a shared link
+        run(at)
+        picker = at.segmented_control(key="preset")
+        assert "LLM judge" not in picker.options and picker.value != "LLM judge"
+        assert any("for the organizers of this server" in c.value for c in at.caption)
+        assert at.metric  # scored with what visitors may run
+        assert server.stats.requests == 0
+        # The sidebar tells a visitor whether they may run it, not where it runs.
+        side = run(AppTest.from_file(str(PROJECT_ROOT / "tests" / "app" / "llm_judge_harness.py"), default_timeout=60))
+        shown = " ".join(c.value for c in side.sidebar.caption)
+        assert "For the organizers of this server" in shown
+        assert "127.0.0.1" not in shown and "judge-model" not in shown and not side.sidebar.text_input
+
+
+def test_visitors_let_in_by_the_organizers_are_held_to_their_limits(trained, no_endpoint, visitor, monkeypatch):
+    from detox_core.judge.access import VisitorPolicy
+
+    visitor.set_policy(VisitorPolicy(visitors=True, requests_per_hour=6, daily_requests=100, daily_usd=None))
+    with FakeLLM() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("DETOX_LLM_MODEL", "judge-model")
+        at = run(live(AppTest.from_file(LIVE, default_timeout=60)))
+        at.segmented_control(key="preset").set_value("LLM judge")
+        run(at)
+        assert {m.label for m in at.metric} >= {"STA", "SIM"} and server.stats.requests == 4
+        # Another rewrite needs 3 more requests (its pair twice and its fluency): 7 > 6 an hour.
+        at.session_state["live_candidates"] = "ты не прав"
+        run(at)
+        errors = " ".join(e.value for e in [*at.error, *at.warning])
+        assert "visitors may send 6 an hour from one address" in errors
+        assert server.stats.requests == 4  # refused before anything was sent
+
+
+def test_changing_only_the_base_url_does_not_send_the_key_to_the_new_host(tiny_data, no_endpoint):
+    from detox_core.judge.settings import resolve
+
+    harness = str(PROJECT_ROOT / "tests" / "app" / "llm_judge_harness.py")
+    at = run(AppTest.from_file(harness, default_timeout=60))
+    at.sidebar.text_input(key="llmj_base_url").input("https://judge.example.org/v1")
+    at.sidebar.text_input(key="llmj_model").input("judge-model")
+    at.sidebar.text_input(key="llmj_key").input("sk-form-secret")
+    at.sidebar.button[0].click()
+    run(at)
+    assert resolve().endpoint.key == "sk-form-secret"
+    at.sidebar.text_input(key="llmj_base_url").input("https://judge.example.org/v2")  # same host: kept
+    at.sidebar.button[0].click()
+    run(at)
+    assert resolve().endpoint.key == "sk-form-secret"
+    at.sidebar.text_input(key="llmj_base_url").input("https://collector.example.net/v1")  # another host
+    at.sidebar.button[0].click()
+    run(at)
+    assert resolve().endpoint.key == ""
+    assert any("not kept for the new one" in w.value for w in at.sidebar.warning)
+
+
+def test_the_environment_key_stays_with_its_own_host(no_endpoint, monkeypatch):
+    from detox_core.judge.settings import resolve
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("DETOX_LLM_MODEL", "m")
+    assert resolve().endpoint.key == "sk-env"
+    set_server_settings(base_url="https://elsewhere.example.net/v1")
+    assert resolve().endpoint.key == ""
+    set_server_settings(base_url="https://api.openai.com/v2")
+    assert resolve().endpoint.key == "sk-env"
+    # The CLI's explicit base URL is its user's choice.
+    set_server_settings()
+    assert resolve(base_url="http://127.0.0.1:8000/v1").endpoint.key == "sk-env"

@@ -9,6 +9,7 @@ import streamlit as st
 
 from detox_core import vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
+from detox_core.judge import access as judge_access
 from detox_core.metrics import registry
 from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
@@ -51,6 +52,13 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
     """
     row = container or st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
     presets = registry.registered()
+    if not is_organizer() and not judge_access.allowance().policy.visitors:
+        # Paid judges run for the organizers only (a visitor's link naming one falls back
+        # to the default preset).
+        closed = [cls.display() for cls in presets.values() if cls.paid]
+        presets = {name: cls for name, cls in presets.items() if not cls.paid}
+        if closed:
+            st.caption(f"{', '.join(closed)}: for the organizers of this server (each run is paid for).")
     if languages:
         left_out = {name: cls for name, cls in presets.items() if not any(cls.covers(lang) for lang in languages)}
         presets = {name: cls for name, cls in presets.items() if name not in left_out}

@@ -13,6 +13,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 
+#: Characters that reorder the display of the text around them (bidirectional embeddings,
+#: overrides and isolates): a name holding U+202E shows "txt.exe" as "exe.txt". Not the
+#: marks U+200E/U+200F, which right-to-left text may need.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def bidi_controls(text: str) -> list[str]:
+    """The direction-control characters of ``text`` as code points ("U+202E"), each once."""
+    return [f"U+{ord(c):04X}" for c in dict.fromkeys(text) if c in BIDI_CONTROLS]
+
+
 def normalise_word(word: str) -> str:
     """Lower-case and fold ``ё`` into ``е``, as Russian text is written both ways."""
     return word.lower().replace("ё", "е")

@@ -38,7 +38,7 @@ from detox_core.ui.annotation import (
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.sidebar import current_choice
 from detox_core.ui.store import shared_store
-from detox_core.ui.widgets.projects import public_leaderboard_control, refused_section
+from detox_core.ui.widgets.projects import password_section, public_leaderboard_control, refused_section
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import HUMAN_PARTS, HUMAN_SYSTEM_COLUMNS, language_name
 
@@ -147,6 +147,8 @@ with tabs["Progress"]:
             st.caption(f"Nobody joined yet. Give annotators the access code `{project.access_code}` and the "
                        "address of the **Annotate** page.")
         refused_section(store, project)
+        if len(people):
+            password_section(store, project, people)
 
 # ----------------------------------------------------------------------------- review
 

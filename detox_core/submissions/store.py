@@ -28,6 +28,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
+from detox_core.text import BIDI_CONTROLS
 from detox_core.vocab import REFERENCE_COLUMNS
 
 
@@ -120,8 +121,10 @@ MAX_NAME_CHARS = 200
 
 def clean_name(name: str) -> str:
     """A submission's display name as stored: control characters (NUL included) and
-    runs of white space become one space, and a name over :data:`MAX_NAME_CHARS` keeps
+    runs of white space become one space, direction controls (U+202E ...) that would show
+    the name in another order are dropped, and a name over :data:`MAX_NAME_CHARS` keeps
     its beginning and its end (the extension) around an ellipsis."""
+    name = "".join(c for c in name if c not in BIDI_CONTROLS)
     name = " ".join("".join(" " if ord(c) < 32 or c == "\x7f" else c for c in name).split()) or "unnamed"
     if len(name) > MAX_NAME_CHARS:
         name = name[: MAX_NAME_CHARS - 41] + "…" + name[-40:]

@@ -521,3 +521,25 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
     Client.remote_ip = "127.0.0.1"  # behind nginx on the same machine
     Context.headers = Headers(["1.2.3.4, 198.51.100.9"])
     assert auth.client_id() == "198.51.100.9"
+
+
+def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(store, tiny_data, monkeypatch):
+    from detox_core.ui.auth import login_throttle
+
+    login_throttle.clear()
+    monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
+    p = store.create_project("legacy", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    store.join(p.access_code, "Dima", None, client="198.51.100.2")  # before passwords were asked
+    taker = join(p.access_code, "Dima", "first-to-type-it")
+    assert "ask the project's organizer to set a password" in taker.error[0].value
+    assert "ann_id" not in taker.session_state
+    at = run(AppTest.from_file(PROJECTS, default_timeout=60))
+    at.selectbox(key="org_pw_pick").set_value(int(store.annotators(p.id)["id"].iloc[0]))
+    next(b for b in at.button if b.label == "Set a new password").click()
+    run(at)
+    assert "New password of Dima" in at.success[0].value
+    secret = at.code[0].value
+    login_throttle.clear()
+    assert join(p.access_code, "Dima", secret).get("bidi_component")
+    login_throttle.clear()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -23,6 +24,7 @@ from detox_core.annotation.store.views import Annotator, ExamResult, Page, Setti
 from detox_core.annotation.tasks import spec
 from detox_core.db import guard_public_methods
 from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.text import bidi_controls
 from detox_core.vocab import language_name
 
 
@@ -59,6 +61,9 @@ class AnnotatorActions:
             raise AnnotationError("the name is longer than 200 characters")
         if any(ord(c) < 32 or c == "\x7f" for c in name):
             raise AnnotationError("the name has a control character (such as NUL): type it again")
+        if bidi := bidi_controls(name):
+            raise AnnotationError(f"the name holds a direction-control character ({', '.join(bidi)}) that would show "
+                                  "it in another order: type it again without")
         refused = None
         with self._lock, self._write() as s, s.begin():
             project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
@@ -98,7 +103,17 @@ class AnnotatorActions:
                     raise WrongSecretError("this name is taken in this project and the password does not match: "
                                           "type your own password, or join under another name")
             elif secret is not None:
-                row.secret_hash = hash_secret(secret)  # joined before passwords existed: this one is theirs now
+                # Joined before passwords were asked. Whoever first types the name must not
+                # become its owner: only the address it joined from may set its password;
+                # anyone else needs the organizer (set_secret).
+                if not (client_hash and row.client == client_hash):
+                    raise WrongSecretError(
+                        "this name joined before passwords were asked, from another address: ask the project's "
+                        "organizer to set a password for it (Annotation projects, Annotators), then sign in with it")
+                row.secret_hash = hash_secret(secret)
+                s.add(EventRow(project_id=project.id, annotator_id=row.id, name=row.name, kind="password_set",
+                               detail="set by the annotator, from the address they joined from",
+                               client=client_hash, created_at=utc_now()))
             view = None if refused else annotator_view(row)
         if refused:
             raise AnnotationError(refused)
@@ -147,6 +162,24 @@ class AnnotatorActions:
                            actor=actor, created_at=now))
             row.status, row.ban_reason, row.banned_at, row.readmitted_at = "active", None, None, now
             return annotator_view(row)
+
+    def set_secret(self, annotator_id: int, actor: str = "organizer", secret: str | None = None) -> str:
+        """Give an annotator a new password (a random one unless ``secret`` is given), for
+        one who forgot theirs or joined before passwords were asked; logged. Returns it,
+        to be handed to the annotator (it is stored hashed only).
+
+        Raises:
+            AnnotationError: a password shorter than :data:`MIN_SECRET_CHARS`.
+        """
+        secret = secret if secret is not None else secrets.token_urlsafe(9)
+        if len(secret) < MIN_SECRET_CHARS:
+            raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
+        with self._lock, self._write() as s, s.begin():
+            row = get_row(s, AnnotatorRow, annotator_id, "annotator")
+            row.secret_hash = hash_secret(secret)
+            s.add(EventRow(project_id=row.project_id, annotator_id=row.id, name=row.name, kind="password_set",
+                           detail="set by an organizer", actor=actor, created_at=utc_now()))
+        return secret
 
     def allow_address(self, event_id: int, reason: str, actor: str = "organizer",
                       now: datetime | None = None) -> None:

@@ -70,6 +70,7 @@ from detox_core.annotation.store.views import (
 from detox_core.annotation.tasks import TASKS, Example, item_keys
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
 from detox_core.errors import AnnotationError
+from detox_core.text import bidi_controls
 from detox_core.vocab import language_name
 
 
@@ -107,6 +108,9 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             raise AnnotationError("the project needs a name")
         if len(name) > 200 or any(ord(c) < 32 or c == "\x7f" for c in name):
             raise AnnotationError("the project name must be at most 200 characters, without control characters")
+        if bidi := bidi_controls(name):
+            raise AnnotationError(f"the project name holds a direction-control character ({', '.join(bidi)}) "
+                                  "that would show it in another order: type it again without")
         unknown = sorted(set(tasks) - set(TASKS))
         tasks = [t for t in TASKS if t in set(tasks)]
         if not tasks or unknown:

@@ -15,7 +15,8 @@ from detox_core.ui.widgets.tables import MISSING
 #: Why someone is kept out, and what each log line records, in the organizer's words.
 EVENT_WORDS = {"exam_failed": "failed the exam", "banned": "banned by a quality rule",
                "join_refused": "refused at joining (address limit)", "readmitted": "admitted by an organizer",
-               "unbanned": "unbanned by an organizer", "address_allowed": "address allowed again"}
+               "unbanned": "unbanned by an organizer", "address_allowed": "address allowed again",
+               "password_set": "password set"}
 
 
 def refused_section(store: AnnotationStore, project: Project) -> None:
@@ -70,6 +71,24 @@ def refused_section(store: AnnotationStore, project: Project) -> None:
                              "kind": "What", "name": "Annotator",
                              "detail": st.column_config.TextColumn("Details and reason", width="large"),
                              "actor": "By"})
+
+
+def password_section(store: AnnotationStore, project: Project, people: pd.DataFrame) -> None:
+    """A new password for an annotator who forgot theirs, or who joined before passwords
+    were asked (their name can then be signed in to only from the address they joined
+    from): shown once here, for the organizer to hand over; logged."""
+    with st.expander("Set an annotator's password", icon=":material/key:"):
+        st.caption("For an annotator who forgot their password, or who joined before passwords were asked and "
+                   "signs in from another address now. The new password is shown once: hand it to them.")
+        ids = [int(i) for i in people["id"]]
+        names = dict(zip(ids, people["name"]))
+        with st.form("org_set_password", border=False):
+            pick = st.selectbox("Annotator", ids, format_func=lambda i: names[i], key="org_pw_pick")
+            go = st.form_submit_button("Set a new password")
+        if go:
+            secret = store.set_secret(int(pick), actor="organizer")
+            st.success(f"New password of {render.md(names[int(pick)])}:", icon=":material/key:")
+            st.code(secret, language=None)
 
 
 def public_leaderboard_control(store: AnnotationStore, project: Project, complete: pd.DataFrame) -> None:

@@ -61,6 +61,13 @@ def show_notice() -> None:
 
 
 def leave() -> None:
+    """Sign out: the open pages go back to the others at once (the answers on them were
+    not submitted; they are not kept)."""
+    if (ann_id := st.session_state.get("ann_id")) is not None:
+        try:
+            store.release_pages(int(ann_id))
+        except Exception:  # noqa: BLE001 - leaving never fails; the pages expire anyway
+            pass
     for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
         del st.session_state[key]
 
@@ -164,10 +171,12 @@ if ann.status == "banned":
              "organizer.", icon=":material/block:")
     st.stop()
 if ann.status == "failed":
-    st.error(f"**Not admitted.** Your exam score was {ann.exam_score:.0%}; the pass mark of this project is "
-             f"{project.settings.exam_pass:.0%}.", icon=":material/block:")
-    # No answer key: which items were missed, and their answers, would pass the exam for
-    # the next name. The instructions and their worked examples say how to judge.
+    st.error(f"**Not admitted.** Fewer than {project.settings.exam_pass:.0%} of your exam answers were right.",
+             icon=":material/block:")
+    # Neither an answer key nor the score: which items were missed would pass the exam for
+    # the next name, and so would the score, tried again under other names with one answer
+    # changed each time. The organizer sees the score. The instructions and their worked
+    # examples say how to judge.
     st.markdown("Read the instructions and their examples again: they explain how each answer is chosen. If you "
                 "think an exam item was debatable, tell the organizer: they can admit you.")
     instructions(project.tasks)
@@ -245,7 +254,7 @@ if ann.status == "exam":
             result = store.submit_exam(ann.id, answers)
             st.session_state["ann_exam_result"] = result
             if result.passed:
-                flash("success", f"Admitted: {result.correct} of {result.total} right ({result.score:.0%}).")
+                flash("success", "Admitted: you passed the exam.")  # no score: see the failed case above
             st.rerun()
     st.stop()
 

@@ -38,7 +38,13 @@ class Settings:
     # account is a person and an address is not (a lab, a household or a mobile network
     # shares one), so an address limit is the organizer's opt-in.
     max_refused_per_address: int = 0
-    page_timeout_minutes: float = 30.0
+    # An open page's items are given to others after this; before it too when nothing
+    # else is left (store.next_page), so a page held open never stalls the campaign.
+    page_timeout_minutes: float = 20.0
+    # Open pages all the people who joined from one address may hold at once (0 = no
+    # limit): 25 names from one address once held 54 pages. A lab sharing an address has
+    # room; the organizer can raise it.
+    max_open_pages_per_address: int = 20
     aggregate_min_accuracy: float = 0.5
     review_confidence: float = 0.9
     method: str = DEFAULT_AGGREGATOR
@@ -72,7 +78,7 @@ class Settings:
             raise AnnotationError("items per page must be at least 1")
         if not 0 <= self.controls_per_page < self.page_size:
             raise AnnotationError("control items per page must be fewer than the items per page")
-        if self.exam_size < 0 or self.max_refused_per_address < 0:
+        if self.exam_size < 0 or self.max_refused_per_address < 0 or self.max_open_pages_per_address < 0:
             raise AnnotationError("exam items and refused attempts per address cannot be negative")
         if self.ui_language not in UI_LANGUAGES:
             raise AnnotationError(f"the instructions' language is one of {', '.join(UI_LANGUAGES)}")

@@ -123,7 +123,10 @@ SETTING_HELP = {
                                 "people share addresses in a lab, a household or a mobile network). N: a new name "
                                 "is refused from an address from which N attempts failed the exam or were banned; "
                                 "refused joins are listed under Progress, where you can allow the address again."),
-    "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this."),
+    "page_timeout_minutes": ("Page expires after (min)", "An open page's items go back to others after this (and "
+                             "before it, when no other item is left: a page held open never stalls the others)."),
+    "max_open_pages_per_address": ("Open pages per address", "Pages all the people who joined from one address may "
+                                   "hold open at once (0 = no limit)."),
     "aggregate_min_accuracy": ("Aggregate annotators with control accuracy ≥", "Others are left out of the labels."),
     "review_confidence": ("Expert review under confidence", "Labels less certain than this go to the review queue."),
 }

@@ -36,9 +36,9 @@ def has_exam(s: Session, project_id: int) -> bool:
         ItemRow.project_id == project_id, ItemRow.kind == "exam")))
 
 
-def item_usage(project_id: int, task: str):
+def item_usage(project_id: int, task: str, reserved_too: bool = True):
     """Per real item (``item_id``, ``n``): answers of annotators in good standing plus
-    open reservations.
+    (``reserved_too``) open reservations.
 
     Used inside one statement, so one snapshot: a page submitted meanwhile (its
     reservation turning into answers) is counted once, never zero times.
@@ -53,6 +53,9 @@ def item_usage(project_id: int, task: str):
                 .join(AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id)
                 .where(AssignmentRow.project_id == project_id, AssignmentRow.task == task,
                        AssignmentRow.kind == "work", AssignmentRow.status == "open", good))
+    if not reserved_too:
+        only = answered.subquery()
+        return select(only.c.item_id, func.count().label("n")).group_by(only.c.item_id).subquery()
     both = union_all(answered, reserved).subquery()
     return select(both.c.item_id, func.count().label("n")).group_by(both.c.item_id).subquery()
 

@@ -234,6 +234,7 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
                 AssignmentRow.task == task, AssignmentRow.status == "open")).first()
             if open_page is not None:
                 return page_view(s, open_page)
+            self._check_open_from_address(s, project.id, ann, settings)
             n_real = max(1, settings.page_size - settings.controls_per_page)
             # One language per page: the annotator's (all of them while none is chosen).
             in_lang = [] if ann.lang is None else [func.coalesce(ItemRow.lang, "") == ann.lang]
@@ -247,6 +248,18 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
                 .where(ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
                        used < settings.overlap, unseen, *in_lang)
                 .order_by(used.desc(), func.random()).limit(n_real)))
+            if not chosen:
+                # Every item still needing labels is on someone's open page. Pages held
+                # open never starve the others (one person holding many pages used to stall
+                # a campaign for the page timeout, renewably): such items are given again,
+                # those with the fewest answers first; an item may end with an extra label.
+                answered = item_usage(project.id, task, reserved_too=False)
+                n_answered = func.coalesce(answered.c.n, 0)
+                chosen = list(s.scalars(
+                    select(ItemRow.id).outerjoin(answered, answered.c.item_id == ItemRow.id)
+                    .where(ItemRow.project_id == project.id, ItemRow.task == task, ItemRow.kind == "real",
+                           n_answered < settings.overlap, unseen, *in_lang)
+                    .order_by(n_answered.asc(), func.random()).limit(n_real)))
             if not chosen:
                 return None
             chosen += s.scalars(
@@ -331,6 +344,30 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
         if asg.status != "open":
             raise AnnotationError(f"this page is no longer open ({asg.status}); take the next one")
         return ann, asg, settings
+
+    @staticmethod
+    def _check_open_from_address(s: Session, project_id: int, ann: AnnotatorRow, settings: Settings) -> None:
+        """Refuse a new page when the people who joined from this annotator's address hold
+        ``max_open_pages_per_address`` open pages already."""
+        if not settings.max_open_pages_per_address or not ann.client:
+            return
+        held = s.scalar(select(func.count()).select_from(AssignmentRow).join(
+            AnnotatorRow, AnnotatorRow.id == AssignmentRow.annotator_id).where(
+            AssignmentRow.project_id == project_id, AssignmentRow.kind == "work", AssignmentRow.status == "open",
+            AnnotatorRow.client == ann.client))
+        if held >= settings.max_open_pages_per_address:
+            raise AnnotationError(f"{held} pages are open from your address, the most this project allows at once: "
+                                  "submit or skip one of them first (or ask the organizer to raise the limit)")
+
+    def release_pages(self, annotator_id: int, now: datetime | None = None) -> int:
+        """Give back the annotator's open pages (on leaving): their items go to others at
+        once. Returns how many."""
+        now = naive(now)
+        with self._lock, self._write() as s, s.begin():
+            result = s.execute(update(AssignmentRow).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
+                AssignmentRow.status == "open").values(status="released", closed_at=now))
+            return int(result.rowcount or 0)
 
     @staticmethod
     def _expire(s: Session, project_id: int, settings: Settings, now: datetime) -> None:

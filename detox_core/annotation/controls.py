@@ -1,28 +1,38 @@
 """Control questions: items with a known answer, mixed into annotators' pages.
 
-Generated from a parallel corpus:
+Generated from a parallel corpus, so that looking a control item up in the public corpus
+does not give its answer. A cheater who finds the corpus sentence nearest to a text
+(normalised or fuzzy) learns its side (toxic original or human paraphrase) and its pair;
+controls built straight from the corpus (a toxic input is toxic, its paraphrase is not,
+...) were answered 97-100% right that way. So each task's items with one answer are made
+by a small edit that the lookup does not see and that decides the answer:
 
-- toxicity: a toxic input is toxic (inputs with a lexicon word are preferred, they
-  are the clear cases), its human paraphrase is not (paraphrases without one);
-- content: an input and its own paraphrase mean the same; an input and another
-  input's paraphrase do not (the one sharing the fewest character trigrams);
-- fluency: a corpus paraphrase is fluent; a corrupted copy (shuffled word order,
-  letters swapped inside words) is not.
+- toxicity: a human paraphrase is not toxic; the same kind of paraphrase with a strong
+  offensive word put in *is* (the lookup finds a paraphrase and says "not toxic");
+- content: an input and its own paraphrase mean the same; the same pair with the
+  paraphrase's two longest words (one in a short one) replaced by words of another
+  sentence does not (the
+  lookup finds the input's own paraphrase and says "same");
+- fluency: a corrupted copy of a paraphrase (shuffled word order, letters swapped) is not
+  fluent; two paraphrases of the corpus one after the other *are* (the lookup finds no
+  close sentence and says "not fluent").
 
-Generated texts are touched up (the ending and the first letter's case changed; a word
-left out where that keeps the answer), so that looking a text up in the public corpus
-does not tell a control item from a system's output.
+A lookup's answers are then right about half of the time, below the ban threshold of
+the control items (tests/annotation/lookup_attack.py measures it). Generated texts are
+also touched up (the ending and the first letter's case changed) so that none is a
+corpus text verbatim.
 
 Or uploaded as a TSV with the columns ``task``, ``text``, ``golden`` and optional
 ``input`` (the content task's original), ``explanation`` and ``lang`` (see
 :mod:`detox_core.annotation.uploads`): the source of control items for a language the
-corpus does not cover.
+corpus does not cover, and private ones that no public lookup can answer.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -32,7 +42,7 @@ from detox_core.annotation.tasks import TASKS
 from detox_core.annotation.uploads import read_rows
 from detox_core.data import REFERENCE_COLUMNS, Source
 from detox_core.errors import DetoxInputError, UnknownNameError
-from detox_core.text import WORD_RE, lexicon_hits
+from detox_core.text import WORD_RE, lexicon_hits, removed_words
 
 
 @dataclass(frozen=True)
@@ -111,9 +121,52 @@ def _pairs(corpus: pd.DataFrame) -> list[tuple[str, str]]:
     return pairs
 
 
+def strong_words(corpus_pairs: list[tuple[str, str]], lexicon: frozenset[str] = frozenset(),
+                 n: int = 40) -> list[str]:
+    """The offensive words people's paraphrases remove most often (of ``lexicon`` when it
+    is given): words whose presence makes a sentence toxic for any reader."""
+    counts = removed_words(corpus_pairs)
+    # A word that paraphrases keep is not what offends (a lexicon may list common words).
+    kept: Counter[str] = Counter(w.lower() for _a, b in corpus_pairs for w in WORD_RE.findall(b))
+    ranked = sorted(((c, w) for w, c in counts.items() if len(w) >= 4 and c >= 2 and kept[w.lower()] <= c // 20
+                     and (not lexicon or lexicon_hits(w, lexicon))), reverse=True)
+    return [w for _c, w in ranked[:n]]
+
+
+def insert_word(text: str, word: str, rng: random.Random) -> str:
+    """``text`` with ``word`` put in at its start, after its first word, or at its end."""
+    tokens = _END.sub("", text).split() or [text]
+    where = rng.choice(["start", "after_first", "end"]) if len(tokens) > 1 else "end"
+    if where == "start":
+        tokens = [word + ","] + tokens
+    elif where == "after_first":
+        tokens = tokens[:1] + [word] + tokens[1:]
+    else:
+        tokens = tokens + [word]
+    return " ".join(tokens)
+
+
+def replace_content_words(text: str, donor: str, keep: str = "", k: int = 2) -> str | None:
+    """``text`` with its ``k`` longest words (of 4+ letters) replaced by the longest words of
+    ``donor`` that neither ``text`` nor ``keep`` has; None when either has too few."""
+    tokens = text.split()
+    own = {w.lower() for w in WORD_RE.findall(text)} | {w.lower() for w in WORD_RE.findall(keep)}
+    slots = sorted((k_ for k_, t in enumerate(tokens) if len(WORD_RE.sub("", t)) < len(t) and
+                    max((len(w) for w in WORD_RE.findall(t)), default=0) >= 4),
+                   key=lambda k_: -max(len(w) for w in WORD_RE.findall(tokens[k_])))[:k]
+    new = [w for w in dict.fromkeys(WORD_RE.findall(donor)) if len(w) >= 4 and w.lower() not in own]
+    new = sorted(new, key=len, reverse=True)[:len(slots)]
+    if len(slots) < k or len(new) < k:
+        return None
+    for slot, word in zip(sorted(slots), new):
+        tokens[slot] = WORD_RE.sub(word, tokens[slot], count=1)
+    return " ".join(tokens)
+
+
 def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: frozenset[str] = frozenset(),
                       seed: int = 0, min_words: int = 3, max_words: int = 30) -> list[Control]:
-    """``n`` control items for ``task`` from ``corpus`` (half with each answer).
+    """``n`` control items for ``task`` from ``corpus`` (half with each answer), made so
+    that a lookup of the public corpus does not answer them (see the module docstring).
 
     Raises:
         DetoxInputError: the corpus has too few usable pairs.
@@ -121,7 +174,8 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
     if task not in TASKS:
         raise UnknownNameError(f"unknown task {task!r}")
     rng = random.Random(seed)
-    pairs = [(a, b) for a, b in _pairs(corpus) if min_words <= len(a.split()) <= max_words
+    all_pairs = _pairs(corpus)
+    pairs = [(a, b) for a, b in all_pairs if min_words <= len(a.split()) <= max_words
              and min_words <= len(b.split()) <= max_words]
     rng.shuffle(pairs)
     n_pos = (n + 1) // 2
@@ -131,33 +185,52 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
                               f"{n} control items of the {task} task need at least {n}")
     out: list[Control] = []
     if task == "toxicity":
-        toxic = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
-        used = set()
-        for a, _b in toxic[:n_pos]:
-            out.append(Control(task, drop_word(a, rng, lexicon), 1.0,
-                               explanation="An offensive sentence of the corpus's toxic side."))
-            used.add(a)
-        clean = [b for a, b in pairs if a not in used and not lexicon_hits(b, lexicon)]
+        strong = strong_words(all_pairs, lexicon)
+        clean = [b for _a, b in pairs if not lexicon_hits(b, lexicon) and not lexicon_hits(b, frozenset(strong))]
+        if strong:
+            out += [Control(task, touch_up(insert_word(b, rng.choice(strong), rng), rng), 1.0,
+                            explanation="A polite sentence with an offensive word put in: the word makes it offensive.")
+                    for b in clean[n_neg:n_neg + n_pos]]
+        else:  # no word known to offend: the corpus's toxic side (a lookup finds these)
+            toxic = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
+            out += [Control(task, drop_word(a, rng, lexicon), 1.0,
+                            explanation="An offensive sentence of the corpus's toxic side.") for a, _b in toxic[:n_pos]]
         out += [Control(task, drop_word(b, rng), 0.0, explanation="A neutral paraphrase written by a person.")
                 for b in clean[:n_neg]]
     elif task == "content":
         same, rest = pairs[:n_pos], pairs[n_pos:]
         out += [Control(task, touch_up(b, rng), 1.0, input=a, explanation="The original and its own polite paraphrase.")
                 for a, b in same]
-        others = [b for _a, b in pairs]
-        grams = {b: _trigrams(b) for b in others}
-        for a, own in rest[:n_neg]:
-            ga = _trigrams(a)
-            candidates = rng.sample(others, min(20, len(others)))
-            far = min((b for b in candidates if b != own), key=lambda b: len(ga & grams[b]) / (len(grams[b]) or 1))
-            out.append(Control(task, drop_word(far, rng), 0.0, input=a,
-                               explanation="The rewrite belongs to another sentence."))
+        donors = [b for _a, b in pairs]
+        for a, own in rest:
+            if len(out) >= n:
+                break
+            changed = None
+            for donor in rng.sample(donors, min(10, len(donors))):
+                if donor != own and (changed := replace_content_words(own, donor, keep=a)
+                                     or replace_content_words(own, donor, keep=a, k=1)):
+                    break
+            if changed:
+                out.append(Control(task, touch_up(changed, rng), 0.0, input=a,
+                                   explanation="The rewrite's main words were replaced with another sentence's: it "
+                                               "no longer says what the original says."))
+            else:  # no sentence has other words to put in: another input's paraphrase (a lookup finds these)
+                ga = _trigrams(a)
+                far = min((b for b in rng.sample(donors, min(20, len(donors))) if b != own),
+                          key=lambda b: len(ga & _trigrams(b)) / (len(_trigrams(b)) or 1), default=None)
+                if far is not None:
+                    out.append(Control(task, drop_word(far, rng), 0.0, input=a,
+                                       explanation="The rewrite belongs to another sentence."))
     else:
-        good, bad = pairs[:n_pos], pairs[n_pos:]
-        out += [Control(task, touch_up(b, rng), 1.0, explanation="A sentence of the corpus, written by a person.")
-                for _a, b in good]
+        texts = [b for _a, b in pairs]
+        good, bad = texts[:2 * n_pos], texts[2 * n_pos:]
+        out += [Control(task, touch_up(f"{touch_up(x, rng).rstrip(' .!')}. {y}", rng), 1.0,
+                        explanation="Two sentences written by people, one after the other: fluent.")
+                for x, y in zip(good[0::2], good[1::2])]
+        if len(bad) < n_neg:
+            bad += good[: n_neg - len(bad)]
         out += [Control(task, corrupt(b, rng), 0.0, explanation="Words shuffled and letters swapped: not a sentence.")
-                for _a, b in bad[:n_neg]]
+                for b in bad[:n_neg]]
     if len(out) < n:
         raise DetoxInputError(f"could make only {len(out)} of {n} control items of the {task} task from the corpus")
     rng.shuffle(out)

@@ -32,27 +32,31 @@ def derived_from(text: str, sources) -> bool:
     return any(got <= set(words(src.lower())) and len(got) >= len(words(src)) - 1 for src in sources)
 
 
-def test_toxicity_controls_take_inputs_as_toxic_and_paraphrases_as_neutral():
+def test_toxicity_controls_put_an_offensive_word_into_a_paraphrase():
     frame = corpus()
     got = generate_controls(frame, "toxicity", 10, lexicon=frozenset({"тупой"}), seed=3)
     assert len(got) == 10 and sum(c.golden for c in got) == 5
     for c in got:
-        assert ("тупой" in c.text) == (c.golden == 1.0)
-    inputs = set(frame["toxic_comment"])
-    assert all(derived_from(c.text, inputs) == (c.golden == 1.0) for c in got)
-    assert not any(c.text in inputs or c.text in set(frame["neutral_comment1"]) for c in got)  # not verbatim
+        assert ("тупой" in c.text.lower()) == (c.golden == 1.0)
+    paraphrases = set(frame["neutral_comment1"])
+    # Both answers are paraphrases of the corpus touched up: looking one up finds a
+    # paraphrase either way; the offensive word put in decides.
+    assert all(derived_from(c.text.lower().replace("тупой,", "").replace("тупой", ""), paraphrases) for c in got)
+    assert not any(c.text in set(frame["toxic_comment"]) or c.text in paraphrases for c in got)  # not verbatim
 
 
-def test_content_controls_pair_own_and_foreign_paraphrases():
+def test_content_controls_pair_own_paraphrases_and_change_their_main_words():
     frame = corpus()
     own = dict(zip(frame["toxic_comment"], frame["neutral_comment1"]))
     got = generate_controls(frame, "content", 12, seed=1)
     assert sum(c.golden for c in got) == 6
     for c in got:
         assert derived_from(c.text, [own[c.input]]) == (c.golden == 1.0)
+        if c.golden == 0.0:  # the input's own paraphrase, with two words of another sentence
+            assert 1 <= len(set(words(c.text.lower())) - set(words(own[c.input].lower()))) <= 2
 
 
-def test_fluency_controls_corrupt_a_copy():
+def test_fluency_controls_corrupt_a_copy_or_join_two_sentences():
     got = generate_controls(corpus(), "fluency", 8, seed=2)
     bad = [c for c in got if c.golden == 0.0]
     assert len(bad) == 4
@@ -60,7 +64,8 @@ def test_fluency_controls_corrupt_a_copy():
     for c in got:
         assert c.text not in paraphrases
         if c.golden == 1.0:
-            assert derived_from(c.text, paraphrases)
+            first, second = c.text.split(". ", 1)
+            assert derived_from(first, paraphrases) and derived_from(second, paraphrases)
     text = "этот водитель номер 3 опять всё испортил"
     broken = corrupt(text, random.Random(0))
     assert broken != text and len(words(broken)) == len(words(text)) + 1
@@ -131,3 +136,23 @@ def test_generated_controls_are_not_found_verbatim_in_the_public_corpus(real_dat
         pos = [c for c in made if c.golden == 1.0]
         assert sum(bool(lexicon_hits(c.text, lexicon)) for c in pos) >= 0.9 * len(pos)
         assert not any(lexicon_hits(c.text, lexicon) for c in made if c.golden == 0.0)
+
+
+def test_a_lookup_of_the_public_corpus_does_not_answer_the_controls(real_data):
+    """Controls made straight from the corpus were answered 97-100% right by a cheater who
+    looks each text up (normalised, then fuzzy) in the public corpus; the controls made now
+    leave such a cheater near a coin's 50%, under the 70% ban threshold, while an answer
+    key still exists for people who read the texts."""
+    from detox_core import editions
+    from detox_core.annotation.projects import corpus_controls
+    from detox_core.annotation.store import Settings
+    from tests.annotation.lookup_attack import CorpusLookup, cheat_accuracy
+
+    corpus = editions.load_dataset("russe2022", ["train", "dev", "test"], real_data.parent)
+    lexicon = editions.load_dataset_lexicon("russe2022", real_data.parent)
+    lookup = CorpusLookup(corpus)
+    for task in ("toxicity", "content", "fluency"):
+        controls, exam = corpus_controls(corpus, [task], per_task=40, exam_per_task=10, lexicon=lexicon, seed=3)
+        for items in (controls, exam):
+            accuracy, _found = cheat_accuracy(items, lookup)
+            assert accuracy < Settings().ban_control_accuracy - 0.1, (task, accuracy)

@@ -163,15 +163,18 @@ def test_fast_page_and_skips_ban(store):
     assert res.banned and "3 pages skipped" in res.reason
 
 
-def test_expired_page_is_refused_and_its_items_freed(store):
+def test_expired_page_is_refused_and_held_items_are_not_withheld(store):
     p = store.create_project("p", ["toxicity"], make_pairs(2, systems=("s",)),
                              settings=Settings(overlap=1, page_size=2, controls_per_page=0, min_page_seconds=0,
                                                page_timeout_minutes=10))
     a, b = active(store, p.access_code, "a"), active(store, p.access_code, "b")
     page = store.next_page(a, "toxicity", now=T0)
-    assert store.next_page(b, "toxicity", now=T0 + timedelta(minutes=5)) is None  # reserved by a
+    # Nothing else left: the items a holds open are given to b too (a page held open never
+    # starves the others), and the same page stays b's after a's expires.
+    held = store.next_page(b, "toxicity", now=T0 + timedelta(minutes=5))
+    assert {i.id for i in held.items} == {i.id for i in page.items}
     later = store.next_page(b, "toxicity", now=T0 + timedelta(minutes=11))
-    assert {i.id for i in later.items} == {i.id for i in page.items}
+    assert later.assignment_id == held.assignment_id
     with pytest.raises(AnnotationError, match="expired"):
         store.submit_page(a, page.assignment_id, {i.id: 0.0 for i in page.items}, now=T0 + timedelta(minutes=12))
 

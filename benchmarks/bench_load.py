@@ -16,7 +16,16 @@ budget (``DETOX_CACHE_MB``, 512 MB) and once with a 32 MB budget. Driving 10,000
 requests through browsers would take hours on this machine; the per-request caches
 that grow with distinct text are the same in both.
 
-Usage: ``python benchmarks/bench_load.py [--sessions 1 5 10] [--requests 10000]``.
+Part 3 attacks one server as a hostile visitor would and prints its RSS after each
+attack (the baseline is the same server after one ordinary visit): six distinct
+memory-bomb regular expressions opened as Corpus links, a 70 KB zip of 7 million rows
+and a 10 MB plain-text submission of 5 million lines uploaded on Submissions, three
+45 MB corpus TSVs and three 9 MB ones uploaded in the sidebar, and 60 tabs of one
+address. It states the ceiling the design gives and whether the server stayed under it:
+baseline + the cache budget (``DETOX_CACHE_MB``, 512 MB) + the uploads one address can
+hold (40 sessions x ``server.maxUploadSize``) + 300 MB for page state and buffers.
+
+Usage: ``python benchmarks/bench_load.py [--sessions 1 5 10] [--requests 10000] [--attacks]``.
 """
 
 from __future__ import annotations
@@ -174,15 +183,125 @@ def part_memory(n: int) -> None:
               f"{r['seconds'] / n * 1000:.1f} ms a request)", flush=True)
 
 
+def _server_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _zip_bomb() -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("submission.tsv", b"toxic_sentence\tneutral_sentence\tlang\n" + b"x\ty\ten\n" * 7_000_000)
+    return buffer.getvalue()
+
+
+def _corpus_tsv(mb: float) -> bytes:
+    line = "этот тупой сосед опять всё испортил номер {k}\tэтот сосед опять всё испортил номер {k}\n"
+    out, k, size = ["toxic_comment\tneutral_comment1\n"], 0, 0
+    while size < mb * 2**20:
+        row = line.format(k=k)
+        out.append(row)
+        size += len(row.encode())
+        k += 1
+    return "".join(out).encode()
+
+
+async def _attacks(url: str, pid: int) -> list[tuple[str, float, str]]:
+    from urllib.parse import quote
+
+    from playwright.async_api import async_playwright
+
+    rows: list[tuple[str, float, str]] = []
+
+    async def visit(page, path: str) -> None:
+        await page.goto(url + path)
+        await _idle(page, timeout=180)
+
+    async def said(page) -> str:
+        texts = await page.locator('[data-testid="stAlert"]').all_inner_texts()
+        return (" | ".join(t.replace("\n", " ") for t in texts) or "no message")[:110]
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = await browser.new_page(viewport={"width": 1400, "height": 900})
+        await visit(page, "/corpus")
+        rows.append(("baseline (after one visit)", _server_rss_mb(pid), ""))
+        for k, pattern in enumerate(["(?:x{65535}){65535}", "(?:a{1000}){1000}", "(?:b{1000}){1000}",
+                                     "(?:c{1000}){1000}", "(?:d{1000}|e){1000}", "(?V1)x"]):
+            await visit(page, f"/corpus?q={quote(pattern)}&regex=true")
+        rows.append(("6 memory-bomb regex links", _server_rss_mb(pid), await said(page)))
+        for dataset, name, content in (("TextDetox%202024", "bomb.zip", _zip_bomb()),
+                                       ("RUSSE-2022", "lines.txt", b"a\n" * 5_000_000)):
+            await visit(page, f"/submissions?dataset={dataset}")
+            await page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+                {"name": name, "mimeType": "application/octet-stream", "buffer": content})
+            await _idle(page, timeout=180)
+            buttons = page.get_by_role("button", name="Score the upload")
+            if await buttons.count():
+                await buttons.first.click()
+                await _idle(page, timeout=180)
+            rows.append((f"submission {name} ({len(content) / 2**20:.2f} MB)", _server_rss_mb(pid), await said(page)))
+        for mb in (45, 45, 45, 9, 9, 9):
+            await visit(page, "/corpus?dataset=Upload%20a%20corpus%20TSV")
+            await page.locator('[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+                {"name": f"corpus_{mb}.tsv", "mimeType": "text/tab-separated-values", "buffer": _corpus_tsv(mb - 0.5)})
+            await _idle(page, timeout=300)
+            rows.append((f"corpus upload of {mb} MB", _server_rss_mb(pid), await said(page)))
+        await page.close()
+        pages = []
+        for _ in range(60):
+            p = await browser.new_page(viewport={"width": 1000, "height": 700})
+            await p.goto(url + "/corpus")
+            pages.append(p)
+        await asyncio.gather(*[_idle(p, timeout=300) for p in pages])
+        refused = 0
+        for p in pages:
+            refused += "Too many open tabs" in await said(p)
+        rows.append((f"60 tabs of one address ({60 - refused} served, {refused} refused)", _server_rss_mb(pid), ""))
+        await browser.close()
+    return rows
+
+
+def part_attacks() -> None:
+    print("Part 3: server memory under a hostile visitor's attacks")
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_app({"DETOX_DB_URL": f"sqlite:///{Path(tmp) / 'detox.sqlite'}"})
+        try:
+            rows = asyncio.run(_attacks(url, proc.pid))
+        finally:
+            stop_app(proc)
+    base = rows[0][1]
+    upload_mb = 25  # .streamlit/config.toml server.maxUploadSize
+    ceiling = base + 512 + 40 * upload_mb + 300
+    for what, rss, message in rows:
+        print(f"  {what:48s} RSS {rss:7.0f} MB  {message}", flush=True)
+    peak = max(r[1] for r in rows)
+    print(f"  ceiling: baseline {base:.0f} + cache budget 512 + 40 sessions x {upload_mb} MB uploads + 300 = "
+          f"{ceiling:.0f} MB; highest seen {peak:.0f} MB: {'under' if peak <= ceiling else 'OVER'} the ceiling")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, nargs="*", default=[1, 5, 10],
                         help="concurrent sessions per round; 1 is the baseline of the same run")
     parser.add_argument("--requests", type=int, default=10_000)
+    parser.add_argument("--attacks", action="store_true", help="part 3 only: memory under a hostile visitor's attacks")
     args = parser.parse_args()
     if not (ROOT / "data" / "russe2022" / "train.tsv").is_file() and not os.environ.get("DETOX_DATA_DIR"):
         print("The RUSSE-2022 data is not fetched: run `python -m detox_core fetch-data` first.")
         return 1
+    if args.attacks:
+        if not Path(CHROMIUM).exists():
+            print("Chromium is not installed (apt-get install chromium): part 3 needs it.")
+            return 1
+        part_attacks()
+        return 0
     if args.sessions:
         if not Path(CHROMIUM).exists():
             print("Chromium is not installed (apt-get install chromium): part 1 skipped.")

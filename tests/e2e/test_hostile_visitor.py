@@ -1,0 +1,64 @@
+"""A hostile visitor in the browser: links and uploads that used to exhaust the server's
+memory are answered with a message, and the server stays up and small."""
+
+from __future__ import annotations
+
+import io
+import urllib.parse
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.util import CHROMIUM, no_exception, shot, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+
+def alerts(pg) -> str:
+    return " ".join(pg.locator('[data-testid="stAlert"]').all_inner_texts())
+
+
+def healthy(server: str) -> bool:
+    with urllib.request.urlopen(server + "/_stcore/health", timeout=10) as r:
+        return r.status == 200
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_regex_memory_bomb_link_gets_a_message_and_the_server_stays_up(server, browser, width):
+    """/?q=(?:x{65535}){65535}&regex=true took the server out of memory in ~12 s."""
+    pg = browser.new_context(viewport={"width": width, "height": 1000}).new_page()
+    pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": "(?:x{65535}){65535}", "regex": "true"}))
+    wait_idle(pg, timeout=60)
+    no_exception(pg)
+    assert "repeats too much" in alerts(pg)
+    shot(pg, f"hostile_regex_{width}", width=width)
+    pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": "(?a)(?u)x", "regex": "true"}))
+    wait_idle(pg, timeout=60)
+    no_exception(pg)
+    said = alerts(pg)
+    assert "inline flags" in said and "site-packages" not in said and "Traceback" not in said
+    assert healthy(server)
+    pg.context.close()
+
+
+def test_a_zip_bomb_submission_is_refused_with_its_line_count(server, browser):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("submission.tsv", b"toxic_sentence\tneutral_sentence\tlang\n" + b"x\ty\ten\n" * 3_000_000)
+    pg = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    pg.goto(server + "/submissions")
+    wait_idle(pg, timeout=120)
+    pg.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
+        {"name": "bomb.zip", "mimeType": "application/zip", "buffer": buffer.getvalue()})
+    wait_idle(pg, timeout=120)
+    pg.get_by_role("button", name="Score the upload").click()
+    wait_idle(pg, timeout=120)
+    no_exception(pg)
+    assert "the file has 3,000,001 lines" in alerts(pg)
+    assert healthy(server)
+    pg.context.close()

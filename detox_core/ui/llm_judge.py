@@ -102,14 +102,15 @@ def render_llm_judge_settings() -> None:
             visitors = st.toggle("Visitors may run it", value=policy.visitors, key="llmj_visitors",
                                  help="Off: only organizers (signed in) run the judge. On: visitors too, within the "
                                       "limits below; the endpoint and model are never shown to them.")
-            v1, v2, v3 = st.columns(3)
-            per_hour = v1.number_input("Requests / hour / address", 0, 100_000, policy.requests_per_hour,
-                                       key="llmj_per_hour")
-            per_day = v2.number_input("Requests / day, all visitors", 0, 10_000_000, policy.daily_requests,
-                                      key="llmj_per_day")
-            usd_day = v3.number_input("$ / day, all visitors", min_value=0.0, value=policy.daily_usd,
+            v1, v2 = st.columns(2)
+            per_hour = v1.number_input("Visitor requests / hour", 0, 100_000, policy.requests_per_hour,
+                                       key="llmj_per_hour", help="From one address.")
+            per_day = v2.number_input("Visitor requests / day", 0, 10_000_000, policy.daily_requests,
+                                      key="llmj_per_day", help="All visitors together.")
+            usd_day = st.number_input("Visitors' $ / day", min_value=0.0, value=policy.daily_usd,
                                       placeholder="no cap", format="%.2f", key="llmj_usd_day",
-                                      help="Estimated from the prices above; empty = no dollar cap.")
+                                      help="All visitors together, estimated from the prices above; empty = no "
+                                           "dollar cap (the request caps still hold).")
             if st.form_submit_button("Apply to this server"):
                 values = {**current, "base_url": base_url.strip(), "model": model.strip(),
                           "concurrency": int(concurrency), "price_in": price_in, "price_out": price_out}

@@ -57,5 +57,9 @@ if problem := database_problem():
 try:
     page.run()
 except StorageError as err:
-    # The database is down, damaged or read-only: say so, never show a traceback.
+    # The database is down, damaged or read-only: say so, never show a traceback. What the
+    # session holds (an annotator's unsent answers, scores not yet stored) stays: trying
+    # again reruns this session, a reload would start a new one.
     st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
+    st.button("Try again", icon=":material/refresh:", key="db_try_again",
+              help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")

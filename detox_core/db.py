@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -53,9 +54,22 @@ _FAILURES = [
 ]
 
 
+def _sqlite_file_read_only() -> bool:
+    """Whether the app's SQLite database file, or its folder, cannot be written."""
+    url = config.db_url()
+    if not url.startswith("sqlite:///"):
+        return False
+    path = Path(url.removeprefix("sqlite:///"))
+    return (path.exists() and not os.access(path, os.W_OK)) or not os.access(path.parent, os.W_OK)
+
+
 def describe_failure(err: BaseException, action: str) -> StorageError:
     """The :class:`StorageError` a user reads for a driver or SQLAlchemy error."""
     detail = str(getattr(err, "orig", None) or err).lower()
+    if "unable to open database" in detail and _sqlite_file_read_only():
+        # SQLite says "unable to open" when the file or its folder is read-only (the
+        # journal cannot be made): waiting a minute does not help.
+        detail = "readonly"
     for words, kind, message in _FAILURES:
         if any(w in detail for w in words):
             return StorageError(f"Could not {action}: {message}", kind)
@@ -79,21 +93,33 @@ def storage_errors(action: str) -> Iterator[None]:
 def guarded(action: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorator: the function's database failures become :class:`StorageError`."""
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+        if getattr(fn, "__storage_guarded__", False):
+            return fn
+
         @functools.wraps(fn)
         def inner(*args, **kwargs) -> T:
             with storage_errors(action):
                 return fn(*args, **kwargs)
+        inner.__storage_guarded__ = True  # type: ignore[attr-defined]
         return inner
     return wrap
 
 
 def guard_public_methods(action: str):
-    """Class decorator: every public method's database failures become :class:`StorageError`."""
+    """Class decorator: every public method's database failures become :class:`StorageError`,
+    the methods it inherits from its bases (mixins of queries, say) included."""
     def wrap(cls):
-        for name, value in list(vars(cls).items()):
-            if callable(value) and (not name.startswith("_") or name == "__init__") and not isinstance(
-                    value, (staticmethod, classmethod, type)):
-                setattr(cls, name, guarded(action)(value))
+        seen: set[str] = set()
+        for klass in cls.__mro__:
+            if klass is object:
+                continue
+            for name, value in list(vars(klass).items()):
+                if name in seen:
+                    continue
+                seen.add(name)
+                if callable(value) and (not name.startswith("_") or name == "__init__") and not isinstance(
+                        value, (staticmethod, classmethod, type)):
+                    setattr(cls, name, guarded(action)(value))
         return cls
     return wrap
 

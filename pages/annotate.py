@@ -11,7 +11,7 @@ import math
 import streamlit as st
 
 from detox_core.annotation.store import MIN_SECRET_CHARS, Page
-from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.errors import AnnotationError, StorageError, WrongSecretError
 from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS, UI_LANGUAGES, localized
 from detox_core.annotation.tasks import Example
 from detox_core.ui.auth import require_page
@@ -284,12 +284,23 @@ if page is None:
     st.stop()
 
 
+#: What the annotator reads when the database does not answer (nothing about where it is).
+NOT_STORED = ("Not saved: the annotation database cannot be reached right now. Your answers are still on the "
+              "page: submit it again in a minute.")
+
+
 def submit(p: Page, answers: dict[int, float]) -> None:
     try:
         result = store.submit_page(ann.id, p.assignment_id, answers)
     except AnnotationError as err:
         notify("error", f"Not saved: {err}.")
         return
+    except StorageError:
+        # The page comes back with the annotator's answers on it (logged for the organizers).
+        st.session_state["ann_kept"] = {"page": p.assignment_id, "answers": [answers.get(i.id) for i in p.items]}
+        notify("error", NOT_STORED)
+        return
+    st.session_state.pop("ann_kept", None)
     pages = store.annotator_progress(ann.id)["submitted"]
     if result.banned:
         flash("error", f"Page stored, but your answers are no longer accepted: {result.reason}.")
@@ -302,6 +313,9 @@ def skip(p: Page) -> None:
         result = store.skip_page(ann.id, p.assignment_id)
     except AnnotationError as err:
         notify("error", f"Not skipped: {err}.")
+        return
+    except StorageError:
+        notify("error", "Not skipped: the annotation database cannot be reached right now. Try again in a minute.")
         return
     if result.banned:
         flash("error", f"Page skipped: {result.reason}.")
@@ -335,6 +349,8 @@ def on_sent(p: Page, key: str) -> None:
 # draws the page afresh (the notice's number is in the key).
 notice = st.session_state.get("ann_notice")
 page_key = f"ann_page_{page.assignment_id}_{ui}_{notice['seq'] if notice else 0}"
-annotate_page(page, sp, key=page_key, ui=ui, notice=notice, on_sent=lambda: on_sent(page, page_key))
+kept = st.session_state.get("ann_kept")
+annotate_page(page, sp, key=page_key, ui=ui, notice=notice, on_sent=lambda: on_sent(page, page_key),
+              answers=kept["answers"] if kept and kept["page"] == page.assignment_id else None)
 st.caption("Some items have known answers: careless answers, pages answered too fast and many skipped pages "
            "end your work.")

@@ -118,3 +118,32 @@ def test_a_column_that_may_now_be_empty_is_relaxed_and_every_row_kept(sql_url):
         conn.execute(text("INSERT INTO scores_t (pid, idx, fl, name) VALUES (1, 2, NULL, 'c')"))  # now allowed
     assert upgrade(engine, v2) == []
     engine.dispose()
+
+
+def test_every_public_read_of_a_store_says_storage_error_when_the_database_goes_away(tmp_path):
+    """The annotation store's queries (a mixin) were not guarded: with the database gone
+    after start, Annotation projects and Human vs automatic showed the raw
+    OperationalError with the database's host and port."""
+    import inspect
+
+    from detox_core.annotation.store import AnnotationStore
+    from detox_core.annotation.store.queries import StoreQueries
+    from detox_core.db import make_engine
+    from detox_core.errors import StorageError
+
+    store = AnnotationStore(f"sqlite:///{tmp_path / 'a.sqlite'}")
+    store.engine.dispose()
+    store.engine = make_engine("postgresql+psycopg://detox:secret-pw@127.0.0.1:9/detox")  # went away
+    checked = 0
+    for name, fn in inspect.getmembers(StoreQueries, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        args = [1] * (len(inspect.signature(fn).parameters) - 1)
+        try:
+            getattr(store, name)(*args)
+        except StorageError as err:
+            assert "127.0.0.1" not in str(err) and "secret-pw" not in str(err)
+            checked += 1
+        except Exception as err:  # noqa: BLE001
+            assert "OperationalError" not in type(err).__name__, (name, err)
+    assert checked >= 8

@@ -86,3 +86,24 @@ def test_a_damaged_database_gives_a_message_not_a_traceback(browser, data_root, 
         page.close()
     finally:
         stop_app(proc)
+
+
+def test_an_unreachable_database_gives_every_store_page_a_message_without_its_address(browser, data_root):
+    """The annotation store's reads used to reach the page as a raw OperationalError with
+    the database's host and port (Annotation projects, Human vs automatic, Annotate)."""
+    proc, url = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_ORGANIZER_PASSWORD": "",
+                           "DETOX_DB_URL": "postgresql+psycopg://detox:secret-pw@127.0.0.1:9/detox"})
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for path in ("annotation_projects", "human_eval", "annotate"):
+            page.goto(f"{url}/{path}")
+            page.get_by_text("The database is not available").first.wait_for(timeout=60_000)
+            wait_idle(page)
+            no_exception(page)
+            body = page.inner_text("body")
+            assert "cannot be reached" in body
+            for leak in ("127.0.0.1", ":9", "secret-pw", "OperationalError", "psycopg", "Traceback"):
+                assert leak not in body, (path, leak)
+        page.close()
+    finally:
+        stop_app(proc)

@@ -88,7 +88,8 @@ export default function (component) {
   root.tabIndex = -1;  // takes the focus from a control clicked before, so that Enter is the page's
   parentElement.appendChild(root);
   const n = data.items.length;
-  const answers = new Array(n).fill(null);
+  // Answers the server gives back (a page it could not store): the annotator goes on from them.
+  const answers = Array.isArray(data.answers) && data.answers.length === n ? data.answers.slice() : new Array(n).fill(null);
   let current = 0;
   let sent = false;
   let retry = null;
@@ -285,12 +286,13 @@ RETRY_S = 20
 
 
 def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI,
-              notice: dict[str, Any] | None = None) -> dict[str, Any]:
+              notice: dict[str, Any] | None = None, answers: list[float | None] | None = None) -> dict[str, Any]:
     """What the browser gets of a page: texts by position (with their language), the
     question and the answers, the page's words in UI language ``ui``, and ``notice``
     (``{"kind": "success" | "warning" | "error", "text", "seq"}``), the outcome of the
     annotator's last submit, drawn above the page (``seq`` makes each outcome new to the
-    browser, so that a page refused twice is drawn afresh each time)."""
+    browser, so that a page refused twice is drawn afresh each time), and ``answers`` (by
+    position, None where none) to draw the page with, as when it could not be stored."""
     words = WORDS[ui]
     keys = ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
     langs = sorted({item.lang for item in page.items} - {""})
@@ -304,15 +306,18 @@ def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI,
         "keys_help": words["keys"].format(keys=keys),
         "words": {k: v for k, v in words.items() if k not in ("keys", "language")},
         "notice": notice,
+        "answers": list(answers) if answers is not None and len(answers) == len(page.items) else None,
         "retry_ms": RETRY_S * 1000,
     }
 
 
 def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI,
                   notice: dict[str, Any] | None = None,
-                  on_sent: Callable[[], None] | None = None) -> dict[str, Any] | None:
-    """Draw the page (with ``notice``, see :func:`page_data`); returns the message the
-    browser sent on submit or skip (once), else None. ``on_sent`` runs when that message
-    arrives, before the next run (``st.session_state[key]["sent"]`` holds it)."""
-    result = _COMPONENT(data=page_data(page, spec, ui, notice), key=key, on_sent_change=on_sent or (lambda: None))
+                  on_sent: Callable[[], None] | None = None,
+                  answers: list[float | None] | None = None) -> dict[str, Any] | None:
+    """Draw the page (with ``notice`` and ``answers``, see :func:`page_data`); returns the
+    message the browser sent on submit or skip (once), else None. ``on_sent`` runs when
+    that message arrives, before the next run (``st.session_state[key]["sent"]`` holds it)."""
+    result = _COMPONENT(data=page_data(page, spec, ui, notice, answers), key=key,
+                        on_sent_change=on_sent or (lambda: None))
     return result.sent

@@ -14,7 +14,8 @@ from detox_core import data, editions
 from detox_core.analysis.stats import agreement
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.vocab import HUMAN_AXES
-from detox_core.analysis.calibration import calibration_curves, calibration_report, Calibrator, simple_features
+from detox_core.analysis.calibration import (Calibrator, calibration_curves, calibration_report, held_out_possible,
+                                             simple_features)
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.metrics import bertscore
 from detox_core.analysis.meta_eval import (add_reference_metrics, available_metrics, confusion, disagreements,
@@ -374,6 +375,12 @@ def calibration() -> None:
             "logistic", ["embedded:j", "embedded:sta", "embedded:sim", "embedded:fl", "length_ratio", "copy_rate",
                          "lexicon_hits"], "J")
     work = feats if feats is not None else frame
+    if not held_out_possible(work):
+        systems = work["participant_name"].nunique() if "participant_name" in work else 0
+        st.info(f"These judgements hold {systems} system{'' if systems == 1 else 's'}: a calibrator is checked on a "
+                "system it was not fitted on (leave-one-system-out), so the held-out figures need judgements of at "
+                "least two systems. Below: how the raw score compares with people; a calibrator can still be fitted "
+                "on all of them and saved.", icon=":material/info:")
     report, curves = cached_calibration(f"{key}|{choice.source if choice.ok else ''}|{sorted(candidates.items())}", work,
                                 candidates)
     st.plotly_chart(reliability_figure(curves, HUMAN_AXES[cal_axis]), width="stretch",

@@ -165,7 +165,7 @@ def calibration_curves(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, li
         human = frame[target].to_numpy(float)
         raw = reliability_curve(frame[features[0]].to_numpy(float), human, bins).assign(curve=f"raw {features[0]}")
         held = reliability_curve(leave_one_system_out(frame, kind, features, target), human, bins).assign(curve=name)
-        parts += [held, raw]
+        parts += [part for part in (held, raw) if len(part)]
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["bin", "predicted", "observed", "n",
                                                                                   "curve"])
     return out.drop_duplicates(["curve", "bin"]).reset_index(drop=True)
@@ -179,15 +179,26 @@ def calibration_report(frame: pd.DataFrame, candidates: dict[str, tuple[Kind, li
     column is the first feature.
     """
     rows = []
+    nan3 = (np.nan, np.nan, np.nan)
     for name, (kind, features, target) in candidates.items():
+        human = frame[target].to_numpy(float)
         held = leave_one_system_out(frame, kind, features, target)
-        a_cal = agreement(held, frame[target].to_numpy(float), n_boot=n_boot)
-        a_raw = agreement(frame[features[0]].to_numpy(float), frame[target].to_numpy(float), n_boot=n_boot)
+        # One system (or every other system's labels all equal): nothing is held out.
+        has_held = bool(np.isfinite(held).any())
+        a_cal = agreement(held, human, n_boot=n_boot) if has_held else None
+        a_raw = agreement(frame[features[0]].to_numpy(float), human, n_boot=n_boot) if len(frame) > 1 else None
+        auc_cal = a_cal.roc_auc if a_cal is not None else nan3
         rows.append({"calibrator": name, "kind": kind, "features": ", ".join(features), "human": target,
-                     "raw_auc": a_raw.roc_auc[0], "held_out_auc": a_cal.roc_auc[0],
-                     "held_out_low": a_cal.roc_auc[1], "held_out_high": a_cal.roc_auc[2],
-                     "raw_spearman": a_raw.spearman[0], "held_out_spearman": a_cal.spearman[0]})
+                     "raw_auc": a_raw.roc_auc[0] if a_raw is not None else np.nan, "held_out_auc": auc_cal[0],
+                     "held_out_low": auc_cal[1], "held_out_high": auc_cal[2],
+                     "raw_spearman": a_raw.spearman[0] if a_raw is not None else np.nan,
+                     "held_out_spearman": a_cal.spearman[0] if a_cal is not None else np.nan})
     return pd.DataFrame(rows)
+
+
+def held_out_possible(frame: pd.DataFrame) -> bool:
+    """Whether leave-one-system-out has anything to hold out: two systems or more."""
+    return "participant_name" in frame and frame["participant_name"].nunique() >= 2
 
 
 def apply_calibrator(scores: pd.DataFrame, cal: "Calibrator", axis: str) -> pd.DataFrame:

@@ -548,3 +548,34 @@ def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(st
     login_throttle.clear()
     assert join(p.access_code, "Dima", secret).get("bidi_component")
     login_throttle.clear()
+
+
+def test_a_page_message_nested_100000_deep_is_refused_with_a_message(store, monkeypatch):
+    """Streamlit decodes the component's message while the page draws it: a forged one
+    nested 100,000 deep raised RecursionError there, shown as a traceback."""
+    from streamlit.components.v2.bidi_component.serialization import deserialize_trigger_list
+
+    import detox_core.ui.widgets.annotate_page as widget
+
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(RecursionError):
+        deserialize_trigger_list(deep)  # the decoding a forged message reaches
+
+    def component(*_args, **_kwargs):
+        return deserialize_trigger_list(deep)
+
+    p = store.create_project("deep", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    monkeypatch.setattr(widget, "_COMPONENT", component)
+    at = join(p.access_code, "Vera")
+    assert not at.exception
+    assert "could not be read, so nothing was saved" in at.error[0].value
+    assert store.answers(p.id).empty
+
+
+def test_unforeseen_errors_show_their_type_only():
+    """No server path, SQL or address in an error the app did not foresee."""
+    import tomllib
+
+    config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] in ("type", "none")

@@ -315,3 +315,18 @@ def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox, real_
     assert "gpt-4.1-mini" in at.selectbox(key="he_judge").options
     note = " ".join(c.value for c in at.caption)
     assert "has no judged pairs of its own" in note and "TextDetox 2024" in note and "RUSSE" not in note
+
+
+def test_a_one_system_judgements_file_gets_a_calibration_tab_that_says_what_it_needs(page, real_data):
+    """Leave-one-system-out has nothing to hold out with one system: the tab broke."""
+    import pandas as pd
+
+    frame = pd.read_csv(real_data / "human_eval_test.csv")
+    one = frame[frame["participant_name"] == frame["participant_name"].iloc[0]]
+    page.radio(key="he_source").set_value("upload a file").run()
+    page.file_uploader(key="he_upload").upload("one.csv", one.to_csv(index=False).encode(), "text/csv")
+    page.run()
+    open_tab(page, "Calibration")
+    assert "hold 1 system" in page.info[0].value and "at least two systems" in page.info[0].value
+    report = next(d.value for d in page.dataframe if "held_out_auc" in d.value.columns)
+    assert report["held_out_auc"].isna().all() and report["raw_auc"].notna().all()

@@ -101,3 +101,16 @@ def test_boxes_of_several_lines_have_no_all_lines_character_counter(trained):
         box = at.text_area(key=key)
         assert not box.max_chars, (key, box.max_chars)
         assert "1,000 characters each" in box.help
+
+
+def test_two_rewrites_with_equal_scores_from_a_link_render_both_cards(trained):
+    """A shared link with two identical rewrites (so equal scores and equal explanations)
+    was reported to raise StreamlitDuplicateElementId; every card's elements are its own."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["live_input"] = "ты дебил, иди отсюда"
+    at.query_params["live_candidates"] = "ты неправ\nты неправ"
+    at.query_params["live_refs"] = "ты неправ"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    values = [m.value for m in at.metric]
+    assert len(values) == 10 and values[:5] == values[5:]

@@ -318,6 +318,13 @@ def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI,
     """Draw the page (with ``notice`` and ``answers``, see :func:`page_data`); returns the
     message the browser sent on submit or skip (once), else None. ``on_sent`` runs when
     that message arrives, before the next run (``st.session_state[key]["sent"]`` holds it)."""
-    result = _COMPONENT(data=page_data(page, spec, ui, notice, answers), key=key,
-                        on_sent_change=on_sent or (lambda: None))
+    try:
+        result = _COMPONENT(data=page_data(page, spec, ui, notice, answers), key=key,
+                            on_sent_change=on_sent or (lambda: None))
+    except (RecursionError, ValueError, TypeError):
+        # The browser's message could not be read (Streamlit decodes it while drawing the
+        # component): a forged one nested 100,000 deep, say. Nothing is stored from it.
+        st.error("This page's message from your browser could not be read, so nothing was saved. Reload the page "
+                 "and answer it again.", icon=":material/error:")
+        return None
     return result.sent

@@ -147,3 +147,24 @@ def test_every_public_read_of_a_store_says_storage_error_when_the_database_goes_
         except Exception as err:  # noqa: BLE001
             assert "OperationalError" not in type(err).__name__, (name, err)
     assert checked >= 8
+
+
+def test_a_read_only_sqlite_file_is_said_to_be_read_only_not_to_wait_a_minute(tmp_path, monkeypatch):
+    """SQLite reports a read-only file or folder as "unable to open database file", which
+    was read as an outage ("try again in a minute")."""
+    import sqlite3
+
+    import detox_core.db as db
+
+    db_file = tmp_path / "detox.sqlite"
+    db_file.write_bytes(b"")
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{db_file}")
+    err = sqlite3.OperationalError("unable to open database file")
+    writable = db.describe_failure(err, "save the page")
+    assert writable.kind == "unreachable"
+    # The same error where the file cannot be written (root ignores permissions, so the
+    # check is made to see what a non-root server process sees).
+    monkeypatch.setattr(db.os, "access", lambda path, mode: False)
+    said = db.describe_failure(err, "save the page")
+    assert said.kind == "read-only" and "write access" in str(said) and "minute" not in str(said)
+    assert str(tmp_path) not in str(said)

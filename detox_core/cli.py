@@ -199,10 +199,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
     try:
         written = score_submissions(
-            Path(args.inputs), [Path(p) for p in args.preds], _out_dir(args.out), preset=args.preset,
-            calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
+            Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], _out_dir(args.out),
+            preset=args.preset, calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
             references=Path(args.refs) if args.refs else None, quiet=args.quiet,
-            options={**_llm_options(args), **_calibrator_options(args)},
+            options={**_llm_options(args), **_calibrator_options(args)}, edition=args.edition, split=args.split,
         )
     except ScorerUnavailableError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -302,17 +302,36 @@ def build_parser() -> argparse.ArgumentParser:
     cli_embedded.add_train_options(train)
     train.set_defaults(func=_cmd_train_embedded)
 
-    score = sub.add_parser("score", help="score submissions with a metric preset")
-    score.add_argument("--inputs", required=True, metavar="FILE",
-                       help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references) "
-                            "or a text file with one input per line")
-    score.add_argument("--preds", required=True, nargs="+", metavar="FILE", help="submissions (text or TSV)")
+    score = sub.add_parser(
+        "score", help="score submissions with a metric preset",
+        description="Score submission files as the editions' official scripts do: RUSSE-2022 style (one output "
+                    "per line) or TextDetox (CodaLab TSV toxic_sentence, neutral_sentence, lang, or its zip).",
+        epilog="examples:\n"
+               "  python -m detox_core score --edition russe2022 --preds team.txt --out out\n"
+               "  python -m detox_core score --edition textdetox2025 --preds a.tsv b.zip --out out\n"
+               "  python -m detox_core score --inputs test_inputs.tsv --refs refs.tsv --preds team.tsv --out out",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = score.add_mutually_exclusive_group(required=True)
+    where.add_argument("--inputs", metavar="FILE",
+                       help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references), a "
+                            "text file with one input per line, or a TextDetox inputs TSV (toxic_sentence, lang; "
+                            "references in an optional neutral_sentence column)")
+    where.add_argument("--edition", choices=[e.name for e in editions.editions()],
+                       help="the inputs and references of an edition's split, from the data folder (fetch-data)")
+    score.add_argument("--split", metavar="SPLIT",
+                       help="with --edition: the split (default: test); with a TextDetox --inputs file: its name "
+                            "in messages")
+    score.add_argument("--preds", required=True, nargs="+", metavar="FILE",
+                       help="submissions: text or TSV; for TextDetox inputs the CodaLab TSV or the zip holding it")
     score.add_argument("--preset", default=DEFAULT_PRESET, metavar="PRESET",
                        help="the metric recipe: " + "; ".join(f"{n}: {c.title}" for n, c in registered().items())
                        + f" (default: {DEFAULT_PRESET})")
     score.add_argument("--model", action="append", metavar="ROLE=DIR",
                        help="load a preset's model (sta, sim, fl) from a local folder or another id")
-    score.add_argument("--refs", metavar="FILE", help="references as a corpus TSV (default: those of --inputs)")
+    score.add_argument("--refs", metavar="FILE",
+                       help="references: a corpus TSV row for row (RUSSE style), or a TSV toxic_sentence, "
+                            "neutral_sentence, lang matched by text and language (TextDetox); default: those of "
+                            "the inputs")
     score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
     score.add_argument("--calibrators", metavar="FILE.json",
                        help="rudetox-mera: calibrators written by fit-calibrators (default: those saved for it)")

@@ -1,6 +1,17 @@
-"""Scoring submission files: validation first, then one model pool for all of them.
+"""Scoring submission files from the shell: validation first, then one model pool (and its
+per-text memo) for all of them.
 
-``python -m detox_core score`` is a thin wrapper over :func:`score_submissions`.
+``python -m detox_core score`` is a thin wrapper over :func:`score_submissions`. Two kinds
+of task:
+
+* RUSSE-style: inputs are a corpus TSV (``toxic_comment``, references in
+  ``neutral_comment*``) or one input per line; a submission has one output per line in
+  the inputs' order (or a TSV repeating the inputs).
+* TextDetox (multilingual): inputs are ``toxic_sentence, lang`` (references in
+  ``neutral_sentence`` or a references file), a submission is the CodaLab TSV
+  ``toxic_sentence, neutral_sentence, lang`` (or the zip holding it), matched by text and
+  language by :func:`detox_core.submissions.service.prepare_multilingual`: the same
+  function as the Submissions page, so a file gives the same numbers in both.
 """
 
 from __future__ import annotations
@@ -8,19 +19,23 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from detox_core import data
+from detox_core.data.io import MAX_FILE_BYTES, read_bytes
+from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, Signature, system_scores
-from detox_core.metrics.registry import get_preset
+from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.models import ModelPool
+from detox_core.vocab import in_language_order, language_name
 
 
 def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], list[list[str]]]:
-    """Toxic inputs and their references.
+    """Toxic inputs and their references (RUSSE-style files).
 
     ``path`` is a corpus TSV (header with ``toxic_comment``; its ``neutral_comment*``
     columns are the references) or a text file with one input per line. ``references``
@@ -44,8 +59,122 @@ def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], 
     return inputs, refs
 
 
+@dataclass
+class ScoringTask:
+    """What submissions are scored against.
+
+    Attributes:
+        label: the inputs in words ("textdetox2025, test split" or a file name).
+        inputs, references: RUSSE-style inputs in order (empty for a multilingual task).
+        rows: a multilingual split's inputs (:func:`load_multilingual_inputs` frame, file
+            order), None for a RUSSE-style task.
+        elsewhere: where language codes the split lacks are found (for messages).
+        languages: the split's languages, in order (multilingual).
+        averages: an edition's named language groups (``avg_p``: the 9 of 2024, ...).
+    """
+
+    label: str
+    inputs: list[str] = field(default_factory=list)
+    references: list[list[str]] = field(default_factory=list)
+    rows: pd.DataFrame | None = None
+    elsewhere: dict[str, set[str]] | None = None
+    languages: tuple[str, ...] = ()
+    averages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def multilingual(self) -> bool:
+        return self.rows is not None
+
+
+def _multilingual_references(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``rows`` with references from a TSV ``toxic_sentence, neutral_sentence, lang`` (the
+    hub's format; ``neutral_comment1..3`` too), matched by text and language."""
+    refs = load_multilingual_inputs(path, languages=sorted(set(rows["lang"])) or None)
+    keys = {(t.strip(), lang): i for i, (t, lang) in enumerate(zip(rows["toxic_comment"], rows["lang"]))}
+    out = rows.copy()
+    for c in data.REFERENCE_COLUMNS:
+        out[c] = ""
+    for row in refs.itertuples(index=False):
+        hit = keys.get((row.toxic_comment.strip(), row.lang))
+        if hit is None:
+            raise DetoxInputError(f"this {language_name(row.lang)} input is not in the inputs file: "
+                                  f"{row.toxic_comment.strip()[:60]!r}", path, int(row.line), "toxic_sentence")
+        for c in data.REFERENCE_COLUMNS:
+            out.iat[hit, out.columns.get_loc(c)] = getattr(row, c)
+    out["n_refs"] = sum((out[c] != "").astype(int) for c in data.REFERENCE_COLUMNS)
+    return out
+
+
+def load_task(inputs_path: Path | None = None, references: Path | None = None, *, edition: str | None = None,
+              split: str | None = None) -> ScoringTask:
+    """The inputs of ``score``: a file (RUSSE-style or multilingual, told by its header) or
+    an edition's split (its own inputs and references, from the data folder).
+
+    Raises:
+        DetoxInputError: neither or both given, an unknown split, a bad file.
+        DataMissingError: the edition's split has not been fetched.
+    """
+    from detox_core import editions
+    from detox_core.submissions.service import languages_elsewhere, split_inputs, split_rows
+
+    if (inputs_path is None) == (edition is None):
+        raise DetoxInputError("give the inputs as --inputs FILE or --edition NAME (one of them)")
+    if edition is not None:
+        ed = editions.get_edition(edition)
+        if split is None:
+            split = "test" if "test" in ed.splits else next(iter(ed.splits))
+        if split not in ed.splits:
+            raise DetoxInputError(f"{ed.title} has no split {split!r}; its splits: {', '.join(ed.splits)}")
+        whole = ed.load([s for s in ed.available_splits() if s != split] + [split])
+        label = f"{ed.name}, {split} split"
+        if not ed.multilingual:
+            inputs, refs = split_inputs(whole, split)
+            if references is not None:
+                inputs, refs = inputs, load_inputs_references(references, len(inputs))
+            return ScoringTask(label, inputs, refs)
+        rows = split_rows(whole, split).reset_index(drop=True)
+        if references is not None:
+            rows = _multilingual_references(rows, references)
+        return ScoringTask(label, rows=rows, elsewhere=languages_elsewhere(ed.name, split, whole),
+                           languages=tuple(in_language_order(set(rows["lang"]))), averages=dict(ed.averages or {}))
+    assert inputs_path is not None
+    raw, _ = read_bytes(inputs_path, None, MAX_FILE_BYTES)
+    if is_multilingual(raw):
+        rows = load_multilingual_inputs(inputs_path, split=split or inputs_path.stem)
+        if references is not None:
+            rows = _multilingual_references(rows, references)
+        return ScoringTask(inputs_path.name, rows=rows, languages=tuple(in_language_order(set(rows["lang"]))),
+                           elsewhere=_editions_codes())
+    inputs, refs = load_inputs(inputs_path, references)
+    return ScoringTask(inputs_path.name, inputs, refs)
+
+
+def load_inputs_references(path: Path, n: int) -> list[list[str]]:
+    """References as a corpus TSV, one row per input."""
+    ref_corpus = data.load_corpus(path)
+    if len(ref_corpus) != n:
+        raise DetoxInputError(f"expected {n} rows of references (one per input), found {len(ref_corpus)}", path)
+    return data.references(ref_corpus)
+
+
+def _editions_codes() -> dict[str, set[str]]:
+    """The editions' languages, to name a code an inputs file lacks as another edition's."""
+    from detox_core import editions
+
+    return {f"{e.title}, not in the inputs file": set(e.languages) for e in editions.editions()
+            if getattr(e, "languages", None)}
+
+
+def submission_name(path: Path) -> str:
+    """``team.tsv``, ``team.txt`` and ``team.zip`` are all ``team``."""
+    name = path.name
+    for suffix in (".zip", ".tsv", ".txt", ".csv"):
+        name = name.removesuffix(suffix)
+    return name
+
+
 def score_submissions(
-    inputs_path: Path,
+    inputs_path: Path | None,
     submissions: Sequence[Path],
     out_dir: Path,
     *,
@@ -56,69 +185,48 @@ def score_submissions(
     references: Path | None = None,
     quiet: bool = False,
     options: dict | None = None,
+    edition: str | None = None,
+    split: str | None = None,
 ) -> list[Path]:
     """Score every submission and write ``<name>.scores.csv``, ``<name>.signature.json``
-    and ``summary.csv`` into ``out_dir``.
+    and ``summary.csv`` into ``out_dir`` (and ``<name>.languages.csv`` for a multilingual
+    task: one row per language, n/a with the reason where a language is not scored).
 
-    Every file is validated before anything is scored, and files are written only
-    after all submissions are scored (each through a temporary file), so a failure
-    leaves no half-written output.
+    Every file is validated before anything is scored (the problems of all files are
+    reported together), and files are written only after all submissions are scored
+    (each through a temporary file), so a failure leaves no half-written output.
 
     Raises:
-        DetoxInputError: a bad inputs or submission file (all submissions are checked
-            and their problems reported together).
+        DetoxInputError: a bad inputs or submission file.
         ModelUnavailableError: a model of the preset cannot be loaded.
     """
-    from tqdm import tqdm
-
-    inputs, refs = load_inputs(inputs_path, references)
-    loaded: dict[str, pd.DataFrame] = {}
-    problems: list[str] = []
-    names = [p.name.removesuffix(".txt").removesuffix(".tsv") for p in submissions]
+    task = load_task(inputs_path, references, edition=edition, split=split)
+    names = [submission_name(p) for p in submissions]
     if len(set(names)) != len(names):
-        raise DetoxInputError("two submissions have the same file name; their score files would collide")
-    for path, name in zip(submissions, names):
-        try:
-            loaded[name] = data.load_submission(path, inputs=inputs)
-        except DetoxInputError as err:
-            problems.append(str(err))
-    if problems:
-        raise DetoxInputError("; ".join(problems))
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise DetoxInputError(f"two submissions are named {', '.join(twice)}: their score files would collide; "
+                              "rename one")
+    if task.multilingual:
+        prepared = _validate_multilingual(task, submissions, names, preset)
+    else:
+        prepared = _validate_monolingual(task, submissions, names)
     scorer = get_preset(preset, pool=pool, models=models, **(options or {}))
     results: dict[str, pd.DataFrame] = {}
-    signature: Signature | None = None
     for name in names:
-        outputs = loaded[name]["neutral_sentence"].tolist()
-        if hasattr(scorer, "estimate") and not quiet:
-            estimate = scorer.estimate(inputs, outputs)
-            if estimate is not None:
-                print(f"{name}: {estimate.text()}", file=sys.stderr)
-        bar = tqdm(total=len(outputs), desc=name, unit="pair" if not hasattr(scorer, "estimate") else "request",
-                   file=sys.stderr, disable=quiet, leave=False)
-        last = {"step": None}
-
-        def progress(step: str, done: int, total: int, bar=bar, last=last) -> None:
-            if step != last["step"]:
-                bar.set_postfix_str(step)
-                last["step"] = step
-            bar.total = max(total, 1)  # an LLM judge counts requests, not pairs
-            bar.n = done
-            bar.refresh()
-
-        frame = scorer.score(inputs, outputs, refs, calibrated=calibrated, progress=progress)
-        bar.close()
-        if "llm_usage" in frame.attrs and not quiet:
-            from detox_core.judge.runner import Usage
-
-            print(f"{name}: {Usage(**frame.attrs['llm_usage']).text()}", file=sys.stderr)
-        signature = frame.attrs["signature"]
-        table = pd.DataFrame({
-            "input": inputs,
-            "output": outputs,
-            **{f"reference{k + 1}": [r[k] if k < len(r) else "" for r in refs] for k in range(max(map(len, refs), default=0))},
-        })
-        results[name] = pd.concat([table, frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)]], axis=1)
-        results[name].attrs["signature"] = signature
+        if task.multilingual:
+            results[name] = _score_multilingual(task, prepared[name], scorer, name, calibrated, quiet)
+        else:
+            outputs = prepared[name]["neutral_sentence"].tolist()
+            frame = _run(scorer, name, task.inputs, outputs, task.references, None, calibrated, quiet)
+            refs = task.references
+            table = pd.DataFrame({
+                "input": task.inputs,
+                "output": outputs,
+                **{f"reference{k + 1}": [r[k] if k < len(r) else "" for r in refs]
+                   for k in range(max(map(len, refs), default=0))},
+            })
+            results[name] = pd.concat([table, frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)]], axis=1)
+            results[name].attrs["signature"] = frame.attrs["signature"]
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     rows = []
@@ -129,8 +237,171 @@ def score_submissions(
         sig_path = out_dir / f"{name}.signature.json"
         data.write_text_atomic(sig_path, json.dumps(sig, ensure_ascii=False, indent=2) + "\n")
         written += [path, sig_path]
-        rows.append({"submission": name, "n": len(table), **system_scores(table), "signature": json.dumps(sig, ensure_ascii=False, sort_keys=True)})
+        signature = json.dumps(sig, ensure_ascii=False, sort_keys=True)
+        if task.multilingual:
+            languages = language_table(task, prepared[name], table, preset)
+            lang_path = out_dir / f"{name}.languages.csv"
+            data.write_text_atomic(lang_path, languages.to_csv(index=False, float_format="%.6f"))
+            written.append(lang_path)
+            rows.append({**summary_row(task, name, prepared[name], languages), "signature": signature})
+            if not quiet:
+                _print_languages(name, prepared[name], languages)
+        else:
+            rows.append({"submission": name, "n": len(table), **system_scores(table), "signature": signature})
     summary = out_dir / "summary.csv"
     data.write_text_atomic(summary, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
     written.append(summary)
     return written
+
+
+def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str]) -> dict:
+    loaded: dict[str, pd.DataFrame] = {}
+    problems: list[str] = []
+    for path, name in zip(submissions, names):
+        try:
+            loaded[name] = data.load_submission(path, inputs=task.inputs)
+        except DetoxInputError as err:
+            problems.append(str(err))
+    if problems:
+        raise DetoxInputError("; ".join(problems))
+    return loaded
+
+
+def _validate_multilingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str], preset: str) -> dict:
+    """Every submission matched to the split (the page's matching), all problems of all
+    files together, before anything is scored."""
+    from detox_core.submissions.service import prepare_multilingual
+
+    prepared = {}
+    problems: list[str] = []
+    for path, name in zip(submissions, names):
+        try:
+            content, _ = read_bytes(path, None, MAX_FILE_BYTES)
+            prepared[name] = prepare_multilingual(content, path.name, task.rows, preset, elsewhere=task.elsewhere)
+        except DetoxInputError as err:
+            problems.append(str(err))
+        except OSError as err:
+            problems.append(f"{path}: {err.strerror or err}")
+    if problems:
+        raise DetoxInputError(problems[0] if len(problems) == 1 else
+                              f"{len(problems)} files have problems:" + "".join(f"\n  - {p}" for p in problems))
+    return prepared
+
+
+def _run(scorer, name: str, inputs, outputs, references, langs, calibrated: bool, quiet: bool) -> pd.DataFrame:
+    """One submission through the scorer, with a progress bar (and an LLM judge's estimate
+    and cost)."""
+    from tqdm import tqdm
+
+    from detox_core.submissions.service import run_scorer
+
+    if hasattr(scorer, "estimate") and not quiet:
+        if langs is not None and hasattr(scorer, "langs"):
+            scorer.langs = list(langs)
+        estimate = scorer.estimate(inputs, outputs)
+        if estimate is not None:
+            print(f"{name}: {estimate.text()}", file=sys.stderr)
+    bar = tqdm(total=len(outputs), desc=name, unit="pair" if not hasattr(scorer, "estimate") else "request",
+               file=sys.stderr, disable=quiet, leave=False)
+    last = {"step": None}
+
+    def progress(step: str, done: int, total: int) -> None:
+        if step != last["step"]:
+            bar.set_postfix_str(step)
+            last["step"] = step
+        bar.total = max(total, 1)  # an LLM judge counts requests, not pairs
+        bar.n = done
+        bar.refresh()
+
+    frame = run_scorer(scorer, inputs, outputs, references, langs=langs, calibrated=calibrated, progress=progress)
+    bar.close()
+    if "llm_usage" in frame.attrs and not quiet:
+        from detox_core.judge.runner import Usage
+
+        print(f"{name}: {Usage(**frame.attrs['llm_usage']).text()}", file=sys.stderr)
+    return frame
+
+
+def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrated: bool, quiet: bool) -> pd.DataFrame:
+    """Per-sentence scores of every answered input, in the split's order: the covered
+    languages scored, the others n/a with the reason in ``note``."""
+    sub = prepared.submission.frame
+    frame = _run(scorer, name, prepared.inputs, prepared.outputs, prepared.references, prepared.langs,
+                 calibrated, quiet)
+    scored = pd.concat([prepared.frame[["input_line"]].reset_index(drop=True),
+                        frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)].reset_index(drop=True)], axis=1)
+    refs_by_key = {k: r for k, r in zip(zip(task.rows["toxic_comment"], task.rows["lang"]),
+                                        data.references(task.rows))}
+    refs = [refs_by_key.get(k, []) for k in zip(sub["toxic_sentence"], sub["lang"])]
+    table = pd.DataFrame({
+        "input_line": sub["input_line"], "line": sub["line"], "lang": sub["lang"],
+        "input": sub["toxic_sentence"], "output": sub["neutral_sentence"],
+        **{f"reference{k + 1}": [r[k] if k < len(r) else "" for r in refs]
+           for k in range(max(map(len, refs), default=0))},
+    })
+    table = table.merge(scored, on="input_line", how="left")
+    recipe = preset_class(scorer.name)
+    reason = f"not scored: the {recipe.display(calibrated)} preset covers {recipe.coverage()}"
+    table["note"] = ["" if lang in prepared.covered else reason for lang in table["lang"]]
+    table.attrs["signature"] = frame.attrs["signature"]
+    return table
+
+
+def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str) -> pd.DataFrame:
+    """One row per language of the split: ``lang``, ``language``, ``n`` (sentences answered),
+    the mean of each score over the language's scored sentences, and ``note`` (why a
+    language has no score: not answered, not covered by the preset, no references)."""
+    from detox_core.analysis.languages import per_language
+
+    recipe = preset_class(preset)
+    present = [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in table]
+    scored = per_language(table[table["note"] == ""], tuple(present)).set_index("lang") \
+        if (table["note"] == "").any() else pd.DataFrame(columns=present)
+    out = []
+    for lang in task.languages:
+        n = int((table["lang"] == lang).sum())
+        row = {"lang": lang, "language": language_name(lang), "n": n}
+        if lang in scored.index:
+            row.update({c: float(scored.at[lang, c]) for c in present})
+            part = task.rows[task.rows["lang"] == lang]
+            row["note"] = ("" if (part["n_refs"] > 0).any() else
+                           "no references: chrF and the other reference-based metrics are n/a")
+        else:
+            row.update({c: float("nan") for c in present})
+            row["note"] = ("not answered" if lang in prepared.submission.missing_languages
+                           else f"n/a: the {recipe.display()} preset covers {recipe.coverage()}")
+        out.append(row)
+    return pd.DataFrame(out, columns=["lang", "language", "n", *present, "note"])
+
+
+def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame) -> dict:
+    """A submission in one row: what it answers, the mean over languages of each axis (the
+    official average: each language counts once; over the languages scored, named in
+    ``mean_over``), the edition's named averages and J per language."""
+    sub = prepared.submission
+    scored = languages[languages["lang"].isin(prepared.covered)]
+    row: dict = {"submission": name, "answered": sub.describe(), "partial": sub.partial,
+                 "missing_languages": " ".join(in_language_order(sub.missing_languages)),
+                 "not_covered": " ".join(prepared.not_covered), "n": int(languages["n"].sum()),
+                 "n_scored": int(scored["n"].sum())}
+    with_j = scored.loc[scored["j"].notna(), "lang"].tolist()
+    row["mean_over"] = f"all {len(task.languages)}" if len(with_j) == len(task.languages) else " ".join(with_j) or "none"
+    for c in [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in languages]:
+        values = scored[c].dropna()
+        row[c] = float(values.mean()) if len(values) else float("nan")
+    for avg, langs in task.averages.items():
+        part = languages.set_index("lang")["j"].reindex(list(langs))
+        # an edition's average only when every one of its languages is scored: never a mean over a part
+        row[f"j_{avg}"] = float(part.mean()) if len(part) and part.notna().all() else float("nan")
+    for lang, value in zip(languages["lang"], languages["j"]):
+        row[f"j_{lang}"] = value
+    return row
+
+
+def _print_languages(name: str, prepared, languages: pd.DataFrame) -> None:
+    """A submission's languages on stderr: J per language, the mean, what is n/a and why."""
+    sub = prepared.submission
+    print(f"{name}: {sub.describe()}", file=sys.stderr)
+    for row in languages.itertuples(index=False):
+        j = "n/a" if pd.isna(row.j) else f"{row.j:.3f}"
+        print(f"  {row.lang:<4} {row.language:<10} n={row.n:<5} J={j:<6} {row.note}", file=sys.stderr)

@@ -136,10 +136,8 @@ def _score_and_store(store: Store, content: bytes, name: str, *, dataset: str, s
         if answered and not existing.answered:  # stored before the answered languages were kept
             existing = store.record_answered(existing.id, list(answered)) or existing
         return existing, True
-    scorer = get_preset(preset, pool=pool)
-    if langs is not None and hasattr(scorer, "langs"):  # the LLM judge: {lang} in its prompts, per-language examples
-        scorer.langs = list(langs)
-    frame = scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress)
+    frame = run_scorer(get_preset(preset, pool=pool), inputs, outputs, references, langs=langs,
+                       calibrated=calibrated, progress=progress)
     if on_scored:
         on_scored(frame)
     pending = PendingSubmission(dict(name=name, sha256=sha, dataset=dataset, split=split, preset=preset,
@@ -201,6 +199,74 @@ def languages_elsewhere(dataset: str, split: str, whole: pd.DataFrame) -> dict[s
     return places
 
 
+@dataclass(frozen=True)
+class PreparedMultilingual:
+    """A CodaLab submission matched to a split's inputs, ready to score: what the
+    Submissions page and ``python -m detox_core score`` both score (one matching for both).
+
+    Attributes:
+        submission: what the file answers (languages, partial).
+        covered: the answered languages the preset scores, in the inputs' order.
+        not_covered: answered languages the preset does not cover (n/a, never 0).
+        frame: the submission's rows of the covered languages (its ``frame`` columns).
+        references: each row's references (empty when the input has none).
+    """
+
+    submission: MultilingualSubmission
+    covered: tuple[str, ...]
+    not_covered: tuple[str, ...]
+    frame: pd.DataFrame
+    references: list[list[str]]
+
+    @property
+    def inputs(self) -> list[str]:
+        return self.frame["toxic_sentence"].tolist()
+
+    @property
+    def outputs(self) -> list[str]:
+        return self.frame["neutral_sentence"].tolist()
+
+    @property
+    def langs(self) -> list[str]:
+        return self.frame["lang"].tolist()
+
+
+def prepare_multilingual(content: bytes, name: str, rows: pd.DataFrame, preset: str, *,
+                         elsewhere: dict[str, set[str]] | None = None) -> PreparedMultilingual:
+    """Validate a CodaLab submission against a multilingual split and keep the rows the
+    preset covers.
+
+    Args:
+        rows: :func:`split_rows` of the split (``toxic_comment``, ``lang``, ``line``, references).
+
+    Raises:
+        DetoxInputError: the file breaks the format (every problem with its line), or the
+            preset covers none of the languages it answers.
+    """
+    sub = load_multilingual_submission(content, rows, name=name, elsewhere=elsewhere)
+    recipe = preset_class(preset)
+    covered = tuple(lang for lang in sub.languages if recipe.covers(lang))
+    not_covered = tuple(in_language_order(lang for lang in sub.languages if lang not in covered))
+    if not covered:
+        raise DetoxInputError(f"the {recipe.display()} preset covers {recipe.coverage()}; the submission answers "
+                              f"{', '.join(language_name(lang) for lang in sub.languages)}: nothing it could score",
+                              name)
+    frame = sub.frame[sub.frame["lang"].isin(covered)].reset_index(drop=True)
+    refs = reference_map(rows)
+    references = [refs.get(k, []) for k in zip(frame["toxic_sentence"], frame["lang"])]
+    return PreparedMultilingual(sub, covered, not_covered, frame, references)
+
+
+def run_scorer(scorer, inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]], *,
+               langs: Sequence[str] | None, calibrated: bool, progress: StepProgress | None = None) -> pd.DataFrame:
+    """Score pairs with a preset object, telling a preset that reads languages (the LLM
+    judge: ``{lang}`` in its prompts, per-language examples) the language of each pair."""
+    if langs is not None and hasattr(scorer, "langs"):
+        scorer.langs = list(langs)
+    return scorer.score(list(inputs), list(outputs), [list(r) for r in references], calibrated=calibrated,
+                        progress=progress)
+
+
 def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dataset: str, split: str,
                                  rows: pd.DataFrame, preset: str, calibrated: bool, source: str,
                                  pool: ModelPool | None = None,
@@ -220,23 +286,13 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
             :func:`score_and_store`.
     """
     name = clean_name(name)
-    sub = load_multilingual_submission(content, rows, name=name, elsewhere=elsewhere)
-    recipe = preset_class(preset)
-    covered = [lang for lang in sub.languages if recipe.covers(lang)]
-    not_covered = in_language_order(lang for lang in sub.languages if lang not in covered)
-    if not covered:
-        raise DetoxInputError(f"the {recipe.display()} preset covers {recipe.coverage()}; the submission answers "
-                              f"{', '.join(language_name(lang) for lang in sub.languages)}: nothing it could score",
-                              name)
-    frame = sub.frame[sub.frame["lang"].isin(covered)]
-    refs = reference_map(rows)
-    keys = list(zip(frame["toxic_sentence"], frame["lang"]))
+    prepared = prepare_multilingual(content, name, rows, preset, elsewhere=elsewhere)
     stored, already = _score_and_store(
-        store, content, name, dataset=dataset, split=split, inputs=frame["toxic_sentence"].tolist(),
-        outputs=frame["neutral_sentence"].tolist(), references=[refs.get(k, []) for k in keys],
-        langs=frame["lang"].tolist(), preset=preset, calibrated=calibrated, source=source, pool=pool,
-        progress=progress, on_scored=on_scored, answered=in_language_order(sub.languages))
-    return MultilingualResult(stored, already, sub, not_covered)
+        store, content, name, dataset=dataset, split=split, inputs=prepared.inputs,
+        outputs=prepared.outputs, references=prepared.references,
+        langs=prepared.langs, preset=preset, calibrated=calibrated, source=source, pool=pool,
+        progress=progress, on_scored=on_scored, answered=in_language_order(prepared.submission.languages))
+    return MultilingualResult(stored, already, prepared.submission, prepared.not_covered)
 
 
 def stored_references(scores: pd.DataFrame, rows: pd.DataFrame) -> list[list[str]]:

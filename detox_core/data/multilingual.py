@@ -267,16 +267,18 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
     if twice:
         problems.append((twice[0][0], f"{len(twice)} input(s) answered twice, on line(s) {_listed([t[0] for t in twice])} "
                          f"(line {twice[0][0]} repeats line {twice[0][1]})"))
-    answered_langs = {inputs["lang"].iat[i] for i in answered}
-    covered = [lang for lang in dict.fromkeys(inputs["lang"]) if lang in answered_langs]
-    missing_rows = [i for i in range(len(inputs)) if inputs["lang"].iat[i] in covered and i not in answered]
+    # Plain lists: a pandas lookup per row cost seconds on a 5,400-row split.
+    in_langs, in_lines, in_texts = inputs["lang"].tolist(), inputs["line"].tolist(), inputs["toxic_comment"].tolist()
+    answered_langs = {in_langs[i] for i in answered}
+    covered = [lang for lang in dict.fromkeys(in_langs) if lang in answered_langs]
+    covered_set = set(covered)
+    missing_rows = [i for i, lang in enumerate(in_langs) if lang in covered_set and i not in answered]
     if missing_rows:
         first = missing_rows[0]
-        in_lines = [int(inputs["line"].iat[i]) for i in missing_rows]
         problems.append((table.lines[-1] if table.lines else 1,
                          f"{len(missing_rows)} input(s) of the answered languages have no row: input line(s) "
-                         f"{_listed(in_lines)} of the split (first: {language_name(inputs['lang'].iat[first])} "
-                         f"{inputs['toxic_comment'].iat[first].strip()[:60]!r})"))
+                         f"{_listed([int(in_lines[i]) for i in missing_rows])} of the split (first: "
+                         f"{language_name(in_langs[first])} {in_texts[first].strip()[:60]!r})"))
     if len(problems) == 1:
         raise DetoxInputError(problems[0][1], label, problems[0][0])
     if problems:
@@ -284,12 +286,12 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
             f"({k}) line {line}: {text}" for k, (line, text) in enumerate(problems, 1)), label, problems[0][0])
     order = sorted(answered)
     frame = pd.DataFrame({
-        "input_line": [int(inputs["line"].iat[i]) for i in order],
+        "input_line": [int(in_lines[i]) for i in order],
         "line": [answered[i][0] for i in order],
-        "lang": [inputs["lang"].iat[i] for i in order],
-        "toxic_sentence": [inputs["toxic_comment"].iat[i] for i in order],
+        "lang": [in_langs[i] for i in order],
+        "toxic_sentence": [in_texts[i] for i in order],
         "neutral_sentence": [answered[i][1] for i in order],
     })
-    missing = tuple(lang for lang in dict.fromkeys(inputs["lang"]) if lang not in covered)
+    missing = tuple(lang for lang in dict.fromkeys(in_langs) if lang not in covered_set)
     return MultilingualSubmission(frame, tuple(covered), missing)
 

@@ -49,6 +49,7 @@ MIN_RATIO = 1000.0  # document frequency in the toxic inputs / general frequency
 FLOOR = 1e-7  # general frequency given to a word wordfreq does not know
 MIN_SYSTEMS = 3  # of the six systems of the meta-evaluation sample
 MIN_REMOVAL_SHARE = 0.75  # of the inputs holding a word, the share it was removed from
+MIN_REMOVALS_ALONE = 3  # the same, for a word that no other source confirms (Amharic)
 MIN_REMOVALS = 2  # inputs a keyness candidate was removed from by MIN_SYSTEMS systems, to confirm it
 MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is kept when Russian uses it
 LATIN_BORROWERS = ("de", "es", "fr", "it", "hin")
@@ -181,6 +182,8 @@ def keyness(texts: list[str], lang: str, min_count: int) -> dict[str, float]:
     for word, n in counts.items():
         if n < min_count or word.isdigit() or "_" in word or word in HTML_ENTITIES:  # "user_0": anonymised users
             continue
+        if lang in ("zh", "ja") and len(word) < 2:  # one character: a morpheme of many words ("拳" of "女拳")
+            continue
         ratio = (n / len(texts)) / max(general.get(word, 0.0), FLOOR)
         if ratio >= MIN_RATIO:
             out[word] = math.log10(ratio)
@@ -237,10 +240,10 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
                                    f"{min_count} inputs, {how}")
     if lang not in WORDFREQ and removed:
         # No general frequencies: what systems removed, from at least two inputs.
-        kept = {w for w, n in removed.items() if n >= MIN_REMOVALS and len(w) >= 2}
+        kept = {w for w, n in removed.items() if n >= MIN_REMOVALS_ALONE and len(w) >= 2}
         if kept:
             parts["removed by systems"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
-                                           f"meta-evaluation sample deleted, from at least {MIN_REMOVALS} inputs and "
+                                           f"meta-evaluation sample deleted, from at least {MIN_REMOVALS_ALONE} inputs and "
                                            f"from at least {MIN_REMOVAL_SHARE:.0%} of the inputs holding them")
     words = frozenset().union(*(w for w, _ in parts.values())) if parts else frozenset()
     sources = tuple(LexiconSource(name, len(w), detail) for name, (w, detail) in parts.items())

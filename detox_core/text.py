@@ -96,7 +96,7 @@ def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | Non
 
     In spaced scripts a span is a word (:data:`WORD_RE`) whose normalised form is in
     ``lexicon``. In Chinese and Japanese the text is segmented into words first
-    (:mod:`detox_core.lexicons.segment`), and a span is the longest run of up to
+    (:mod:`detox_core.segment`), and a span is the longest run of up to
     :data:`MAX_SEGMENTS` whole segments that is a lexicon word: "傻逼", cut "傻" + "逼" by
     the segmenter, is found, and a one-character entry ("鸡") is not found inside a longer
     word ("鸡蛋", egg).
@@ -106,7 +106,7 @@ def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | Non
     unspaced = unspaced_language(text, lang)
     if unspaced is None:
         return [m.span() for m in WORD_RE.finditer(text) if normalise_word(m.group()) in lexicon]
-    from detox_core.lexicons.segment import SEGMENTERS  # noqa: PLC0415 - loads a segmenter only for CJK text
+    from detox_core.segment import SEGMENTERS  # noqa: PLC0415 - loads a segmenter only for CJK text
 
     pieces = SEGMENTERS[unspaced](text)
     starts = [0]

@@ -4,7 +4,7 @@ Corpus page marks.
 - :mod:`.base`: :class:`ToxicLexicon` (words, sources with counts, strength) and the files
   under ``data/lexicons/``;
 - :mod:`.build`: how each language's list is made (``python -m detox_core build-lexicons``);
-- :mod:`.segment`: word segmentation of Chinese and Japanese.
+- :mod:`detox_core.segment`: word segmentation of Chinese and Japanese (used by :mod:`detox_core.text`).
 
 RUSSE-2022 keeps its own lexicon (:meth:`detox_core.editions.Edition.load_lexicon`).
 """

@@ -5,7 +5,7 @@ Sources, per language (each list says which it used, see ``sources.json``):
 - **glin-profanity** (MIT, installed from PyPI): the package's own dictionaries, read from
   the installed package at build time (never copied into this repository). Its ``hindi``
   list is romanised, so it is the Hinglish (``hin``) seed, not Hindi's.
-- **RUSSE-2022 lexicon** (``data/russe2022/lexicon/toxic_vocab.txt``, 139k Russian word
+- **RUSSE-2022 lexicon** (the Russian edition's ``lexicon/toxic_vocab.txt``, 139k Russian word
   forms): Russian; and, for Ukrainian and Tatar, the forms of it that occur in their
   toxic inputs (Russian obscenities are used in both).
 - **TextDetox hub lexicon** (``textdetox/multilingual_toxic_lexicon``, fetched by
@@ -55,19 +55,46 @@ MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is 
 LATIN_BORROWERS = ("de", "es", "fr", "it", "hin")
 MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
 MIN_STRONG = 100
+HUB_LEXICON_REPO = "textdetox/multilingual_toxic_lexicon"
 HTML_ENTITIES = frozenset({"amp", "gt", "lt", "quot", "nbsp"})  # left over from "&amp;" in scraped text
 CURATED = ("glin-profanity", "RUSSE-2022 lexicon", "TextDetox hub lexicon")
-INPUT_FILES = ("textdetox2024/dev_inputs.tsv", "textdetox2024/test_inputs.tsv", "textdetox2025/dev_inputs.tsv",
-               "textdetox2025/test_inputs.tsv")
-HUB_LEXICON_FILES = ("textdetox2025/lexicon/hub_toxic_lexicon.tsv", "textdetox2024/lexicon/hub_toxic_lexicon.tsv")
-PAIRS_FILE = "textdetox2024/meta_eval/pairs.tsv"
-RUSSIAN_FILE = "russe2022/lexicon/toxic_vocab.txt"
+
+
+def _multilingual_editions():
+    from detox_core import editions  # noqa: PLC0415 - the registry, read when a build runs
+
+    return [e for e in editions.editions() if e.multilingual]
+
+
+def _input_paths(root: Path) -> list[Path]:
+    """Every split file of the multilingual editions (``toxic_sentence``, ``lang``)."""
+    return [e.path(rel, root) for e in _multilingual_editions() for files in e.splits.values() for rel in files]
+
+
+def _hub_lexicon_paths(root: Path) -> list[Path]:
+    """The hub lexicon's copies of the editions that list it, newest edition first."""
+    return [e.path(f.rel, root) for e in reversed(_multilingual_editions()) for f in e.files
+            if f.hub is not None and f.hub.repo_id == HUB_LEXICON_REPO]
+
+
+def _pairs_paths(root: Path) -> list[Path]:
+    return [e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs]
+
+
+def _russian_lexicon_path(root: Path) -> Path | None:
+    """The lexicon of the Russian edition (RUSSE-2022), when fetched."""
+    from detox_core import editions  # noqa: PLC0415
+
+    for e in editions.editions():
+        if e.languages == ("ru",) and e.lexicon:
+            return e.optional(e.lexicon, root)
+    return None
 
 
 def tokenize(text: str, lang: str) -> list[str]:
     """Normalised words of ``text``: segmented in Chinese and Japanese."""
     if lang in ("zh", "ja"):
-        from detox_core.lexicons.segment import SEGMENTERS  # noqa: PLC0415
+        from detox_core.segment import SEGMENTERS  # noqa: PLC0415
 
         return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
     return [normalise_word(w) for w in WORD_RE.findall(text)]
@@ -107,8 +134,7 @@ def glin_words(lang: str) -> set[str]:
 def read_inputs(root: Path) -> dict[str, list[str]]:
     """The editions' toxic inputs per language, each text once."""
     out: dict[str, dict[str, None]] = defaultdict(dict)
-    for rel in INPUT_FILES:
-        path = root / rel
+    for path in _input_paths(root):
         if not path.is_file():
             continue
         with path.open(encoding="utf-8", newline="") as fh:
@@ -121,8 +147,7 @@ def read_inputs(root: Path) -> dict[str, list[str]]:
 def read_hub_lexicon(root: Path) -> dict[str, set[str]]:
     """The hub lexicon's words per language (``text``, ``lang`` TSV), when fetched."""
     out: dict[str, set[str]] = defaultdict(set)
-    for rel in HUB_LEXICON_FILES:
-        path = root / rel
+    for path in _hub_lexicon_paths(root):
         if not path.is_file():
             continue
         with path.open(encoding="utf-8", newline="") as fh:
@@ -137,12 +162,12 @@ def removed_by_systems(root: Path) -> dict[str, Counter]:
     """Per language, word -> inputs of the meta-evaluation sample from which at least
     :data:`MIN_SYSTEMS` of its systems deleted the word, for the words deleted from at
     least :data:`MIN_REMOVAL_SHARE` of the inputs that hold them (function words are kept by most rewrites)."""
-    path = root / PAIRS_FILE
     out: dict[str, Counter] = defaultdict(Counter)
-    if not path.is_file():
+    paths = [p for p in _pairs_paths(root) if p.is_file()]
+    if not paths:
         return out
     votes: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    with path.open(encoding="utf-8", newline="") as fh:
+    with paths[0].open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh, delimiter="\t"):
             lang = row["lang"]
             key = (lang, row["toxic_sentence"])
@@ -213,7 +238,7 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
     if hub:
         parts["TextDetox hub lexicon"] = (hub, f"textdetox/multilingual_toxic_lexicon, split {lang}")
     if lang == "ru" and russian:
-        parts["RUSSE-2022 lexicon"] = (set(russian), "data/russe2022/lexicon/toxic_vocab.txt (word forms)")
+        parts["RUSSE-2022 lexicon"] = (set(russian), "the RUSSE-2022 edition's lexicon/toxic_vocab.txt (word forms)")
     vocab = Counter(w for t in texts for w in set(tokenize(t, lang)))
     if lang in ("uk", "tt") and russian:
         from wordfreq import get_frequency_dict  # noqa: PLC0415
@@ -266,8 +291,8 @@ def build_lexicons(root: Path | None = None, languages: Iterable[str] = LANGUAGE
     inputs = read_inputs(root)
     hub = read_hub_lexicon(root)
     removed = removed_by_systems(root)
-    russian_path = root / RUSSIAN_FILE
-    if russian_path.is_file():
+    russian_path = _russian_lexicon_path(root)
+    if russian_path is not None:
         from detox_core.data.formats import load_lexicon  # noqa: PLC0415
 
         russian = load_lexicon(russian_path)

@@ -41,6 +41,8 @@ $(COMET_STAMP): $(COMET_REQS)
 data: setup
 	@$(BIN)/python -m detox_core fetch-data --quiet || \
 		echo "fetch-data: some files are missing (see above); continuing without them."
+	@$(BIN)/python -m detox_core build-lexicons --quiet || \
+		echo "build-lexicons: failed (see above); the Delete baseline has no list outside Russian."
 	@$(BIN)/python -m detox_core train-embedded || \
 		echo "train-embedded: skipped (see above); the embedded preset needs the corpus."
 

@@ -2,6 +2,7 @@
 
 Commands:
     fetch-data       fill ``data/<edition>`` from a mirror or the public sources.
+    build-lexicons   build the toxic lexicon of every TextDetox language into ``data/lexicons``.
     train-embedded   train the offline models of the ``embedded`` preset, fit them on human
                      judgements (kept only if that agrees better on systems left out) and
                      measure the preset's agreement with people.
@@ -280,6 +281,17 @@ def _cmd_health(args: argparse.Namespace) -> int:
     return 1
 
 
+def _cmd_build_lexicons(args: argparse.Namespace) -> int:
+    from detox_core.lexicons.build import build_lexicons  # noqa: PLC0415 - loads wordfreq and the segmenters
+
+    root = Path(args.data_dir) if args.data_dir else None
+    built = build_lexicons(root, step=None if args.quiet else lambda msg: print(f"  {msg}", file=sys.stderr))
+    weak = [lang for lang, lex in built.items() if lex.weak]
+    print(f"{len(built)} lexicons built in {(root or config.data_dir()) / 'lexicons'}"
+          + (f"; weak: {', '.join(weak)}" if weak else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -295,6 +307,11 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--timeout", type=float, default=20.0, help="seconds per download (default 20)")
     fetch.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     fetch.set_defaults(func=_cmd_fetch_data)
+
+    lex = sub.add_parser("build-lexicons", help="build the toxic lexicon of every TextDetox language into data/lexicons")
+    lex.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
+    lex.add_argument("-q", "--quiet", action="store_true", help="no per-language lines")
+    lex.set_defaults(func=_cmd_build_lexicons)
 
     train = sub.add_parser("train-embedded", help="train the offline models of the embedded preset")
     train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")

@@ -39,18 +39,25 @@ def normalise_spacing(text: str) -> str:
     return _SPACES_RE.sub(" ", text).strip()
 
 
+# Combining marks that Python's ``\w`` does not match but that are part of a word: Devanagari
+# vowel signs and virama (without them "भडवा" splits into "भडव" and "ा"), Hebrew points,
+# Arabic harakat, combining accents, and the zero-width (non-)joiners of Indic and Persian text.
+MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+         "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed"
+         "\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963\u200c\u200d")
+_W = f"[\\w{MARKS}]"
 # A word may hold inner hyphens, apostrophes or masking asterisks ("по-русски", "х*й").
-WORD_RE = re.compile(r"\w+(?:[-'’*]+\w+)*")
+WORD_RE = re.compile(f"{_W}+(?:[-'’*]+{_W}+)*")
 # Every character belongs to exactly one token, so joining tokens restores the text.
-TOKEN_RE = re.compile(r"\w+(?:[-'’*]+\w+)*|\s+|[^\w\s]+")
+TOKEN_RE = re.compile(f"{_W}+(?:[-'’*]+{_W}+)*|\\s+|[^\\w\\s{MARKS}]+")
 
 # Scripts written without spaces between words (Chinese, Japanese kana): there, each
 # character is a word of its own, so diffs and word counts work character by character.
 _UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 UNSPACED_RE = re.compile(f"[{_UNSPACED}]")
-_SPACED_WORD = f"(?:(?![{_UNSPACED}])\\w)+"
+_SPACED_WORD = f"(?:(?![{_UNSPACED}]){_W})+"
 UNSPACED_WORD_RE = re.compile(f"[{_UNSPACED}]|{_SPACED_WORD}(?:[-'’*]+{_SPACED_WORD})*")
-UNSPACED_TOKEN_RE = re.compile(f"[{_UNSPACED}]|{_SPACED_WORD}(?:[-'’*]+{_SPACED_WORD})*|\\s+|[^\\w\\s]+")
+UNSPACED_TOKEN_RE = re.compile(f"[{_UNSPACED}]|{_SPACED_WORD}(?:[-'’*]+{_SPACED_WORD})*|\\s+|[^\\w\\s{MARKS}]+")
 
 
 def _word_re(text: str) -> re.Pattern[str]:
@@ -65,11 +72,69 @@ def words(text: str) -> list[str]:
     return [normalise_word(w) for w in _word_re(text).findall(text)]
 
 
-def lexicon_hits(text: str, lexicon: frozenset[str] | set[str]) -> list[str]:
-    """The words of ``text`` found in ``lexicon``, in order, normalised."""
+_KANA_RE = re.compile("[\u3040-\u30ff]")
+#: Longest lexicon word looked for across segments of an unspaced script, in segments.
+MAX_SEGMENTS = 6
+
+
+def unspaced_language(text: str, lang: str | None = None) -> str | None:
+    """``zh`` or ``ja`` when ``text`` is to be segmented as such, else None: the language
+    given when it is one of them, else Japanese when the text holds kana, Chinese when it
+    holds Han characters."""
+    if lang in ("zh", "ja"):
+        return lang if UNSPACED_RE.search(text) else None
+    if lang is not None and lang not in ("", "und"):
+        if not UNSPACED_RE.search(text):
+            return None
+    if _KANA_RE.search(text):
+        return "ja"
+    return "zh" if UNSPACED_RE.search(text) else None
+
+
+def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the lexicon words of ``text``, in order.
+
+    In spaced scripts a span is a word (:data:`WORD_RE`) whose normalised form is in
+    ``lexicon``. In Chinese and Japanese the text is segmented into words first
+    (:mod:`detox_core.segment`), and a span is the longest run of up to
+    :data:`MAX_SEGMENTS` whole segments that is a lexicon word: "傻逼", cut "傻" + "逼" by
+    the segmenter, is found, and a one-character entry ("鸡") is not found inside a longer
+    word ("鸡蛋", egg).
+    """
+    if not lexicon or not text:
+        return []
+    unspaced = unspaced_language(text, lang)
+    if unspaced is None:
+        return [m.span() for m in WORD_RE.finditer(text) if normalise_word(m.group()) in lexicon]
+    from detox_core.segment import SEGMENTERS  # noqa: PLC0415 - loads a segmenter only for CJK text
+
+    pieces = SEGMENTERS[unspaced](text)
+    starts = [0]
+    for piece in pieces:
+        starts.append(starts[-1] + len(piece))
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(pieces):
+        found = 0
+        if not pieces[i].isspace():
+            for j in range(min(len(pieces), i + MAX_SEGMENTS), i, -1):
+                if normalise_word(text[starts[i]:starts[j]]) in lexicon:
+                    found = j
+                    break
+        if found:
+            spans.append((starts[i], starts[found]))
+            i = found
+        else:
+            i += 1
+    return spans
+
+
+def lexicon_hits(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> list[str]:
+    """The words of ``text`` found in ``lexicon``, in order, normalised (in Chinese and
+    Japanese, after word segmentation: see :func:`lexicon_spans`)."""
     if not lexicon:
         return []
-    return [w for w in words(text) if w in lexicon]
+    return [normalise_word(text[a:b]) for a, b in lexicon_spans(text, lexicon, lang)]
 
 
 @dataclass(frozen=True)
@@ -110,12 +175,15 @@ def _tokens(text: str) -> list[str]:
     return (UNSPACED_TOKEN_RE if UNSPACED_RE.search(text) else TOKEN_RE).findall(text)
 
 
-def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = frozenset()) -> WordDiff:
+def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = frozenset(),
+              lang: str | None = None) -> WordDiff:
     """Diff two texts word by word (case- and ``ё``-insensitive); in scripts written
     without spaces (Chinese, Japanese) character by character.
 
     Whitespace is kept for display but takes no part in the alignment, so a changed
-    space never shows as an edit; punctuation marks are tokens of their own.
+    space never shows as an edit; punctuation marks are tokens of their own. A token is
+    ``toxic`` when it lies in a lexicon word found by :func:`lexicon_spans` (in Chinese,
+    each character of "傻逼").
     """
     src_tokens, tgt_tokens = _tokens(source), _tokens(target)
     src_idx = [i for i, t in enumerate(src_tokens) if not t.isspace()]
@@ -133,14 +201,18 @@ def word_diff(source: str, target: str, lexicon: frozenset[str] | set[str] = fro
             for k in range(j1, j2):
                 tgt_ops[tgt_idx[k]] = "insert"
 
-    def build(tokens: list[str], ops: list[Op]) -> list[Token]:
-        out = []
+    def build(text: str, tokens: list[str], ops: list[Op]) -> list[Token]:
+        toxic_chars: set[int] = set()
+        for a, b in lexicon_spans(text, lexicon, lang):
+            toxic_chars.update(range(a, b))
+        out, pos = [], 0
         for tok, op in zip(tokens, ops):
             is_word = bool(UNSPACED_WORD_RE.fullmatch(tok) or WORD_RE.fullmatch(tok))
-            out.append(Token(tok, op, is_word, is_word and normalise_word(tok) in lexicon))
+            out.append(Token(tok, op, is_word, is_word and pos in toxic_chars))
+            pos += len(tok)
         return out
 
-    return WordDiff(build(src_tokens, src_ops), build(tgt_tokens, tgt_ops))
+    return WordDiff(build(source, src_tokens, src_ops), build(target, tgt_tokens, tgt_ops))
 
 
 EditKind = Literal["unchanged", "deletion", "rewrite"]

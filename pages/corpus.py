@@ -10,6 +10,7 @@ import streamlit as st
 from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, language_stats, public_columns
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.errors import DetoxInputError
+from detox_core.lexicons import lexicon_note
 from detox_core.text import edit_kind, word_diff
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
@@ -50,10 +51,15 @@ st.caption(
     f"{render.md(choice.label)} · splits: {', '.join(choice.splits)}"
     + (f" · {len(choice.languages)} of {len(choice.all_languages)} languages" if multilingual else "")
     + f" · {len(prepared):,} toxic sentences with {len(edits):,} neutral paraphrases"
-    + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon else "")
+    + (f" · lexicon of {len(choice.lexicon):,} toxic word forms" if choice.lexicon and not multilingual else "")
 )
-if multilingual and not choice.lexicon:
-    st.caption("No toxic lexicon is fetched for this corpus: lexicon words are not marked.")
+if multilingual:
+    st.caption(lexicon_note(choice.languages, choice.lexicons))
+    # Every lexicon of the picked languages, for the chart of removed words (a row's own
+    # language's list marks its words everywhere else).
+    any_lexicon = frozenset().union(*(choice.lexicon_for(lang) for lang in choice.languages))
+else:
+    any_lexicon = choice.lexicon
 
 # ------------------------------------------------------------------ search and filters
 # One row on a wide screen; on a narrow one the switches wrap under the search box.
@@ -89,8 +95,10 @@ with st.expander("Filters", icon=":material/filter_list:"):
     lexicon_filter = LEXICON_FILTER[
         f3.selectbox(
             "Lexicon words in the toxic sentence", list(LEXICON_FILTER), key="lex", bind="query-params",
-            disabled=not choice.lexicon, help="Words of the toxic lexicon (`lexicon/toxic_vocab.txt`): "
-            "any = no filter, present = at least one, absent = none.",
+            disabled=not any_lexicon,
+            help=("Words of each language's toxic lexicon (`data/lexicons`, built by `build-lexicons`): "
+                  if multilingual else "Words of the toxic lexicon (`lexicon/toxic_vocab.txt`): ")
+            + "any = no filter, present = at least one, absent = none.",
         )
     ]
 
@@ -102,7 +110,7 @@ query = CorpusQuery(
     n_refs=tuple(n_refs),
     min_words=length[0] if length[0] > lo else None,
     max_words=length[1] if length[1] < hi else None,
-    lexicon=lexicon_filter if choice.lexicon else "any",
+    lexicon=lexicon_filter if any_lexicon else "any",
 )
 try:
     shown = filter_corpus(prepared, query)
@@ -198,18 +206,20 @@ else:
         meta = (f"`{row['pair_id']}` · " + (f"{language_name(row['lang'])} · " if multilingual else "")
                 + f"line {row['line']} of the {row['split']} file · {row['toxic_words']} {unit}")
         if row["lexicon_words"]:
-            meta += f" · lexicon words: {row['lexicon_words']}"
+            meta += f" · lexicon words: {render.md(row['lexicon_words'])}"
         st.caption(meta + " · the address bar now links to this pair")
         refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+        row_lang = row.get("lang") if multilingual else None
+        row_lexicon = choice.lexicon_for(row_lang)
         if not refs:
-            if choice.lexicon:
-                src, _ = render.diff_html(word_diff(row["toxic_comment"], row["toxic_comment"], choice.lexicon))
+            if row_lexicon:
+                src, _ = render.diff_html(word_diff(row["toxic_comment"], row["toxic_comment"], row_lexicon, row_lang))
             else:
                 src = render.text_html(row["toxic_comment"])
             st.markdown(src, unsafe_allow_html=True)
             st.caption("This input has no paraphrase (inputs of a split without public references).")
         for k, ref in enumerate(refs, 1):
-            diff = word_diff(row["toxic_comment"], ref, choice.lexicon)
+            diff = word_diff(row["toxic_comment"], ref, row_lexicon, row_lang)
             src, tgt = render.diff_html(diff)
             left, right = st.columns(2)
             left.markdown("**Toxic**", help="Removed words struck through; lexicon words in bold.")
@@ -252,7 +262,7 @@ if multilingual:
         st.caption(f"No paraphrase in the shown pairs of {', '.join(without)}: their references are not public "
                    "for these splits, or not fetched."
                    + (f" {choice.edition.references_hint()}" if choice.edition else ""))
-stats = corpus_stats(shown, edits, choice.lexicon)
+stats = corpus_stats(shown, edits, any_lexicon)
 # Four figures in a row on a wide screen, two by two on a narrow one.
 s1 = s2 = s3 = s4 = st.container(horizontal=True, wrap=True, gap="medium")
 s1.metric("Toxic sentences", f"{stats.n_pairs:,}", width=190)

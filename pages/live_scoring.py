@@ -15,8 +15,10 @@ from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEX
                                          parse_request)
 from detox_core.metrics import preset_class, score
 from detox_core.metrics.reference import reference_notes
+from detox_core.lexicons import lexicon_help
+from detox_core.text import lexicon_spans
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
-from detox_core.ui import render
+from detox_core.ui import cache, render
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
@@ -64,6 +66,17 @@ def corpus_rows(lang: str):
     return frame.iloc[:0] if edition is not None and lang not in edition.languages else frame
 
 
+def live_lexicon(lang: str | None) -> frozenset[str]:
+    """The toxic lexicon of ``lang``: RUSSE-2022's for Russian when that corpus is chosen,
+    else the list built for the language (``data/lexicons``), else none."""
+    if lang == "ru" and choice.lexicon and not choice.multilingual:
+        return choice.lexicon
+    built = cache.language_lexicons().get(lang or "")
+    if built is not None and built.words:
+        return built.words
+    return choice.lexicon if lang == "ru" else frozenset()
+
+
 def load_example() -> None:
     """A random corpus pair: its first paraphrase and the Delete baseline's rewrite as the candidates.
 
@@ -78,7 +91,9 @@ def load_example() -> None:
     row = frame.iloc[random.randrange(len(frame))]
     st.session_state["live_input"] = row["toxic_comment"]
     paraphrases = [row[c] for c in REFERENCE_COLUMNS if row[c]]
-    deleted = delete_baseline(row["toxic_comment"], choice.lexicon) if choice.lexicon else ""
+    lang = st.session_state.get("live_lang")
+    lexicon = live_lexicon(lang)
+    deleted = delete_baseline(row["toxic_comment"], lexicon, lang) if lexicon else ""
     candidates, references = example_boxes(paraphrases, deleted)
     st.session_state["live_refs"] = "\n".join(references)
     st.session_state["live_candidates"] = "\n".join(candidates)
@@ -97,7 +112,14 @@ def load_example() -> None:
 
 def suggest_delete() -> None:
     text = st.session_state.get("live_input", "")
-    rewrite = delete_baseline(text, choice.lexicon)
+    lang = st.session_state.get("live_lang")
+    lexicon = live_lexicon(lang)
+    rewrite = delete_baseline(text, lexicon, lang)
+    if not lexicon_spans(text, lexicon, lang) or not rewrite:  # nothing to remove, or nothing left: say so
+        st.session_state["_live_delete_note"] = (
+            "The Delete baseline found no word of the " + language_name(lang) + " toxic lexicon in the sentence"
+            + (", so it removes nothing." if rewrite else "; removing them would leave nothing."))
+        return
     _add_candidate(rewrite)
 
 
@@ -146,9 +168,14 @@ buttons.button("Example from the corpus", on_click=load_example, disabled=not ha
                "baseline's rewrite become the candidates, its other paraphrases the references."
                if has_examples else f"The corpus chosen in the sidebar ({choice.label}) has no {language_name(language)} "
                "sentences: choose a corpus in that language there.")
+language_lexicon = live_lexicon(language)
+lexicon_source = ("the RUSSE-2022 lexicon" if language == "ru" and language_lexicon is choice.lexicon
+                  else lexicon_help(language, cache.language_lexicons()))
 buttons.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":material/auto_fix_high:",
-               help="Remove the toxic lexicon's words and tidy the punctuation (the RUSSE-2022 Delete baseline).",
-               disabled=not choice.lexicon)
+               help=f"Remove the words of the {language_name(language)} toxic lexicon and tidy the punctuation (the "
+               f"RUSSE-2022 Delete baseline; in Chinese and Japanese after word segmentation). The list: "
+               f"{lexicon_source}",
+               disabled=not language_lexicon or not st.session_state.get("live_input", "").strip())
 buttons.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
                help="Rewrite with the seq2seq detox model set below (loaded once per server).")
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
@@ -159,6 +186,14 @@ if err := st.session_state.pop("_live_seq2seq_error", None):
     st.error(render.md(err, None), icon=":material/error:")
 if note := st.session_state.pop("_live_example_note", None):
     st.caption(note)
+if note := st.session_state.pop("_live_delete_note", None):
+    st.caption(note)
+if not language_lexicon:
+    st.caption(f"No toxic lexicon for {language_name(language)}: the Delete baseline is off "
+               "(`python -m detox_core build-lexicons` builds the lists).")
+elif (built := cache.language_lexicons().get(language)) is not None and built.weak and language_lexicon is built.words:
+    st.caption(f"The {language_name(language)} toxic lexicon is weak ({built.reason}): Delete suggestions miss "
+               "many insults.")
 
 try:
     request = parse_request(st.session_state.get("live_input", ""), st.session_state.get("live_candidates", ""),
@@ -193,7 +228,7 @@ except ScorerUnavailableError as err:
 # The cards keep the user's order; the best J is marked, not moved to the top.
 best = int(frame["j"].fillna(-1).to_numpy().argmax()) if len(candidates) > 1 else None
 for i in range(len(candidates)):
-    score_card(source, candidates[i], frame.loc[i].to_dict(), choice.lexicon, sta_input=sta_input, preset=preset,
+    score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
                title=f"Rewrite {i + 1}" + (" · ★ best J" if i == best else ""))
 sig = frame.attrs["signature"]
 st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "

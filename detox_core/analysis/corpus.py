@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,25 +20,38 @@ import regex
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.text import normalise_word
 from detox_core.errors import DetoxInputError
-from detox_core.text import edit_kind_of_words, words
+from detox_core.text import edit_kind_of_words, lexicon_hits, words
 from detox_core.vocab import language_name
 
 Field = Literal["toxic", "neutral", "both"]
 LexiconFilter = Literal["any", "with", "without"]
 
 
-def prepare_corpus(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset()) -> pd.DataFrame:
+def prepare_corpus(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset(),
+                   lexicons: Mapping[str, frozenset[str]] | None = None) -> pd.DataFrame:
     """Add the columns search, filters and statistics need.
 
     Adds ``toxic_words``, ``toxic_chars``, ``lexicon_words`` (the toxic sentence's
     lexicon words, comma-separated), ``n_lexicon`` and lower-cased, ``ё``-folded
     ``_toxic_lc`` / ``_neutral_lc`` for case-insensitive search.
+
+    Args:
+        frame: corpus rows.
+        lexicon: the toxic lexicon of a monolingual corpus.
+        lexicons: language -> lexicon, for a corpus with a ``lang`` column: each row is
+            matched with its language's list (Chinese and Japanese after segmentation),
+            never with another language's.
     """
     out = frame.copy()
     split = [words(t) for t in out["toxic_comment"].tolist()]
     out["toxic_words"] = pd.Series([len(w) for w in split], index=out.index, dtype=int)
     out["toxic_chars"] = out["toxic_comment"].str.len().astype(int)
-    hits = pd.Series([[w for w in ws if w in lexicon] for ws in split], index=out.index, dtype=object)
+    if lexicons is not None and "lang" in out.columns:
+        found = [lexicon_hits(t, lexicons.get(lang, frozenset()), lang)
+                 for t, lang in zip(out["toxic_comment"].tolist(), out["lang"].tolist())]
+    else:
+        found = [[w for w in ws if w in lexicon] for ws in split]
+    hits = pd.Series(found, index=out.index, dtype=object)
     out["lexicon_words"] = hits.map(lambda h: ", ".join(dict.fromkeys(h)))
     out["n_lexicon"] = hits.map(len).astype(int)
     out["_toxic_lc"] = out["toxic_comment"].map(normalise_word)

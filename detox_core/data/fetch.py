@@ -93,7 +93,7 @@ class DataFile:
     """One file of the dataset: where it goes, how many rows it has, where it comes from."""
 
     rel: str
-    rows: int
+    rows: int | None  # None: any number (a hub dataset that grows), still parsed by ``count``
     count: Callable[[Path], int]
     urls: tuple[str, ...] = ()
     derive: Callable[[Path], str] | None = None  # dataset dir -> file text
@@ -151,7 +151,7 @@ def default_mirrors(folder: str) -> list[Path]:
 
 def _verify(spec: DataFile, path: Path) -> int:
     rows = spec.count(path)
-    if rows != spec.rows:
+    if spec.rows is not None and rows != spec.rows:
         raise DetoxInputError(f"expected {spec.rows} rows, found {rows}", path)
     return rows
 
@@ -166,7 +166,7 @@ def _install(spec: DataFile, dest: Path, fill: Callable[[Path], None]) -> int:
         fill(tmp)
         # Verify under the real name's suffix so loaders pick the right format.
         rows = spec.count(tmp)
-        if rows != spec.rows:
+        if spec.rows is not None and rows != spec.rows:
             raise DetoxInputError(f"expected {spec.rows} rows, found {rows}", dest.name)
         os.replace(tmp, dest)
         return rows

@@ -30,6 +30,11 @@ NEW_IN_2025 = ("fr", "he", "hin", "it", "ja", "tt")
 JUDGES = ("gpt-4.1-mini", "gpt-4.1-mini_fewshot", "gpt-4.1-nano", "judgelm_llama_31_8b_ckpt_ep2_merged",
           "llama_31_8b_tuned")
 REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "neutral_sentence"))
+#: The toxic lexicon of the task's organisers, one split per language with a ``text`` column;
+#: ``build-lexicons`` adds its words to each language's list when it has been fetched.
+HUB_LEXICON = DataFile("lexicon/hub_toxic_lexicon.tsv", None, count_table_rows,
+                       hub=HubSource("textdetox/multilingual_toxic_lexicon", ("text",)), optional=True,
+                       note="on the Hugging Face hub only")
 
 
 PAN_CODE = "https://raw.githubusercontent.com/pan-webis-de/pan-code"
@@ -126,6 +131,7 @@ TEXTDETOX2024 = register_edition(Edition(
         _mirrored("leaderboard_human.csv", 21, count_table_rows, "leaderboards/textdetox2024_human.csv", optional=True),
         _mirrored("leaderboard_human_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_human_axes.csv", optional=True),
         *_META_EVAL,
+        HUB_LEXICON,
     ),
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
     outputs="outputs",
@@ -174,6 +180,7 @@ TEXTDETOX2025 = register_edition(Edition(
                                    "clef25/text-detoxification/sample_submissions/dev_duplicate.tsv")),
         _mirrored("leaderboard_auto.csv", 15, count_table_rows, "leaderboards/textdetox2025_auto.csv", optional=True),
         _mirrored("leaderboard_llmjudge.csv", 32, count_table_rows, "leaderboards/textdetox2025_llmjudge.csv", optional=True),
+        HUB_LEXICON,
     ),
     references="on the hub only; the new languages' development inputs have none public",
     outputs="outputs",

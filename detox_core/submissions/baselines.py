@@ -10,26 +10,41 @@ import re
 from collections.abc import Sequence
 
 from detox_core.models import default_pool
-from detox_core.text import TOKEN_RE, WORD_RE, normalise_word
+from detox_core.text import lexicon_spans
 
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:)»])")
-_REPEATED_COMMAS = re.compile(r"([,;:])(\s*[,;:])+")
-_LEADING_PUNCT = re.compile(r"^[\s,;:.!?)-]+")
-_TRAILING_SEPARATORS = re.compile(r"[\s,;:-]+$")
+# Closing marks and separators that must not follow a space, in the scripts of the editions:
+# Latin/Cyrillic, Arabic (، ؛ ؟), Devanagari (। ॥), Amharic (። ፣ ፤ ፥ ፦ ፧), CJK (，。！？、；：）」』).
+_CLOSING = r",.!?;:)»\]}…،؛؟।॥።፣፤፥፦፧，。！？、；：）」』"
+_SEPARATORS = r",;:،؛፣፤，、；："
+_SPACE_BEFORE_PUNCT = re.compile(f"\\s+([{_CLOSING}])")
+_REPEATED_SEPARATORS = re.compile(f"([{_SEPARATORS}])(\\s*[{_SEPARATORS}])+")
+_LEADING_PUNCT = re.compile(f"^[\\s{_CLOSING}-]+")
+_TRAILING_SEPARATORS = re.compile(f"[\\s{_SEPARATORS}-]+$")
 _SPACES = re.compile(r"\s{2,}")
+# Right-to-left marks and isolates are not words: dropping the word they wrapped leaves them alone.
+_LONE_DIRECTION_MARKS = re.compile("(?<=\\s)[\u200e\u200f]+(?=\\s|$)")
 
 
-def delete_baseline(text: str, lexicon: frozenset[str] | set[str]) -> str:
-    """``text`` without its lexicon words, with spaces and punctuation tidied."""
-    kept = []
-    for tok in TOKEN_RE.findall(text):
-        if WORD_RE.fullmatch(tok) and normalise_word(tok) in lexicon:
-            continue
-        kept.append(tok)
+def delete_baseline(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> str:
+    """``text`` without its lexicon words, with spaces and punctuation tidied.
+
+    Words are found by :func:`detox_core.text.lexicon_spans`: whole words in spaced
+    scripts; in Chinese and Japanese (``lang`` ``zh``/``ja``, or guessed from the script)
+    runs of segmented words, so a deleted word leaves no gap and no space behind. The
+    characters around a deleted word stay in their order, so right-to-left text keeps its
+    direction; a comma, the Arabic comma or a CJK comma left doubled is written once.
+    """
+    spans = lexicon_spans(text, lexicon, lang)
+    kept, pos = [], 0
+    for a, b in spans:
+        kept.append(text[pos:a])
+        pos = b
+    kept.append(text[pos:])
     out = "".join(kept)
+    out = _LONE_DIRECTION_MARKS.sub("", out)
     out = _SPACES.sub(" ", out)
     out = _SPACE_BEFORE_PUNCT.sub(r"\1", out)
-    out = _REPEATED_COMMAS.sub(r"\1", out)
+    out = _REPEATED_SEPARATORS.sub(r"\1", out)
     out = _LEADING_PUNCT.sub("", out).strip()
     out = _TRAILING_SEPARATORS.sub("", out)
     if out and text[:1].isupper() and out[:1].islower():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from detox_core import config, data, editions
+from detox_core import config, data, editions, lexicons as lexicon_lists
 from detox_core.analysis import corpus
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
@@ -33,10 +33,28 @@ def lexicon(dataset: str) -> frozenset[str]:
     return _lexicon(dataset, str(root), _stamp(dataset, root))
 
 
+@st.cache_resource(show_spinner="Loading the toxic lexicons…")
+def _language_lexicons(root: str, stamp: tuple) -> dict[str, lexicon_lists.ToxicLexicon]:
+    return lexicon_lists.load_lexicons(Path(root))
+
+
+def language_lexicons() -> dict[str, lexicon_lists.ToxicLexicon]:
+    """The built per-language lexicons of the TextDetox languages (``data/lexicons``),
+    empty when they have not been built."""
+    root = config.data_dir()
+    return _language_lexicons(str(root), lexicon_lists.stamp(root))
+
+
+def _words_by_language() -> dict[str, frozenset[str]]:
+    return {lang: lex.words for lang, lex in language_lexicons().items()}
+
+
 @st.cache_resource(show_spinner="Loading the corpus…", max_entries=16)
-def _prepared(dataset: str, splits: tuple[str, ...], root: str, stamp: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _prepared(dataset: str, splits: tuple[str, ...], root: str, stamp: tuple,
+              lexicon_stamp: tuple = ()) -> tuple[pd.DataFrame, pd.DataFrame]:
     frame = editions.load_dataset(dataset, splits, Path(root))
-    prepared = corpus.prepare_corpus(frame, _lexicon(dataset, root, stamp))
+    per_language = _words_by_language() if editions.get_edition(dataset).multilingual else None
+    prepared = corpus.prepare_corpus(frame, _lexicon(dataset, root, stamp), lexicons=per_language)
     return prepared, corpus.prepare_edits(prepared)
 
 
@@ -46,7 +64,7 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
     The frames are shared between sessions: callers must not modify them.
     """
     root = config.data_dir()
-    return _prepared(dataset, tuple(splits), str(root), _stamp(dataset, root))
+    return _prepared(dataset, tuple(splits), str(root), _stamp(dataset, root), lexicon_lists.stamp(root))
 
 
 #: Largest corpus a visitor may upload (bytes): five times the biggest shipped corpus file
@@ -74,12 +92,14 @@ def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) ->
                               f"{MAX_CORPUS_UPLOAD_BYTES / 2**20:.0f} MB (five times the largest shipped corpus)",
                               name)
     lexicon_of = lexicon_of or editions.default_edition().name
-    key = (hashlib.sha256(content).hexdigest(), name, lexicon_of)
+    key = (hashlib.sha256(content).hexdigest(), name, lexicon_of, lexicon_lists.stamp(config.data_dir()))
 
     def prepare() -> tuple[pd.DataFrame, pd.DataFrame]:
-        load = load_multilingual_inputs if is_multilingual(content) else data.load_corpus
+        multilingual = is_multilingual(content)
+        load = load_multilingual_inputs if multilingual else data.load_corpus
         frame = load(content, name=name, split="upload")
-        prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of))
+        prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of),
+                                         lexicons=_words_by_language() if multilingual else None)
         return prepared, corpus.prepare_edits(prepared)
 
     return _UPLOADS.get_or_compute(key, prepare)

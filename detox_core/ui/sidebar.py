@@ -13,6 +13,7 @@ import streamlit as st
 
 from detox_core import editions
 from detox_core.errors import DetoxInputError
+from detox_core.lexicons import ToxicLexicon
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.ui.params import keep_options
@@ -42,6 +43,8 @@ class CorpusChoice:
         all_languages: every language of the corpus.
         whole: the prepared corpus of every language (what a submission answers); the
             same frame as ``prepared`` for a monolingual corpus.
+        lexicons: a multilingual corpus's toxic lexicon per language (built by
+            ``build-lexicons``); :meth:`lexicon_for` picks the one of a row.
     """
 
     source: str
@@ -54,6 +57,15 @@ class CorpusChoice:
     languages: tuple[str, ...] = ()
     all_languages: tuple[str, ...] = ()
     whole: pd.DataFrame | None = None
+    lexicons: dict[str, ToxicLexicon] = field(default_factory=dict)
+
+    def lexicon_for(self, lang: str | None) -> frozenset[str]:
+        """The lexicon of a text in ``lang``: its language's list in a multilingual corpus
+        (empty when that language has none), else the corpus's lexicon."""
+        if self.multilingual or self.lexicons:
+            lex = self.lexicons.get(lang or "")
+            return lex.words if lex is not None else frozenset()
+        return self.lexicon
 
     @property
     def ok(self) -> bool:
@@ -137,6 +149,7 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
         choice.whole = choice.prepared
         return choice
     choice.whole = choice.prepared
+    choice.lexicons = cache.language_lexicons()
     present = in_language_order(choice.prepared["lang"])  # the editions' order, whatever the file's
     keep_options("languages", present)
     # In a form: picking several languages is one rerun on Apply, not one per chip (about

@@ -1,0 +1,61 @@
+"""Toxic lexicons of the TextDetox languages: what the Delete baseline removes and what the
+Corpus page marks.
+
+- :mod:`.base`: :class:`ToxicLexicon` (words, sources with counts, strength) and the files
+  under ``data/lexicons/``;
+- :mod:`.build`: how each language's list is made (``python -m detox_core build-lexicons``);
+- :mod:`detox_core.segment`: word segmentation of Chinese and Japanese (used by :mod:`detox_core.text`).
+
+RUSSE-2022 keeps its own lexicon (:meth:`detox_core.editions.Edition.load_lexicon`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from detox_core.lexicons.base import LexiconSource, ToxicLexicon, read_lexicons, stamp, write_lexicons
+
+__all__ = ["LexiconSource", "ToxicLexicon", "lexicon_for", "load_lexicons", "read_lexicons", "stamp",
+           "write_lexicons", "NOT_BUILT", "lexicon_help", "lexicon_note"]
+
+NOT_BUILT = "no list is built: run `python -m detox_core build-lexicons` (part of `make data`)"
+
+
+def load_lexicons(root: Path | None = None) -> dict[str, ToxicLexicon]:
+    """The built lexicons by language (empty when not built)."""
+    return read_lexicons(root)
+
+
+def lexicon_for(lang: str, root: Path | None = None) -> ToxicLexicon:
+    """The built lexicon of ``lang``; an empty, weak one saying why when there is none."""
+    found = read_lexicons(root).get(lang)
+    return found if found is not None else ToxicLexicon(lang, reason=NOT_BUILT)
+
+
+def lexicon_note(languages: Sequence[str], lexicons: Mapping[str, ToxicLexicon]) -> str:
+    """One sentence for a page about the lexicons of ``languages``: which are weak, which
+    are missing. Plain text (no user input), safe to show as Markdown."""
+    from detox_core.vocab import language_name  # noqa: PLC0415
+
+    def names(codes: list[str]) -> str:
+        return ", ".join(f"{language_name(c)} ({c})" for c in codes)
+
+    if not lexicons:
+        return ("No toxic lexicons are built (`python -m detox_core build-lexicons`): lexicon words are not marked "
+                "and the Delete baseline removes nothing.")
+    missing = [c for c in languages if not (c in lexicons and lexicons[c].words)]
+    weak = [c for c in languages if c in lexicons and lexicons[c].words and lexicons[c].weak]
+    text = "Lexicon words are marked with each language's own toxic list"
+    if weak:
+        text += (f"; weak lists (few words, or picked by word statistics without a curated list), so the Delete "
+                 f"baseline misses many insults: {names(weak)}")
+    if missing:
+        text += f"; no list: {names(missing)}"
+    return text + "."
+
+
+def lexicon_help(lang: str, lexicons: Mapping[str, ToxicLexicon]) -> str:
+    """Where the list of ``lang`` comes from, for a tooltip."""
+    lex = lexicons.get(lang)
+    return lex.describe() + "." if lex is not None else NOT_BUILT + "."

@@ -1,0 +1,308 @@
+"""Building the toxic lexicon of every TextDetox language from what is at hand offline.
+
+Sources, per language (each list says which it used, see ``sources.json``):
+
+- **glin-profanity** (MIT, installed from PyPI): the package's own dictionaries, read from
+  the installed package at build time (never copied into this repository). Its ``hindi``
+  list is romanised, so it is the Hinglish (``hin``) seed, not Hindi's.
+- **RUSSE-2022 lexicon** (the Russian edition's ``lexicon/toxic_vocab.txt``, 139k Russian word
+  forms): Russian; and, for Ukrainian and Tatar, the forms of it that occur in their
+  toxic inputs (Russian obscenities are used in both).
+- **TextDetox hub lexicon** (``textdetox/multilingual_toxic_lexicon``, fetched by
+  ``fetch-data`` as ``lexicon/hub_toxic_lexicon.tsv`` of a TextDetox edition when the hub or a
+  local copy is reachable).
+- **corpus keyness**: words of the editions' toxic inputs (per language) that are at least
+  :data:`MIN_RATIO` times more frequent there than in general use (``wordfreq``), seen in at
+  least :data:`MIN_COUNT` inputs, and confirmed: they contain a word of the language's seed
+  list (``glin-profanity``, the hub lexicon, or the Russian lexicon for Ukrainian), or the
+  systems of the meta-evaluation sample removed them. Unconfirmed keyness picks topical
+  words ("wikipedia", "vandalism", user names), so it is not used alone.
+- **removed by systems**: words that at least :data:`MIN_SYSTEMS` of the six systems of the
+  2025 meta-evaluation sample (``meta_eval/pairs.tsv``) deleted from the same input: the
+  only source for Amharic, which has neither a profanity list nor word frequencies.
+
+A list is *weak* when it has fewer than :data:`MIN_STRONG` words, or when no curated list
+(glin-profanity, the hub lexicon, the RUSSE-2022 lexicon) gave words to it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from detox_core import config
+from detox_core.lexicons.base import LexiconSource, ToxicLexicon, write_lexicons
+from detox_core.text import WORD_RE, normalise_word
+
+LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
+#: glin-profanity's dictionary file per language of the editions (``hindi`` is romanised).
+GLIN_FILES = {"ar": "arabic", "zh": "chinese", "en": "english", "fr": "french", "de": "german", "hin": "hindi",
+              "it": "italian", "ja": "japanese", "ru": "russian", "es": "spanish"}
+#: wordfreq's language for the general frequency of a word (Hinglish: none; wordfreq has no Tatar or Amharic).
+WORDFREQ = {lang: lang for lang in ("ar", "de", "en", "es", "fr", "he", "hi", "it", "ja", "ru", "uk", "zh")}
+MIN_COUNT = 3  # inputs a keyness candidate appears in (2 for the languages with 100 inputs)
+MIN_RATIO = 1000.0  # document frequency in the toxic inputs / general frequency
+FLOOR = 1e-7  # general frequency given to a word wordfreq does not know
+MIN_SYSTEMS = 3  # of the six systems of the meta-evaluation sample
+MIN_REMOVAL_SHARE = 0.75  # of the inputs holding a word, the share it was removed from
+MIN_REMOVALS_ALONE = 3  # the same, for a word that no other source confirms (Amharic)
+MIN_REMOVALS = 2  # inputs a keyness candidate was removed from by MIN_SYSTEMS systems, to confirm it
+MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is kept when Russian uses it
+LATIN_BORROWERS = ("de", "es", "fr", "it", "hin")
+MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
+MIN_STRONG = 100
+HUB_LEXICON_REPO = "textdetox/multilingual_toxic_lexicon"
+HTML_ENTITIES = frozenset({"amp", "gt", "lt", "quot", "nbsp"})  # left over from "&amp;" in scraped text
+CURATED = ("glin-profanity", "RUSSE-2022 lexicon", "TextDetox hub lexicon")
+
+
+def _multilingual_editions():
+    from detox_core import editions  # noqa: PLC0415 - the registry, read when a build runs
+
+    return [e for e in editions.editions() if e.multilingual]
+
+
+def _input_paths(root: Path) -> list[Path]:
+    """Every split file of the multilingual editions (``toxic_sentence``, ``lang``)."""
+    return [e.path(rel, root) for e in _multilingual_editions() for files in e.splits.values() for rel in files]
+
+
+def _hub_lexicon_paths(root: Path) -> list[Path]:
+    """The hub lexicon's copies of the editions that list it, newest edition first."""
+    return [e.path(f.rel, root) for e in reversed(_multilingual_editions()) for f in e.files
+            if f.hub is not None and f.hub.repo_id == HUB_LEXICON_REPO]
+
+
+def _pairs_paths(root: Path) -> list[Path]:
+    return [e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs]
+
+
+def _russian_lexicon_path(root: Path) -> Path | None:
+    """The lexicon of the Russian edition (RUSSE-2022), when fetched."""
+    from detox_core import editions  # noqa: PLC0415
+
+    for e in editions.editions():
+        if e.languages == ("ru",) and e.lexicon:
+            return e.optional(e.lexicon, root)
+    return None
+
+
+def tokenize(text: str, lang: str) -> list[str]:
+    """Normalised words of ``text``: segmented in Chinese and Japanese."""
+    if lang in ("zh", "ja"):
+        from detox_core.segment import SEGMENTERS  # noqa: PLC0415
+
+        return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
+    return [normalise_word(w) for w in WORD_RE.findall(text)]
+
+
+def _single_words(entries: Iterable[str], lang: str) -> set[str]:
+    """The entries that are one word (multi-word phrases and symbol spellings like "a$$"
+    cannot be matched word by word)."""
+    out = set()
+    for entry in entries:
+        word = normalise_word(str(entry).strip())
+        if lang in ("zh", "ja"):
+            ok = bool(word) and not any(c.isspace() for c in word) and any(c.isalnum() for c in word)
+        else:
+            ok = bool(WORD_RE.fullmatch(word))
+        if ok and not word.isdigit():
+            out.add(word)
+    return out
+
+
+def glin_words(lang: str) -> set[str]:
+    """The single words of glin-profanity's dictionary for ``lang`` (empty when it has
+    none or the package is not installed)."""
+    name = GLIN_FILES.get(lang)
+    if name is None:
+        return set()
+    try:
+        from importlib.resources import files  # noqa: PLC0415
+
+        path = files("glin_profanity") / "data" / "dictionaries" / f"{name}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ModuleNotFoundError, FileNotFoundError, ValueError):
+        return set()
+    return _single_words(data.get("words", []), lang)
+
+
+def read_inputs(root: Path) -> dict[str, list[str]]:
+    """The editions' toxic inputs per language, each text once."""
+    out: dict[str, dict[str, None]] = defaultdict(dict)
+    for path in _input_paths(root):
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                if row.get("toxic_sentence") and row.get("lang"):
+                    out[row["lang"]][row["toxic_sentence"]] = None
+    return {lang: list(texts) for lang, texts in out.items()}
+
+
+def read_hub_lexicon(root: Path) -> dict[str, set[str]]:
+    """The hub lexicon's words per language (``text``, ``lang`` TSV), when fetched."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for path in _hub_lexicon_paths(root):
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                if row.get("text") and row.get("lang"):
+                    out[row["lang"]].update(_single_words([row["text"]], row["lang"]))
+        break  # the 2025 copy holds the 2024 languages too
+    return dict(out)
+
+
+def removed_by_systems(root: Path) -> dict[str, Counter]:
+    """Per language, word -> inputs of the meta-evaluation sample from which at least
+    :data:`MIN_SYSTEMS` of its systems deleted the word, for the words deleted from at
+    least :data:`MIN_REMOVAL_SHARE` of the inputs that hold them (function words are kept by most rewrites)."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    paths = [p for p in _pairs_paths(root) if p.is_file()]
+    if not paths:
+        return out
+    votes: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    with paths[0].open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            lang = row["lang"]
+            key = (lang, row["toxic_sentence"])
+            src, out_words = tokenize(row["toxic_sentence"], lang), set(tokenize(row["neutral_sentence"], lang))
+            votes[key].update({w for w in src if w not in out_words})
+            votes[key].setdefault("\0words", 0)
+            votes[key]["\0words"] = 0  # marker: the input was seen
+    seen: dict[str, Counter] = defaultdict(Counter)
+    for (lang, text), counter in votes.items():
+        seen[lang].update(set(tokenize(text, lang)))
+        for word, n in counter.items():
+            if word != "\0words" and n >= MIN_SYSTEMS:
+                out[lang][word] += 1
+    for lang, counter in out.items():
+        for word in list(counter):
+            if counter[word] < MIN_REMOVAL_SHARE * seen[lang][word]:
+                del counter[word]
+    return out
+
+
+def keyness(texts: list[str], lang: str, min_count: int) -> dict[str, float]:
+    """Word -> log10 of (share of inputs holding it / general frequency), for the words
+    of at least ``min_count`` inputs whose ratio is at least :data:`MIN_RATIO`."""
+    wf_lang = WORDFREQ.get(lang)
+    if wf_lang is None or not texts:
+        return {}
+    from wordfreq import get_frequency_dict  # noqa: PLC0415
+
+    # The table itself, not word_frequency(): that one re-tokenises the word, which for
+    # Japanese needs MeCab's own Python binding; our words are segmented already.
+    general = get_frequency_dict(wf_lang)
+
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(set(tokenize(text, lang)))
+    out = {}
+    for word, n in counts.items():
+        if n < min_count or word.isdigit() or "_" in word or word in HTML_ENTITIES:  # "user_0": anonymised users
+            continue
+        if lang in ("zh", "ja") and len(word) < 2:  # one character: a morpheme of many words ("拳" of "女拳")
+            continue
+        ratio = (n / len(texts)) / max(general.get(word, 0.0), FLOOR)
+        if ratio >= MIN_RATIO:
+            out[word] = math.log10(ratio)
+    return out
+
+
+def seed_neighbour(word: str, seeds: set[str], unspaced: bool) -> bool:
+    """``word`` is a seed, holds one of :data:`MIN_SEED_CHARS` or more characters (two in
+    Chinese and Japanese): "cunts", "abgefuckten"; or, in spaced scripts, begins with the
+    same :data:`MIN_SEED_CHARS` characters as a seed (another ending: "пиздять", "пиздить")."""
+    if word in seeds:
+        return True
+    shortest = 2 if unspaced else MIN_SEED_CHARS
+    if any(len(s) >= shortest and s in word for s in seeds):
+        return True
+    return not unspaced and len(word) >= MIN_SEED_CHARS and any(
+        s[:MIN_SEED_CHARS] == word[:MIN_SEED_CHARS] for s in seeds if len(s) >= MIN_SEED_CHARS)
+
+
+def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozenset[str], texts: list[str],
+                   removed: Counter) -> ToxicLexicon:
+    """One language's lexicon from its sources (see the module's docstring)."""
+    parts: dict[str, tuple[set[str], str]] = {}
+    if glin:
+        parts["glin-profanity"] = (glin, f"the package's {GLIN_FILES[lang]} dictionary, single words"
+                                   + (" (romanised Hindi)" if lang == "hin" else ""))
+    if hub:
+        parts["TextDetox hub lexicon"] = (hub, f"textdetox/multilingual_toxic_lexicon, split {lang}")
+    if lang == "ru" and russian:
+        parts["RUSSE-2022 lexicon"] = (set(russian), "the RUSSE-2022 edition's lexicon/toxic_vocab.txt (word forms)")
+    vocab = Counter(w for t in texts for w in set(tokenize(t, lang)))
+    if lang in ("uk", "tt") and russian:
+        from wordfreq import get_frequency_dict  # noqa: PLC0415
+
+        # In real Russian use (Tatar "минем", "my", is a form of the lexicon too).
+        ru_general = get_frequency_dict("ru")
+        found = {w for w in vocab if w in russian and len(w) >= 3 and ru_general.get(w, 0.0) >= MIN_RUSSIAN_FREQ}
+        if found:
+            parts["RUSSE-2022 lexicon"] = (found, "Russian toxic word forms found in this language's toxic inputs")
+    seeds = set().union(*(words for words, _ in parts.values())) if parts else set()
+    min_count = MIN_COUNT if len(texts) >= 500 else 2
+    unspaced = lang in ("zh", "ja")
+    key = keyness(texts, lang, min_count)
+    # English obscenities are borrowed by the other Latin-script languages ("abgefuckt", "fucking").
+    near = seeds | (glin_words("en") if lang in LATIN_BORROWERS else set())
+    if seeds:
+        confirmed = {w for w in key if seed_neighbour(w, near, unspaced) or removed.get(w, 0) >= MIN_REMOVALS}
+        how = "holding a seed word or removed by systems"
+    else:  # nothing to confirm with (Hindi, Hebrew): keyness alone, and the list is weak
+        confirmed, how = set(key), "not confirmed (no seed list)"
+    if confirmed:
+        parts["corpus keyness"] = (confirmed, f"words of the {len(texts):,} toxic inputs at least {MIN_RATIO:,.0f} "
+                                   f"times more frequent there than in wordfreq's {lang} list, in at least "
+                                   f"{min_count} inputs, {how}")
+    if lang not in WORDFREQ and removed:
+        # No general frequencies: what systems removed, from at least two inputs.
+        kept = {w for w, n in removed.items() if n >= MIN_REMOVALS_ALONE and len(w) >= 2}
+        if kept:
+            parts["removed by systems"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
+                                           f"meta-evaluation sample deleted, from at least {MIN_REMOVALS_ALONE} inputs and "
+                                           f"from at least {MIN_REMOVAL_SHARE:.0%} of the inputs holding them")
+    words = frozenset().union(*(w for w, _ in parts.values())) if parts else frozenset()
+    sources = tuple(LexiconSource(name, len(w), detail) for name, (w, detail) in parts.items())
+    curated = [s.name for s in sources if s.name in CURATED and (lang == "ru" or s.name != "RUSSE-2022 lexicon")]
+    reasons = []
+    if not curated:
+        reasons.append("no curated profanity list for this language; the words are picked by statistics")
+    if len(words) < MIN_STRONG:
+        reasons.append(f"only {len(words)} words")
+    if len(texts) < 500 and not curated:
+        reasons.append(f"only {len(texts)} toxic inputs to learn from")
+    return ToxicLexicon(lang, words, sources, "weak" if reasons else "strong", "; ".join(reasons))
+
+
+def build_lexicons(root: Path | None = None, languages: Iterable[str] = LANGUAGES,
+                   step: Callable[[str], None] | None = None) -> dict[str, ToxicLexicon]:
+    """Build every language's lexicon from the data folder and the installed packages,
+    and write them to ``<root>/lexicons`` (deterministic: same inputs, same files)."""
+    root = Path(root if root is not None else config.data_dir())
+    inputs = read_inputs(root)
+    hub = read_hub_lexicon(root)
+    removed = removed_by_systems(root)
+    russian_path = _russian_lexicon_path(root)
+    if russian_path is not None:
+        from detox_core.data.formats import load_lexicon  # noqa: PLC0415
+
+        russian = load_lexicon(russian_path)
+    else:
+        russian = frozenset()
+    out = {}
+    for lang in languages:
+        out[lang] = build_language(lang, glin=glin_words(lang), hub=hub.get(lang, set()), russian=russian,
+                                   texts=inputs.get(lang, []), removed=removed.get(lang, Counter()))
+        if step:
+            step(f"{lang}: {out[lang].describe()}")
+    write_lexicons(out, root)
+    return out

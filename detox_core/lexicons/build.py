@@ -17,7 +17,7 @@ Sources, per language (each list says which it used, see ``sources.json``):
   list (``glin-profanity``, the hub lexicon, or the Russian lexicon for Ukrainian), or the
   systems of the meta-evaluation sample removed them. Unconfirmed keyness picks topical
   words ("wikipedia", "vandalism", user names), so it is not used alone.
-- **removed by systems**: words that at least :data:`MIN_SYSTEMS` of the six systems of the
+- **words the systems removed**: words that at least :data:`MIN_SYSTEMS` of the six systems of the
   2025 meta-evaluation sample (``meta_eval/pairs.tsv``) deleted from the same input: the
   only source for Amharic, which has neither a profanity list nor word frequencies.
 
@@ -267,7 +267,7 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
         # No general frequencies: what systems removed, from at least two inputs.
         kept = {w for w, n in removed.items() if n >= MIN_REMOVALS_ALONE and len(w) >= 2}
         if kept:
-            parts["removed by systems"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
+            parts["words the systems removed"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
                                            f"meta-evaluation sample deleted, from at least {MIN_REMOVALS_ALONE} inputs and "
                                            f"from at least {MIN_REMOVAL_SHARE:.0%} of the inputs holding them")
     words = frozenset().union(*(w for w, _ in parts.values())) if parts else frozenset()

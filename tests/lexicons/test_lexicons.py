@@ -134,7 +134,7 @@ def test_keyness_candidate_needs_a_seed_neighbour():
 def test_lexicons_round_trip_and_the_page_note_names_the_weak_ones(tmp_path):
     lexes = {"en": ToxicLexicon("en", frozenset(range_words := {"idiot", "moron"}), (LexiconSource("glin", 2),),
                                 "strong"),
-             "am": ToxicLexicon("am", frozenset({"ደደብ"}), (LexiconSource("removed by systems", 1),), "weak",
+             "am": ToxicLexicon("am", frozenset({"ደደብ"}), (LexiconSource("words the systems removed", 1),), "weak",
                                 "only 1 words")}
     write_lexicons(lexes, tmp_path)
     back = read_lexicons(tmp_path)

@@ -11,8 +11,15 @@ import pytest
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge import access
 from detox_core.judge.client import ChatClient, Endpoint, RetryPolicy
-from detox_core.judge.rewrite import (BUILTIN_PROMPT, LIVE_POLICY, LLMRewriter, Shots, few_shot, live_policy,
-                                      parse_rewrites)
+from detox_core.judge.rewrite import (
+    BUILTIN_PROMPT,
+    LIVE_POLICY,
+    LLMRewriter,
+    Shots,
+    few_shot,
+    live_policy,
+    parse_rewrites,
+)
 from detox_core.judge.runner import JudgeSettings
 from tests.judge.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM, Faults
 

@@ -186,13 +186,15 @@ buttons.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":materi
                help="Rewrite with the seq2seq detox model set below (loaded once per server).")
 llm = llm_offer()
 if llm.shown:  # organizers, and visitors only where the organizers opted them in
-    buttons.button("Suggest with the LLM", on_click=suggest_llm, icon=":material/chat:", disabled=not llm.enabled,
-                   help=llm.help)
-    buttons.selectbox("LLM rewrites", list(range(1, MAX_REWRITES + 1)), index=2, key="live_llm_n",
-                      label_visibility="collapsed", width=150, disabled=not llm.enabled,
-                      format_func=lambda k: f"{k} rewrite{'s' if k > 1 else ''}",
-                      help="How many rewrites one request asks the LLM for (the box holds at most "
-                      f"{MAX_CANDIDATES}).")
+    # The button and its number stay together when the row wraps.
+    group = buttons.container(horizontal=True, gap="small", vertical_alignment="center", width="content")
+    group.button("Suggest with the LLM", on_click=suggest_llm, icon=":material/chat:", disabled=not llm.enabled,
+                 help=llm.help)
+    group.selectbox("LLM rewrites", list(range(1, MAX_REWRITES + 1)), index=2, key="live_llm_n",
+                    label_visibility="collapsed", width=130, disabled=not llm.enabled,
+                    format_func=lambda k: f"{k} rewrite{'s' if k > 1 else ''}",
+                    help="How many rewrites one request asks the LLM for (the box holds at most "
+                    f"{MAX_CANDIDATES}).")
 if llm.note:
     st.caption(llm.note)
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):

@@ -258,7 +258,7 @@ class LLMRewriter:
         except TransientError as err:
             result.usage.attempts = self.client.attempts - before
             result.error = self._transient(str(err))
-            result.detail = f"{result.error} ({self.settings.endpoint.public})"
+            result.detail = result.error.replace("The LLM server", f"The LLM server at {self.settings.endpoint.public}", 1)
             return result
         except JudgeUnavailableError as err:
             result.usage.attempts = self.client.attempts - before

@@ -23,14 +23,15 @@ SLOW_MARK = "@@slow@@"
 REFUSE_MARK = "@@refuse@@"
 #: Texts whose rewrites come back with HTML and markdown markup.
 MARKUP_MARK = "@@markup@@"
-#: Words the fake rewriter leaves out.
-RUDE = {"дебил", "дебилы", "идиот", "сука", "хрень", "блять", "мудак", "тупой", "idiot", "damn", "stupid", "заткнись"}
+#: Rude words and what the fake rewriter puts instead ("": left out).
+RUDE = {"дебил": "не прав", "идиот": "не прав", "заткнись": "помолчи", "сука": "", "хрень": "ерунда", "блять": "",
+        "мудак": "человек", "тупой": "странный", "idiot": "wrong", "stupid": "odd", "damn": ""}
 REFUSAL = "I'm sorry, but I can't help with that."
 
 
 def rewrite_answer(request: str) -> str:
     """The fake LLM's numbered rewrites of the last rewrite request (``Give N different
-    rewrites ... Text: X``): X without its rude words, then politer variants."""
+    rewrites ... Text: X``): X with its rude words replaced or left out, then politer variants."""
     n = int(re.search(r"Give (\d+) different rewrites", request).group(1))
     text = request.rsplit("Text:", 1)[1].strip()
     if REFUSE_MARK in text:
@@ -38,7 +39,13 @@ def rewrite_answer(request: str) -> str:
     if MARKUP_MARK in text:
         return "\n".join(["Here are the rewrites:", "1. <b>bold</b> words", "2. **stars** here",
                           "3. <script>alert(1)</script> quiet"][: n + 1])
-    kept = [w for w in text.split() if w.strip(",.!?;:").lower() not in RUDE]
+    kept = []
+    for word in text.split():
+        core = word.strip(",.!?;:")
+        if core.lower() not in RUDE:
+            kept.append(word)
+        elif RUDE[core.lower()]:
+            kept.append(word.replace(core, RUDE[core.lower()]))
     base = " ".join(kept).strip(" ,") or "..."
     base = base[0].upper() + base[1:]
     cyrillic = bool(re.search("[а-яё]", text, re.IGNORECASE))

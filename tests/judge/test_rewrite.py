@@ -36,7 +36,7 @@ def test_a_good_answer_gives_n_rewrites_and_what_they_cost(tiny_data):
     with FakeLLM() as server:
         result = rewriter(server).rewrite("ты дебил, иди отсюда", "ru", n=3)
     assert result.error is None and len(result.rewrites) == 3
-    assert result.rewrites[0] == "Ты иди отсюда" and not any(result.copies)
+    assert result.rewrites[0] == "Ты не прав, иди отсюда" and not any(result.copies)
     assert all("дебил" not in r for r in result.rewrites)
     usage = result.usage
     assert usage.requests == 1 and usage.attempts == 1 and usage.prompt_tokens > 0 and usage.completion_tokens > 0

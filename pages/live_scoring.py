@@ -19,6 +19,7 @@ from detox_core.lexicons import lexicon_help
 from detox_core.text import lexicon_spans
 from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import cache, render
+from detox_core.ui.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
@@ -120,7 +121,33 @@ def suggest_delete() -> None:
             "The Delete baseline found no word of the " + language_name(lang) + " toxic lexicon in the sentence"
             + (", so it removes nothing." if rewrite else "; removing them would leave nothing."))
         return
-    _add_candidate(rewrite)
+    _add_candidate(rewrite, "Delete baseline")
+
+
+def suggest_llm() -> None:
+    """Ask the LLM for rewrites and add them to the candidates (scored with the typed ones
+    on this run); a failure is one warning, and the typed candidates still score."""
+    text = st.session_state.get("live_input", "").strip()
+    room = MAX_CANDIDATES - len(_candidate_lines())
+    if not text or room <= 0:
+        st.session_state["_live_llm_warning"] = (
+            "Type a toxic sentence first." if not text else
+            f"The candidate box is full ({MAX_CANDIDATES} rewrites): remove some to make room for the LLM's.")
+        return
+    n = min(int(st.session_state.get("live_llm_n") or 3), room)
+    editions = [choice.edition.name] if choice.edition is not None else []
+    result, problem = llm_suggest(text, st.session_state.get("live_lang", "ru"), n, editions)
+    if problem:
+        st.session_state["_live_llm_warning"] = problem
+    if result is None or not result.rewrites:
+        return
+    for rewrite, copy in zip(result.rewrites, result.copies):
+        _add_candidate(rewrite, "LLM" + (" (a copy of the input)" if copy else ""))
+    dropped = f" · {result.dropped} item(s) of the answer left out (empty, repeated or too long)" if result.dropped else ""
+    # The prompt's tag is ours (a code span); the examples' source and the cost go through render.md.
+    st.session_state["_live_llm_info"] = (
+        f"**LLM rewrites:** prompt `{result.prompt_tag}` · examples: {render.md(result.examples, None)} · "
+        + render.md(result.usage.text() + dropped, None) + ".")
 
 
 def suggest_seq2seq() -> None:
@@ -135,13 +162,19 @@ def suggest_seq2seq() -> None:
     except ScorerUnavailableError as err:
         st.session_state["_live_seq2seq_error"] = str(err)
         return
-    _add_candidate(rewrite)
+    _add_candidate(rewrite, "seq2seq model")
 
 
-def _add_candidate(rewrite: str) -> None:
-    lines = [ln for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
+def _candidate_lines() -> list[str]:
+    return [ln for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
+
+
+def _add_candidate(rewrite: str, source: str) -> None:
+    """Add ``rewrite`` to the candidates, remembering who suggested it (while its line is unchanged)."""
+    lines = _candidate_lines()
     if rewrite and rewrite not in lines:
         lines.append(rewrite)
+        st.session_state.setdefault("_live_sources", {})[rewrite.strip()] = source
     st.session_state["live_candidates"] = "\n".join(lines)
 
 
@@ -178,6 +211,19 @@ buttons.button("Suggest: Delete baseline", on_click=suggest_delete, icon=":mater
                disabled=not language_lexicon or not st.session_state.get("live_input", "").strip())
 buttons.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
                help="Rewrite with the seq2seq detox model set below (loaded once per server).")
+llm = llm_offer()
+if llm.shown:  # organizers, and visitors only where the organizers opted them in
+    # The button and its number stay together when the row wraps.
+    group = buttons.container(horizontal=True, gap="small", vertical_alignment="center", width="content")
+    group.button("Suggest with the LLM", on_click=suggest_llm, icon=":material/chat:", disabled=not llm.enabled,
+                 help=llm.help)
+    group.selectbox("LLM rewrites", list(range(1, MAX_REWRITES + 1)), index=2, key="live_llm_n",
+                    label_visibility="collapsed", width=130, disabled=not llm.enabled,
+                    format_func=lambda k: f"{k} rewrite{'s' if k > 1 else ''}",
+                    help="How many rewrites one request asks the LLM for (the box holds at most "
+                    f"{MAX_CANDIDATES}).")
+if llm.note:
+    st.caption(llm.note)
 with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
     st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ,
                   disabled=not is_organizer(), max_chars=300,
@@ -194,6 +240,8 @@ if not language_lexicon:
 elif (built := cache.language_lexicons().get(language)) is not None and built.weak and language_lexicon is built.words:
     st.caption(f"The {language_name(language)} toxic lexicon is weak ({built.reason}): Delete suggestions miss "
                "many insults.")
+if problem := st.session_state.pop("_live_llm_warning", None):
+    st.warning(render.md(problem, None), icon=":material/cloud_off:")
 
 try:
     request = parse_request(st.session_state.get("live_input", ""), st.session_state.get("live_candidates", ""),
@@ -202,6 +250,9 @@ except DetoxInputError as err:
     st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
     st.stop()
 source, candidates, references = request.source, list(request.candidates), list(request.references)
+# Who suggested each candidate, for the lines still as suggested (an edited line is the user's).
+sources = {text: who for text, who in st.session_state.get("_live_sources", {}).items() if text in candidates}
+st.session_state["_live_sources"] = sources
 
 if not ready or preset_class(preset).unavailable():  # no preset covers the language, its models are not
     st.stop()                                           # here, or no endpoint: said above
@@ -228,8 +279,10 @@ except ScorerUnavailableError as err:
 # The cards keep the user's order; the best J is marked, not moved to the top.
 best = int(frame["j"].fillna(-1).to_numpy().argmax()) if len(candidates) > 1 else None
 for i in range(len(candidates)):
+    who = sources.get(candidates[i])
     score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
-               title=f"Rewrite {i + 1}" + (" · ★ best J" if i == best else ""))
+               title=f"Rewrite {i + 1}" + (f" · suggested by the {who}" if who else "")
+               + (" · ★ best J" if i == best else ""))
 sig = frame.attrs["signature"]
 st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")
@@ -238,5 +291,7 @@ st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            "preset: copy it to share this example.")
 for metric, why in reference_notes(sig).items():  # a reference metric that is n/a, and why
     st.caption(f"{label(metric)}: n/a — " + render.md(why, None) + ".")
+if any(who.startswith("LLM") for who in sources.values()) and (info := st.session_state.get("_live_llm_info")):
+    st.caption(info)
 if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
     st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))

@@ -1,7 +1,7 @@
 """A real chat-completions HTTP server on 127.0.0.1 with scripted behaviour, for the LLM
-judge's tests and benchmark: right answers, 429 with Retry-After, 500, malformed JSON,
-garbage text, slow replies; it counts every request and every charged answer per request
-body (what a provider bills)."""
+judge's and the LLM rewriter's tests and benchmark: right answers, 429 with Retry-After,
+500, malformed JSON, garbage text, slow replies, refusals, markup; it counts every request
+and every charged answer per request body (what a provider bills)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,40 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 GARBAGE_MARK = "@@garbage@@"
 #: Texts the server answers too slowly (past the client's timeout).
 SLOW_MARK = "@@slow@@"
+#: Texts the server declines to rewrite.
+REFUSE_MARK = "@@refuse@@"
+#: Texts whose rewrites come back with HTML and markdown markup.
+MARKUP_MARK = "@@markup@@"
+#: Rude words and what the fake rewriter puts instead ("": left out).
+RUDE = {"дебил": "не прав", "идиот": "не прав", "заткнись": "помолчи", "сука": "", "хрень": "ерунда", "блять": "",
+        "мудак": "человек", "тупой": "странный", "idiot": "wrong", "stupid": "odd", "damn": ""}
+REFUSAL = "I'm sorry, but I can't help with that."
+
+
+def rewrite_answer(request: str) -> str:
+    """The fake LLM's numbered rewrites of the last rewrite request (``Give N different
+    rewrites ... Text: X``): X with its rude words replaced or left out, then politer variants."""
+    n = int(re.search(r"Give (\d+) different rewrites", request).group(1))
+    text = request.rsplit("Text:", 1)[1].strip()
+    if REFUSE_MARK in text:
+        return REFUSAL
+    if MARKUP_MARK in text:
+        return "\n".join(["Here are the rewrites:", "1. <b>bold</b> words", "2. **stars** here",
+                          "3. <script>alert(1)</script> quiet"][: n + 1])
+    kept = []
+    for word in text.split():
+        core = word.strip(",.!?;:")
+        if core.lower() not in RUDE:
+            kept.append(word)
+        elif RUDE[core.lower()]:
+            kept.append(word.replace(core, RUDE[core.lower()]))
+    base = " ".join(kept).strip(" ,") or "..."
+    base = base[0].upper() + base[1:]
+    cyrillic = bool(re.search("[а-яё]", text, re.IGNORECASE))
+    variants = [base, ("Пожалуйста, " if cyrillic else "Please, ") + base[0].lower() + base[1:],
+                base.rstrip(".!?") + (", если можно." if cyrillic else ", if you can."),
+                base.rstrip(".!?") + "...", ("Прошу: " if cyrillic else "Kindly: ") + base]
+    return "\n".join(f"{k}. {v}" for k, v in enumerate(variants[:n], 1))
 
 
 def right_answer(messages: list[dict]) -> str:
@@ -26,6 +60,8 @@ def right_answer(messages: list[dict]) -> str:
     last = messages[-1]["content"]
     question = next((m["content"] for m in reversed(messages) if m["role"] == "user" and "Text" in m["content"]), last)
     low = question.lower()
+    if "different rewrites" in last:
+        return rewrite_answer(last)
     h = int(hashlib.md5(question.encode()).hexdigest(), 16)
     if "more toxic" in low:
         return ["A", "A", "equal", "B"][h % 4]
@@ -48,6 +84,7 @@ class Faults:
     latency: float = 0.0  # seconds per request
     slow_seconds: float = 2.0
     seed: int = 0
+    fail_first: int = 0  # the first requests answered HTTP 500, whatever the rates
 
 
 @dataclass
@@ -113,6 +150,7 @@ class FakeLLM:
         f = self.faults
         with self._lock:
             self.stats.requests += 1
+            count = self.stats.requests
             roll = self._rng.random()
             self.stats.auth.add(handler.headers.get("Authorization", ""))
         if not handler.path.endswith("/chat/completions"):
@@ -127,7 +165,9 @@ class FakeLLM:
         if SLOW_MARK in text:
             time.sleep(f.slow_seconds)
         status = 200
-        if roll < f.rate_429:
+        if count <= f.fail_first:
+            status = 500
+        elif roll < f.rate_429:
             status = 429
         elif roll < f.rate_429 + f.rate_500:
             status = 500
@@ -146,10 +186,12 @@ class FakeLLM:
         with self._lock:
             self.stats.charged[key] += 1
         words = len(re.findall(r"\w+", text))
+        # A judge's answer is billed as one token (as before); a list of rewrites by its words.
+        completion = len(re.findall(r"\w+", answer)) if "different rewrites" in messages[-1]["content"] else 1
         payload = {"id": "x", "object": "chat.completion", "model": request.get("model"),
                    "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
                                 "finish_reason": "stop"}],
-                   "usage": {"prompt_tokens": words, "completion_tokens": 1, "total_tokens": words + 1}}
+                   "usage": {"prompt_tokens": words, "completion_tokens": completion, "total_tokens": words + completion}}
         self._send(handler, 200, json.dumps(payload).encode())
 
 

@@ -1,0 +1,105 @@
+"""Live scoring's "Suggest with the LLM" in headless Chromium, at 1400 and 800 px, with a
+local chat-completions server (tests/judge/fake_llm.py) as the organizers' endpoint: the
+rewrites join the typed one, labelled, and are scored at once; markup in the answer shows
+as text; a server that does not answer is one warning and the typed rewrite still scores."""
+
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.util import CHROMIUM, cut_off_controls, free_port, no_exception, shot, start_app, stop_app, wait_idle
+from tests.judge.fake_llm import MARKUP_MARK, FakeLLM
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+INPUT = "Ты дебил, заткнись уже"
+TYPED = "Ты не прав, помолчи, пожалуйста"
+
+
+@pytest.fixture(scope="module")
+def fake_llm():
+    with FakeLLM() as server:
+        yield server
+
+
+def _app(data_root, db_url, base_url: str):
+    return start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url, "DETOX_ORGANIZER_PASSWORD": "",
+                      "OPENAI_BASE_URL": base_url, "DETOX_LLM_MODEL": "rewrite-model", "OPENAI_API_KEY": "sk-e2e"})
+
+
+@pytest.fixture(scope="module")
+def llm_server(data_root, db_url, fake_llm):
+    proc, url = _app(data_root, db_url, fake_llm.url)
+    yield url
+    stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def down_server(data_root, db_url):
+    proc, url = _app(data_root, db_url, f"http://127.0.0.1:{free_port()}/v1")  # nothing listens there
+    yield url
+    stop_app(proc)
+
+
+def open_live(page, server: str, width: int, text: str = INPUT) -> None:
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.goto(f"{server}/live_scoring?" + urllib.parse.urlencode({"live_input": text, "live_candidates": TYPED}))
+    wait_idle(page, 180)
+    no_exception(page)
+
+
+def suggest(page) -> None:
+    page.get_by_role("button", name="Suggest with the LLM").click()
+    page.mouse.move(0, 0)  # no tooltip left open over the page
+    wait_idle(page, 120)
+    no_exception(page)
+
+
+def cards(page) -> int:
+    return page.locator('[data-testid="stMetric"]').filter(has_text="J").filter(has_not_text="STA").count()
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_llm_rewrites_are_added_labelled_and_scored_with_the_typed_one(llm_server, fake_llm, page, width):
+    open_live(page, llm_server, width)
+    assert not cut_off_controls(page)
+    asked = fake_llm.stats.requests
+    suggest(page)
+    assert fake_llm.stats.requests == asked + 1
+    body = page.inner_text("body")
+    assert body.count("suggested by the LLM") == 3 and "Rewrite 1 · suggested" not in body
+    assert "textdetox-rewrite@1#" in body and "RUSSE-2022 train" in body and "1 request" in body
+    assert page.get_by_role("textbox", name="Candidate rewrites (one per line)").input_value().count("\n") == 3
+    assert page.query_selector('[data-testid="stAlertContentError"]') is None
+    assert page.query_selector('[data-testid="stAlertContentWarning"]') is None
+    assert "sk-e2e" not in body
+    assert not cut_off_controls(page)
+    shot(page, f"live_llm_{width}", 2600, width)
+
+
+def test_markup_in_the_answer_shows_as_text(llm_server, page):
+    open_live(page, llm_server, 1400, f"{INPUT} {MARKUP_MARK}")
+    page.evaluate("window.__xss = 0")
+    suggest(page)
+    body = page.inner_text("body")
+    assert "<script>alert(1)</script> quiet" in body and "<b>bold</b> words" in body and "**stars** here" in body
+    assert page.locator(".dx-text b, .dx-text strong, .dx-text script").count() == 0
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_server_that_does_not_answer_is_one_warning_and_the_page_still_scores(down_server, page, width):
+    open_live(page, down_server, width)
+    suggest(page)
+    warnings = page.locator('[data-testid="stAlertContentWarning"]')
+    assert warnings.count() == 1 and "could not be reached" in warnings.first.inner_text()
+    assert page.query_selector('[data-testid="stAlertContentError"]') is None
+    body = page.inner_text("body")
+    assert "Rewrite 1" in body and "Rewrite 2" not in body  # the typed rewrite, scored
+    assert not cut_off_controls(page)
+    shot(page, f"live_llm_down_{width}", 1400, width)

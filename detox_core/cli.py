@@ -34,15 +34,13 @@ from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_nam
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
 from detox_core.cli_human import add_commands as add_human_commands
+from detox_core.cli_score import add_score_command
 from detox_core.annotation.store import AnnotationStore
 from detox_core.db import health, make_engine
 from detox_core.embedded.recipe import train_embedded
-from detox_core.errors import DetoxError, DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
+from detox_core.errors import DetoxError, DetoxInputError, EmbeddedMissingError
 from detox_core.metrics import bertscore
-from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.metrics.textdetox2025 import add_2025_recipes
-from detox_core.models import ModelPool
-from detox_core.submissions.files import score_submissions
 
 
 def _int_in(lo: int, hi: int):
@@ -172,47 +170,6 @@ def _parse_models(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _llm_options(args: argparse.Namespace) -> dict:
-    """The ``--llm-*`` options, for the llm-judge preset (the key only from the environment)."""
-    if args.preset != "llm-judge":
-        return {}
-    values = {"base_url": args.llm_base_url, "model": args.llm_model, "concurrency": args.llm_concurrency,
-              "template": args.llm_template, "price_in": args.llm_price_in, "price_out": args.llm_price_out,
-              "timeout": args.llm_timeout}
-    options: dict = {"local_model": args.llm_local} if args.llm_local else {}
-    return {**options, **{k: v for k, v in values.items() if v is not None}}
-
-
-def _calibrator_options(args: argparse.Namespace) -> dict:
-    """``--calibrators FILE``: fitted calibrators, for the presets that take them (rudetox-mera)."""
-    if not args.calibrators:
-        return {}
-    from detox_core.cli_human import FITTED
-    from detox_core.metrics.fitted_calibration import load
-
-    if args.preset not in FITTED:
-        raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {args.preset}")
-    return {"calibrators": load(Path(args.calibrators))}
-
-
-def _cmd_score(args: argparse.Namespace) -> int:
-
-    pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
-    try:
-        written = score_submissions(
-            Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], _out_dir(args.out),
-            preset=args.preset, calibrated=not args.raw, models=_parse_models(args.model), pool=pool,
-            references=Path(args.refs) if args.refs else None, quiet=args.quiet,
-            options={**_llm_options(args), **_calibrator_options(args)}, edition=args.edition, split=args.split,
-        )
-    except ScorerUnavailableError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 3
-    for path in written:
-        print(path)
-    return 0
-
-
 def _fmt(value: float, lo: float, hi: float) -> str:
     if value != value:
         return "n/a"
@@ -319,56 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_embedded.add_train_options(train)
     train.set_defaults(func=_cmd_train_embedded)
 
-    score = sub.add_parser(
-        "score", help="score submissions with a metric preset",
-        description="Score submission files as the editions' official scripts do: RUSSE-2022 style (one output "
-                    "per line) or TextDetox (CodaLab TSV toxic_sentence, neutral_sentence, lang, or its zip).",
-        epilog="examples:\n"
-               "  python -m detox_core score --edition russe2022 --preds team.txt --out out\n"
-               "  python -m detox_core score --edition textdetox2025 --preds a.tsv b.zip --out out\n"
-               "  python -m detox_core score --inputs test_inputs.tsv --refs refs.tsv --preds team.tsv --out out",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = score.add_mutually_exclusive_group(required=True)
-    where.add_argument("--inputs", metavar="FILE",
-                       help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references), a "
-                            "text file with one input per line, or a TextDetox inputs TSV (toxic_sentence, lang; "
-                            "references in an optional neutral_sentence column)")
-    where.add_argument("--edition", choices=[e.name for e in editions.editions()],
-                       help="the inputs and references of an edition's split, from the data folder (fetch-data)")
-    score.add_argument("--split", metavar="SPLIT",
-                       help="with --edition: the split (default: test); with a TextDetox --inputs file: its name "
-                            "in messages")
-    score.add_argument("--preds", required=True, nargs="+", metavar="FILE",
-                       help="submissions: text or TSV; for TextDetox inputs the CodaLab TSV or the zip holding it")
-    score.add_argument("--preset", default=DEFAULT_PRESET, metavar="PRESET",
-                       help="the metric recipe: " + "; ".join(f"{n}: {c.title}" for n, c in registered().items())
-                       + f" (default: {DEFAULT_PRESET})")
-    score.add_argument("--model", action="append", metavar="ROLE=DIR",
-                       help="load a preset's model (sta, sim, fl) from a local folder or another id")
-    score.add_argument("--refs", metavar="FILE",
-                       help="references: a corpus TSV row for row (RUSSE style), or a TSV toxic_sentence, "
-                            "neutral_sentence, lang matched by text and language (TextDetox); default: those of "
-                            "the inputs")
-    score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
-    score.add_argument("--calibrators", metavar="FILE.json",
-                       help="rudetox-mera: calibrators written by fit-calibrators (default: those saved for it)")
-    score.add_argument("--out", required=True, metavar="DIR", help="where the score files go")
-    score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
-    score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
-                       help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
-    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
-    score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    _add_bertscore_options(score)
-    llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
-    llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")
-    llm.add_argument("--llm-model", metavar="NAME", help="model name (default $DETOX_LLM_MODEL)")
-    llm.add_argument("--llm-concurrency", type=_int_in(1, 64), help="requests in flight (default 8)")
-    llm.add_argument("--llm-template", metavar="FILE.toml", help="a prompt template (default: the built-in one)")
-    llm.add_argument("--llm-price-in", type=float, metavar="USD", help="price per 1M input tokens (for the cost)")
-    llm.add_argument("--llm-price-out", type=float, metavar="USD", help="price per 1M output tokens")
-    llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
-    llm.add_argument("--llm-local", metavar="DIR_OR_ID", help="judge with a local causal LM instead of a server")
-    score.set_defaults(func=_cmd_score)
+    add_score_command(sub, _int_in, _parse_models, _out_dir, _add_bertscore_options)
 
     meta = sub.add_parser("meta-eval", help="agreement of automatic metrics with human judgements")
     meta.add_argument("--human", required=True, metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")

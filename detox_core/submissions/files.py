@@ -64,7 +64,7 @@ class ScoringTask:
     """What submissions are scored against.
 
     Attributes:
-        label: the inputs in words ("textdetox2025, test split" or a file name).
+        label: the inputs in words ("<edition>, <split> split" or a file name).
         inputs, references: RUSSE-style inputs in order (empty for a multilingual task).
         rows: a multilingual split's inputs (:func:`load_multilingual_inputs` frame, file
             order), None for a RUSSE-style task.

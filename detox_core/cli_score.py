@@ -1,0 +1,122 @@
+"""The ``score`` command: whole submissions scored from the shell, as the editions'
+official scripts do (:func:`detox_core.submissions.files.score_submissions`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from detox_core import editions
+from detox_core.errors import DetoxInputError, ScorerUnavailableError
+from detox_core.metrics.registry import DEFAULT_PRESET, registered
+from detox_core.models import ModelPool
+from detox_core.submissions.files import score_submissions
+
+
+def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options) -> None:
+    """Add ``score`` to the subcommands ``sub`` (helpers shared with the other commands)."""
+
+    def _cmd_score(args: argparse.Namespace) -> int:
+        pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
+        try:
+            written = score_submissions(
+                Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
+                preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
+                references=Path(args.refs) if args.refs else None, quiet=args.quiet,
+                options={**_llm_options(args), **_calibrator_options(args)}, edition=args.edition, split=args.split,
+            )
+        except ScorerUnavailableError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 3
+        for path in written:
+            print(path)
+        return 0
+
+    _int_in = int_in
+    _add_bertscore_options = add_bertscore_options
+    score = sub.add_parser(
+        "score", help="score submissions with a metric preset",
+        description="Score submission files as the editions' official scripts do: RUSSE-2022 style (one output "
+                    "per line) or TextDetox (CodaLab TSV toxic_sentence, neutral_sentence, lang, or its zip).",
+        epilog=_score_examples(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = score.add_mutually_exclusive_group(required=True)
+    where.add_argument("--inputs", metavar="FILE",
+                       help="the toxic inputs: a corpus TSV (its neutral_comment columns are the references), a "
+                            "text file with one input per line, or a TextDetox inputs TSV (toxic_sentence, lang; "
+                            "references in an optional neutral_sentence column)")
+    where.add_argument("--edition", choices=[e.name for e in editions.editions()],
+                       help="the inputs and references of an edition's split, from the data folder (fetch-data)")
+    score.add_argument("--split", metavar="SPLIT",
+                       help="with --edition: the split (default: test); with a TextDetox --inputs file: its name "
+                            "in messages")
+    score.add_argument("--preds", required=True, nargs="+", metavar="FILE",
+                       help="submissions: text or TSV; for TextDetox inputs the CodaLab TSV or the zip holding it")
+    score.add_argument("--preset", default=DEFAULT_PRESET, metavar="PRESET",
+                       help="the metric recipe: " + "; ".join(f"{n}: {c.title}" for n, c in registered().items())
+                       + f" (default: {DEFAULT_PRESET})")
+    score.add_argument("--model", action="append", metavar="ROLE=DIR",
+                       help="load a preset's model (sta, sim, fl) from a local folder or another id")
+    score.add_argument("--refs", metavar="FILE",
+                       help="references: a corpus TSV row for row (RUSSE style), or a TSV toxic_sentence, "
+                            "neutral_sentence, lang matched by text and language (TextDetox); default: those of "
+                            "the inputs")
+    score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
+    score.add_argument("--calibrators", metavar="FILE.json",
+                       help="rudetox-mera: calibrators written by fit-calibrators (default: those saved for it)")
+    score.add_argument("--out", required=True, metavar="DIR", help="where the score files go")
+    score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
+    score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
+                       help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
+    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    _add_bertscore_options(score)
+    llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
+    llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")
+    llm.add_argument("--llm-model", metavar="NAME", help="model name (default $DETOX_LLM_MODEL)")
+    llm.add_argument("--llm-concurrency", type=_int_in(1, 64), help="requests in flight (default 8)")
+    llm.add_argument("--llm-template", metavar="FILE.toml", help="a prompt template (default: the built-in one)")
+    llm.add_argument("--llm-price-in", type=float, metavar="USD", help="price per 1M input tokens (for the cost)")
+    llm.add_argument("--llm-price-out", type=float, metavar="USD", help="price per 1M output tokens")
+    llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
+    llm.add_argument("--llm-local", metavar="DIR_OR_ID", help="judge with a local causal LM instead of a server")
+    score.set_defaults(func=_cmd_score)
+
+
+def _llm_options(args: argparse.Namespace) -> dict:
+    """The ``--llm-*`` options, for the llm-judge preset (the key only from the environment)."""
+    if args.preset != "llm-judge":
+        return {}
+    values = {"base_url": args.llm_base_url, "model": args.llm_model, "concurrency": args.llm_concurrency,
+              "template": args.llm_template, "price_in": args.llm_price_in, "price_out": args.llm_price_out,
+              "timeout": args.llm_timeout}
+    options: dict = {"local_model": args.llm_local} if args.llm_local else {}
+    return {**options, **{k: v for k, v in values.items() if v is not None}}
+
+
+def _calibrator_options(args: argparse.Namespace) -> dict:
+    """``--calibrators FILE``: fitted calibrators, for the presets that take them (rudetox-mera)."""
+    if not args.calibrators:
+        return {}
+    from detox_core.cli_human import FITTED
+    from detox_core.metrics.fitted_calibration import load
+
+    if args.preset not in FITTED:
+        raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {args.preset}")
+    return {"calibrators": load(Path(args.calibrators))}
+
+
+def _score_examples() -> str:
+    """``score --help``'s examples, with the registered editions' names."""
+    mono = next((e.name for e in editions.editions() if not e.multilingual), None)
+    multi = [e.name for e in editions.editions() if e.multilingual]
+    lines = ["examples:"]
+    if mono:
+        lines.append(f"  python -m detox_core score --edition {mono} --preds team.txt --out out")
+    if multi:
+        lines.append(f"  python -m detox_core score --edition {multi[-1]} --split dev --preds a.tsv b.zip --out out")
+    lines.append("  python -m detox_core score --inputs test_inputs.tsv --refs refs.tsv --preds team.tsv --out out")
+    return "\n".join(lines)
+
+

@@ -21,6 +21,9 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.visitors import admit_session
 
 admit_session()  # an address holding too many sessions gets a message, and no work
+# Typed and uploaded text in every script: an Arabic or Hebrew line in a text box runs right
+# to left, each line by its own first strong character.
+st.html("<style>textarea, input[type=text] {unicode-bidi: plaintext; text-align: start;}</style>")
 
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -24,8 +25,17 @@ def bidi_controls(text: str) -> list[str]:
     return [f"U+{ord(c):04X}" for c in dict.fromkeys(text) if c in BIDI_CONTROLS]
 
 
+# Arabic short vowels and other harakat (fathatan .. sukun, superscript alef): optional in
+# writing, so a word is the same word with or without them.
+_HARAKAT = dict.fromkeys([*range(0x064B, 0x0653), 0x0670])
+
+
 def normalise_word(word: str) -> str:
-    """Lower-case and fold ``ё`` into ``е``, as Russian text is written both ways."""
+    """Lower-case and fold ``ё`` into ``е``, as Russian text is written both ways; outside
+    ASCII also the Unicode NFC form (one spelling for letters typed precomposed or not:
+    Hindi "ड़" as one code point or two) without Arabic harakat."""
+    if not word.isascii():
+        word = unicodedata.normalize("NFC", word).translate(_HARAKAT)
     return word.lower().replace("ё", "е")
 
 
@@ -79,36 +89,56 @@ MAX_SEGMENTS = 6
 
 def unspaced_language(text: str, lang: str | None = None) -> str | None:
     """``zh`` or ``ja`` when ``text`` is to be segmented as such, else None: the language
-    given when it is one of them, else Japanese when the text holds kana, Chinese when it
-    holds Han characters."""
+    given when it is one of them (and the text holds their characters); for another given
+    language, None (a Han character in a Russian sentence does not make it Chinese); with
+    no language, Japanese when the text holds kana, Chinese when it holds Han characters."""
     if lang in ("zh", "ja"):
         return lang if UNSPACED_RE.search(text) else None
     if lang is not None and lang not in ("", "und"):
-        if not UNSPACED_RE.search(text):
-            return None
+        return None
     if _KANA_RE.search(text):
         return "ja"
     return "zh" if UNSPACED_RE.search(text) else None
+
+
+_UNSPACED_RUN_RE = re.compile(f"[{_UNSPACED}]+")
+
+
+def _spaced_spans(text: str, lexicon: frozenset[str] | set[str], start: int = 0, end: int | None = None):
+    return [m.span() for m in WORD_RE.finditer(text, start, len(text) if end is None else end)
+            if normalise_word(m.group()) in lexicon]
 
 
 def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> list[tuple[int, int]]:
     """Character spans ``(start, end)`` of the lexicon words of ``text``, in order.
 
     In spaced scripts a span is a word (:data:`WORD_RE`) whose normalised form is in
-    ``lexicon``. In Chinese and Japanese the text is segmented into words first
-    (:mod:`detox_core.segment`), and a span is the longest run of up to
+    ``lexicon``. In Chinese and Japanese the runs of Han and kana characters are segmented
+    into words first (:mod:`detox_core.segment`), and a span is the longest run of up to
     :data:`MAX_SEGMENTS` whole segments that is a lexicon word: "傻逼", cut "傻" + "逼" by
     the segmenter, is found, and a one-character entry ("鸡") is not found inside a longer
-    word ("鸡蛋", egg).
+    word ("鸡蛋", egg). Latin or other letters between those runs ("SB") are whole words,
+    as in spaced scripts: never cut letter by letter.
     """
     if not lexicon or not text:
         return []
     unspaced = unspaced_language(text, lang)
     if unspaced is None:
-        return [m.span() for m in WORD_RE.finditer(text) if normalise_word(m.group()) in lexicon]
+        return _spaced_spans(text, lexicon)
     from detox_core.segment import SEGMENTERS  # noqa: PLC0415 - loads a segmenter only for CJK text
 
-    pieces = SEGMENTERS[unspaced](text)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for run in _UNSPACED_RUN_RE.finditer(text):
+        spans += _spaced_spans(text, lexicon, pos, run.start())
+        spans += _unspaced_spans(run.group(), run.start(), lexicon, SEGMENTERS[unspaced])
+        pos = run.end()
+    return spans + _spaced_spans(text, lexicon, pos)
+
+
+def _unspaced_spans(chunk: str, offset: int, lexicon, segment) -> list[tuple[int, int]]:
+    """Lexicon spans of a run of Han or kana characters, cut into words by ``segment``."""
+    pieces = segment(chunk)
     starts = [0]
     for piece in pieces:
         starts.append(starts[-1] + len(piece))
@@ -116,13 +146,12 @@ def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | Non
     i = 0
     while i < len(pieces):
         found = 0
-        if not pieces[i].isspace():
-            for j in range(min(len(pieces), i + MAX_SEGMENTS), i, -1):
-                if normalise_word(text[starts[i]:starts[j]]) in lexicon:
-                    found = j
-                    break
+        for j in range(min(len(pieces), i + MAX_SEGMENTS), i, -1):
+            if normalise_word(chunk[starts[i]:starts[j]]) in lexicon:
+                found = j
+                break
         if found:
-            spans.append((starts[i], starts[found]))
+            spans.append((offset + starts[i], offset + starts[found]))
             i = found
         else:
             i += 1

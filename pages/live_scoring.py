@@ -116,10 +116,15 @@ def suggest_delete() -> None:
     lang = st.session_state.get("live_lang")
     lexicon = live_lexicon(lang)
     rewrite = delete_baseline(text, lexicon, lang)
-    if not lexicon_spans(text, lexicon, lang) or not rewrite:  # nothing to remove, or nothing left: say so
+    if not lexicon_spans(text, lexicon, lang):  # nothing to remove: say so
         st.session_state["_live_delete_note"] = (
-            "The Delete baseline found no word of the " + language_name(lang) + " toxic lexicon in the sentence"
-            + (", so it removes nothing." if rewrite else "; removing them would leave nothing."))
+            f"The Delete baseline found no word of the {language_name(lang)} toxic lexicon in the sentence, so it "
+            "removes nothing.")
+        return
+    if not rewrite:
+        st.session_state["_live_delete_note"] = (
+            f"The sentence is made of words of the {language_name(lang)} toxic lexicon only: the Delete baseline "
+            "would leave nothing.")
         return
     _add_candidate(rewrite, "Delete baseline")
 

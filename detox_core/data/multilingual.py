@@ -164,6 +164,8 @@ def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FIL
     # before it is parsed (its rows would cost memory and time and be errors anyway).
     table = parse_table(raw, label, "\t", max_rows=max_submission_lines(n_inputs))
     cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
+    if not table.rows:
+        raise DetoxInputError("expected at least one row after the header, found none", label)
     return table, cols, label
 
 

@@ -21,8 +21,9 @@ Sources, per language (each list says which it used, see ``sources.json``):
   2025 meta-evaluation sample (``meta_eval/pairs.tsv``) deleted from the same input: the
   only source for Amharic, which has neither a profanity list nor word frequencies.
 
-A list is *weak* when it has fewer than :data:`MIN_STRONG` words, or when no curated list
-(glin-profanity, the hub lexicon, the RUSSE-2022 lexicon) gave words to it.
+A list is *weak* when it has fewer than :data:`MIN_STRONG` words, when no curated list
+(glin-profanity, the hub lexicon, the RUSSE-2022 lexicon) gave words to it, or when it finds a
+word in fewer than :data:`MIN_COVERAGE` of the language's toxic inputs.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from detox_core import config
 from detox_core.lexicons.base import LexiconSource, ToxicLexicon, write_lexicons
-from detox_core.text import WORD_RE, normalise_word
+from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
 LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
 #: glin-profanity's dictionary file per language of the editions (``hindi`` is romanised).
@@ -55,6 +56,8 @@ MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is 
 LATIN_BORROWERS = ("de", "es", "fr", "it", "hin")
 MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
 MIN_STRONG = 100
+#: Share of a language's toxic inputs in which a strong list finds at least one word.
+MIN_COVERAGE = 0.5
 HUB_LEXICON_REPO = "textdetox/multilingual_toxic_lexicon"
 HTML_ENTITIES = frozenset({"amp", "gt", "lt", "quot", "nbsp"})  # left over from "&amp;" in scraped text
 CURATED = ("glin-profanity", "RUSSE-2022 lexicon", "TextDetox hub lexicon")
@@ -280,6 +283,12 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
         reasons.append(f"only {len(words)} words")
     if len(texts) < 500 and not curated:
         reasons.append(f"only {len(texts)} toxic inputs to learn from")
+    if texts and words:
+        # How often the list finds something where something is there to find: a long list of
+        # words nobody writes (Japanese: 179 words, 5 of 100 inputs) is weak too.
+        found = sum(1 for t in texts if lexicon_spans(t, words, lang))
+        if found < MIN_COVERAGE * len(texts):
+            reasons.append(f"it finds a word in only {found / len(texts):.0%} of the {len(texts):,} toxic inputs")
     return ToxicLexicon(lang, words, sources, "weak" if reasons else "strong", "; ".join(reasons))
 
 

@@ -14,15 +14,24 @@ from detox_core.text import lexicon_spans
 
 # Closing marks and separators that must not follow a space, in the scripts of the editions:
 # Latin/Cyrillic, Arabic (، ؛ ؟), Devanagari (। ॥), Amharic (። ፣ ፤ ፥ ፦ ፧), CJK (，。！？、；：）」』).
-_CLOSING = r",.!?;:)»\]}…،؛؟।॥።፣፤፥፦፧，。！？、；：）」』"
+# Not "…": in Russian a space before it is usual, and RUSSE-2022's Delete keeps it.
+_CLOSING = r",.!?;:)»،؛؟।॥።፣፤፥፦፧，。！？、；：）」』"
 _SEPARATORS = r",;:،؛፣፤，、；："
+_ENDS = r".!?؟।॥።፧！？。"
 _SPACE_BEFORE_PUNCT = re.compile(f"\\s+([{_CLOSING}])")
 _REPEATED_SEPARATORS = re.compile(f"([{_SEPARATORS}])(\\s*[{_SEPARATORS}])+")
+# "Shut up, moron!" without "moron" is "Shut up!", not "Shut up,!".
+_SEPARATOR_BEFORE_END = re.compile(f"[{_SEPARATORS}]\\s*(?=[{_ENDS}])(?!\\.\\.)")  # ",..." stays
+# What held only the deleted word: quotes, brackets, Spanish "¡...!" and "¿...?".
+# Straight quotes only when nothing is left between them ('"a" "b"' keeps its quotes).
+_EMPTY_PAIRS = re.compile("\"\"|“\\s*”|„\\s*“|«\\s*»|\\(\\s*\\)|\\[\\s*\\]|「\\s*」|『\\s*』|（\\s*）|¡\\s*!|¿\\s*\\?")
+# "Ты - мудак - и всё" without "мудак" keeps one dash.
+_REPEATED_DASHES = re.compile("(\\s[-–—])(?:\\s+[-–—])+(?=\\s|$)")
 _LEADING_PUNCT = re.compile(f"^[\\s{_CLOSING}-]+")
 _TRAILING_SEPARATORS = re.compile(f"[\\s{_SEPARATORS}-]+$")
 _SPACES = re.compile(r"\s{2,}")
-# Right-to-left marks and isolates are not words: dropping the word they wrapped leaves them alone.
-_LONE_DIRECTION_MARKS = re.compile("(?<=\\s)[\u200e\u200f]+(?=\\s|$)")
+# Right-to-left marks are not words: dropping the word they wrapped leaves them alone.
+_LONE_DIRECTION_MARKS = re.compile("(?:(?<=\\s)|^)[\u200e\u200f]+(?=\\s|$)")
 
 
 def delete_baseline(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> str:
@@ -43,8 +52,12 @@ def delete_baseline(text: str, lexicon: frozenset[str] | set[str], lang: str | N
     out = "".join(kept)
     out = _LONE_DIRECTION_MARKS.sub("", out)
     out = _SPACES.sub(" ", out)
+    out = _EMPTY_PAIRS.sub("", out)
+    out = _REPEATED_DASHES.sub(r"\1", out)
+    out = _SPACES.sub(" ", out)
     out = _SPACE_BEFORE_PUNCT.sub(r"\1", out)
     out = _REPEATED_SEPARATORS.sub(r"\1", out)
+    out = _SEPARATOR_BEFORE_END.sub("", out)
     out = _LEADING_PUNCT.sub("", out).strip()
     out = _TRAILING_SEPARATORS.sub("", out)
     if out and text[:1].isupper() and out[:1].islower():

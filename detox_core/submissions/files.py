@@ -28,7 +28,7 @@ from detox_core import data
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
-from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, Signature, system_scores
+from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, system_scores
 from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.models import ModelPool
 from detox_core.vocab import in_language_order, language_name
@@ -89,12 +89,17 @@ class ScoringTask:
 def _multilingual_references(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
     """``rows`` with references from a TSV ``toxic_sentence, neutral_sentence, lang`` (the
     hub's format; ``neutral_comment1..3`` too), matched by text and language."""
-    refs = load_multilingual_inputs(path, languages=sorted(set(rows["lang"])) or None)
+    refs = load_multilingual_inputs(path)
     keys = {(t.strip(), lang): i for i, (t, lang) in enumerate(zip(rows["toxic_comment"], rows["lang"]))}
+    languages = set(rows["lang"])
     out = rows.copy()
     for c in data.REFERENCE_COLUMNS:
         out[c] = ""
     for row in refs.itertuples(index=False):
+        if row.lang not in languages:
+            raise DetoxInputError(f"a reference in {language_name(row.lang)}, but the inputs have no {language_name(row.lang)} "
+                                  f"({row.lang}); they have {', '.join(in_language_order(languages))}", path,
+                                  int(row.line), "lang")
         hit = keys.get((row.toxic_comment.strip(), row.lang))
         if hit is None:
             raise DetoxInputError(f"this {language_name(row.lang)} input is not in the inputs file: "

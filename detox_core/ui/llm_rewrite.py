@@ -10,9 +10,11 @@ one sentence, where to set one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
+from detox_core.judge import access
 from detox_core.judge.access import allowance
 from detox_core.judge.rewrite import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
 from detox_core.judge.settings import resolve
@@ -58,8 +60,12 @@ def offer() -> Offer:
 def suggest(text: str, lang: str, n: int, editions: Sequence[str] = ()) -> tuple[RewriteResult | None, str | None]:
     """The LLM's rewrites of ``text``, or None and the sentence to show instead (a
     visitor's message never names the endpoint)."""
+    # A button's callback runs before the page's body (where require_page marks the run as
+    # a visitor's): the visitor is named here, so the request is charged to the allowance.
+    scope = nullcontext() if auth.is_organizer() else access.visitor_run(auth.client_id())
     try:
-        result = LLMRewriter(resolve()).rewrite(text, lang, n, editions=editions)
+        with scope:
+            result = LLMRewriter(resolve()).rewrite(text, lang, n, editions=editions)
     except (DetoxInputError, ScorerUnavailableError) as err:  # a bad setting, the endpoint unset meanwhile
         return None, str(err)
     if result.error:

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
+from detox_core.judge import access
 from detox_core.judge.access import VisitorPolicy, allowance
 from detox_core.judge.settings import set_server_settings
 from tests.app.helpers import run
@@ -46,10 +47,8 @@ def endpoint(no_endpoint, monkeypatch):
 def visitor(monkeypatch):
     """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
-    before = allowance().policy
-    allowance().set_policy(VisitorPolicy())
+    monkeypatch.setattr(access, "_ALLOWANCE", access.VisitorAllowance())  # no other test's requests counted
     yield allowance()
-    allowance().set_policy(before)
 
 
 def page(text: str = "ты дебил, иди отсюда", typed: str = "ты неправ, иди отсюда") -> AppTest:
@@ -116,6 +115,20 @@ def test_a_visitor_is_not_offered_it_unless_the_organizers_opted_visitors_in(tra
     assert len(at.session_state["live_candidates"].split("\n")) == 3 and endpoint.stats.requests == 1
     assert "limits the organizers set" in buttons(at)[BUTTON].help
     assert "127.0.0.1" not in shown(at) and "rewrite-model" not in shown(at)
+
+
+def test_a_visitors_rewrites_count_against_the_limits_the_organizers_set(trained, endpoint, visitor):
+    """The button runs before the page's body: the visitor's request is still charged (one
+    an hour here), so the third click sends nothing and says why."""
+    page()  # the first run reads the server's settings
+    visitor.set_policy(VisitorPolicy(visitors=True, requests_per_hour=1, daily_requests=100, daily_usd=None))
+    at = ask(page(), 1)
+    assert endpoint.stats.requests == 1 and visitor.state()["requests_today"] == 1
+    for _ in range(2):
+        at.session_state["live_candidates"] = "ты неправ, иди отсюда"
+        at = ask(at, 1)
+    assert endpoint.stats.requests == 1
+    assert at.warning and "127.0.0.1" not in shown(at)
 
 
 def test_a_server_that_is_down_is_one_warning_and_the_typed_rewrite_still_scores(trained, no_endpoint, monkeypatch,

@@ -123,6 +123,16 @@ def test_tatar_list_takes_russian_obscenities_used_in_tatar_but_not_tatar_words_
     assert delete_baseline("Идиот сузен дорес яз инде башта !", lex.words, "tt") == "Сузен дорес яз инде башта!"
 
 
+def test_a_long_curated_list_that_finds_little_is_weak_and_says_how_little():
+    """Japanese: a curated list of 179 words found 5 of 100 inputs, and was called strong."""
+    curated = {f"word{k}" for k in range(150)} | {"idiot"}
+    texts = ["you idiot"] + [f"plain sentence number {k}" for k in range(9)]
+    lex = build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts, removed={})
+    assert lex.weak and "finds a word in only 10% of the 10 toxic inputs" in lex.reason
+    texts = ["you idiot"] * 6 + ["plain sentence"] * 4
+    assert not build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts, removed={}).weak
+
+
 # ------------------------------------------------------------------ building and storing
 
 def test_keyness_candidate_needs_a_seed_neighbour():

@@ -23,6 +23,35 @@ def test_delete_baseline(text, expected):
     assert delete_baseline(text, LEX) == expected
 
 
+MANY = frozenset({"идиоты", "moron", "fuck", "idiota", "puta", "мудак", "זונה", "傻逼", "хуй", "пидарасы", "गधा", "حمار"})
+
+
+@pytest.mark.parametrize("text, lang, expected", [
+    ("Shut up, moron!", "en", "Shut up!"),  # no separator left before the closing mark
+    ('He said "fuck" twice', "en", "He said twice"),  # no empty quotes
+    ('"a" "b", fuck', "en", '"a" "b"'),  # quotes around kept words stay
+    ("¡Idiota! ¿Qué haces, puta?", "es", "¿Qué haces?"),  # Spanish opening marks with nothing left go
+    ("Ты - мудак - и всё", "ru", "Ты - и всё"),  # one dash, not two
+    ("идиоты безголовые, ...бог видит", "ru", "безголовые,...бог видит"),  # the writer's ellipsis stays
+    ("\u200fזונה\u200f אתה", "he", "אתה"),  # no direction mark left alone
+    # A Han character in a Russian sentence does not make it Chinese: no word cut letter by letter.
+    ("застрахуй машину, пидарасы 卐", "ru", "застрахуй машину, 卐"),
+    ("滚开，傻逼！", "zh", "滚开！"),
+    # The same word typed with Arabic short vowels, or Hindi "ड़" as one code point or two.
+    ("اسكت يا حِمَار", "ar", "اسكت يا"),
+    ("तू गधा है", "hi", "तू है"),
+])
+def test_delete_baseline_tidies_every_script(text, lang, expected):
+    assert delete_baseline(text, MANY, lang) == expected
+
+
+def test_a_letter_typed_precomposed_or_not_is_the_same_word():
+    from detox_core.text import lexicon_hits
+
+    lexicon = frozenset({"\u0921\u093c\u0902\u0917"})  # ड़ंग written as two code points + anusvara
+    assert lexicon_hits("\u095c\u0902\u0917 है", lexicon, "hi") == ["\u0921\u093c\u0902\u0917"]
+
+
 def test_seq2seq_rewriter_through_the_pool(tmp_path):
     from transformers import T5Config, T5ForConditionalGeneration
 

@@ -133,6 +133,12 @@ def test_every_problem_of_every_file_before_anything_is_scored(editions_root, tm
     assert not out.exists()
 
 
+def test_a_submission_with_a_header_only_is_said_to_have_no_rows(editions_root, tmp_path, capsys):
+    empty = write(tmp_path / "empty.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [])
+    assert score("--edition", "textdetox2024", "--preds", empty, "--out", tmp_path / "o") == 2
+    assert "empty.tsv: expected at least one row after the header, found none" in capsys.readouterr().err
+
+
 def test_an_inputs_file_with_a_code_no_edition_has_names_line_and_column(tmp_path, capsys):
     inputs = write(tmp_path / "inputs.tsv", ("toxic_sentence", "lang"), [("you idiot", "en"), ("du idiot", "xx")])
     preds = write(tmp_path / "p.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [("you idiot", "you", "en")])
@@ -162,6 +168,10 @@ def test_references_from_the_inputs_file_or_a_references_file(tmp_path, embedded
     assert score("--inputs", bare, "--refs", stray, "--preds", preds, "--out", tmp_path / "c") == 2
     assert "stray.tsv, line 2, column 'toxic_sentence': this Russian input is not in the inputs file" in \
         capsys.readouterr().err
+    italian = write(tmp_path / "it.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [(texts[0], "x", "it")])
+    assert score("--inputs", bare, "--refs", italian, "--preds", preds, "--out", tmp_path / "d") == 2
+    assert "it.tsv, line 2, column 'lang': a reference in Italian, but the inputs have no Italian (it); they have ru" \
+        in capsys.readouterr().err
 
 
 def test_the_page_and_the_shell_give_identical_numbers(editions_root, tmp_path, capsys):

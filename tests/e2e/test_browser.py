@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle
+from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle, wait_text
 
 pytestmark = [
     pytest.mark.e2e,
@@ -38,11 +38,10 @@ def test_deep_link_to_a_pair_survives_reload(server, page, data_root):
     # A pair that matches the search, so the link also selects its table row.
     pair = "train-19" if (data_root / "russe2022" / "human_eval_test.csv").is_file() else "train-0"
     page.goto(f"{server}/?q=дебил&pair={pair}")
-    wait_idle(page)
+    wait_text(page, f"{pair} · line")
     no_exception(page)
-    assert f"{pair} · line" in page.inner_text("body")
     page.reload()
-    wait_idle(page)
+    wait_text(page, f"{pair} · line")
     assert f"{pair} · line" in page.inner_text("body") and f"pair={pair}" in page.url
     shot(page, "corpus", 1900)
 

@@ -70,6 +70,13 @@ def wait_idle(pg, timeout: float = 60) -> None:
     raise AssertionError("the app kept running")
 
 
+def wait_text(pg, text: str, timeout: float = 60) -> None:
+    """Wait until ``text`` is on the page (a run that forwards, e.g. ``/`` to ``/corpus``,
+    can look idle for a moment before the page it forwards to has drawn)."""
+    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout * 1000)
+    wait_idle(pg, timeout)
+
+
 def shown_pairs(pg) -> int:
     metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Pairs shown").first
     return int(metric.locator('[data-testid="stMetricValue"]').inner_text().replace(",", ""))

@@ -103,3 +103,33 @@ def test_a_server_that_does_not_answer_is_one_warning_and_the_page_still_scores(
     assert "Rewrite 1" in body and "Rewrite 2" not in body  # the typed rewrite, scored
     assert not cut_off_controls(page)
     shot(page, f"live_llm_down_{width}", 1400, width)
+
+
+LABELS = {"en": "English (en)", "zh": "Chinese (zh)", "ar": "Arabic (ar)"}
+
+
+@pytest.mark.parametrize("lang, text, typed, width", [
+    ("en", "Shut up, you stupid moron", "Please be quiet", 1400),
+    ("en", "Shut up, you stupid moron", "Please be quiet", 800),
+    ("zh", "你他妈的就是个傻逼，滚吧", "请你离开", 1400),
+    ("ar", "اسكت يا غبي", "اسكت من فضلك", 1400),
+])
+def test_in_english_chinese_and_arabic_the_llm_suggests_and_the_judge_scores(llm_server, fake_llm, page, lang, text,
+                                                                             typed, width):
+    """Offline, no metric model covers these languages; with the organizers' endpoint the LLM
+    suggests rewrites and the LLM judge scores them with the typed one."""
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.goto(f"{llm_server}/live_scoring?" + urllib.parse.urlencode(
+        {"live_lang": LABELS[lang], "preset": "LLM judge", "live_input": text, "live_candidates": typed}))
+    wait_idle(page, 180)
+    no_exception(page)
+    asked = fake_llm.stats.requests
+    suggest(page)
+    assert fake_llm.stats.requests > asked  # the rewrite request, then the judge's
+    body = page.inner_text("body")
+    picked = page.locator('[data-testid="stSelectbox"]').filter(has_text="Language").first.inner_html()
+    assert LABELS[lang] in picked  # the page is in that language, scored by the judge
+    assert body.count("suggested by the LLM") == 3 and "Preset llm-judge" in body
+    assert cards(page) == 4 and page.query_selector('[data-testid="stAlertContentError"]') is None
+    assert not cut_off_controls(page)
+    shot(page, f"live_llm_{lang}_{width}", 1800, width)

@@ -171,7 +171,8 @@ class Edition:
 
     def references_hint(self) -> str:
         """Where an edition's references come from and how to get the missing ones, in words."""
-        hub = [f for f in self.files if f.hub is not None]
+        split_files = {rel for files in self.splits.values() for rel in files}
+        hub = [f for f in self.files if f.hub is not None and f.rel in split_files]  # not the hub's lexicon
         how = (f"`python -m detox_core fetch-data --edition {self.name}` with a local copy of the hub dataset "
                f"{hub[0].hub.repo_id} (in the folder `DETOX_HUB_DIR` names, or a mirror) or network access, or pick **Upload a "
                "corpus TSV** in the sidebar with a `neutral_sentence` column") if hub else (

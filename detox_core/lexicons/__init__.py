@@ -48,7 +48,8 @@ def lexicon_note(languages: Sequence[str], lexicons: Mapping[str, ToxicLexicon])
     weak = [c for c in languages if c in lexicons and lexicons[c].words and lexicons[c].weak]
     text = "Lexicon words are marked with each language's own toxic list"
     if weak:
-        text += (f"; weak lists (few words, or picked by word statistics without a curated list), so the Delete "
+        text += (f"; weak lists (few words, picked by word statistics alone, or finding a word in under half of the "
+                 f"toxic inputs), so the Delete "
                  f"baseline misses many insults: {names(weak)}")
     if missing:
         text += f"; no list: {names(missing)}"

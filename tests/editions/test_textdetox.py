@@ -101,3 +101,13 @@ def test_a_hub_copy_with_a_language_short_of_rows_is_refused_and_named(tmp_path,
     skipped = {r.rel: r.detail for r in report.skipped}
     assert "ar: 399 instead of 400" in skipped["dev_references.tsv"]
     assert not (target / "dev_references.tsv").exists()  # nothing half-right is kept
+
+
+def test_the_references_hint_names_the_parallel_dataset_never_the_lexicon():
+    """Both editions list the hub's toxic lexicon as an optional file: it holds no references."""
+    from detox_core.editions.textdetox import TEXTDETOX2024, TEXTDETOX2025
+
+    assert "textdetox/multilingual_paradetox " in TEXTDETOX2024.references_hint()
+    for edition in (TEXTDETOX2024, TEXTDETOX2025):
+        assert "multilingual_toxic_lexicon" not in edition.references_hint()
+    assert "Upload a corpus TSV" in TEXTDETOX2025.references_hint()

@@ -112,3 +112,21 @@ def test_embedded_preset_on_the_real_test_set(real_data, embedded_models, tmp_pa
     # A fine-tuned ruT5 detoxifies better than deleting lexicon words (human J 0.56 vs 0.16).
     assert summary.loc["orzhan_test", "j"] > summary.loc["delete_test", "j"]
     assert summary.loc["orzhan_test", "sta"] > summary.loc["delete_test", "sta"]
+
+
+def test_an_edition_split_is_scored_like_its_inputs_file(real_data, embedded_models, tmp_path, capsys):
+    """`--edition russe2022` takes the test split's inputs and references from the data
+    folder (the inputs with their public reference): the same numbers as giving that file."""
+    preds = real_data / "outputs" / "delete_test.txt"
+    assert cli.main(["score", "--edition", "russe2022", "--preds", str(preds), "--out", str(tmp_path / "a"), "-q"]) == 0, \
+        capsys.readouterr().err
+    assert cli.main(["score", "--inputs", str(real_data / "test_references.tsv"), "--preds", str(preds), "--out",
+                     str(tmp_path / "b"), "-q"]) == 0
+    a = pd.read_csv(tmp_path / "a" / "delete_test.scores.csv")
+    b = pd.read_csv(tmp_path / "b" / "delete_test.scores.csv")
+    assert len(a) == 875
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(SystemExit) as exit_:  # one source of inputs, not two
+        cli.main(["score", "--edition", "russe2022", "--inputs", str(real_data / "test.tsv"), "--preds", str(preds),
+                  "--out", str(tmp_path / "c")])
+    assert exit_.value.code == 2 and "not allowed with argument --edition" in capsys.readouterr().err

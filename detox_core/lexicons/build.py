@@ -134,16 +134,22 @@ def glin_words(lang: str) -> set[str]:
     return _single_words(data.get("words", []), lang)
 
 
+def _tsv_pairs(path: Path, column: str):
+    """``(row[column], row["lang"])`` of a TSV's rows that have both (none when the file is absent)."""
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if row.get(column) and row.get("lang"):
+                yield row[column], row["lang"]
+
+
 def read_inputs(root: Path) -> dict[str, list[str]]:
     """The editions' toxic inputs per language, each text once."""
     out: dict[str, dict[str, None]] = defaultdict(dict)
     for path in _input_paths(root):
-        if not path.is_file():
-            continue
-        with path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t"):
-                if row.get("toxic_sentence") and row.get("lang"):
-                    out[row["lang"]][row["toxic_sentence"]] = None
+        for text, lang in _tsv_pairs(path, "toxic_sentence"):
+            out[lang][text] = None
     return {lang: list(texts) for lang, texts in out.items()}
 
 
@@ -153,10 +159,8 @@ def read_hub_lexicon(root: Path) -> dict[str, set[str]]:
     for path in _hub_lexicon_paths(root):
         if not path.is_file():
             continue
-        with path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t"):
-                if row.get("text") and row.get("lang"):
-                    out[row["lang"]].update(_single_words([row["text"]], row["lang"]))
+        for text, lang in _tsv_pairs(path, "text"):
+            out[lang].update(_single_words([text], lang))
         break  # the 2025 copy holds the 2024 languages too
     return dict(out)
 

@@ -52,10 +52,7 @@ def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], 
         inputs = lines["neutral_sentence"].tolist()
         refs = [[] for _ in inputs]
     if references is not None:
-        ref_corpus = data.load_corpus(references)
-        if len(ref_corpus) != len(inputs):
-            raise DetoxInputError(f"expected {len(inputs)} rows of references (one per input), found {len(ref_corpus)}", references)
-        refs = data.references(ref_corpus)
+        refs = load_inputs_references(references, len(inputs))
     return inputs, refs
 
 
@@ -135,7 +132,7 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
         if not ed.multilingual:
             inputs, refs = split_inputs(whole, split)
             if references is not None:
-                inputs, refs = inputs, load_inputs_references(references, len(inputs))
+                refs = load_inputs_references(references, len(inputs))
             return ScoringTask(label, inputs, refs)
         rows = split_rows(whole, split).reset_index(drop=True)
         if references is not None:
@@ -335,8 +332,9 @@ def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrat
                  calibrated, quiet)
     scored = pd.concat([prepared.frame[["input_line"]].reset_index(drop=True),
                         frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)].reset_index(drop=True)], axis=1)
-    refs_by_key = {k: r for k, r in zip(zip(task.rows["toxic_comment"], task.rows["lang"]),
-                                        data.references(task.rows))}
+    from detox_core.submissions.service import reference_map
+
+    refs_by_key = reference_map(task.rows)
     refs = [refs_by_key.get(k, []) for k in zip(sub["toxic_sentence"], sub["lang"])]
     table = pd.DataFrame({
         "input_line": sub["input_line"], "line": sub["line"], "lang": sub["lang"],

@@ -25,15 +25,6 @@ BUTTON = "Suggest with the LLM"
 
 
 @pytest.fixture
-def no_endpoint(monkeypatch):
-    for var in ("OPENAI_BASE_URL", "DETOX_LLM_MODEL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    set_server_settings()
-    yield
-    set_server_settings()
-
-
-@pytest.fixture
 def endpoint(no_endpoint, monkeypatch):
     with FakeLLM() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)

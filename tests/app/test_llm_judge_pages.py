@@ -15,15 +15,6 @@ from tests.judge.fake_llm import FakeLLM
 LIVE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
 
 
-@pytest.fixture
-def no_endpoint(monkeypatch):
-    for var in ("OPENAI_BASE_URL", "DETOX_LLM_MODEL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    set_server_settings()
-    yield
-    set_server_settings()
-
-
 def live(at: AppTest) -> AppTest:
     at.session_state["live_input"] = "ты дебил, иди отсюда"
     at.session_state["live_candidates"] = "ты неправ, иди отсюда"

@@ -1,0 +1,17 @@
+"""Fixtures of the page tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from detox_core.judge.settings import set_server_settings
+
+
+@pytest.fixture
+def no_endpoint(monkeypatch):
+    """No LLM endpoint: neither in the environment nor in the server's settings."""
+    for var in ("OPENAI_BASE_URL", "DETOX_LLM_MODEL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    set_server_settings()
+    yield
+    set_server_settings()

@@ -1,5 +1,42 @@
 """The embedded preset's models: training recipes, artifacts and their loader.
 
+Design note (issue 26: the offline default in every language)
+--------------------------------------------------------------
+The embedded preset scores STA, SIM, FL and J in all 15 languages of TextDetox 2025 from
+offline resources only: what installs from the package registries and what the data
+mirror holds. No model hub, no GPU, nothing fitted on people's judgements outside
+Russian.
+
+- Russian keeps the RUSSE-2022 recipe below unchanged (its figures are in
+  ``benchmarks/bench_embedded.py`` and ``tests/embedded``).
+- The 14 other languages (:mod:`detox_core.embedded.multilingual`):
+  STA = a character 1-4-gram TF-IDF logistic regression per language, trained on the
+  editions' toxic inputs (TextDetox 2024/2025 dev and test, the meta-evaluation sample's
+  inputs left out) against neutral text derived offline: the same inputs with their toxic
+  lexicon words deleted, and pseudo-sentences of wordfreq's frequent words (lexicon words
+  out; the inputs' own words where wordfreq has no list: am, hin, tt); relative to the
+  input (an output clearly less toxic than its input gets at least a half; a copy does
+  not). SIM = soft word recall (character-bigram Dice) of the input's non-toxic words and
+  chrF against the references or the cleaned input (segmented with jieba / fugashi in
+  Chinese and Japanese). FL = relative character-trigram log-probability, like the
+  official FL (1 when the output is not less probable than the input). Copies get SIM 1
+  and FL 1; an empty output gets SIM 0 and FL 0; deleting an insult raises STA; an
+  output in another script, or that ``lingua`` places in another language than its input
+  (Latin and Cyrillic languages it knows), keeps half of its SIM and FL.
+- Weaker parts, named in the preset's help: Amharic and Tatar have no wordfreq list and
+  lexicons of a dozen words, lingua knows neither; Hinglish is romanised (no list, only
+  the script is checked); French, Hebrew, Italian, Japanese have 100 training inputs.
+- Measured by ``benchmarks/bench_embedded_multilingual.py`` against the TextDetox 2024
+  human table (system level, six systems per language: the test, never tuned to) and the
+  LLM judges' sentence labels. Design choices were made with the judges' sentence-level
+  ROC-AUC on the sample in view, never the human table: relative STA with a strict
+  margin (mean STA ROC-AUC over 8 languages 0.613/0.672 for P(y) alone, 0.634/0.691 with
+  CLS-NEW's ``<=``, 0.689/0.773 strict; gpt-4.1-mini few-shot / Llama-3.1-8B tuned), and the
+  FL width (see :mod:`detox_core.embedded.multilingual`). SIM's two halves were kept equal
+  (recall 0.651/0.806, chrF 0.654/0.796, their mean 0.657/0.805).
+
+The Russian recipe
+------------------
 Offline, CPU-only, trained from the RUSSE-2022 corpus by
 ``python -m detox_core train-embedded`` (the setup commands run it when the artifacts
 are missing). The models never see people's judgements; what is learnt from them is
@@ -46,18 +83,20 @@ import numpy as np
 from detox_core import config, data
 from detox_core.editions import training_edition
 from detox_core.errors import EmbeddedMissingError
+from detox_core.embedded import multilingual
 from detox_core.embedded.content import toxic_words
 from detox_core.embedded.grammar import TagLM, tag_of_parse
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import normalise_word, words
 
-RECIPE_VERSION = "2"
+RECIPE_VERSION = "3"
 PARAMS = {
     "sta": {"analyzer": "char_wb", "ngram_range": [1, 5], "sublinear_tf": True, "min_df": 2,
             "max_features": 300_000, "C": 16.0, "class_weight": "balanced", "max_iter": 2000,
             "preprocess": "lower-case, ё as е, punctuation out"},
     "sim": {"embeddings": "navec_news_v1_1B_250K_300d_100q", "weights": [0.5, 0.5], "toxic_word_p_neutral": 0.25},
     "fl": {"model": "pymorphy3 tag bigrams", "prior": 2.0, "noise": "g(reference 1) - g(reference 2)"},
+    "multilingual": multilingual.PARAMS,
 }
 TRAIN_FILES = ("train.tsv", "dev.tsv", "lexicon/ru_toxic_10k.txt", "lexicon/toxic_vocab.txt")
 
@@ -99,6 +138,17 @@ def recipe_hash(dataset_dir: Path) -> str:
             )
         h.update(rel.encode())
         h.update(_file_digest(path).encode())
+    # The other languages' training files (relative to the data folder), when present: a
+    # checkout with the Russian corpus only trains Russian.
+    data_root = dataset_dir.parent
+    if multilingual.available(data_root):
+        from importlib.metadata import version
+
+        h.update(f"wordfreq {version('wordfreq')}".encode())
+        for rel in (*multilingual.INPUT_FILES, multilingual.HELD_OUT_FILE, *multilingual.LEXICON_FILES):
+            path = data_root / rel
+            h.update(rel.encode())
+            h.update(_file_digest(path).encode() if path.is_file() else b"absent")
     return h.hexdigest()[:12]
 
 
@@ -337,6 +387,9 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     deltas = np.array([lm.score(a) - lm.score(b) for a, b in pairs])
     noise = float(deltas.std()) if len(deltas) > 1 and deltas.std() > 0 else 1.0
     say(f"FL: noise of g between two human paraphrases: {noise:.3f} over {len(pairs):,} pairs")
+    ml_meta = None
+    if multilingual.available(dataset.parent):
+        say(f"other languages: {', '.join(multilingual.LANGUAGES)}")
     say("SIM: checking the navec embeddings")
     load_navec()
     lexicon = data.load_lexicon(dataset / "lexicon" / "toxic_vocab.txt")
@@ -349,6 +402,8 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
         with open(tmp / "sta.pkl", "wb") as fh:
             pickle.dump(pipeline, fh, protocol=pickle.HIGHEST_PROTOCOL)
         lm.save(tmp / "taglm.json")
+        if multilingual.available(dataset.parent):
+            ml_meta = multilingual.train_all(dataset.parent, tmp, say=say)
         (tmp / "tags.json").write_text(json.dumps(tags, ensure_ascii=False), encoding="utf-8")
         (tmp / "lexicon.json").write_text(json.dumps(sorted(lexicon), ensure_ascii=False), encoding="utf-8")
         meta = {
@@ -356,6 +411,7 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
             "training": {"toxic": len(train.toxic), "neutral": len(train.neutral), "files": list(TRAIN_FILES)},
             "fl": {"noise": noise, "pairs": len(pairs), "signals": ["tag_mean_logprob", "tag_min_logprob"],
                    "standardisation": lm.stats},
+            "multilingual": ml_meta,
             "seconds": round(time.time() - started, 1),
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from detox_core.embedded import multilingual
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.loader import load_models
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, unit_vector
+from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
@@ -49,8 +51,13 @@ class EmbeddedPreset(Preset):
     version = RECIPE_VERSION
     title = "Embedded (offline CPU)"
     label = "Embedded (offline CPU)"
-    languages = ("ru",)  # trained on Russian data only
-    description = "Offline CPU models the project trains from the corpus: no download, no GPU."
+    #: Russian (the RUSSE-2022 recipe) and the other 14 languages of TextDetox 2025.
+    languages = ("ru",) + multilingual.LANGUAGES
+    description = ("Offline CPU models the project trains from the corpora: no download, no GPU. Russian from "
+                   "RUSSE-2022; the other languages from the TextDetox inputs, toxic lexicons and word frequencies "
+                   "(weaker: " + "; ".join(f"{k}: {v}" for k, v in multilingual.WEAK_PARTS.items()) + ").")
+    #: Weaker parts per language, in words (the pages name them).
+    weak_parts = multilingual.WEAK_PARTS
     needs_download = False
     #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the
     #: corpus-only recipe never saw (tests/embedded/test_embedded.py re-measures them).
@@ -67,9 +74,54 @@ class EmbeddedPreset(Preset):
         "to 0; an unchanged copy gets 1.",
     }
 
-    def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None) -> None:
+    def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None,
+                 langs: Sequence[str] | None = None) -> None:
         super().__init__(pool=pool, models=models, sources=sources)
         self.folder = folder
+        #: the language of each pair (set by the callers that know it); None: all Russian
+        self.langs = list(langs) if langs is not None else None
+
+    def _languages(self, n: int) -> list[str]:
+        if self.langs is None:
+            return ["ru"] * n
+        if len(self.langs) != n:
+            raise DetoxInputError(f"expected a language per pair ({n}), found {len(self.langs)}")
+        unknown = sorted({lang for lang in self.langs if lang not in self.languages})
+        if unknown:
+            raise DetoxInputError(f"the embedded preset covers {', '.join(self.languages)}; found {', '.join(unknown)}")
+        return list(self.langs)
+
+    def axes_of_language(self, lang: str, inputs: Sequence[str], outputs: Sequence[str],
+                         references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+        """The per-sentence quantities of pairs in one language other than Russian
+        (:func:`detox_core.embedded.multilingual.axes`)."""
+        m = load_models(self.folder)
+        trained = multilingual.load_languages(m.folder)
+        if trained is None or lang not in trained:
+            raise EmbeddedMissingError(
+                f"the embedded models in {m.folder.name} have no {lang} models (trained without the TextDetox "
+                "inputs): run `python -m detox_core fetch-data` and `python -m detox_core train-embedded`")
+        key = f"{m.folder.name}:{lang}"
+        return multilingual.axes(trained[lang], inputs, outputs, references,
+                                 memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
+
+    def _by_language(self, inputs, outputs, refs, russian) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """STA, SIM, FL and chrF of every pair: Russian rows by ``russian(idx)``, the others
+        by their language's models."""
+        n = len(outputs)
+        langs = self._languages(n)
+        out = np.full((4, n), np.nan)
+        for lang in dict.fromkeys(langs):
+            idx = [k for k, x in enumerate(langs) if x == lang]
+            if lang == "ru":
+                values = russian(idx)
+            else:
+                ax = self.axes_of_language(lang, [inputs[k] for k in idx], [outputs[k] for k in idx],
+                                           [refs[k] for k in idx])
+                values = (ax["sta"], ax["sim"], ax["fl"], ax["chrf"])
+            for row, v in enumerate(values):
+                out[row, idx] = v
+        return out[0], out[1], out[2], out[3]
 
     def axes(self, inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]],
              progress=None) -> dict[str, np.ndarray]:
@@ -110,25 +162,37 @@ class EmbeddedPreset(Preset):
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         m = load_models(self.folder)
-        ax = self.axes(inputs, outputs, refs, progress)
-        sta, sim, fl = ax["sta"], ax["sim"], ax["fl"]
-        fit = fitted_model(m.folder)
-        if fit is not None and fit.used:
-            sta, sim, fl = fit.apply(inputs, outputs, ax, m)
-        return make_score_frame(sta, sim, fl, ax["chrf"], self._signature(m, calibrated))
+
+        def russian(idx):
+            ins, outs, rs = [inputs[k] for k in idx], [outputs[k] for k in idx], [refs[k] for k in idx]
+            ax = self.axes(ins, outs, rs, progress)
+            sta, sim, fl = ax["sta"], ax["sim"], ax["fl"]
+            fit = fitted_model(m.folder)
+            if fit is not None and fit.used:
+                sta, sim, fl = fit.apply(ins, outs, ax, m)
+            return sta, sim, fl, ax["chrf"]
+
+        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian)
+        return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
         """:meth:`score`, but with a fit on people in use, each pair is scored by a model
         that never saw it (NaN where every model did): for comparing with the judgements
-        the fit learnt from."""
+        the fit learnt from (Russian rows; the other languages fit nothing on people)."""
         refs = check_pairs(inputs, outputs, references)
         m = load_models(self.folder)
         fit = fitted_model(m.folder)
         if fit is None or not fit.used:
             return self.score(inputs, outputs, refs, progress=progress)
-        ax = self.axes(inputs, outputs, refs, progress)
-        sta, sim, fl = fit.apply_unseen(inputs, outputs, ax, m)
-        return make_score_frame(sta, sim, fl, ax["chrf"], self._signature(m, True))
+
+        def russian(idx):
+            ins, outs, rs = [inputs[k] for k in idx], [outputs[k] for k in idx], [refs[k] for k in idx]
+            ax = self.axes(ins, outs, rs, progress)
+            sta, sim, fl = fit.apply_unseen(ins, outs, ax, m)
+            return sta, sim, fl, ax["chrf"]
+
+        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian)
+        return make_score_frame(sta, sim, fl, chrf, self._signature(m, True))
 
     def signature(self, calibrated: bool = True) -> Signature:
         return self._signature(load_models(self.folder), calibrated)
@@ -140,6 +204,10 @@ class EmbeddedPreset(Preset):
             "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}-recall+chrF", "revision": m.meta["hash"]},
             "fl": {"id": "embedded/pymorphy3-tag-bigrams-relative", "revision": m.meta["hash"]},
         }
+        if m.meta.get("multilingual"):
+            # The other languages' models are trained in the same folder: the hash covers their files.
+            sig.models["multilingual"] = {"id": "embedded/char-ngrams-lexicon-wordfreq-lingua",
+                                          "revision": m.meta["hash"], "languages": ",".join(m.meta["multilingual"])}
         fit = fitted_model(m.folder)
         if fit is not None:
             # The judgements the fit learnt from, and whether it is what scores.

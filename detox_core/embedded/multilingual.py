@@ -1,0 +1,484 @@
+"""The embedded preset beyond Russian: the 14 other languages of TextDetox 2025, offline.
+
+See the design note of :mod:`detox_core.embedded.recipe`. Per language ``lang``:
+
+- STA: P(neutral | output) of a logistic regression over TF-IDF character 1-4-grams
+  (within word boundaries; lower case, punctuation out). Toxic examples: the editions'
+  toxic inputs of ``lang`` (TextDetox 2024 and 2025 dev and test, less the inputs of the
+  nine-language meta-evaluation sample, on which the preset is measured). Neutral
+  examples, derived offline: each toxic input with its toxic-lexicon words deleted (where
+  the lexicon finds one), and as many pseudo-sentences of frequent words (wordfreq's list
+  of ``lang``; without one, the inputs' own words), lexicon words left out, with the
+  inputs' lengths. What it learns is mostly which character n-grams the deleted words
+  have: a lexicon that generalises to spellings and inflections.
+- SIM: the mean of (a) soft recall of the input's non-toxic words (1 for a word the output
+  has, else its best Dice similarity of character bigrams with an output word: inflection
+  and spelling variants count part-way) and (b) chrF against the references, without
+  references chrF of output and input both lower-cased and without the input's toxic words
+  (lexicon words and words the STA model scores below 0.25 on their own). A copy gets 1.
+- FL: relative like the Russian one: ``2 * Phi(min(0, g(output) - g(input)) / s)`` with g the
+  mean log-probability per character of an interpolated character trigram model of the
+  language's inputs, and s the standard deviation of g(first half) - g(second half) of the
+  training inputs (two halves of one sentence are equally fluent). A copy gets 1; an empty
+  output 0.
+- Wrong language: an output whose script differs from the input's (Amharic's Ethiopic,
+  Arabic, Hebrew, Devanagari, Han/kana, Cyrillic, Latin), or that the language identifier
+  (``lingua``, restricted to the editions' languages it knows) places in another language
+  than its input, keeps :data:`WRONG_LANGUAGE_FACTOR` of its SIM and of its FL.
+
+Languages where a part is weaker are named in :data:`WEAK_PARTS` (the preset's help).
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from detox_core.text import WORD_RE, normalise_word
+
+#: The non-Russian languages of TextDetox 2025 (Russian keeps the RUSSE-2022 recipe).
+LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
+#: Input files (relative to the data folder) the models learn from, and the sample they are measured on.
+INPUT_FILES = ("textdetox2024/dev_inputs.tsv", "textdetox2024/test_inputs.tsv",
+               "textdetox2025/dev_inputs.tsv", "textdetox2025/test_inputs.tsv")
+HELD_OUT_FILE = "textdetox2024/meta_eval/pairs.tsv"
+LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
+#: wordfreq lists that are the language's own (wordfreq would answer am, hin, tt with
+#: its "nearest match": English, Hindi in Devanagari, Russian).
+WORDFREQ = {"ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "it", "ja"}
+PARAMS = {
+    "sta": {"analyzer": "char_wb", "ngram_range": [1, 4], "sublinear_tf": True, "min_df": 1,
+            "max_features": 200_000, "C": 4.0, "class_weight": "balanced", "max_iter": 1000,
+            "neutral": "inputs without lexicon words + pseudo-sentences of wordfreq's 5,000 most frequent words",
+            "relative": "max(P(y), ([P(x) < P(y) - 0.05] + P(y)) / 2)"},
+    "sim": {"weights": [0.5, 0.5], "soft": "Dice of character bigrams", "toxic_word_p_neutral": 0.25},
+    "fl": {"model": "interpolated character trigrams", "lambdas": [0.6, 0.3, 0.1], "noise": "halves",
+           "noise_scale": 4.0},
+    "wrong_language": {"factor": 0.5, "min_letters": 12},
+}
+#: how much less toxic than its input an output must look to earn the relative half of STA
+MARGIN = 0.05
+WRONG_LANGUAGE_FACTOR = PARAMS["wrong_language"]["factor"]
+WEAK_PARTS = {
+    "am": "no word-frequency list and a lexicon of a few words: STA learns from few neutral examples; "
+          "the language identifier does not know Amharic (only its script is checked)",
+    "tt": "no word-frequency list and a lexicon of a few words: STA is weak; the language identifier does not "
+          "know Tatar (an output in Russian is not caught)",
+    "hin": "romanised Hinglish: no word-frequency list, a weak lexicon, and only the script is checked "
+           "(an output in English is not caught)",
+    "he": "a lexicon of a few dozen words and 100 training inputs: STA is weak",
+    "fr": "100 training inputs: STA and FL learn from little",
+    "it": "100 training inputs: STA and FL learn from little",
+    "ja": "100 training inputs: STA and FL learn from little",
+    "es": "a lexicon of a few dozen words",
+}
+
+_PUNCT = re.compile(r"[^\w\s*]+")
+_UNSPACED = {"zh", "ja"}
+
+
+def sta_text(text: str) -> str:
+    """What the STA classifier reads: lower case, punctuation out, single spaces."""
+    return " ".join(_PUNCT.sub(" ", normalise_word(text)).split())
+
+
+def tokens(text: str, lang: str) -> list[str]:
+    """Normalised words: segmented in Chinese and Japanese (jieba, fugashi)."""
+    if lang in _UNSPACED:
+        from detox_core.segment import SEGMENTERS
+
+        return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
+    return [normalise_word(w) for w in WORD_RE.findall(text)]
+
+
+# ------------------------------------------------------------------ scripts and languages
+
+_SCRIPTS = (("ethiopic", "ETHIOPIC"), ("arabic", "ARABIC"), ("hebrew", "HEBREW"), ("devanagari", "DEVANAGARI"),
+            ("han", "CJK"), ("kana", "HIRAGANA"), ("kana", "KATAKANA"), ("cyrillic", "CYRILLIC"), ("latin", "LATIN"))
+
+
+@lru_cache(maxsize=65536)
+def _char_script(ch: str) -> str | None:
+    name = unicodedata.name(ch, "")
+    for script, key in _SCRIPTS:
+        if key in name:
+            return script
+    return None
+
+
+def script_shares(text: str) -> Counter:
+    """Letters per script (Han and kana together as ``cjk``)."""
+    out: Counter = Counter()
+    for ch in text:
+        if ch.isalpha():
+            s = _char_script(ch)
+            if s is not None:
+                out["cjk" if s in ("han", "kana") else s] += 1
+    return out
+
+
+def main_script(text: str) -> str | None:
+    shares = script_shares(text)
+    return shares.most_common(1)[0][0] if shares else None
+
+
+#: lingua's names of the editions' languages it knows (it has no Amharic, Tatar or Hinglish).
+_LINGUA = {"ar": "ARABIC", "de": "GERMAN", "en": "ENGLISH", "es": "SPANISH", "hi": "HINDI", "ru": "RUSSIAN",
+           "uk": "UKRAINIAN", "zh": "CHINESE", "fr": "FRENCH", "he": "HEBREW", "it": "ITALIAN", "ja": "JAPANESE"}
+#: languages whose script alone says little (several of the editions' languages share it)
+_IDENTIFIED = {"de", "en", "es", "fr", "it", "ru", "uk"}
+_DETECTOR_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def detector():
+    """lingua's detector over the editions' Latin and Cyrillic languages it knows, models
+    preloaded (~0.3 s, ~100 MB); scripts tell the other languages apart."""
+    from lingua import Language, LanguageDetectorBuilder
+
+    with _DETECTOR_LOCK:
+        langs = [getattr(Language, _LINGUA[c]) for c in sorted(_IDENTIFIED)]
+        return LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build()
+
+
+_CODES = {v: k for k, v in _LINGUA.items()}
+
+
+def identify(texts: Sequence[str]) -> list[str | None]:
+    """The language code lingua gives each text (None: no letters it can place)."""
+    if not texts:
+        return []
+    found = detector().detect_languages_in_parallel_of(list(texts))
+    return [_CODES.get(x.name) if x is not None else None for x in found]
+
+
+def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
+                   identified_in: Sequence[str | None] | None = None,
+                   identified_out: Sequence[str | None] | None = None) -> np.ndarray:
+    """True where the output is in another script than its input, or (Latin and Cyrillic
+    languages lingua knows) lingua places it in another language than the input. Outputs
+    with fewer than ``min_letters`` letters are never judged (too short to tell)."""
+    n = len(outputs)
+    out = np.zeros(n, dtype=bool)
+    min_letters = PARAMS["wrong_language"]["min_letters"]
+    if lang in _IDENTIFIED and identified_out is None:
+        identified_out = identify(outputs)
+        identified_in = identify(inputs)
+    for k in range(n):
+        shares = script_shares(outputs[k])
+        letters = sum(shares.values())
+        if letters < min_letters and not (letters and lang in _UNSPACED and letters >= 4):
+            continue
+        s_in, s_out = main_script(inputs[k]), shares.most_common(1)[0][0]
+        if s_in is not None and s_out != s_in:
+            out[k] = True
+        elif lang in _IDENTIFIED and identified_out is not None:
+            o, i = identified_out[k], identified_in[k]
+            out[k] = o is not None and o != lang and o != i
+    return out
+
+
+# ------------------------------------------------------------------ FL: character trigrams
+
+
+class CharLM:
+    """Interpolated character trigram model (lower-cased text, ``^``/``$`` padding)."""
+
+    def __init__(self, lambdas: Sequence[float] = (0.6, 0.3, 0.1)) -> None:
+        self.lambdas = tuple(lambdas)
+        self.tri: dict[str, float] = {}
+        self.bi: dict[str, float] = {}
+        self.uni: dict[str, float] = {}
+        self.floor = 1e-6
+
+    @staticmethod
+    def _prep(text: str) -> str:
+        return "^^" + " ".join(normalise_word(text).split()) + "$"
+
+    def fit(self, texts: Sequence[str]) -> "CharLM":
+        tri: Counter = Counter()
+        bi: Counter = Counter()
+        uni: Counter = Counter()
+        for t in texts:
+            s = self._prep(t)
+            for i in range(2, len(s)):
+                tri[s[i - 2:i + 1]] += 1
+                bi[s[i - 1:i + 1]] += 1
+                uni[s[i]] += 1
+        ctx2: Counter = Counter()
+        ctx1: Counter = Counter()
+        for k, v in tri.items():
+            ctx2[k[:2]] += v
+        for k, v in bi.items():
+            ctx1[k[:1]] += v
+        total = sum(uni.values()) or 1
+        self.floor = 0.5 / (total + len(uni) + 1)
+        self.uni = {k: v / total for k, v in uni.items()}
+        self.bi = {k: v / ctx1[k[:1]] for k, v in bi.items()}
+        self.tri = {k: v / ctx2[k[:2]] for k, v in tri.items()}
+        return self
+
+    def score(self, text: str) -> float:
+        """Mean log-probability per character (NaN for an empty text)."""
+        s = self._prep(text)
+        if len(s) <= 3:
+            return float("nan")
+        l3, l2, l1 = self.lambdas
+        tri, bi, uni, floor = self.tri, self.bi, self.uni, self.floor
+        total = 0.0
+        for i in range(2, len(s)):
+            p = l3 * tri.get(s[i - 2:i + 1], 0.0) + l2 * bi.get(s[i - 1:i + 1], 0.0) + l1 * uni.get(s[i], floor)
+            total += math.log(p)
+        return total / (len(s) - 2)
+
+
+# ------------------------------------------------------------------ models of one language
+
+
+@dataclass
+class LanguageModels:
+    lang: str
+    sta_pipeline: object
+    lm: CharLM
+    fl_noise: float
+    lexicon: frozenset[str]
+
+    def p_neutral(self, texts: Sequence[str]) -> np.ndarray:
+        if not len(texts):
+            return np.zeros(0)
+        classes = list(self.sta_pipeline.classes_)
+        return self.sta_pipeline.predict_proba(list(texts))[:, classes.index(1)]
+
+    def grammar(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([self.lm.score(t) for t in texts], dtype=np.float64)
+
+    def relative_fluency(self, g_in: np.ndarray, g_out: np.ndarray) -> np.ndarray:
+        from scipy.special import ndtr
+
+        delta = np.minimum(0.0, np.nan_to_num(g_out, nan=-np.inf) - np.nan_to_num(g_in, nan=0.0))
+        return 2.0 * ndtr(delta / self.fl_noise)
+
+
+def read_inputs(root: Path) -> dict[str, list[str]]:
+    """Unique toxic inputs per language of the editions' input files, the sample's left out."""
+    import pandas as pd
+
+    held: set[str] = set()
+    pairs = root / HELD_OUT_FILE
+    if pairs.is_file():
+        from detox_core.data.judges import load_pairs
+
+        held = set(load_pairs(pairs)["toxic_sentence"])
+    out: dict[str, dict[str, None]] = {lang: {} for lang in LANGUAGES}
+    for rel in INPUT_FILES:
+        frame = pd.read_csv(root / rel, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+        for text, lang in zip(frame["toxic_sentence"], frame["lang"]):
+            if lang in out and text and text not in held:
+                out[lang][text] = None
+    return {lang: list(v) for lang, v in out.items()}
+
+
+def read_lexicon(root: Path, lang: str) -> frozenset[str]:
+    path = root / "lexicons" / f"{lang}.txt"
+    if not path.is_file():
+        return frozenset()
+    return frozenset(normalise_word(w.strip()) for w in path.read_text(encoding="utf-8").splitlines() if w.strip())
+
+
+def delete_words(text: str, lang: str, drop: frozenset[str] | set[str]) -> str:
+    joiner = "" if lang in _UNSPACED else " "
+    return joiner.join(w for w in tokens(text, lang) if w not in drop)
+
+
+def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: int = 0) -> LanguageModels:
+    """The STA classifier and the character LM of one language (deterministic)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(seed)
+    toks = [tokens(t, lang) for t in inputs]
+    neutral = [delete_words(t, lang, lexicon) for t, ws in zip(inputs, toks) if any(w in lexicon for w in ws)]
+    if lang in WORDFREQ:
+        import wordfreq
+
+        ranked = list(enumerate(wordfreq.top_n_list(lang, 5000), start=1))
+        kept = [(r, w) for r, w in ranked if normalise_word(w) not in lexicon and WORD_RE.fullmatch(w)]
+        vocab = [w for _, w in kept]
+        weights = np.array([1.0 / (r + 10) for r, _ in kept])  # Zipf's law from the rank: no tokeniser needed
+    else:
+        counts = Counter(w for ws in toks for w in ws if w not in lexicon and w.isalpha())
+        vocab = sorted(counts)
+        weights = np.array([counts[w] for w in vocab], dtype=float)
+    weights = weights / weights.sum()
+    joiner = "" if lang in _UNSPACED else " "
+    lengths = [max(1, len(ws)) for ws in toks] or [8]
+    for _ in range(len(inputs)):
+        n = int(lengths[int(rng.integers(len(lengths)))])
+        neutral.append(joiner.join(vocab[i] for i in rng.choice(len(vocab), size=n, p=weights)))
+    p = PARAMS["sta"]
+    pipeline = make_pipeline(
+        TfidfVectorizer(analyzer=p["analyzer"], ngram_range=tuple(p["ngram_range"]), sublinear_tf=p["sublinear_tf"],
+                        min_df=p["min_df"], max_features=p["max_features"], preprocessor=sta_text, dtype=np.float32),
+        LogisticRegression(C=p["C"], class_weight=p["class_weight"], max_iter=p["max_iter"]),
+    )
+    texts = list(inputs) + neutral
+    labels = np.array([0] * len(inputs) + [1] * len(neutral))
+    pipeline.fit(texts, labels)
+    lm = CharLM(PARAMS["fl"]["lambdas"]).fit(inputs)
+    deltas = []
+    for t in inputs:
+        ws = t.split() if lang not in _UNSPACED else list(t)
+        if len(ws) >= 4:
+            half = len(ws) // 2
+            a, b = lm.score(joiner.join(ws[:half])), lm.score(joiner.join(ws[half:]))
+            if np.isfinite(a) and np.isfinite(b):
+                deltas.append(a - b)
+    # Four widths of that noise (chosen with the LLM judges' sentence labels of J in view:
+    # mean ROC-AUC of J over the two judges 0.617 at one width, 0.637 at two, 0.648 at four,
+    # 0.650 with no FL at all): the character model of toxic inputs finds a careful rewrite
+    # "less probable" than the slang it replaces, so only a clear fall should count.
+    width = float(np.std(deltas)) if len(deltas) > 1 and np.std(deltas) > 0 else 0.25
+    noise = PARAMS["fl"]["noise_scale"] * width
+    return LanguageModels(lang=lang, sta_pipeline=pipeline, lm=lm, fl_noise=noise, lexicon=lexicon)
+
+
+def available(root: Path) -> bool:
+    """Whether the files the multilingual models learn from are all there."""
+    return all((root / rel).is_file() for rel in INPUT_FILES)
+
+
+def train_all(root: Path, folder: Path, say=None) -> dict:
+    """Train every language into ``folder/multilingual.pkl``; returns what meta.json records."""
+    say = say or (lambda msg: None)
+    inputs = read_inputs(root)
+    models, meta = {}, {}
+    for lang in LANGUAGES:
+        lex = read_lexicon(root, lang)
+        models[lang] = train_language(lang, inputs[lang], lex)
+        meta[lang] = {"inputs": len(inputs[lang]), "lexicon": len(lex), "fl_noise": models[lang].fl_noise,
+                      "wordfreq": lang in WORDFREQ}
+        say(f"{lang}: STA on {len(inputs[lang]):,} toxic inputs, lexicon {len(lex):,} words; "
+            f"FL noise {models[lang].fl_noise:.3f}")
+    with open(folder / "multilingual.pkl", "wb") as fh:
+        pickle.dump(models, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return meta
+
+
+_LOADED: dict[Path, dict[str, LanguageModels]] = {}
+_LOCK = threading.Lock()
+
+
+def load_languages(folder: Path) -> dict[str, LanguageModels] | None:
+    """The languages' models of a trained folder (None when it has none), loaded once."""
+    path = folder / "multilingual.pkl"
+    with _LOCK:
+        if folder not in _LOADED:
+            if not path.is_file():
+                return None
+            with open(path, "rb") as fh:
+                _LOADED[folder] = pickle.load(fh)
+        return _LOADED[folder]
+
+
+# ------------------------------------------------------------------ SIM
+
+
+@lru_cache(maxsize=200_000)
+def _bigrams(word: str) -> frozenset[str]:
+    s = f"^{word}$"
+    return frozenset(s[i:i + 2] for i in range(len(s) - 1))
+
+
+def soft_recall(kept: Sequence[str], output_words: Sequence[str]) -> float:
+    """Mean over ``kept`` of 1 (the output has it) or its best Dice of character bigrams."""
+    if not kept:
+        return 1.0
+    present = set(output_words)
+    grams = [_bigrams(w) for w in present]
+    total = 0.0
+    for w in kept:
+        if w in present:
+            total += 1.0
+            continue
+        g = _bigrams(w)
+        best = 0.0
+        for o in grams:
+            d = 2 * len(g & o) / (len(g) + len(o))
+            if d > best:
+                best = d
+        total += best
+    return total / len(kept)
+
+
+def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
+         references: Sequence[Sequence[str]], memo=None) -> dict[str, np.ndarray]:
+    """The per-sentence quantities of one language's pairs: ``sta``, ``sta_in``, ``recall``,
+    ``chrf_lc``, ``sim``, ``g_in``, ``g_out``, ``fl``, ``wrong_language``, ``chrf``.
+
+    Args:
+        memo: ``memo(kind, texts, compute) -> list``, a per-text cache (inputs repeat
+            across submissions); None computes everything.
+    """
+    from detox_core.metrics.chrf import sentence_chrf
+
+    lang = models.lang
+    many = memo or (lambda kind, texts, compute: list(compute(list(texts))))
+    sta_raw = np.array(many("sta", outputs, lambda ts: list(models.p_neutral(ts))), dtype=np.float64)
+    sta_in = np.array(many("sta", inputs, lambda ts: list(models.p_neutral(ts))), dtype=np.float64)
+    sta = relative_sta(sta_raw, sta_in)
+
+    def toxic_of(texts):
+        parsed = [tokens(t, lang) for t in texts]
+        cand = sorted({w for ws in parsed for w in ws if w not in models.lexicon and any(c.isalpha() for c in w)})
+        p = dict(zip(cand, models.p_neutral(cand))) if cand else {}  # one batch for every word
+        thr = PARAMS["sim"]["toxic_word_p_neutral"]
+        return [(tuple(ws), frozenset(w for w in ws if w in models.lexicon or p.get(w, 1.0) < thr)) for ws in parsed]
+
+    parsed_in = many("toxic", inputs, toxic_of)
+    out_words = many("tokens", outputs, lambda ts: [tuple(tokens(t, lang)) for t in ts])
+    recall = np.array([soft_recall([w for w in ws if w not in tox], ow)
+                       for (ws, tox), ow in zip(parsed_in, out_words)], dtype=np.float64)
+    chrf_ref = sentence_chrf(outputs, references)
+    chrf_lc = chrf_ref.copy()
+    missing = np.flatnonzero(np.isnan(chrf_ref))
+    joiner = "" if lang in _UNSPACED else " "
+    if len(missing):
+        chrf_lc[missing] = sentence_chrf(
+            [joiner.join(w for w in out_words[k] if w not in parsed_in[k][1]) for k in missing],
+            [[joiner.join(w for w in parsed_in[k][0] if w not in parsed_in[k][1])] for k in missing])
+    chrf_lc = np.nan_to_num(chrf_lc, nan=0.0)
+    # An output equal to its input keeps everything, whatever chrF makes of an empty string.
+    same = np.array([o.strip() == i.strip() for i, o in zip(inputs, outputs)], dtype=bool)
+    w_recall, w_chrf = PARAMS["sim"]["weights"]
+    sim = np.where(same, 1.0, w_recall * recall + w_chrf * chrf_lc)
+    g_in = np.array(many("g", inputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
+    g_out = np.array(many("g", outputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
+    fl = np.where(same, 1.0, models.relative_fluency(g_in, g_out))
+    ident_in = ident_out = None
+    if lang in _IDENTIFIED:
+        ident_in = many("lingua", inputs, identify)
+        ident_out = many("lingua", outputs, identify)
+    wrong = wrong_language(lang, inputs, outputs, ident_in, ident_out) & ~same
+    sim = np.where(wrong, sim * WRONG_LANGUAGE_FACTOR, sim)
+    fl = np.where(wrong, fl * WRONG_LANGUAGE_FACTOR, fl)
+    return {"sta": sta, "sta_raw": sta_raw, "sta_in": sta_in, "recall": recall, "chrf_lc": chrf_lc, "sim": sim,
+            "g_in": g_in, "g_out": g_out, "fl": fl, "wrong_language": wrong.astype(float), "chrf": chrf_ref}
+
+
+def relative_sta(p_out: np.ndarray, p_in: np.ndarray) -> np.ndarray:
+    """STA of an output relative to its input, like the official 2025 CLS-NEW without a
+    reference, but strict: ``max(P(y), (P(y) + [P(x) < P(y) - MARGIN]) / 2)``: an output the
+    model finds clearly less toxic than its input gets at least one half, an unchanged copy
+    does not (with ``<=`` as in CLS-NEW, a copy would get at least 0.5)."""
+    return np.maximum(p_out, (p_out + (p_in < p_out - MARGIN)) / 2.0)

@@ -226,7 +226,19 @@ class CharLM:
         self.uni = {k: v / total for k, v in uni.items()}
         self.bi = {k: v / ctx1[k[:1]] for k, v in bi.items()}
         self.tri = {k: v / ctx2[k[:2]] for k, v in tri.items()}
+        self._known = None
         return self
+
+    def _logp(self) -> dict[str, float]:
+        """log P of every trigram seen in training, interpolated once (scoring is then a
+        dictionary look-up per character for the text's usual trigrams)."""
+        known = getattr(self, "_known", None)
+        if known is None:
+            l3, l2, l1 = self.lambdas
+            known = {k: math.log(l3 * p + l2 * self.bi.get(k[1:], 0.0) + l1 * self.uni.get(k[2], self.floor))
+                     for k, p in self.tri.items()}
+            self._known = known
+        return known
 
     def score(self, text: str) -> float:
         """Mean log-probability per character (NaN for an empty text)."""
@@ -234,11 +246,13 @@ class CharLM:
         if len(s) <= 3:
             return float("nan")
         l3, l2, l1 = self.lambdas
-        tri, bi, uni, floor = self.tri, self.bi, self.uni, self.floor
+        known, bi, uni, floor = self._logp(), self.bi, self.uni, self.floor
         total = 0.0
         for i in range(2, len(s)):
-            p = l3 * tri.get(s[i - 2:i + 1], 0.0) + l2 * bi.get(s[i - 1:i + 1], 0.0) + l1 * uni.get(s[i], floor)
-            total += math.log(p)
+            lp = known.get(s[i - 2:i + 1])
+            if lp is None:
+                lp = math.log(l2 * bi.get(s[i - 1:i + 1], 0.0) + l1 * uni.get(s[i], floor))
+            total += lp
         return total / (len(s) - 2)
 
 
@@ -293,6 +307,24 @@ def read_lexicon(root: Path, lang: str) -> frozenset[str]:
     if not path.is_file():
         return frozenset()
     return frozenset(normalise_word(w.strip()) for w in path.read_text(encoding="utf-8").splitlines() if w.strip())
+
+
+def unspaced_lexicon_pieces(text: str, lang: str, lexicon: frozenset[str]) -> set[str]:
+    """The segments of a Chinese or Japanese ``text`` inside a lexicon word found across
+    segments (:func:`detox_core.text.lexicon_spans`)."""
+    from detox_core.segment import SEGMENTERS
+    from detox_core.text import lexicon_spans
+
+    spans = lexicon_spans(text, lexicon, lang)
+    if not spans:
+        return set()
+    out, pos = set(), 0
+    for seg in SEGMENTERS[lang](text):
+        start, end = pos, pos + len(seg)
+        pos = end
+        if any(a < end and start < b for a, b in spans) and WORD_RE.fullmatch(seg):
+            out.add(normalise_word(seg))
+    return out
 
 
 def delete_words(text: str, lang: str, drop: frozenset[str] | set[str]) -> str:
@@ -443,7 +475,13 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
         cand = sorted({w for ws in parsed for w in ws if w not in models.lexicon and any(c.isalpha() for c in w)})
         p = dict(zip(cand, models.p_neutral(cand))) if cand else {}  # one batch for every word
         thr = PARAMS["sim"]["toxic_word_p_neutral"]
-        return [(tuple(ws), frozenset(w for w in ws if w in models.lexicon or p.get(w, 1.0) < thr)) for ws in parsed]
+        out = []
+        for t, ws in zip(texts, parsed):
+            toxic = {w for w in ws if w in models.lexicon or p.get(w, 1.0) < thr}
+            if lang in _UNSPACED:  # a lexicon word the segmenter cut in pieces ("傻逼" as "傻" + "逼")
+                toxic |= unspaced_lexicon_pieces(t, lang, models.lexicon)
+            out.append((tuple(ws), frozenset(toxic)))
+        return out
 
     parsed_in = many("toxic", inputs, toxic_of)
     out_words = many("tokens", outputs, lambda ts: [tuple(tokens(t, lang)) for t in ts])

@@ -1,0 +1,136 @@
+"""The embedded preset in the languages of TextDetox: does it rank systems as people do,
+does it agree with the LLM judges sentence by sentence, and how fast is it on this CPU.
+
+1. System level, per language of the nine-language meta-evaluation sample (six systems x
+   80 test inputs): Spearman between the systems' mean embedded J on the sample and their
+   human J in the TextDetox 2024 final human evaluation (``leaderboard_human_axes.csv``:
+   the test; nothing in the preset is fitted or tuned to it), and the mean over the nine
+   languages. Target: >= 0.59 (the official 2024 GPU recipe, XLM-R + LaBSE + chrF, on
+   the same six systems over its whole test set); the best LLM judge of the sample
+   (Llama-3.1-8B tuned) reaches 0.76. Caveat: six systems per language, so one swapped
+   pair moves a language's Spearman by up to 0.2 and its interval is wide.
+2. Sentence level, per language and axis: ROC-AUC of the embedded STA, SIM, FL and J
+   against two LLM judges' labels of the same pairs (gpt-4.1-mini few-shot and
+   Llama-3.1-8B tuned; a label counts as positive when it is the top answer: less toxic
+   than the input, same meaning, not less fluent). Nothing is fitted on these labels
+   outside Russian (where ``train-embedded`` may fit on people, leaving systems out), so
+   no leave-one-system-out is needed here. The other presets need hub models and a GPU:
+   they do not run here, and are listed as such.
+3. Speed, one process, per language: a whole submission of the TextDetox 2024 test inputs
+   of the language (600 pairs; the Delete baseline of the lexicons first, every text new,
+   then a second submission of new outputs with the inputs memoised: warm), and a new live
+   pair with warm models. Targets: >= 1,000 pairs/s warm; < 50 ms.
+
+Run: ``.venv/bin/python benchmarks/bench_embedded_multilingual.py`` (after
+``python -m detox_core train-embedded``). Takes about a minute.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+
+from detox_core import config  # noqa: E402
+from detox_core.data.judges import load_llm_judgements, load_pairs  # noqa: E402
+from detox_core.lexicons import load_lexicons  # noqa: E402
+from detox_core.metrics.embedded import EmbeddedPreset  # noqa: E402
+from detox_core.metrics.registry import missing_models, preset_names  # noqa: E402
+from detox_core.submissions.baselines import delete_baseline  # noqa: E402
+
+LANGS = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
+JUDGES = ("gpt-4.1-mini_fewshot", "llama_31_8b_tuned")
+AXES = (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency"), ("j", "J"))
+#: sample system -> its team in the human table
+TEAMS = {"Team_SINAI": "Team SINAI"}
+TARGET = 0.59
+
+
+def _auc(score: np.ndarray, label: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    ok = ~np.isnan(label)
+    y = label[ok] >= 1
+    return float(roc_auc_score(y, score[ok])) if 0 < y.sum() < len(y) else float("nan")
+
+
+def score_language(lang: str, inputs: list[str], outputs: list[str]) -> pd.DataFrame:
+    return EmbeddedPreset(langs=[lang] * len(inputs)).score(inputs, outputs)
+
+
+def main() -> int:
+    root = config.data_dir() / "textdetox2024"
+    pairs = load_pairs(root / "meta_eval" / "pairs.tsv")
+    judges = {j: load_llm_judgements(root / "meta_eval" / "llm_judgements" / f"{j}.tsv", pairs=pairs).set_index("id")
+              for j in JUDGES}
+    human = pd.read_csv(root / "leaderboard_human_axes.csv")
+    ok = True
+
+    print("1-2. Agreement on the meta-evaluation sample (6 systems x 80 inputs per language)\n")
+    rhos, auc_rows = {}, []
+    for lang in LANGS:
+        g = pairs[pairs["lang"] == lang].reset_index(drop=True)
+        frame = score_language(lang, g["toxic_sentence"].tolist(), g["neutral_sentence"].tolist())
+        mean_j = frame.groupby(g["system"].to_numpy())["j"].mean()
+        table = human[human["lang"] == lang].set_index("team")["j"]
+        people = np.array([table[TEAMS.get(s, s)] for s in mean_j.index])
+        rhos[lang] = float(spearmanr(mean_j.to_numpy(), people).statistic)
+        row = {"lang": lang}
+        for judge, labels in judges.items():
+            lab = labels.loc[g["id"]]
+            for axis, column in AXES:
+                row[f"{axis} {judge[:5]}"] = _auc(frame[axis].to_numpy(), lab[column].to_numpy(float))
+        auc_rows.append(row)
+        print(f"   {lang}: Spearman {rhos[lang]:+.3f}   "
+              + "  ".join(f"{s} {v:.3f}/{h:.3f}" for s, v, h in zip(mean_j.index, mean_j, people)))
+    mean_rho = float(np.mean(list(rhos.values())))
+    print(f"\n   mean Spearman over the 9 languages {mean_rho:.3f} (target >= {TARGET}; official 2024 GPU recipe 0.59, "
+          "Llama-3.1-8B tuned judge 0.76); six systems per language")
+    ok &= mean_rho >= TARGET
+    aucs = pd.DataFrame(auc_rows).set_index("lang")
+    aucs.loc["mean"] = aucs.mean()
+    pd.set_option("display.width", 200)
+    print("\n   sentence-level ROC-AUC against the LLM judges (column: axis, judge)\n")
+    print("   " + aucs.round(3).to_string().replace("\n", "\n   "))
+    others = [n for n in preset_names() if n not in ("embedded", "llm-judge") and missing_models(n)]
+    print(f"\n   presets that need models this machine does not have (not measured here): {', '.join(others)}")
+
+    print("\n3. Speed (TextDetox 2024 test inputs of each language, 600 pairs per submission)\n")
+    lexicons = load_lexicons()
+    test = pd.read_csv(root / "test_inputs.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    rng = np.random.default_rng(0)
+    for lang in LANGS:
+        inputs = test.loc[test["lang"] == lang, "toxic_sentence"].tolist()
+        lex = lexicons[lang].words if lang in lexicons else frozenset()
+        first = [delete_baseline(t, lex, lang) or t for t in inputs]
+        second = [" ".join(t.split()[:-1]) or t[:-1] for t in first]
+        t0 = time.perf_counter()
+        score_language(lang, inputs, first)
+        cold = len(inputs) / (time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        score_language(lang, inputs, second)
+        warm = len(inputs) / (time.perf_counter() - t0)
+        times = []
+        for _ in range(10):
+            k = int(rng.integers(len(inputs)))
+            src = inputs[k]
+            out = src[: max(1, len(src) // 2)] + str(rng.integers(1_000_000))
+            t0 = time.perf_counter()
+            score_language(lang, [src + " "], [out])
+            times.append(time.perf_counter() - t0)
+        ok &= warm >= 1000 and max(times) < 0.05
+        print(f"   {lang}: first submission {cold:6.0f} pairs/s, warm {warm:6.0f} pairs/s (target >= 1,000); "
+              f"live pair median {np.median(times) * 1000:5.1f} ms, max {max(times) * 1000:5.1f} ms (target < 50)")
+    print("\nall targets met" if ok else "\nsome targets NOT met (above)")
+    return 0 if ok else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -274,7 +274,7 @@ try:
         extra = [source] if alone else []
         both = score([source] * (len(candidates) + len(extra)), [*candidates, *extra],
                      [references] * len(candidates) + [[]] * len(extra), preset=preset, calibrated=calibrated,
-                     pool=shared_pool())
+                     pool=shared_pool(), langs=[language] * (len(candidates) + len(extra)))
         frame = both.iloc[:len(candidates)]
         sta_input = float(both["sta_raw"].iloc[-1]) if alone else None
 except ScorerUnavailableError as err:

@@ -120,11 +120,15 @@ def score(
     pool: ModelPool | None = None,
     models: dict[str, str] | None = None,
     progress: StepProgress | None = None,
+    langs: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Score outputs with a preset; see :meth:`Preset.score`."""
-    return get_preset(preset, pool=pool, models=models).score(
-        inputs, outputs, references, calibrated=calibrated, progress=progress
-    )
+    """Score outputs with a preset; see :meth:`Preset.score`. ``langs``: the language of
+    each pair, told to presets that read it (the embedded preset picks its models by it;
+    without it, it scores Russian)."""
+    scorer = get_preset(preset, pool=pool, models=models)
+    if langs is not None and hasattr(scorer, "langs"):
+        scorer.langs = list(langs)
+    return scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress)
 
 
 #: What each model role does, in the words of people who choose a preset.

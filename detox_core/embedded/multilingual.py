@@ -57,7 +57,7 @@ LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 #: its "nearest match": English, Hindi in Devanagari, Russian).
 WORDFREQ = {"ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "it", "ja"}
 PARAMS = {
-    "sta": {"analyzer": "char_wb", "ngram_range": [1, 4], "sublinear_tf": True, "min_df": 1,
+    "sta": {"analyzer": "char_wb, memoised per word", "ngram_range": [1, 4], "sublinear_tf": True, "min_df": 1,
             "max_features": 200_000, "C": 4.0, "class_weight": "balanced", "max_iter": 1000,
             "neutral": "inputs without lexicon words + pseudo-sentences of wordfreq's 5,000 most frequent words",
             "relative": "max(P(y), ([P(x) < P(y) - 0.05] + P(y)) / 2)"},
@@ -90,6 +90,28 @@ _UNSPACED = {"zh", "ja"}
 def sta_text(text: str) -> str:
     """What the STA classifier reads: lower case, punctuation out, single spaces."""
     return " ".join(_PUNCT.sub(" ", normalise_word(text)).split())
+
+
+@lru_cache(maxsize=200_000)
+def _word_ngrams(word: str) -> tuple[str, ...]:
+    """scikit-learn's ``char_wb`` 1-4-grams of one word (padded with a space each side)."""
+    lo, hi = PARAMS["sta"]["ngram_range"]
+    w = f" {word} "
+    out: list[str] = []
+    for n in range(lo, hi + 1):
+        out.extend(w[i:i + n] for i in range(max(1, len(w) - n + 1)))
+        if len(w) <= n:  # a short word counts once, as scikit-learn does
+            break
+    return tuple(out)
+
+
+def char_wb_ngrams(text: str) -> list[str]:
+    """The STA classifier's analyzer: ``char_wb`` n-grams of :func:`sta_text`, memoised per
+    word (words repeat across texts: the n-grams of a known word are a look-up)."""
+    out: list[str] = []
+    for word in sta_text(text).split():
+        out.extend(_word_ngrams(word))
+    return out
 
 
 def tokens(text: str, lang: str) -> list[str]:
@@ -360,8 +382,8 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
         neutral.append(joiner.join(vocab[i] for i in rng.choice(len(vocab), size=n, p=weights)))
     p = PARAMS["sta"]
     pipeline = make_pipeline(
-        TfidfVectorizer(analyzer=p["analyzer"], ngram_range=tuple(p["ngram_range"]), sublinear_tf=p["sublinear_tf"],
-                        min_df=p["min_df"], max_features=p["max_features"], preprocessor=sta_text, dtype=np.float32),
+        TfidfVectorizer(analyzer=char_wb_ngrams, sublinear_tf=p["sublinear_tf"], min_df=p["min_df"],
+                        max_features=p["max_features"], dtype=np.float32),
         LogisticRegression(C=p["C"], class_weight=p["class_weight"], max_iter=p["max_iter"]),
     )
     texts = list(inputs) + neutral

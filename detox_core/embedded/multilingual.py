@@ -66,6 +66,8 @@ PARAMS = {
            "noise_scale": 4.0},
     "wrong_language": {"factor": 0.5, "min_letters": 12},
 }
+#: outputs whose soft recall of the input's words is below this are checked by lingua
+LINGUA_BELOW_RECALL = 0.6
 #: how much less toxic than its input an output must look to earn the relative half of STA
 MARGIN = 0.05
 WRONG_LANGUAGE_FACTOR = PARAMS["wrong_language"]["factor"]
@@ -525,10 +527,17 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     g_in = np.array(many("g", inputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     g_out = np.array(many("g", outputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     fl = np.where(same, 1.0, models.relative_fluency(g_in, g_out))
-    ident_in = ident_out = None
+    ident_in: list[str | None] = [None] * len(outputs)
+    ident_out: list[str | None] = [None] * len(outputs)
     if lang in _IDENTIFIED:
-        ident_in = many("lingua", inputs, identify)
-        ident_out = many("lingua", outputs, identify)
+        # Only an output that keeps little of its input's wording can be in another
+        # language: lingua reads those alone (most rewrites keep most words).
+        ask = [k for k in range(len(outputs)) if not same[k] and recall[k] < LINGUA_BELOW_RECALL]
+        if ask:
+            for k, v in zip(ask, many("lingua", [inputs[k] for k in ask], identify)):
+                ident_in[k] = v
+            for k, v in zip(ask, many("lingua", [outputs[k] for k in ask], identify)):
+                ident_out[k] = v
     wrong = wrong_language(lang, inputs, outputs, ident_in, ident_out) & ~same
     sim = np.where(wrong, sim * WRONG_LANGUAGE_FACTOR, sim)
     fl = np.where(wrong, fl * WRONG_LANGUAGE_FACTOR, fl)

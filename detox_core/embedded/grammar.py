@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from detox_core.text import words
+from detox_core.text import normalise_word, words
 
 BOS, EOS = "<s>", "</s>"
 NOMINAL = ("NOUN", "ADJF", "PRTF", "NPRO")
@@ -111,3 +111,68 @@ class TagLM:
         lm.unigrams, lm.bigrams, lm.stats = Counter(raw["unigrams"]), Counter(raw["bigrams"]), raw["stats"]
         lm._prepare()
         return lm
+
+
+class CharLM:
+    """Interpolated character trigram model (lower-cased text, ``^``/``$`` padding)."""
+
+    def __init__(self, lambdas: Sequence[float] = (0.6, 0.3, 0.1)) -> None:
+        self.lambdas = tuple(lambdas)
+        self.tri: dict[str, float] = {}
+        self.bi: dict[str, float] = {}
+        self.uni: dict[str, float] = {}
+        self.floor = 1e-6
+
+    @staticmethod
+    def _prep(text: str) -> str:
+        return "^^" + " ".join(normalise_word(text).split()) + "$"
+
+    def fit(self, texts: Sequence[str]) -> "CharLM":
+        tri: Counter = Counter()
+        bi: Counter = Counter()
+        uni: Counter = Counter()
+        for t in texts:
+            s = self._prep(t)
+            for i in range(2, len(s)):
+                tri[s[i - 2:i + 1]] += 1
+                bi[s[i - 1:i + 1]] += 1
+                uni[s[i]] += 1
+        ctx2: Counter = Counter()
+        ctx1: Counter = Counter()
+        for k, v in tri.items():
+            ctx2[k[:2]] += v
+        for k, v in bi.items():
+            ctx1[k[:1]] += v
+        total = sum(uni.values()) or 1
+        self.floor = 0.5 / (total + len(uni) + 1)
+        self.uni = {k: v / total for k, v in uni.items()}
+        self.bi = {k: v / ctx1[k[:1]] for k, v in bi.items()}
+        self.tri = {k: v / ctx2[k[:2]] for k, v in tri.items()}
+        self._known = None
+        return self
+
+    def _logp(self) -> dict[str, float]:
+        """log P of every trigram seen in training, interpolated once (scoring is then a
+        dictionary look-up per character for the text's usual trigrams)."""
+        known = getattr(self, "_known", None)
+        if known is None:
+            l3, l2, l1 = self.lambdas
+            known = {k: math.log(l3 * p + l2 * self.bi.get(k[1:], 0.0) + l1 * self.uni.get(k[2], self.floor))
+                     for k, p in self.tri.items()}
+            self._known = known
+        return known
+
+    def score(self, text: str) -> float:
+        """Mean log-probability per character (NaN for an empty text)."""
+        s = self._prep(text)
+        if len(s) <= 3:
+            return float("nan")
+        l3, l2, l1 = self.lambdas
+        known, bi, uni, floor = self._logp(), self.bi, self.uni, self.floor
+        total = 0.0
+        for i in range(2, len(s)):
+            lp = known.get(s[i - 2:i + 1])
+            if lp is None:
+                lp = math.log(l2 * bi.get(s[i - 1:i + 1], 0.0) + l1 * uni.get(s[i], floor))
+            total += lp
+        return total / (len(s) - 2)

@@ -31,11 +31,9 @@ Languages where a part is weaker are named in :data:`WEAK_PARTS` (the preset's h
 
 from __future__ import annotations
 
-import math
 import pickle
-import re
 import threading
-import unicodedata
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,14 +42,13 @@ from pathlib import Path
 
 import numpy as np
 
+from detox_core.embedded.grammar import CharLM
+from detox_core.embedded.language_id import (  # noqa: F401 - re-exported for the recipe's callers
+    IDENTIFIED, MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language)
 from detox_core.text import WORD_RE, normalise_word
 
 #: The non-Russian languages of TextDetox 2025 (Russian keeps the RUSSE-2022 recipe).
 LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
-#: Input files (relative to the data folder) the models learn from, and the sample they are measured on.
-INPUT_FILES = ("textdetox2024/dev_inputs.tsv", "textdetox2024/test_inputs.tsv",
-               "textdetox2025/dev_inputs.tsv", "textdetox2025/test_inputs.tsv")
-HELD_OUT_FILE = "textdetox2024/meta_eval/pairs.tsv"
 LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 #: wordfreq lists that are the language's own (wordfreq would answer am, hin, tt with
 #: its "nearest match": English, Hindi in Devanagari, Russian).
@@ -64,7 +61,7 @@ PARAMS = {
     "sim": {"weights": [0.5, 0.5], "soft": "Dice of character bigrams", "toxic_word_p_neutral": 0.25},
     "fl": {"model": "interpolated character trigrams", "lambdas": [0.6, 0.3, 0.1], "noise": "halves",
            "noise_scale": 4.0},
-    "wrong_language": {"factor": 0.5, "min_letters": 12},
+    "wrong_language": {"factor": 0.5, "min_letters": MIN_LETTERS},
 }
 #: outputs whose soft recall of the input's words is below this are checked by lingua
 LINGUA_BELOW_RECALL = 0.6
@@ -86,7 +83,6 @@ WEAK_PARTS = {
 }
 
 _PUNCT = re.compile(r"[^\w\s*]+")
-_UNSPACED = {"zh", "ja"}
 
 
 def sta_text(text: str) -> str:
@@ -118,166 +114,11 @@ def char_wb_ngrams(text: str) -> list[str]:
 
 def tokens(text: str, lang: str) -> list[str]:
     """Normalised words: segmented in Chinese and Japanese (jieba, fugashi)."""
-    if lang in _UNSPACED:
+    if lang in UNSPACED:
         from detox_core.segment import SEGMENTERS
 
         return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
     return [normalise_word(w) for w in WORD_RE.findall(text)]
-
-
-# ------------------------------------------------------------------ scripts and languages
-
-_SCRIPTS = (("ethiopic", "ETHIOPIC"), ("arabic", "ARABIC"), ("hebrew", "HEBREW"), ("devanagari", "DEVANAGARI"),
-            ("han", "CJK"), ("kana", "HIRAGANA"), ("kana", "KATAKANA"), ("cyrillic", "CYRILLIC"), ("latin", "LATIN"))
-
-
-@lru_cache(maxsize=65536)
-def _char_script(ch: str) -> str | None:
-    name = unicodedata.name(ch, "")
-    for script, key in _SCRIPTS:
-        if key in name:
-            return script
-    return None
-
-
-def script_shares(text: str) -> Counter:
-    """Letters per script (Han and kana together as ``cjk``)."""
-    out: Counter = Counter()
-    for ch in text:
-        if ch.isalpha():
-            s = _char_script(ch)
-            if s is not None:
-                out["cjk" if s in ("han", "kana") else s] += 1
-    return out
-
-
-def main_script(text: str) -> str | None:
-    shares = script_shares(text)
-    return shares.most_common(1)[0][0] if shares else None
-
-
-#: lingua's names of the editions' languages it knows (it has no Amharic, Tatar or Hinglish).
-_LINGUA = {"ar": "ARABIC", "de": "GERMAN", "en": "ENGLISH", "es": "SPANISH", "hi": "HINDI", "ru": "RUSSIAN",
-           "uk": "UKRAINIAN", "zh": "CHINESE", "fr": "FRENCH", "he": "HEBREW", "it": "ITALIAN", "ja": "JAPANESE"}
-#: languages whose script alone says little (several of the editions' languages share it)
-_IDENTIFIED = {"de", "en", "es", "fr", "it", "ru", "uk"}
-_DETECTOR_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def detector():
-    """lingua's detector over the editions' Latin and Cyrillic languages it knows, models
-    preloaded (~0.3 s, ~100 MB); scripts tell the other languages apart."""
-    from lingua import Language, LanguageDetectorBuilder
-
-    with _DETECTOR_LOCK:
-        langs = [getattr(Language, _LINGUA[c]) for c in sorted(_IDENTIFIED)]
-        return LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build()
-
-
-_CODES = {v: k for k, v in _LINGUA.items()}
-
-
-def identify(texts: Sequence[str]) -> list[str | None]:
-    """The language code lingua gives each text (None: no letters it can place)."""
-    if not texts:
-        return []
-    found = detector().detect_languages_in_parallel_of(list(texts))
-    return [_CODES.get(x.name) if x is not None else None for x in found]
-
-
-def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
-                   identified_in: Sequence[str | None] | None = None,
-                   identified_out: Sequence[str | None] | None = None) -> np.ndarray:
-    """True where the output is in another script than its input, or (Latin and Cyrillic
-    languages lingua knows) lingua places it in another language than the input. Outputs
-    with fewer than ``min_letters`` letters are never judged (too short to tell)."""
-    n = len(outputs)
-    out = np.zeros(n, dtype=bool)
-    min_letters = PARAMS["wrong_language"]["min_letters"]
-    if lang in _IDENTIFIED and identified_out is None:
-        identified_out = identify(outputs)
-        identified_in = identify(inputs)
-    for k in range(n):
-        shares = script_shares(outputs[k])
-        letters = sum(shares.values())
-        if letters < min_letters and not (letters and lang in _UNSPACED and letters >= 4):
-            continue
-        s_in, s_out = main_script(inputs[k]), shares.most_common(1)[0][0]
-        if s_in is not None and s_out != s_in:
-            out[k] = True
-        elif lang in _IDENTIFIED and identified_out is not None:
-            o, i = identified_out[k], identified_in[k]
-            out[k] = o is not None and o != lang and o != i
-    return out
-
-
-# ------------------------------------------------------------------ FL: character trigrams
-
-
-class CharLM:
-    """Interpolated character trigram model (lower-cased text, ``^``/``$`` padding)."""
-
-    def __init__(self, lambdas: Sequence[float] = (0.6, 0.3, 0.1)) -> None:
-        self.lambdas = tuple(lambdas)
-        self.tri: dict[str, float] = {}
-        self.bi: dict[str, float] = {}
-        self.uni: dict[str, float] = {}
-        self.floor = 1e-6
-
-    @staticmethod
-    def _prep(text: str) -> str:
-        return "^^" + " ".join(normalise_word(text).split()) + "$"
-
-    def fit(self, texts: Sequence[str]) -> "CharLM":
-        tri: Counter = Counter()
-        bi: Counter = Counter()
-        uni: Counter = Counter()
-        for t in texts:
-            s = self._prep(t)
-            for i in range(2, len(s)):
-                tri[s[i - 2:i + 1]] += 1
-                bi[s[i - 1:i + 1]] += 1
-                uni[s[i]] += 1
-        ctx2: Counter = Counter()
-        ctx1: Counter = Counter()
-        for k, v in tri.items():
-            ctx2[k[:2]] += v
-        for k, v in bi.items():
-            ctx1[k[:1]] += v
-        total = sum(uni.values()) or 1
-        self.floor = 0.5 / (total + len(uni) + 1)
-        self.uni = {k: v / total for k, v in uni.items()}
-        self.bi = {k: v / ctx1[k[:1]] for k, v in bi.items()}
-        self.tri = {k: v / ctx2[k[:2]] for k, v in tri.items()}
-        self._known = None
-        return self
-
-    def _logp(self) -> dict[str, float]:
-        """log P of every trigram seen in training, interpolated once (scoring is then a
-        dictionary look-up per character for the text's usual trigrams)."""
-        known = getattr(self, "_known", None)
-        if known is None:
-            l3, l2, l1 = self.lambdas
-            known = {k: math.log(l3 * p + l2 * self.bi.get(k[1:], 0.0) + l1 * self.uni.get(k[2], self.floor))
-                     for k, p in self.tri.items()}
-            self._known = known
-        return known
-
-    def score(self, text: str) -> float:
-        """Mean log-probability per character (NaN for an empty text)."""
-        s = self._prep(text)
-        if len(s) <= 3:
-            return float("nan")
-        l3, l2, l1 = self.lambdas
-        known, bi, uni, floor = self._logp(), self.bi, self.uni, self.floor
-        total = 0.0
-        for i in range(2, len(s)):
-            lp = known.get(s[i - 2:i + 1])
-            if lp is None:
-                lp = math.log(l2 * bi.get(s[i - 1:i + 1], 0.0) + l1 * uni.get(s[i], floor))
-            total += lp
-        return total / (len(s) - 2)
 
 
 # ------------------------------------------------------------------ models of one language
@@ -307,19 +148,42 @@ class LanguageModels:
         return 2.0 * ndtr(delta / self.fl_noise)
 
 
+def _multilingual_editions():
+    from detox_core import editions  # noqa: PLC0415 - the registry, read when training
+
+    return [e for e in editions.editions() if e.multilingual]
+
+
+def input_paths(root: Path) -> list[Path]:
+    """The split files of the multilingual editions (``toxic_sentence``, ``lang``) that are there."""
+    paths = dict.fromkeys(e.path(rel, root) for e in _multilingual_editions()
+                          for files in e.splits.values() for rel in files)
+    return [p for p in paths if p.is_file()]
+
+
+def held_out_paths(root: Path) -> list[Path]:
+    """The meta-evaluation samples' pairs files: their inputs are never trained on."""
+    paths = dict.fromkeys(e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs)
+    return [p for p in paths if p.is_file()]
+
+
+def training_files(root: Path) -> list[Path]:
+    """Every file the models learn from (what the recipe hash covers)."""
+    return [*input_paths(root), *held_out_paths(root), *(root / rel for rel in LEXICON_FILES)]
+
+
 def read_inputs(root: Path) -> dict[str, list[str]]:
     """Unique toxic inputs per language of the editions' input files, the sample's left out."""
     import pandas as pd
 
-    held: set[str] = set()
-    pairs = root / HELD_OUT_FILE
-    if pairs.is_file():
-        from detox_core.data.judges import load_pairs
+    from detox_core.data.judges import load_pairs
 
-        held = set(load_pairs(pairs)["toxic_sentence"])
+    held = {t for path in held_out_paths(root) for t in load_pairs(path)["toxic_sentence"]}
     out: dict[str, dict[str, None]] = {lang: {} for lang in LANGUAGES}
-    for rel in INPUT_FILES:
-        frame = pd.read_csv(root / rel, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    for path in input_paths(root):
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+        if not {"toxic_sentence", "lang"} <= set(frame.columns):
+            continue
         for text, lang in zip(frame["toxic_sentence"], frame["lang"]):
             if lang in out and text and text not in held:
                 out[lang][text] = None
@@ -352,7 +216,7 @@ def unspaced_lexicon_pieces(text: str, lang: str, lexicon: frozenset[str]) -> se
 
 
 def delete_words(text: str, lang: str, drop: frozenset[str] | set[str]) -> str:
-    joiner = "" if lang in _UNSPACED else " "
+    joiner = "" if lang in UNSPACED else " "
     return joiner.join(w for w in tokens(text, lang) if w not in drop)
 
 
@@ -377,7 +241,7 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
         vocab = sorted(counts)
         weights = np.array([counts[w] for w in vocab], dtype=float)
     weights = weights / weights.sum()
-    joiner = "" if lang in _UNSPACED else " "
+    joiner = "" if lang in UNSPACED else " "
     lengths = [max(1, len(ws)) for ws in toks] or [8]
     for _ in range(len(inputs)):
         n = int(lengths[int(rng.integers(len(lengths)))])
@@ -394,7 +258,7 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
     lm = CharLM(PARAMS["fl"]["lambdas"]).fit(inputs)
     deltas = []
     for t in inputs:
-        ws = t.split() if lang not in _UNSPACED else list(t)
+        ws = t.split() if lang not in UNSPACED else list(t)
         if len(ws) >= 4:
             half = len(ws) // 2
             a, b = lm.score(joiner.join(ws[:half])), lm.score(joiner.join(ws[half:]))
@@ -410,8 +274,8 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
 
 
 def available(root: Path) -> bool:
-    """Whether the files the multilingual models learn from are all there."""
-    return all((root / rel).is_file() for rel in INPUT_FILES)
+    """Whether the multilingual editions' inputs are there to learn from."""
+    return bool(input_paths(root))
 
 
 def train_all(root: Path, folder: Path, say=None) -> dict:
@@ -478,16 +342,16 @@ def soft_recall(kept: Sequence[str], output_words: Sequence[str]) -> float:
 
 
 def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
-         references: Sequence[Sequence[str]], memo=None) -> dict[str, np.ndarray]:
+         references: Sequence[Sequence[str]], sentence_chrf, memo=None) -> dict[str, np.ndarray]:
     """The per-sentence quantities of one language's pairs: ``sta``, ``sta_in``, ``recall``,
     ``chrf_lc``, ``sim``, ``g_in``, ``g_out``, ``fl``, ``wrong_language``, ``chrf``.
 
     Args:
+        sentence_chrf: :func:`detox_core.metrics.chrf.sentence_chrf` (passed in: the
+            metrics package imports this one).
         memo: ``memo(kind, texts, compute) -> list``, a per-text cache (inputs repeat
             across submissions); None computes everything.
     """
-    from detox_core.metrics.chrf import sentence_chrf
-
     lang = models.lang
     many = memo or (lambda kind, texts, compute: list(compute(list(texts))))
     sta_raw = np.array(many("sta", outputs, lambda ts: list(models.p_neutral(ts))), dtype=np.float64)
@@ -502,7 +366,7 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
         out = []
         for t, ws in zip(texts, parsed):
             toxic = {w for w in ws if w in models.lexicon or p.get(w, 1.0) < thr}
-            if lang in _UNSPACED:  # a lexicon word the segmenter cut in pieces ("傻逼" as "傻" + "逼")
+            if lang in UNSPACED:  # a lexicon word the segmenter cut in pieces ("傻逼" as "傻" + "逼")
                 toxic |= unspaced_lexicon_pieces(t, lang, models.lexicon)
             out.append((tuple(ws), frozenset(toxic)))
         return out
@@ -514,7 +378,7 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     chrf_ref = sentence_chrf(outputs, references)
     chrf_lc = chrf_ref.copy()
     missing = np.flatnonzero(np.isnan(chrf_ref))
-    joiner = "" if lang in _UNSPACED else " "
+    joiner = "" if lang in UNSPACED else " "
     if len(missing):
         chrf_lc[missing] = sentence_chrf(
             [joiner.join(w for w in out_words[k] if w not in parsed_in[k][1]) for k in missing],
@@ -529,7 +393,7 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     fl = np.where(same, 1.0, models.relative_fluency(g_in, g_out))
     ident_in: list[str | None] = [None] * len(outputs)
     ident_out: list[str | None] = [None] * len(outputs)
-    if lang in _IDENTIFIED:
+    if lang in IDENTIFIED:
         # Only an output that keeps little of its input's wording can be in another
         # language: lingua reads those alone (most rewrites keep most words).
         ask = [k for k in range(len(outputs)) if not same[k] and recall[k] < LINGUA_BELOW_RECALL]

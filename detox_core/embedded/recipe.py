@@ -145,9 +145,8 @@ def recipe_hash(dataset_dir: Path) -> str:
         from importlib.metadata import version
 
         h.update(f"wordfreq {version('wordfreq')}".encode())
-        for rel in (*multilingual.INPUT_FILES, multilingual.HELD_OUT_FILE, *multilingual.LEXICON_FILES):
-            path = data_root / rel
-            h.update(rel.encode())
+        for path in multilingual.training_files(data_root):
+            h.update(path.relative_to(data_root).as_posix().encode())
             h.update(_file_digest(path).encode() if path.is_file() else b"absent")
     return h.hexdigest()[:12]
 

@@ -102,7 +102,7 @@ class EmbeddedPreset(Preset):
                 f"the embedded models in {m.folder.name} have no {lang} models (trained without the TextDetox "
                 "inputs): run `python -m detox_core fetch-data` and `python -m detox_core train-embedded`")
         key = f"{m.folder.name}:{lang}"
-        return multilingual.axes(trained[lang], inputs, outputs, references,
+        return multilingual.axes(trained[lang], inputs, outputs, references, sentence_chrf,
                                  memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
     def _by_language(self, inputs, outputs, refs, russian) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from detox_core.embedded import multilingual as ml
+from detox_core.metrics.chrf import sentence_chrf
 
 #: per language: (neutral phrases, insults, joiner) from which tiny toxic inputs are made
 FAMILIES = {
@@ -52,7 +53,7 @@ def trained(tmp_path_factory):
 @pytest.mark.parametrize("lang", sorted(FAMILIES))
 def test_a_copy_gets_sim_1_and_fl_1(trained, lang):
     inputs = _inputs(lang)[:6]
-    ax = ml.axes(trained[lang], inputs, inputs, [[] for _ in inputs])
+    ax = ml.axes(trained[lang], inputs, inputs, [[] for _ in inputs], sentence_chrf)
     assert np.allclose(ax["sim"], 1.0) and np.allclose(ax["fl"], 1.0)
     assert not ax["wrong_language"].any()
     # A copy is as toxic as its input: STA gets no relative half.
@@ -68,8 +69,8 @@ def test_deleting_the_insult_raises_sta_and_keeps_content(trained, lang):
         for i in insults:
             t = t.replace(i, "")
         outputs[k] = t.strip(" ，、")
-    ax = ml.axes(trained[lang], inputs, outputs, [[] for _ in inputs])
-    copy = ml.axes(trained[lang], inputs, inputs, [[] for _ in inputs])
+    ax = ml.axes(trained[lang], inputs, outputs, [[] for _ in inputs], sentence_chrf)
+    copy = ml.axes(trained[lang], inputs, inputs, [[] for _ in inputs], sentence_chrf)
     assert (ax["sta"] > copy["sta"]).all()
     assert (ax["sim"] > 0.8).all()  # the insult's deletion costs (almost) no content
     assert not ax["wrong_language"].any()
@@ -78,7 +79,7 @@ def test_deleting_the_insult_raises_sta_and_keeps_content(trained, lang):
 @pytest.mark.parametrize("lang", sorted(FAMILIES))
 def test_an_output_in_another_script_or_language_is_penalised(trained, lang):
     inputs = _inputs(lang)[:1]
-    wrong = ml.axes(trained[lang], inputs, [WRONG_SCRIPT[lang]], [[]])
+    wrong = ml.axes(trained[lang], inputs, [WRONG_SCRIPT[lang]], [[]], sentence_chrf)
     assert wrong["wrong_language"][0] == 1.0
     assert wrong["sim"][0] <= 0.5 and wrong["fl"][0] <= 0.5
 
@@ -89,7 +90,7 @@ def test_lingua_catches_a_latin_output_in_another_language(trained):
     english = ["you are late again today and I am tired of waiting for you"]
     assert ml.wrong_language("en", inputs, german)[0]
     assert not ml.wrong_language("en", inputs, english)[0]
-    ax = ml.axes(trained["en"], inputs + inputs, german + english, [[], []])
+    ax = ml.axes(trained["en"], inputs + inputs, german + english, [[], []], sentence_chrf)
     assert ax["sim"][0] < ax["sim"][1] and ax["fl"][0] <= 0.5 * 1.0 + 1e-9
 
 
@@ -113,7 +114,7 @@ def test_scripts():
 
 def test_an_empty_output_gets_nothing(trained):
     inputs = _inputs("en")[:1]
-    ax = ml.axes(trained["en"], inputs, [""], [[]])
+    ax = ml.axes(trained["en"], inputs, [""], [[]], sentence_chrf)
     assert ax["sim"][0] == 0.0 and ax["fl"][0] == 0.0
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from detox_core.analysis import agreement
+from detox_core.analysis import agreement, language_agreement
 from detox_core.editions import get_edition
 from detox_core.metrics import registry
 from detox_core.ui import render
@@ -41,6 +41,7 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
     Reads the kept measurement; the embedded preset is measured on the spot when there is
     none (about 15 s), other presets by an organizer's click (they score 8,750 pairs with
     their models)."""
+    weak_parts_note(preset, languages)
     editions = agreement.measurable_editions()
     label = registry.preset_label(preset, calibrated)
     if not editions:
@@ -59,8 +60,9 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
             if _measure(preset, calibrated) is not None:
                 st.rerun()
         return
+    covered = language_note(preset, calibrated, languages, key=f"{key}_lang")
     langs = ", ".join(language_name(c) for c in result.languages)
-    other = [c for c in languages if c not in result.languages]
+    other = [c for c in languages if c not in result.languages and c not in covered]
     held = " (a fit on people scores: every figure from fits that never saw the pairs they score)" if result.held_out else ""
     text = (f"Agreement of {label} with people, measured on the {langs} human evaluation of "
             f"{registry_short(result.edition)}{held}: {result.sentence()}; {result.system()}. 95% bootstrap intervals.")
@@ -68,7 +70,7 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
         text += (" Other languages (" + ", ".join(language_name(c) for c in other)
                  + "): no human judgements ship for them, so the agreement there is unknown.")
     if result.weak:
-        st.warning(f"This ranking may not be the order people would give: {text} Below {agreement.WEAK_SPEARMAN} "
+        st.warning(f"This ranking may not be the order people would give: {text} Below {agreement.WEAK_SPEARMAN:.2f} "
                    "at system level, read the ranks with care and prefer a preset that agrees better.",
                    icon=":material/warning:")
     else:
@@ -92,3 +94,94 @@ def registry_short(edition: str) -> str:
 
 def registry_source(edition: str) -> str:
     return get_edition(edition).human_systems_source
+
+
+def _measure_languages(preset: str, calibrated: bool) -> language_agreement.LanguageAgreement | None:
+    bar = st.progress(0.0, text="Measuring agreement with people per language: scoring the judged sample")
+
+    def progress(step: str, done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Measuring agreement per language: {step}")
+
+    try:
+        return language_agreement.measure(preset, calibrated, pool=shared_pool(), progress=progress)
+    except Exception as err:  # noqa: BLE001 - a model that cannot load must not take the ranking page down
+        st.caption(f"Agreement per language could not be measured here: {render.md(err, 300)}")
+        return None
+    finally:
+        bar.empty()
+
+
+def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: str) -> set[str]:
+    """The per-language agreement of ``preset`` with the TextDetox 2024 human evaluation,
+    for the page's languages other than Russian (:mod:`detox_core.analysis.language_agreement`),
+    with a warning naming the languages where it is weak. Returns the languages it covered."""
+    wanted = [c for c in languages if c != "ru"]
+    edition = language_agreement.measurable_edition()
+    if not wanted or edition is None:
+        return set()
+    result = language_agreement.stored(preset, calibrated)
+    if result is None and preset in MEASURED_ON_SIGHT:
+        result = _measure_languages(preset, calibrated)
+    label = registry.preset_label(preset, calibrated)
+    if result is None:
+        row = st.container(horizontal=True, vertical_alignment="center", wrap=True)
+        row.caption(f"Agreement of {label} with people per language: not measured yet for this preset "
+                    f"({edition.short} human evaluation, {len(edition.languages)} languages).")
+        if is_organizer() and row.button("Measure per language", key=f"{key}_measure", icon=":material/rule:",
+                                         help="Scores the meta-evaluation sample (6 systems x 80 inputs in each "
+                                              "language) with this preset and keeps the figures"):
+            if _measure_languages(preset, calibrated) is not None:
+                st.rerun()
+        return set()
+    shown = [c for c in languages if c in result.figures]
+    if not shown:
+        return set()
+    figures = [result.figures[c] for c in shown]
+    listed = ", ".join(f"{language_name(f.lang)} {f.spearman[0]:+.2f}" for f in figures)
+    text = (f"Agreement of {label} with people per language, on the {registry_short(result.edition)} human "
+            f"evaluation (system-level Spearman of mean J against human J, six systems x 80 inputs of the "
+            f"meta-evaluation sample each; one swapped pair of systems moves a figure by up to 0.2): {listed}; "
+            f"mean {result.mean_spearman:+.2f} over the {len(result.figures)} languages judged.")
+    weak = [f for f in figures if f.weak]
+    if weak:
+        st.warning(f"{text} Weak (below {agreement.WEAK_SPEARMAN:.2f}) in "
+                   + ", ".join(language_name(f.lang) for f in weak)
+                   + ": the ranking there may not be the order people would give; read it with care.",
+                   icon=":material/warning:")
+    else:
+        st.caption(text)
+    with st.expander(f"Agreement per language ({registry_short(result.edition)})", icon=":material/translate:"):
+        frame = result.table()
+        frame = frame[frame["lang"].isin(shown)].assign(lang=lambda f: f["lang"].map(language_name))
+        judges = {f"auc {j}": st.column_config.NumberColumn(
+            f"AUC vs {language_agreement.JUDGE_WORDS[j]}", format="%.2f",
+            help=f"Sentence-level ROC-AUC of J against the LLM judge {language_agreement.JUDGE_WORDS[j]}'s J labels")
+            for j in language_agreement.JUDGES}
+        st.dataframe(frame, hide_index=True, key=f"{key}_table", column_config={
+            "lang": st.column_config.TextColumn("Language"),
+            "spearman": st.column_config.NumberColumn("Spearman", format="%+.2f",
+                                                      help="Of the systems' mean J against their human J"),
+            "low": st.column_config.NumberColumn("95% low", format="%+.2f",
+                                                 help="Bootstrap over the inputs; the human side taken as given"),
+            "high": st.column_config.NumberColumn("95% high", format="%+.2f"),
+            "systems": st.column_config.NumberColumn("Systems"),
+            "inputs": st.column_config.NumberColumn("Inputs"),
+            "weak": st.column_config.CheckboxColumn("Weak", help=f"Spearman below {agreement.WEAK_SPEARMAN:.2f}"),
+            **judges,
+        })
+        st.caption(f"Measured {result.measured} in {result.seconds:.0f} s. Nothing in the preset is fitted or tuned "
+                   "to the human table.")
+    return set(shown)
+
+
+def weak_parts_note(preset: str, languages: Sequence[str]) -> None:
+    """Name what is weaker in ``preset`` for each of ``languages`` that has a weaker part
+    (fewer resources: no word-frequency list, a small lexicon, few training inputs)."""
+    try:
+        parts = registry.preset_class(preset).weak_parts
+    except Exception:  # noqa: BLE001 - an unknown preset has nothing to say here
+        return
+    named = [c for c in dict.fromkeys(languages) if c in parts]
+    if named:
+        st.caption(f"{registry.preset_label(preset, False)} is weaker in "
+                   + "; ".join(f"{language_name(c)} ({parts[c]})" for c in named) + ".")

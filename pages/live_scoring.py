@@ -21,6 +21,7 @@ from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import cache, render
 from detox_core.ui.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
 from detox_core.ui.models import shared_pool
+from detox_core.ui.widgets.agreement import weak_parts_note
 from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
 from detox_core.vocab import LANGUAGES, label, language_name
@@ -286,6 +287,7 @@ best = int(frame["j"].fillna(-1).to_numpy().argmax()) if len(candidates) > 1 els
 for i in range(len(candidates)):
     who = sources.get(candidates[i])
     score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
+               lang=language,
                title=f"Rewrite {i + 1}" + (f" · suggested by the {who}" if who else "")
                + (" · ★ best J" if i == best else ""))
 sig = frame.attrs["signature"]
@@ -294,6 +296,7 @@ st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + (f" · P(neutral) of the input: {sta_input:.2f}" if sta_input is not None else "")
            + " · the address of this page holds the texts and the "
            "preset: copy it to share this example.")
+weak_parts_note(preset, [language])
 for metric, why in reference_notes(sig).items():  # a reference metric that is n/a, and why
     st.caption(f"{label(metric)}: n/a — " + render.md(why, None) + ".")
 if any(who.startswith("LLM") for who in sources.values()) and (info := st.session_state.get("_live_llm_info")):

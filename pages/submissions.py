@@ -424,7 +424,7 @@ rows = list(event.selection.rows) if event is not None else []
 if rows:
     row = shown.iloc[rows[0]]
     refs = references[int(row["idx"])]
-    score_card(row["input"], row["output"], row.to_dict(), choice.lexicon, preset=preset,
+    score_card(row["input"], row["output"], row.to_dict(), choice.lexicon, preset=preset, lang=row.get("lang"),
                title=f"Sentence {int(row['idx']) + 1}" + (f" · references: {' | '.join(refs)}" if refs else ""))
 else:
     st.caption("Select a row to see the pair, its references, the diff and why J is what it is.")

@@ -174,6 +174,8 @@ class Preset(ABC):
     #: visitors (:mod:`detox_core.judge.access`).
     paid: ClassVar[bool] = False
     languages: ClassVar[tuple[str, ...] | None] = None
+    #: language code -> what is weaker in that language (the pages name it beside the scores)
+    weak_parts: ClassVar[dict[str, str]] = {}
     #: STA is P(neutral) of the output alone, so scoring the input as its own output gives
     #: the input's P(neutral) (Live scoring's "more toxic" flag); False for recipes whose
     #: STA compares the output with the input (CLS-NEW, an LLM's pairwise question).

@@ -49,10 +49,15 @@ RELIABILITY_HELP = (
 )
 
 
-def axis_agreement(preset: str | None) -> dict[str, float]:
+#: The language of the human judgements the per-axis figures are measured on (RUSSE-2022).
+AGREEMENT_LANGUAGE = "ru"
+
+
+def axis_agreement(preset: str | None, lang: str | None = None) -> dict[str, float]:
     """The preset's measured per-axis sentence-level ROC-AUC against people (axis -> AUC);
-    empty for an unknown preset or one not measured."""
-    if not preset:
+    empty for an unknown preset, one not measured, or a pair in another language than the
+    judgements' (a Russian figure says nothing of a Tatar sentence)."""
+    if not preset or lang not in (None, AGREEMENT_LANGUAGE):
         return {}
     from detox_core.metrics.registry import PRESETS
 
@@ -127,13 +132,14 @@ def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float |
 
 
 def explain_frame(inputs: Sequence[str], outputs: Sequence[str], frame: pd.DataFrame,
-                  lexicon: frozenset[str] = frozenset(), preset: str | None = None) -> pd.DataFrame:
+                  lexicon: frozenset[str] = frozenset(), preset: str | None = None,
+                  langs: Sequence[str] | None = None) -> pd.DataFrame:
     """Per-sentence ``limiting`` axis, ``why`` sentence (worded by ``preset``'s measured
-    agreement, see :func:`explain_j`) and ``flags`` (comma-separated)."""
-    agreement = axis_agreement(preset)
+    agreement in the pair's language, see :func:`explain_j`) and ``flags`` (comma-separated)."""
+    by_lang = {lang: axis_agreement(preset, lang) for lang in {None, *(langs or ())}}
     limiting, why, flag_col = [], [], []
-    for src, out, sta, sim, fl in zip(inputs, outputs, frame["sta"], frame["sim"], frame["fl"]):
+    for k, (src, out, sta, sim, fl) in enumerate(zip(inputs, outputs, frame["sta"], frame["sim"], frame["fl"])):
         limiting.append(limiting_factor(sta, sim, fl))
-        why.append(explain_j(sta, sim, fl, agreement))
+        why.append(explain_j(sta, sim, fl, by_lang[langs[k] if langs is not None else None]))
         flag_col.append(", ".join(flags(src, out, lexicon).labels()))
     return pd.DataFrame({"limiting": limiting, "why": why, "flags": flag_col}, index=frame.index)

@@ -344,7 +344,8 @@ def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], le
     table = scores.copy()
     table.insert(0, "line", table["idx"] + 1)
     table["references"] = [" | ".join(r) for r in references][: len(table)]
-    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon, preset)
+    langs = table["lang"].tolist() if "lang" in table else None
+    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon, preset, langs)
     return pd.concat([table, why], axis=1)
 
 

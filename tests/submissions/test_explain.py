@@ -71,3 +71,15 @@ def test_explain_frame_row_by_row():
     assert out["limiting"].tolist() == ["sta", "sim"]
     assert "non-toxicity score" in out.loc[10, "why"] and "meaning score" in out.loc[11, "why"]
     assert out.loc[10, "flags"] == f"{FLAGS['copy']}, {FLAGS['lexicon']}" and out.loc[11, "flags"] == ""
+
+
+def test_a_figure_measured_on_russian_is_not_claimed_for_another_language():
+    """The per-axis figures come from RUSSE-2022's Russian judgements: a Tatar or English
+    pair's low axis is named, with no Russian ROC-AUC attached to it."""
+    assert axis_agreement("embedded", "ru") == axis_agreement("embedded") != {}
+    assert axis_agreement("embedded", "tt") == {} and axis_agreement("embedded", "en") == {}
+    frame = pd.DataFrame({"sta": [0.3, 0.3], "sim": [0.9, 0.9], "fl": [1.0, 1.0]})
+    out = explain_frame(["a b", "a b"], ["a", "a"], frame, preset="embedded", langs=["ru", "tt"])
+    assert "agrees weakly" not in out["why"][1] and "ROC-AUC" not in out["why"][1]
+    assert "has not been measured" in out["why"][1]
+    assert "ROC-AUC" in out["why"][0]  # Russian keeps its measured figure

@@ -221,7 +221,7 @@ def score_bars_html(row: dict) -> str:
 
 
 def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta_input: float | None = None,
-               title: str | None = None, preset: str | None = None) -> None:
+               title: str | None = None, preset: str | None = None, lang: str | None = None) -> None:
     """One rewrite: metrics, bars, what limits J, flags and the word diff to the input."""
     with st.container(border=True):
         if title:
@@ -247,7 +247,7 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
         with right:
             st.markdown(score_bars_html(row), unsafe_allow_html=True)
         # Numbers and fixed words only (no user text): safe as markdown.
-        st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset)), help=RELIABILITY_HELP)
+        st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset, lang)), help=RELIABILITY_HELP)
         labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()
         if labels:
             st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))

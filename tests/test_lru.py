@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from detox_core.lru import ByteLRU, approx_bytes, cache_budget
+from detox_core.lru import CACHE_SHARES, ByteLRU, approx_bytes, cache_budget
 
 
 def test_stays_within_its_byte_budget_and_drops_the_oldest():
@@ -73,7 +73,8 @@ def test_approx_bytes_sees_array_buffers_and_containers():
 
 def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv("DETOX_CACHE_MB", "10")
-    assert cache_budget("pool") == 4 * 1024 * 1024
+    assert cache_budget("pool") == int(3.5 * 1024 * 1024)
+    assert sum(cache_budget(name) for name in CACHE_SHARES) <= 10 * 1024 * 1024  # the shares never exceed the budget
     monkeypatch.setenv("DETOX_CACHE_MB", "lots")
     with pytest.raises(ValueError, match="DETOX_CACHE_MB"):
         cache_budget("pool")

@@ -3,7 +3,7 @@
 
 Scripts from the Unicode names of the letters; languages by ``lingua`` (Rust, ~0.25 ms a
 short text), restricted to the editions' Latin and Cyrillic languages it knows, models
-preloaded once per process (~1 s, ~100 MB). lingua has no Amharic, Tatar or romanised
+preloaded once per process (~1 s, ~230 MB resident). lingua has no Amharic, Tatar or romanised
 Hinglish: those are checked by script only.
 """
 
@@ -63,7 +63,8 @@ _DETECTOR_LOCK = threading.Lock()
 @lru_cache(maxsize=1)
 def detector():
     """lingua's detector over the editions' Latin and Cyrillic languages it knows, models
-    preloaded (~0.3 s, ~100 MB); scripts tell the other languages apart."""
+    preloaded (~1 s, ~230 MB resident: benchmarks/bench_embedded_multilingual.py); scripts
+    tell the other languages apart."""
     from lingua import Language, LanguageDetectorBuilder
 
     with _DETECTOR_LOCK:

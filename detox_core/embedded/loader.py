@@ -24,6 +24,23 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
 _PRELOAD: list[threading.Thread] = []
 
 
+def preload() -> None:
+    """Everything the embedded preset's first score would load: the Russian models, word
+    vectors and morphology, every other language's models, the language identifier and
+    the Chinese and Japanese segmenters."""
+    from detox_core.embedded import multilingual
+    from detox_core.embedded.language_id import detector
+    from detox_core.segment import SEGMENTERS
+
+    models = load_models()
+    load_navec()
+    morph_analyzer()
+    if multilingual.load_languages(models.folder) is not None:
+        detector()
+        SEGMENTERS["zh"]("你好")
+        SEGMENTERS["ja"]("こんにちは")
+
+
 def preload_in_background(delay: float = 1.5) -> None:
     """Load the embedded models, word vectors and morphology in a background thread,
     once per process, so that a page's first score does not wait for them (the Live
@@ -38,9 +55,7 @@ def preload_in_background(delay: float = 1.5) -> None:
         def work() -> None:
             time.sleep(delay)
             try:
-                load_models()
-                load_navec()
-                morph_analyzer()
+                preload()
             except Exception:  # noqa: BLE001 - reported by the first score, with its message
                 pass
 

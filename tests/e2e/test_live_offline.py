@@ -1,6 +1,6 @@
 """Live scoring on a server without the official models, as a visitor sees it at 1400 and
-800 px: a preset that cannot run says so at once (no red model error), English offers no
-Russian example, and a low J's explanation says what the metric measured."""
+800 px: a preset that cannot run says so at once (no red model error), English is scored
+offline and offers no Russian example, and a low J's explanation says what the metric measured."""
 
 from __future__ import annotations
 
@@ -38,12 +38,13 @@ def open_live(page, server: str, width: int, **query: str) -> float:
 
 
 @pytest.mark.parametrize("width", [1400, 800])
-def test_english_offline_says_what_would_score_it_and_offers_no_russian_example(offline_server, page, width):
+def test_english_offline_is_scored_by_the_offline_preset_and_offers_no_russian_example(offline_server, page, width):
     open_live(page, offline_server, width, live_lang="English (en)", live_input="you are an idiot, shut up",
               live_candidates="you are wrong, please stop")
     body = page.inner_text("body")
-    assert "TextDetox 2024 cannot score on this server" in body
-    assert "No metric preset can score English on this server yet" in body
+    assert "No metric preset can score English" not in body and "cannot score on this server" not in body
+    j = page.locator('[data-testid="stMetric"]').filter(has_text="J").first
+    assert 0.0 <= float(j.locator('[data-testid="stMetricValue"]').inner_text()) <= 1.0
     assert page.query_selector('[data-testid="stAlertContentError"]') is None  # no red model error
     assert page.get_by_role("button", name="Example from the corpus").is_disabled()
     assert "`" not in body and "--model" not in body

@@ -64,17 +64,17 @@ def test_the_2024_test_set_is_scored_from_the_edition_with_every_language_said(e
     ru = langs.set_index("lang").loc["ru"]
     assert ru["j"] == pytest.approx(scores.loc[scores["lang"] == "ru", "j"].mean(), abs=1e-6)
     assert ru["j"] < 0.5  # a copy of a toxic input stays toxic
-    # The embedded preset covers Russian only: the other languages are n/a with the reason, never 0.
+    # The embedded preset covers every language offline: each scored, none n/a.
     others = langs[langs["lang"] != "ru"]
-    assert others["j"].isna().all() and others["note"].str.contains("covers Russian only").all()
+    assert others["j"].notna().all() and not others["note"].str.contains("covers").any()
     english = scores[scores["lang"] == "en"]
-    assert english[AXES].isna().all().all() and english["note"].str.contains("covers Russian only").all()
+    assert english[AXES].notna().all().all()
+    assert (english["sim"] == 1.0).all() and (english["fl"] == 1.0).all()  # a copy keeps meaning and fluency
     summary = pd.read_csv(out / "summary.csv", keep_default_na=False, na_values=[""])
     row = summary.iloc[0]
     assert row["submission"] == "duplicate_test" and not row["partial"] and row["answered"] == "all 9 languages"
-    assert row["mean_over"] == "ru" and row["j"] == pytest.approx(ru["j"], abs=1e-6)
-    assert np.isnan(row["j_avg"])  # the official average needs all 9 languages: not a mean over one
-    assert row["not_covered"].split() == [c for c in TEXTDETOX2024.languages if c != "ru"]
+    assert row["mean_over"] == "all 9" and np.isnan(row["not_covered"])
+    assert row["j_avg"] == pytest.approx(langs["j"].mean(), abs=1e-5)  # the official average: all 9 scored
     assert '"preset": "embedded"' in row["signature"]
 
 
@@ -87,7 +87,10 @@ def test_the_2025_dev_split_has_15_languages(editions_root, tmp_path, capsys):
     assert list(langs.index) == list(TEXTDETOX2025.languages)
     assert langs.loc["ru", "n"] == 600 and langs.loc["tt", "n"] == 100 and langs.loc["ru", "j"] > 0
     summary = pd.read_csv(out / "summary.csv").iloc[0]
-    assert np.isnan(summary["j_avg_p"]) and np.isnan(summary["j_avg_np"])  # 1 of 9 and 0 of 6 scored
+    # Every language scored offline: both official averages exist (9 languages of 2024, 6 new ones).
+    assert summary["j_avg_p"] == pytest.approx(langs.loc[list(TEXTDETOX2024.languages), "j"].mean(), abs=1e-5)
+    new = [c for c in TEXTDETOX2025.languages if c not in TEXTDETOX2024.languages]
+    assert summary["j_avg_np"] == pytest.approx(langs.loc[new, "j"].mean(), abs=1e-5)
 
 
 def test_a_split_the_edition_lacks_is_named(editions_root, tmp_path, capsys):
@@ -110,8 +113,9 @@ def test_a_zip_and_a_partial_submission_in_one_run(editions_root, tmp_path, caps
     assert summary.loc["team", "answered"].startswith("partial: 2 of 9 languages")
     langs = pd.read_csv(out / "team.languages.csv", keep_default_na=False).set_index("lang")
     assert langs.loc["de", "note"] == "not answered" and langs.loc["de", "n"] == 0
-    # The same Russian rows score the same in both files (one pool, one memo).
-    assert summary.loc["team", "j"] == pytest.approx(float(summary.loc["duplicate_test", "j"]), abs=1e-9)
+    # The same Russian and English rows score the same in both files (one pool, one memo).
+    for lang in ("ru", "en"):
+        assert float(langs.loc[lang, "j"]) == pytest.approx(float(summary.loc["duplicate_test", f"j_{lang}"]), abs=1e-6)
 
 
 def test_every_problem_of_every_file_before_anything_is_scored(editions_root, tmp_path, capsys):
@@ -174,7 +178,12 @@ def test_references_from_the_inputs_file_or_a_references_file(tmp_path, embedded
         in capsys.readouterr().err
 
 
-def test_the_page_and_the_shell_give_identical_numbers(editions_root, tmp_path, capsys):
+def test_the_page_and_the_shell_give_identical_numbers(editions_root, tmp_path, capsys, monkeypatch):
+    # A preset that covers Russian only (as the embedded one did before it learnt the other
+    # languages): the languages it does not cover are said, the same way by both.
+    from detox_core.metrics.embedded import EmbeddedPreset
+
+    monkeypatch.setattr(EmbeddedPreset, "languages", ("ru",))
     """One matching and one scoring for both: the stored frame of the Submissions page and
     the CLI's score file agree sentence by sentence, and per language."""
     header, rows = rows_of(TEXTDETOX2024.path("outputs/duplicate_test.tsv"))

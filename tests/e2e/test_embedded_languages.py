@@ -1,0 +1,144 @@
+"""The offline default in the languages of TextDetox, as a visitor sees it at 1400 and
+800 px on a server without the hub or the official models: Live scoring scores English,
+Chinese, Arabic, Japanese and Tatar with the embedded preset (no n/a, the weaker parts
+named for Tatar), and a TextDetox 2025 submission in all 15 languages is scored on
+Submissions and ranked on Leaderboard with every language's J, beside the per-language
+agreement with people.
+
+Skipped when Chromium is not installed or the TextDetox editions and their embedded models
+are not in the data folder (``make data``)."""
+
+from __future__ import annotations
+
+import csv
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from detox_core.editions.textdetox import TEXTDETOX2025
+from detox_core.embedded import multilingual
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"),
+]
+
+EMBEDDED = "Embedded (offline CPU)"
+#: language -> (its name on the page, a toxic input, a rewrite)
+LIVE = {
+    "en": ("English", "shut up you stupid idiot, nobody cares", "please be quiet, nobody cares"),
+    "zh": ("Chinese", "你这个白痴快给我滚开", "请你离开这里"),
+    "ar": ("Arabic", "أنت غبي جدا ولا تفهم أي شيء", "أنت مخطئ ولا تفهم"),
+    "ja": ("Japanese", "お前は本当に馬鹿だな、もう黙れ", "少し静かにしてください"),
+    "tt": ("Tatar", "син ахмак, тынычлан инде", "син ялгышасың, тынычлан инде"),
+}
+
+
+@pytest.fixture(scope="module")
+def offline_server(data_root, tmp_path_factory):
+    from detox_core.embedded.recipe import find_artifacts
+
+    if not (data_root / "textdetox2025" / "dev_inputs.tsv").is_file() or \
+            multilingual.load_languages(find_artifacts(data_root)) is None:
+        pytest.skip("the TextDetox editions or their embedded models are missing: run `make data`")
+    db = tmp_path_factory.mktemp("db") / "detox.sqlite"
+    proc, url = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": f"sqlite:///{db}",
+                           "DETOX_ORGANIZER_PASSWORD": "", "HF_HUB_OFFLINE": "1",
+                           "HF_HUB_CACHE": str(tmp_path_factory.mktemp("hf-cache")), "DETOX_MODEL_DIR": "",
+                           "DETOX_MODEL_MAP": ""})
+    yield url
+    stop_app(proc)
+
+
+def metric(page, name: str) -> float:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=name).first
+    return float(box.locator('[data-testid="stMetricValue"]').inner_text())
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize("lang", list(LIVE))
+def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
+    name, toxic, rewrite = LIVE[lang]
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": f"{name} ({lang})", "preset": EMBEDDED,
+         "live_input": toxic, "live_candidates": rewrite}))
+    wait_idle(page, 180)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == f"{name} ({lang})"
+    assert "No metric preset can score" not in body
+    assert page.query_selector('[data-testid="stAlertContentError"]') is None
+    for axis in ("STA", "SIM", "FL", "J"):
+        assert 0.0 <= metric(page, axis) <= 1.0, axis
+    assert metric(page, "STA") > 0.3  # the insult is gone: the rewrite reads as non-toxic
+    if lang in multilingual.WEAK_PARTS:
+        assert "weaker" in body.lower() and name in body
+    assert cut_off_controls(page) == []
+    shot(page, f"embedded_live_{lang}_{width}", height=1600, width=width)
+
+
+@pytest.fixture(scope="module")
+def submission(data_root, tmp_path_factory) -> Path:
+    """A TextDetox 2025 development submission in all 15 languages: each input without its
+    first word (a crude rewrite, so that every axis has something to measure)."""
+    path = tmp_path_factory.mktemp("sub") / "first-word-out.tsv"
+    inputs = TEXTDETOX2025.load(["dev"], root=data_root)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh, delimiter="\t", lineterminator="\n")  # quoted where a text has quotes
+        out.writerow(["toxic_sentence", "neutral_sentence", "lang"])
+        for text, lang in zip(inputs["toxic_comment"], inputs["lang"]):
+            words = text.split()
+            out.writerow([text, " ".join(words[1:]) if len(words) > 2 else text[1:], lang])
+    return path
+
+
+REFERENCE_METRICS = ("chrF", "BLEU", "ROUGE-L", "BERTScore")
+
+
+def axes_na(text: str) -> str:
+    """The lines saying n/a, but for the reference metrics' (no references in this split)."""
+    return "\n".join(line for line in text.splitlines() if "n/a" in line and not line.startswith(REFERENCE_METRICS))
+
+
+def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_server, page, submission):
+    for width in (1400, 800):
+        page.set_viewport_size({"width": width, "height": 1100})
+        if width == 1400:
+            page.goto(f"{offline_server}/submissions?" + urllib.parse.urlencode(
+                {"dataset": "TextDetox 2025", "splits": "dev", "preset": EMBEDDED}))
+            wait_idle(page, 120)
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(submission))
+            wait_idle(page, 60)
+            started = time.monotonic()
+            page.get_by_role("button", name="Score the upload").click()
+            wait_idle(page, 300)
+            assert time.monotonic() - started < 240
+        else:
+            page.reload()
+            wait_idle(page, 180)
+        no_exception(page)
+        body = page.inner_text("body")
+        assert "first-word-out" in body and "Not scored" not in body
+        if width == 1400:
+            assert "first-word-out.tsv scored and stored" in body
+            assert "Official average (mean J over the 15 languages)" in body
+        assert axes_na(body) == ""
+        assert "Agreement of Embedded (offline CPU) with people per language" in body
+        assert cut_off_controls(page) == []
+        shot(page, f"embedded_submissions_2025_{width}", height=3000, width=width)
+
+        page.goto(f"{offline_server}/leaderboard?" + urllib.parse.urlencode(
+            {"dataset": "TextDetox 2025", "splits": "dev", "preset": EMBEDDED}))
+        wait_idle(page, 180)
+        no_exception(page)
+        board = page.inner_text("body")
+        assert "first-word-out" in page.content()
+        assert axes_na(board) == ""
+        assert "Agreement of Embedded (offline CPU) with people per language" in board
+        assert "Weak (below 0.80) in" in board and "English" in board
+        assert cut_off_controls(page) == []
+        shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)

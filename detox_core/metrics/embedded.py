@@ -20,6 +20,7 @@ from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_f
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.text import words
+from detox_core.vocab import language_name
 
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
@@ -80,6 +81,33 @@ class EmbeddedPreset(Preset):
         self.folder = folder
         #: the language of each pair (set by the callers that know it); None: all Russian
         self.langs = list(langs) if langs is not None else None
+
+    @classmethod
+    def trained_languages(cls) -> tuple[str, ...]:
+        """The languages of :attr:`languages` the trained models hold: Russian, and the
+        others once ``train-embedded`` has read the TextDetox inputs (``meta.json`` says
+        which); Russian alone when nothing is trained yet (scoring then says how to train)."""
+        import json
+
+        from detox_core.embedded.recipe import find_artifacts
+
+        try:
+            meta = json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, EmbeddedMissingError):
+            return tuple(c for c in cls.languages if c == "ru")
+        held = meta.get("multilingual") or {}
+        return tuple(c for c in cls.languages if c == "ru" or c in held)
+
+    @classmethod
+    def covers(cls, lang: str) -> bool:
+        return lang in cls.trained_languages()
+
+    @classmethod
+    def coverage(cls) -> str:
+        langs = cls.trained_languages()
+        if len(langs) == 1:
+            return f"{language_name(langs[0])} only"
+        return f"{len(langs)} languages ({', '.join(langs)})"
 
     def _languages(self, n: int) -> list[str]:
         if self.langs is None:

@@ -29,24 +29,28 @@ _SCRIPTS = (("ethiopic", "ETHIOPIC"), ("arabic", "ARABIC"), ("hebrew", "HEBREW")
 
 @lru_cache(maxsize=65536)
 def _char_script(ch: str) -> str | None:
+    """The script of a letter (Han and kana together as ``cjk``), None for others."""
+    if not ch.isalpha():
+        return None
     name = unicodedata.name(ch, "")
     for script, key in _SCRIPTS:
         if key in name:
-            return script
+            return "cjk" if script in ("han", "kana") else script
     return None
 
 
 def script_shares(text: str) -> Counter:
-    """Letters per script (Han and kana together as ``cjk``)."""
+    """Letters per script (Han and kana together as ``cjk``): each distinct character
+    looked up once."""
     out: Counter = Counter()
-    for ch in text:
-        if ch.isalpha():
-            s = _char_script(ch)
-            if s is not None:
-                out["cjk" if s in ("han", "kana") else s] += 1
+    for ch, n in Counter(text).items():
+        s = _char_script(ch)
+        if s is not None:
+            out[s] += n
     return out
 
 
+@lru_cache(maxsize=8192)  # an input's script, asked again for every submission (~3 MB at most)
 def main_script(text: str) -> str | None:
     shares = script_shares(text)
     return shares.most_common(1)[0][0] if shares else None

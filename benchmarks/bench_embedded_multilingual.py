@@ -46,6 +46,7 @@ import pandas as pd  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 from detox_core import config  # noqa: E402
+from detox_core.analysis import agreement, language_agreement  # noqa: E402
 from detox_core.data.judges import load_llm_judgements, load_pairs  # noqa: E402
 from detox_core.lexicons import load_lexicons  # noqa: E402
 from detox_core.metrics.embedded import EmbeddedPreset  # noqa: E402
@@ -56,7 +57,9 @@ LANGS = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
 JUDGES = ("gpt-4.1-mini_fewshot", "llama_31_8b_tuned")
 AXES = (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency"), ("j", "J"))
 #: sample system -> its team in the human table
-TEAMS = {"Team_SINAI": "Team SINAI"}
+TEAMS = language_agreement.TEAM_NAMES
+#: the languages new in 2025, timed on their 2025 development inputs (100 each)
+NEW = ("fr", "he", "hin", "it", "ja", "tt")
 TARGET = 0.59
 
 
@@ -81,22 +84,22 @@ def main() -> int:
     ok = True
 
     print("1-2. Agreement on the meta-evaluation sample (6 systems x 80 inputs per language)\n")
+    # The same measurement the ranking pages state (detox_core.analysis.language_agreement).
+    result = language_agreement.measure("embedded")
     rhos, auc_rows = {}, []
     for lang in LANGS:
+        fig = result.figures[lang]
+        rhos[lang] = fig.spearman[0]
         g = pairs[pairs["lang"] == lang].reset_index(drop=True)
         frame = score_language(lang, g["toxic_sentence"].tolist(), g["neutral_sentence"].tolist())
-        mean_j = frame.groupby(g["system"].to_numpy())["j"].mean()
-        table = human[human["lang"] == lang].set_index("team")["j"]
-        people = np.array([table[TEAMS.get(s, s)] for s in mean_j.index])
-        rhos[lang] = float(spearmanr(mean_j.to_numpy(), people).statistic)
         row = {"lang": lang}
         for judge, labels in judges.items():
             lab = labels.loc[g["id"]]
             for axis, column in AXES:
                 row[f"{axis} {judge[:5]}"] = _auc(frame[axis].to_numpy(), lab[column].to_numpy(float))
         auc_rows.append(row)
-        print(f"   {lang}: Spearman {rhos[lang]:+.3f}   "
-              + "  ".join(f"{s} {v:.3f}/{h:.3f}" for s, v, h in zip(mean_j.index, mean_j, people)))
+        print(f"   {lang}: Spearman {fig.spearman[0]:+.3f} [{fig.spearman[1]:+.2f}, {fig.spearman[2]:+.2f}]   "
+              + "  ".join(f"{s} {v:.3f}/{fig.human_j[s]:.3f}" for s, v in fig.system_j.items()))
     mean_rho = float(np.mean(list(rhos.values())))
     print(f"\n   mean Spearman over the 9 languages {mean_rho:.3f} (target >= {TARGET}; official 2024 GPU recipe 0.59, "
           "Llama-3.1-8B tuned judge 0.76); six systems per language")
@@ -107,14 +110,38 @@ def main() -> int:
     print("\n   sentence-level ROC-AUC against the LLM judges (column: axis, judge)\n")
     print("   " + aucs.round(3).to_string().replace("\n", "\n   "))
     others = [n for n in preset_names() if n not in ("embedded", "llm-judge") and missing_models(n)]
-    print(f"\n   presets that need models this machine does not have (not measured here): {', '.join(others)}")
+    print(f"\n   presets that need models this machine does not have (not measured here): {', '.join(others)}; "
+          "the LLM judge preset needs an endpoint. The five LLM judges' own labels of the same pairs, side by "
+          "side (system-level Spearman of their mean J against human J):\n")
+    side = {"embedded": rhos}
+    for path in sorted((root / "meta_eval" / "llm_judgements").glob("*.tsv")):
+        labels = load_llm_judgements(path, pairs=pairs).set_index("id")
+        side[path.stem] = {}
+        for lang in LANGS:
+            g = pairs[pairs["lang"] == lang]
+            mean_j = pd.Series(labels.loc[g["id"], "J"].to_numpy(float)).groupby(g["system"].to_numpy()).mean()
+            table = human[human["lang"] == lang].set_index("team")["j"]
+            people = [table[TEAMS.get(s, s)] for s in mean_j.index]
+            side[path.stem][lang] = float(spearmanr(mean_j.to_numpy(), people).statistic)
+    table = pd.DataFrame(side).T
+    table["mean"] = table.mean(axis=1)
+    print("   " + table.round(2).to_string().replace("\n", "\n   "))
+    russe = agreement.measure("embedded")
+    print(f"\n   RUSSE-2022, the Russian recipe (unchanged by the other languages): {russe.sentence()}; {russe.system()}")
 
-    print("\n3. Speed (TextDetox 2024 test inputs of each language, 600 pairs per submission)\n")
+    print("\n3. Speed (TextDetox 2024 test inputs: 600 pairs per submission; the 6 languages new in 2025: their "
+          "100 development inputs)\n")
+    from detox_core.embedded.loader import preload
+
+    preload()  # as a server does at its start: every model loaded before the first submission
     lexicons = load_lexicons()
     test = pd.read_csv(root / "test_inputs.tsv", sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    dev25 = pd.read_csv(config.data_dir() / "textdetox2025" / "dev_inputs.tsv", sep="\t", dtype=str,
+                        keep_default_na=False, quoting=3)
     rng = np.random.default_rng(0)
-    for lang in LANGS:
-        inputs = test.loc[test["lang"] == lang, "toxic_sentence"].tolist()
+    for lang in (*LANGS, *NEW):
+        source = dev25 if lang in NEW else test
+        inputs = source.loc[source["lang"] == lang, "toxic_sentence"].tolist()
         lex = lexicons[lang].words if lang in lexicons else frozenset()
         first = [delete_baseline(t, lex, lang) or t for t in inputs]
         second = [" ".join(t.split()[:-1]) or t[:-1] for t in first]
@@ -133,8 +160,8 @@ def main() -> int:
             score_language(lang, [src + " "], [out])
             times.append(time.perf_counter() - t0)
         ok &= warm >= 1000 and max(times) < 0.05
-        print(f"   {lang}: first submission {cold:6.0f} pairs/s, warm {warm:6.0f} pairs/s (target >= 1,000); "
-              f"live pair median {np.median(times) * 1000:5.1f} ms, max {max(times) * 1000:5.1f} ms (target < 50)")
+        print(f"   {lang:>3}: {len(inputs)} pairs, first submission {cold:6.0f} pairs/s, warm {warm:6.0f} pairs/s "
+              f"(target >= 1,000); live pair median {np.median(times) * 1000:5.1f} ms, max {max(times) * 1000:5.1f} ms (target < 50)")
     print("\n4. Memory and the first score after a start (a fresh process)\n")
     import subprocess
 

@@ -107,22 +107,19 @@ def axes_na(text: str) -> str:
 def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_server, page, submission):
     for width in (1400, 800):
         page.set_viewport_size({"width": width, "height": 1100})
-        if width == 1400:
-            page.goto(f"{offline_server}/submissions?" + urllib.parse.urlencode(
-                {"dataset": "TextDetox 2025", "splits": "dev", "preset": EMBEDDED}))
-            wait_idle(page, 120)
+        page.goto(f"{offline_server}/submissions?" + urllib.parse.urlencode(
+            {"dataset": "TextDetox 2025", "splits": "dev", "preset": EMBEDDED}))
+        wait_idle(page, 180)
+        if width == 1400:  # scored once; the narrow window shows the stored submission
             page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(submission))
             wait_idle(page, 60)
             started = time.monotonic()
             page.get_by_role("button", name="Score the upload").click()
             wait_idle(page, 300)
             assert time.monotonic() - started < 240
-        else:
-            page.reload()
-            wait_idle(page, 180)
         no_exception(page)
         body = page.inner_text("body")
-        assert "first-word-out" in body and "Not scored" not in body
+        assert "first-word-out" in page.content() and "Not scored" not in body
         if width == 1400:
             assert "first-word-out.tsv scored and stored" in body
             assert "Official average (mean J over the 15 languages)" in body

@@ -203,14 +203,18 @@ def measure(preset: str, calibrated: bool = True, edition: Edition | None = None
         n_pairs=int(np.isfinite(j).sum()), auc=[float(x) for x in auc], n_systems=len(system_j), spearman=rho,
         system_j=system_j, human_j={n: human_j[n] for n in system_j}, held_out=fit is not None, fits=fits,
         measured=time.strftime("%Y-%m-%d %H:%M"), seconds=round(time.time() - started, 1))
-    key = _identity(preset, calibrated, edition, root, pool)
-    _MEMORY[key] = result
-    _save(_cache_path(key), result)
-    return result
+    return keep(_MEMORY, _cache_path(_identity(preset, calibrated, edition, root, pool)), result)
 
 
 #: Measurements of this process, also when the data folder is read-only.
 _MEMORY: dict[str, PresetAgreement] = {}
+
+
+def keep(memory: dict, path: Path, result):
+    """Keep ``result`` in this process (``memory``, keyed by the file's stem) and as JSON at ``path``."""
+    memory[path.stem] = result
+    _save(path, result)
+    return result
 
 
 def _save(path: Path, result: PresetAgreement) -> None:
@@ -230,9 +234,9 @@ def stored(preset: str, calibrated: bool = True, edition: Edition | None = None,
     if not editions_:
         return None
     try:
-        key = _identity(preset, calibrated, editions_[0], config.data_dir(), pool)
-        if key in _MEMORY:
-            return _MEMORY[key]
-        return PresetAgreement(**json.loads(_cache_path(key).read_text(encoding="utf-8")))
+        path = _cache_path(_identity(preset, calibrated, editions_[0], config.data_dir(), pool))
+        if path.stem in _MEMORY:
+            return _MEMORY[path.stem]
+        return PresetAgreement(**json.loads(path.read_text(encoding="utf-8")))
     except Exception:  # noqa: BLE001 - not measured yet, or a model that cannot be resolved here
         return None

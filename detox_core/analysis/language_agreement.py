@@ -30,7 +30,7 @@ import pandas as pd
 
 import detox_core.metrics
 from detox_core import config
-from detox_core.analysis.agreement import WEAK_SPEARMAN, _save, _spearman_boot, _summary
+from detox_core.analysis.agreement import WEAK_SPEARMAN, _spearman_boot, _summary, keep
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.data.judges import load_llm_judgements, load_pairs
 from detox_core.editions import editions
@@ -166,10 +166,7 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
             system_j={s: float(np.nanmean(v)) for s, v in by_system.items()}, human_j=h, auc=auc)
     result = LanguageAgreement(preset=preset, calibrated=calibrated, edition=edition.name, figures=figures,
                                measured=time.strftime("%Y-%m-%d %H:%M"), seconds=round(time.time() - started, 1))
-    key = _identity(preset, calibrated, edition, root, pool)
-    _MEMORY[key] = result
-    _save(_cache_path(key), result)
-    return result
+    return keep(_MEMORY, _cache_path(_identity(preset, calibrated, edition, root, pool)), result)
 
 
 #: Measurements of this process, also when the data folder is read-only.
@@ -182,10 +179,10 @@ def stored(preset: str, calibrated: bool = True, pool=None) -> LanguageAgreement
     if edition is None:
         return None
     try:
-        key = _identity(preset, calibrated, edition, config.data_dir(), pool)
-        if key in _MEMORY:
-            return _MEMORY[key]
-        return LanguageAgreement.from_json(json.loads(_cache_path(key).read_text(encoding="utf-8")))
+        path = _cache_path(_identity(preset, calibrated, edition, config.data_dir(), pool))
+        if path.stem in _MEMORY:
+            return _MEMORY[path.stem]
+        return LanguageAgreement.from_json(json.loads(path.read_text(encoding="utf-8")))
     except Exception:  # noqa: BLE001 - not measured yet, or a model that cannot be resolved here
         return None
 

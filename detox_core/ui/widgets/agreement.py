@@ -20,16 +20,19 @@ from detox_core.vocab import language_name
 MEASURED_ON_SIGHT = ("embedded",)
 
 
-def _measure(preset: str, calibrated: bool) -> agreement.PresetAgreement | None:
-    bar = st.progress(0.0, text="Measuring agreement with people: scoring the judged outputs")
+def _measure(preset: str, calibrated: bool, measure=None, what: str = "Agreement with people"):
+    """``measure(preset, calibrated, pool=, progress=)`` (default: the RUSSE-2022
+    measurement) with a progress bar; None (and the reason, as text) when it fails."""
+    measure = measure or agreement.measure
+    bar = st.progress(0.0, text=f"Measuring: {what.lower()}")
 
     def progress(step: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Measuring agreement with people: {step}")
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Measuring {what.lower()}: {step}")
 
     try:
-        return agreement.measure(preset, calibrated, pool=shared_pool(), progress=progress)
+        return measure(preset, calibrated, pool=shared_pool(), progress=progress)
     except Exception as err:  # noqa: BLE001 - a model that cannot load must not take the ranking page down
-        st.caption(f"Agreement with people could not be measured here: {render.md(err, 300)}")
+        st.caption(f"{what} could not be measured here: {render.md(err, 300)}")
         return None
     finally:
         bar.empty()
@@ -51,14 +54,10 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
     if result is None and preset in MEASURED_ON_SIGHT:
         result = _measure(preset, calibrated)
     if result is None:
-        row = st.container(horizontal=True, vertical_alignment="center", wrap=True)
-        row.caption(f"Agreement of {label} with people: not measured yet for this preset as it scores now "
-                    f"({editions[0].short} human evaluation).")
-        if is_organizer() and row.button("Measure it", key=f"{key}_measure", icon=":material/rule:",
-                                         help="Scores the judged outputs and the shipped systems' test outputs "
-                                              "with this preset (8,750 pairs) and keeps the figures"):
-            if _measure(preset, calibrated) is not None:
-                st.rerun()
+        _offer_measure(f"Agreement of {label} with people: not measured yet for this preset as it scores now "
+                       f"({editions[0].short} human evaluation).", "Measure it",
+                       "Scores the judged outputs and the shipped systems' test outputs with this preset (8,750 "
+                       "pairs) and keeps the figures", f"{key}_measure", lambda: _measure(preset, calibrated))
         return
     covered = language_note(preset, calibrated, languages, key=f"{key}_lang")
     langs = ", ".join(language_name(c) for c in result.languages)
@@ -96,19 +95,17 @@ def registry_source(edition: str) -> str:
     return get_edition(edition).human_systems_source
 
 
+def _offer_measure(text: str, button: str, help_: str, key: str, measure) -> None:
+    """Say a figure is not measured yet; an organizer gets a button that measures it."""
+    row = st.container(horizontal=True, vertical_alignment="center", wrap=True)
+    row.caption(text)
+    if is_organizer() and row.button(button, key=key, icon=":material/rule:", help=help_):
+        if measure() is not None:
+            st.rerun()
+
+
 def _measure_languages(preset: str, calibrated: bool) -> language_agreement.LanguageAgreement | None:
-    bar = st.progress(0.0, text="Measuring agreement with people per language: scoring the judged sample")
-
-    def progress(step: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Measuring agreement per language: {step}")
-
-    try:
-        return language_agreement.measure(preset, calibrated, pool=shared_pool(), progress=progress)
-    except Exception as err:  # noqa: BLE001 - a model that cannot load must not take the ranking page down
-        st.caption(f"Agreement per language could not be measured here: {render.md(err, 300)}")
-        return None
-    finally:
-        bar.empty()
+    return _measure(preset, calibrated, language_agreement.measure, "Agreement per language")
 
 
 def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: str) -> set[str]:
@@ -124,14 +121,11 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
         result = _measure_languages(preset, calibrated)
     label = registry.preset_label(preset, calibrated)
     if result is None:
-        row = st.container(horizontal=True, vertical_alignment="center", wrap=True)
-        row.caption(f"Agreement of {label} with people per language: not measured yet for this preset "
-                    f"({edition.short} human evaluation, {len(edition.languages)} languages).")
-        if is_organizer() and row.button("Measure per language", key=f"{key}_measure", icon=":material/rule:",
-                                         help="Scores the meta-evaluation sample (6 systems x 80 inputs in each "
-                                              "language) with this preset and keeps the figures"):
-            if _measure_languages(preset, calibrated) is not None:
-                st.rerun()
+        _offer_measure(f"Agreement of {label} with people per language: not measured yet for this preset "
+                       f"({edition.short} human evaluation, {len(edition.languages)} languages).",
+                       "Measure per language", "Scores the meta-evaluation sample (6 systems x 80 inputs in each "
+                       "language) with this preset and keeps the figures", f"{key}_measure",
+                       lambda: _measure_languages(preset, calibrated))
         return set()
     shown = [c for c in languages if c in result.figures]
     if not shown:

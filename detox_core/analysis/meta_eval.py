@@ -60,7 +60,7 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
     sample) takes seconds to minutes; the result is written under ``data/cache/`` keyed by
     the pairs' text, the preset and where its models load from, so a restarted server, or
     another one on the same data folder, reads it instead. ``rows`` (a boolean mask)
-    scores only some rows (the embedded preset covers Russian only). ``progress(step,
+    scores only some rows (those in languages the preset covers). ``progress(step,
     done, total)`` follows the scoring. With ``cached_only`` nothing is scored: None
     when the scores are not kept yet.
 
@@ -72,8 +72,10 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
     inputs, outputs = part["toxic_sentence"].tolist(), part["neutral_sentence"].tolist()
     ref_col = part["neutral_sentence_reference"] if "neutral_sentence_reference" in part else [""] * len(part)
     refs = [[r] if isinstance(r, str) and r else [] for r in ref_col]
+    # Each pair's language, told to the preset (the embedded one picks its models by it).
+    langs = [c if isinstance(c, str) and c else "ru" for c in part["lang"]] if "lang" in part else None
     identity = _scorer_identity(preset, pool, models)
-    digest = hashlib.sha1(json.dumps([identity, inputs, outputs, refs], ensure_ascii=False, default=str)
+    digest = hashlib.sha1(json.dumps([identity, inputs, outputs, refs, langs], ensure_ascii=False, default=str)
                           .encode("utf-8")).hexdigest()[:20]
     path = (cache_dir or config.data_dir() / "cache") / f"{preset}-scores-{digest}.pkl"
     scores = _EMBEDDED_MEMO.get(digest)
@@ -90,10 +92,10 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
         if not len(part):
             scores = pd.DataFrame(columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
         elif preset == "embedded":  # judged pairs: never scored by a fit that learnt from them
-            scores = EmbeddedPreset(pool=pool).score_unseen(inputs, outputs, refs, progress=progress)
+            scores = EmbeddedPreset(pool=pool, langs=langs).score_unseen(inputs, outputs, refs, progress=progress)
         else:
             scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
-                                              progress=progress)
+                                              progress=progress, langs=langs)
         _remember(digest, scores)
         _keep(scores, path)
     if mask.all():

@@ -9,6 +9,7 @@ Hinglish: those are checked by script only.
 
 from __future__ import annotations
 
+import sys
 import threading
 import unicodedata
 from collections import Counter
@@ -16,6 +17,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+
+from detox_core.lru import ByteLRU, cache_budget
 
 #: Languages written without spaces (segmented by :mod:`detox_core.segment`).
 UNSPACED = {"zh", "ja"}
@@ -50,10 +53,19 @@ def script_shares(text: str) -> Counter:
     return out
 
 
-@lru_cache(maxsize=8192)  # an input's script, asked again for every submission (~3 MB at most)
+#: The inputs' scripts (asked again for every submission), in 10% of ``word_pieces``.
+_SCRIPT_OF: ByteLRU = ByteLRU(int(cache_budget("word_pieces") * 0.1), lambda text, _: sys.getsizeof(text) + 120)
+
+
 def main_script(text: str) -> str | None:
+    """The script most of ``text``'s letters are in (None: no letters), memoised."""
+    found = _SCRIPT_OF.get(text, "")
+    if found != "":
+        return found
     shares = script_shares(text)
-    return shares.most_common(1)[0][0] if shares else None
+    script = shares.most_common(1)[0][0] if shares else None
+    _SCRIPT_OF.put(text, script)
+    return script
 
 
 #: lingua's names of the editions' languages it knows (it has no Amharic, Tatar or Hinglish).
@@ -64,16 +76,23 @@ IDENTIFIED = {"de", "en", "es", "fr", "it", "ru", "uk"}
 _DETECTOR_LOCK = threading.Lock()
 
 
-@lru_cache(maxsize=1)
+_DETECTOR: list = []
+
+
 def detector():
     """lingua's detector over the editions' Latin and Cyrillic languages it knows, models
-    preloaded (~1 s, ~230 MB resident: benchmarks/bench_embedded_multilingual.py); scripts
-    tell the other languages apart."""
+    preloaded (~1 s, ~230 MB resident: benchmarks/bench_embedded_multilingual.py), built
+    once per process even when the preload and a first score ask at once; scripts tell the
+    other languages apart."""
+    if _DETECTOR:
+        return _DETECTOR[0]
     from lingua import Language, LanguageDetectorBuilder
 
     with _DETECTOR_LOCK:
-        langs = [getattr(Language, _LINGUA[c]) for c in sorted(IDENTIFIED)]
-        return LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build()
+        if not _DETECTOR:
+            langs = [getattr(Language, _LINGUA[c]) for c in sorted(IDENTIFIED)]
+            _DETECTOR.append(LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build())
+        return _DETECTOR[0]
 
 
 _CODES = {v: k for k, v in _LINGUA.items()}

@@ -32,18 +32,18 @@ Languages where a part is weaker are named in :data:`WEAK_PARTS` (the preset's h
 from __future__ import annotations
 
 import pickle
-import threading
 import re
+import sys
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from detox_core.embedded.grammar import CharLM
-from detox_core.lru import cache_budget
+from detox_core.lru import ByteLRU, cache_budget
 from detox_core.embedded.language_id import (  # noqa: F401 - re-exported for the recipe's callers
     IDENTIFIED, MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language)
 from detox_core.text import WORD_RE, normalise_word
@@ -68,6 +68,10 @@ PARAMS = {
 LINGUA_BELOW_RECALL = 0.6
 #: how much less toxic than its input an output must look to earn the relative half of STA
 MARGIN = 0.05
+PARAMS["wrong_language"]["lingua_below_recall"] = LINGUA_BELOW_RECALL
+PARAMS["sta"]["margin"] = MARGIN
+#: a language with fewer toxic inputs in the data folder is not trained (nor covered)
+MIN_INPUTS = 20
 WRONG_LANGUAGE_FACTOR = PARAMS["wrong_language"]["factor"]
 WEAK_PARTS = {
     "am": "no word-frequency list and a lexicon of a few words: STA learns from few neutral examples; "
@@ -85,12 +89,19 @@ WEAK_PARTS = {
 
 _PUNCT = re.compile(r"[^\w\s*]+")
 
-#: Bytes a memoised word costs (measured with tracemalloc on the TextDetox 2024 test words):
-#: its STA n-grams, its SIM bigrams. The two per-word memos share ``word_pieces`` of
-#: ``DETOX_CACHE_MB`` (read at import), 60% and 40%.
-_NGRAM_BYTES, _BIGRAM_BYTES = 2300, 1400
-_NGRAM_WORDS = max(1024, int(cache_budget("word_pieces") * 0.6 / _NGRAM_BYTES))
-_BIGRAM_WORDS = max(1024, int(cache_budget("word_pieces") * 0.4 / _BIGRAM_BYTES))
+
+
+def _pieces_bytes(word: str, grams) -> int:
+    """What a memoised word holds: the word, its pieces, their container, the memo's entry."""
+    return sys.getsizeof(word) + sys.getsizeof(grams) + sum(map(sys.getsizeof, grams)) + 120
+
+
+#: Per-word memos (words repeat across texts), bounded by bytes: the STA n-grams and the SIM
+#: bigrams of a word share ``word_pieces`` of ``DETOX_CACHE_MB`` (read at import), 60% and 30%
+#: (the inputs' scripts: the other 10%, :mod:`detox_core.embedded.language_id`). A long
+#: unsegmented run (a Chinese clause) costs what it holds, not a typical word's size.
+_NGRAMS: ByteLRU = ByteLRU(int(cache_budget("word_pieces") * 0.6), _pieces_bytes)
+_BIGRAMS: ByteLRU = ByteLRU(int(cache_budget("word_pieces") * 0.3), _pieces_bytes)
 
 
 def sta_text(text: str) -> str:
@@ -98,9 +109,16 @@ def sta_text(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", normalise_word(text)).split())
 
 
-@lru_cache(maxsize=_NGRAM_WORDS)
 def _word_ngrams(word: str) -> tuple[str, ...]:
-    """scikit-learn's ``char_wb`` 1-4-grams of one word (padded with a space each side)."""
+    """scikit-learn's ``char_wb`` 1-4-grams of one word (padded with a space each side), memoised."""
+    grams = _NGRAMS.get(word)
+    if grams is None:
+        grams = _compute_ngrams(word)
+        _NGRAMS.put(word, grams)
+    return grams
+
+
+def _compute_ngrams(word: str) -> tuple[str, ...]:
     lo, hi = PARAMS["sta"]["ngram_range"]
     w = f" {word} "
     out: list[str] = []
@@ -292,6 +310,10 @@ def train_all(root: Path, folder: Path, say=None) -> dict:
     inputs = read_inputs(root)
     models, meta = {}, {}
     for lang in LANGUAGES:
+        if len(inputs[lang]) < MIN_INPUTS:  # not fetched (an edition left out): the others still train
+            say(f"{lang}: skipped, {len(inputs[lang])} toxic inputs (fewer than {MIN_INPUTS}): the embedded preset "
+                "will not cover it")
+            continue
         lex = read_lexicon(root, lang)
         models[lang] = train_language(lang, inputs[lang], lex)
         meta[lang] = {"inputs": len(inputs[lang]), "lexicon": len(lex), "fl_noise": models[lang].fl_noise,
@@ -322,10 +344,13 @@ def load_languages(folder: Path) -> dict[str, LanguageModels] | None:
 # ------------------------------------------------------------------ SIM
 
 
-@lru_cache(maxsize=_BIGRAM_WORDS)
 def _bigrams(word: str) -> frozenset[str]:
-    s = f"^{word}$"
-    return frozenset(s[i:i + 2] for i in range(len(s) - 1))
+    grams = _BIGRAMS.get(word)
+    if grams is None:
+        s = f"^{word}$"
+        grams = frozenset(s[i:i + 2] for i in range(len(s) - 1))
+        _BIGRAMS.put(word, grams)
+    return grams
 
 
 def soft_recall(kept: Sequence[str], output_words: Sequence[str]) -> float:

@@ -144,7 +144,9 @@ def recipe_hash(dataset_dir: Path) -> str:
     if multilingual.available(data_root):
         from importlib.metadata import version
 
-        h.update(f"wordfreq {version('wordfreq')}".encode())
+        h.update(f"wordfreq {version('wordfreq')} lingua {version('lingua-language-detector')}".encode())
+        h.update(json.dumps(multilingual.PARAMS, sort_keys=True).encode())
+        h.update(str(multilingual.MIN_INPUTS).encode())
         for path in multilingual.training_files(data_root):
             h.update(path.relative_to(data_root).as_posix().encode())
             h.update(_file_digest(path).encode() if path.is_file() else b"absent")

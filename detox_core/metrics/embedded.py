@@ -33,6 +33,9 @@ class _TextMemo:
         return self.values.get_many([(kind, t) for t in texts], lambda missing: compute([k[1] for k in missing]))
 
 _MEMO = _TextMemo(cache_budget("embedded"))
+#: data folder -> (when looked up, the languages its trained models hold)
+_TRAINED: dict[str, tuple[float, frozenset]] = {}
+TRAINED_TTL_S = 5.0
 
 
 @register_preset
@@ -86,16 +89,25 @@ class EmbeddedPreset(Preset):
     def trained_languages(cls) -> tuple[str, ...]:
         """The languages of :attr:`languages` the trained models hold: Russian, and the
         others once ``train-embedded`` has read the TextDetox inputs (``meta.json`` says
-        which); Russian alone when nothing is trained yet (scoring then says how to train)."""
+        which); Russian alone when nothing is trained yet (scoring then says how to train).
+        Looked up again at most every few seconds (a page asks it per language)."""
         import json
+        import time
 
+        from detox_core import config
         from detox_core.embedded.recipe import find_artifacts
 
-        try:
-            meta = json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError, EmbeddedMissingError):
-            return tuple(c for c in cls.languages if c == "ru")
-        held = meta.get("multilingual") or {}
+        key, now = str(config.data_dir()), time.monotonic()
+        kept = _TRAINED.get(key)
+        if kept is not None and now - kept[0] < TRAINED_TTL_S:
+            held = kept[1]
+        else:
+            try:
+                held = frozenset(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8"))
+                                 .get("multilingual") or {})
+            except (OSError, ValueError, EmbeddedMissingError):
+                held = frozenset()
+            _TRAINED[key] = (now, held)
         return tuple(c for c in cls.languages if c == "ru" or c in held)
 
     @classmethod

@@ -57,7 +57,7 @@ def axis_agreement(preset: str | None, lang: str | None = None) -> dict[str, flo
     """The preset's measured per-axis sentence-level ROC-AUC against people (axis -> AUC);
     empty for an unknown preset, one not measured, or a pair in another language than the
     judgements' (a Russian figure says nothing of a Tatar sentence)."""
-    if not preset or lang not in (None, AGREEMENT_LANGUAGE):
+    if not preset or (lang and lang != AGREEMENT_LANGUAGE):  # "" or None: a monolingual (Russian) row
         return {}
     from detox_core.metrics.registry import PRESETS
 

@@ -39,7 +39,8 @@ def test_the_embedded_preset_is_measured_per_language_against_the_human_table(te
         assert set(fig.auc) == set(la.JUDGES) and all(0.0 <= v <= 1.0 for v in fig.auc.values())
         assert fig.weak == (point < 0.8)
     assert result.mean_spearman == pytest.approx(np.mean([f.spearman[0] for f in result.figures.values()]))
-    # Kept: a page reads the same figures without scoring again.
+    # Kept on disk: a page (another process) reads the same figures without scoring again.
+    la._MEMORY.clear()
     again = la.stored("embedded")
     assert again is not None and again.figures["en"].spearman == result.figures["en"].spearman
 
@@ -48,7 +49,7 @@ def _result(figures: dict[str, float]) -> la.LanguageAgreement:
     return la.LanguageAgreement(
         preset="embedded", calibrated=True, edition="textdetox2024", measured="2026-11-25 10:00", seconds=9.0,
         figures={c: la.LanguageFigure(lang=c, n_systems=6, n_inputs=80, spearman=[r, r - 0.2, min(1.0, r + 0.1)],
-                                      system_j={"<b>x</b>": 0.5}, human_j={"<b>x</b>": 0.6},
+                                      system_j={"x": 0.5}, human_j={"x": 0.6},
                                       auc={j: 0.7 for j in la.JUDGES})
                  for c, r in figures.items()})
 
@@ -76,3 +77,31 @@ def test_strong_agreement_is_a_caption_and_russian_alone_shows_nothing(textdetox
     assert not at.warning and "German +1.00, Ukrainian +0.89" in at.caption[0].value
     at = AppTest.from_function(_page, args=(["ru"],), default_timeout=60).run()
     assert not at.warning and not at.caption  # RUSSE-2022's own statement covers Russian
+
+
+def test_a_language_the_preset_does_not_cover_gets_no_figure(textdetox_data, monkeypatch):
+    """A Russian-only preset on a multilingual page: no per-language figure for languages it
+    never scored, nothing measured for them."""
+    from detox_core.metrics.embedded import EmbeddedPreset
+
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru",)))
+    monkeypatch.setattr(la, "stored", lambda *a, **k: _result({"de": 1.0, "en": -0.64}))
+    at = AppTest.from_function(_page, args=(["de", "en"],), default_timeout=60).run()
+    assert not at.exception and not at.warning and not at.caption and not at.dataframe
+
+
+def test_judged_pairs_are_scored_with_their_own_languages_models(textdetox_data, tmp_path):
+    """Human vs automatic scores a multilingual judged file with the embedded preset: each
+    row by its language's models, never the Russian ones (the rows' languages are told)."""
+    import pandas as pd
+
+    from detox_core.analysis.meta_eval import preset_scores
+    from detox_core.metrics.embedded import EmbeddedPreset
+
+    frame = pd.DataFrame({"toxic_sentence": ["you are a stupid idiot", "ты тупой идиот"],
+                          "neutral_sentence": ["you are wrong", "ты неправ"], "lang": ["en", "ru"]})
+    got = preset_scores(frame, "embedded", cache_dir=tmp_path)
+    own = EmbeddedPreset(langs=["en", "ru"]).score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
+    as_russian = EmbeddedPreset().score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
+    np.testing.assert_allclose(got["j"].to_numpy(float), own["j"].to_numpy(float), atol=1e-9)
+    assert abs(got.loc[0, "sta"] - as_russian.loc[0, "sta"]) > 1e-6  # English is not read by the Russian model

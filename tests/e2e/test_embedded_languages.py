@@ -76,7 +76,7 @@ def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
         assert 0.0 <= metric(page, axis) <= 1.0, axis
     assert metric(page, "STA") > 0.3  # the insult is gone: the rewrite reads as non-toxic
     if lang in multilingual.WEAK_PARTS:
-        assert "weaker" in body.lower() and name in body
+        assert f"is weaker in {name} (" in body
     assert cut_off_controls(page) == []
     shot(page, f"embedded_live_{lang}_{width}", height=1600, width=width)
 
@@ -136,6 +136,6 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "first-word-out" in page.content()
         assert axes_na(board) == ""
         assert "Agreement of Embedded (offline CPU) with people per language" in board
-        assert "Weak (below 0.80) in" in board and "English" in board
+        assert "Weak (below 0.80) in Amharic, English, Spanish, Hindi, Chinese" in board
         assert cut_off_controls(page) == []
         shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)

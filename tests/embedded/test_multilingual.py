@@ -123,3 +123,20 @@ def test_training_is_deterministic():
     b = ml.train_language("en", _inputs("en"), frozenset(FAMILIES["en"][1]))
     texts = ["you are late again today", "idiot"]
     assert np.array_equal(a.p_neutral(texts), b.p_neutral(texts)) and a.fl_noise == b.fl_noise
+
+
+def test_a_language_without_enough_inputs_is_skipped_and_the_others_train(tmp_path):
+    """Only part of an edition fetched (German has 3 inputs, no 2025 languages at all):
+    training goes on, and only the trained languages are listed as held."""
+    base = tmp_path / "textdetox2024"
+    base.mkdir()
+    rows = [(f"{p} {i}", "en") for p, i in itertools.product(FAMILIES["en"][0], FAMILIES["en"][1])]
+    rows += [(f"{i} {p}", "en") for p, i in itertools.product(FAMILIES["en"][0], FAMILIES["en"][1])]  # 30 distinct
+    rows += [("du bist ein idiot", "de"), ("halt die klappe", "de"), ("so ein depp", "de")]
+    (base / "dev_inputs.tsv").write_text("toxic_sentence\tlang\n" + "".join(f"{t}\t{c}\n" for t, c in rows),
+                                         encoding="utf-8")
+    said: list[str] = []
+    meta = ml.train_all(tmp_path, tmp_path, said.append)
+    assert "en" in meta and "de" not in meta and "fr" not in meta
+    assert any(s.startswith("de: skipped, 3 toxic inputs") for s in said)
+    assert set(ml.load_languages(tmp_path)) == {"en"}

@@ -77,6 +77,7 @@ def test_a_figure_measured_on_russian_is_not_claimed_for_another_language():
     """The per-axis figures come from RUSSE-2022's Russian judgements: a Tatar or English
     pair's low axis is named, with no Russian ROC-AUC attached to it."""
     assert axis_agreement("embedded", "ru") == axis_agreement("embedded") != {}
+    assert axis_agreement("embedded", "") == axis_agreement("embedded")  # a stored RUSSE-2022 row has no language
     assert axis_agreement("embedded", "tt") == {} and axis_agreement("embedded", "en") == {}
     frame = pd.DataFrame({"sta": [0.3, 0.3], "sim": [0.9, 0.9], "fl": [1.0, 1.0]})
     out = explain_frame(["a b", "a b"], ["a", "a"], frame, preset="embedded", langs=["ru", "tt"])

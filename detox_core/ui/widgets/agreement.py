@@ -95,6 +95,13 @@ def registry_source(edition: str) -> str:
     return get_edition(edition).human_systems_source
 
 
+def _covers(preset: str):
+    try:
+        return registry.preset_class(preset).covers
+    except Exception:  # noqa: BLE001 - an unknown preset covers nothing here
+        return lambda lang: False
+
+
 def _offer_measure(text: str, button: str, help_: str, key: str, measure) -> None:
     """Say a figure is not measured yet; an organizer gets a button that measures it."""
     row = st.container(horizontal=True, vertical_alignment="center", wrap=True)
@@ -110,11 +117,16 @@ def _measure_languages(preset: str, calibrated: bool) -> language_agreement.Lang
 
 def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: str) -> set[str]:
     """The per-language agreement of ``preset`` with the TextDetox 2024 human evaluation,
-    for the page's languages other than Russian (:mod:`detox_core.analysis.language_agreement`),
-    with a warning naming the languages where it is weak. Returns the languages it covered."""
-    wanted = [c for c in languages if c != "ru"]
+    for the page's languages other than Russian that the preset covers
+    (:mod:`detox_core.analysis.language_agreement`), with a warning naming the languages
+    where it is weak. Returns the languages that have human judgements there (measured or not)."""
     edition = language_agreement.measurable_edition()
-    if not wanted or edition is None:
+    if edition is None:
+        return set()
+    covers = _covers(preset)
+    # Russian has RUSSE-2022's statement; a language the preset does not cover has no figure.
+    wanted = [c for c in languages if c != "ru" and c in edition.languages and covers(c)]
+    if not wanted:
         return set()
     result = language_agreement.stored(preset, calibrated)
     if result is None and preset in MEASURED_ON_SIGHT:
@@ -126,15 +138,15 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
                        "Measure per language", "Scores the meta-evaluation sample (6 systems x 80 inputs in each "
                        "language) with this preset and keeps the figures", f"{key}_measure",
                        lambda: _measure_languages(preset, calibrated))
-        return set()
-    shown = [c for c in languages if c in result.figures]
+        return set(wanted)
+    shown = [c for c in wanted if c in result.figures]
     if not shown:
-        return set()
+        return set(wanted)
     figures = [result.figures[c] for c in shown]
     listed = ", ".join(f"{language_name(f.lang)} {f.spearman[0]:+.2f}" for f in figures)
     text = (f"Agreement of {label} with people per language, on the {registry_short(result.edition)} human "
             f"evaluation (system-level Spearman of mean J against human J, six systems x 80 inputs of the "
-            f"meta-evaluation sample each; one swapped pair of systems moves a figure by up to 0.2): {listed}; "
+            f"meta-evaluation sample each: two neighbours swapped move a figure by 0.06): {listed}; "
             f"mean {result.mean_spearman:+.2f} over the {len(result.figures)} languages judged.")
     weak = [f for f in figures if f.weak]
     if weak:
@@ -165,17 +177,18 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
         })
         st.caption(f"Measured {result.measured} in {result.seconds:.0f} s. Nothing in the preset is fitted or tuned "
                    "to the human table.")
-    return set(shown)
+    return set(wanted)
 
 
 def weak_parts_note(preset: str, languages: Sequence[str]) -> None:
     """Name what is weaker in ``preset`` for each of ``languages`` that has a weaker part
     (fewer resources: no word-frequency list, a small lexicon, few training inputs)."""
     try:
-        parts = registry.preset_class(preset).weak_parts
+        cls = registry.preset_class(preset)
     except Exception:  # noqa: BLE001 - an unknown preset has nothing to say here
         return
-    named = [c for c in dict.fromkeys(languages) if c in parts]
+    named = [c for c in dict.fromkeys(languages) if c in cls.weak_parts and cls.covers(c)]
+    parts = cls.weak_parts
     if named:
         st.caption(f"{registry.preset_label(preset, False)} is weaker in "
                    + "; ".join(f"{language_name(c)} ({parts[c]})" for c in named) + ".")

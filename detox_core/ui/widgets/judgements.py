@@ -90,7 +90,8 @@ def covered_rows(frame: pd.DataFrame, preset: str) -> np.ndarray | None:
     """The rows in a language the preset's models cover (None: every row; no ``lang`` column)."""
     if "lang" not in frame:
         return None
-    return frame["lang"].map(preset_class(preset).covers).to_numpy(bool)
+    covers = {lang: preset_class(preset).covers(lang) for lang in frame["lang"].unique()}
+    return frame["lang"].map(covers).to_numpy(bool)
 
 
 def add_embedded(frame: pd.DataFrame) -> pd.DataFrame:

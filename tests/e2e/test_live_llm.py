@@ -55,8 +55,13 @@ def open_live(page, server: str, width: int, text: str = INPUT) -> None:
 
 
 def suggest(page) -> None:
+    """Click Suggest and wait for its outcome: rewrites, or a warning (on a busy machine the
+    run can start late, after the page has looked idle for a moment)."""
     page.get_by_role("button", name="Suggest with the LLM").click()
     page.mouse.move(0, 0)  # no tooltip left open over the page
+    page.wait_for_function("""() => document.body.innerText.includes('suggested by the LLM')
+        || document.querySelector('[data-testid="stAlertContentWarning"], [data-testid="stException"]')""",
+                           timeout=120_000)
     wait_idle(page, 120)
     no_exception(page)
 
@@ -116,8 +121,8 @@ LABELS = {"en": "English (en)", "zh": "Chinese (zh)", "ar": "Arabic (ar)"}
 ])
 def test_in_english_chinese_and_arabic_the_llm_suggests_and_the_judge_scores(llm_server, fake_llm, page, lang, text,
                                                                              typed, width):
-    """Offline, no metric model covers these languages; with the organizers' endpoint the LLM
-    suggests rewrites and the LLM judge scores them with the typed one."""
+    """With the organizers' endpoint the LLM suggests rewrites and the LLM judge (picked in the
+    address) scores them with the typed one."""
     page.set_viewport_size({"width": width, "height": 1000})
     page.goto(f"{llm_server}/live_scoring?" + urllib.parse.urlencode(
         {"live_lang": LABELS[lang], "preset": "LLM judge", "live_input": text, "live_candidates": typed}))

@@ -11,6 +11,7 @@ from detox_core import editions
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.models import ModelPool
+from detox_core.models.pool import default_disk_cache
 from detox_core.submissions.files import score_submissions
 
 
@@ -18,7 +19,9 @@ def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options)
     """Add ``score`` to the subcommands ``sub`` (helpers shared with the other commands)."""
 
     def _cmd_score(args: argparse.Namespace) -> int:
-        pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend)
+        pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
+                         precision=args.precision, token_budget=args.token_budget,
+                         disk_cache=None if args.no_disk_cache else default_disk_cache())
         try:
             written = score_submissions(
                 Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
@@ -69,7 +72,15 @@ def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options)
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
-    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32)
+    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32,
+                       help="texts per forward pass at most (default: 32; short texts go 8x as many a batch)")
+    score.add_argument("--token-budget", type=_int_in(16, 10**7), metavar="TOKENS",
+                       help="tokens per forward pass at most, padding included (default: 64 x --batch-size)")
+    score.add_argument("--precision", choices=["float32", "float16", "bfloat16"],
+                       help="the models' floating-point type on a GPU (default: DETOX_PRECISION, else float32; "
+                            "half precision is recorded in the signature); the CPU always runs float32")
+    score.add_argument("--no-disk-cache", action="store_true",
+                       help="do not read or fill the on-disk cache of model outputs (data/cache/model_outputs)")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     _add_bertscore_options(score)
     llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")

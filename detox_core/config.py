@@ -24,6 +24,8 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_BERTSCORE`` | compute BERTScore F1 (the model comes from the hub) | off |
 | ``DETOX_BERTSCORE_MODEL`` | BERTScore's model id | ``bert-base-multilingual-cased`` |
 | ``DETOX_BERTSCORE_LAYER`` | BERTScore's layer | bert-score's layer for the model (9) |
+| ``DETOX_PRECISION`` | models' floating-point type on a GPU: ``float32``, or ``float16``/``bfloat16`` as an opt-in (in the signature) | ``float32`` |
+| ``DETOX_SCORE_CACHE_MB`` | size bound of the on-disk cache of model outputs (``<data>/cache/model_outputs``; 0 = off) | 512 |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
 | ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
 """
@@ -64,6 +66,8 @@ LLM_MODEL_ENV = "DETOX_LLM_MODEL"
 BERTSCORE_ENV = "DETOX_BERTSCORE"
 BERTSCORE_MODEL_ENV = "DETOX_BERTSCORE_MODEL"
 BERTSCORE_LAYER_ENV = "DETOX_BERTSCORE_LAYER"
+PRECISION_ENV = "DETOX_PRECISION"
+SCORE_CACHE_ENV = "DETOX_SCORE_CACHE_MB"
 
 #: Default budget of all per-text caches together, in MB.
 DEFAULT_CACHE_MB = 512
@@ -205,3 +209,32 @@ def bertscore_layer() -> int | None:
     if not value.isdigit():
         raise DetoxInputError(f"{BERTSCORE_LAYER_ENV}: expected a layer number, found {value!r}")
     return int(value)
+
+
+PRECISIONS = ("float32", "float16", "bfloat16")
+
+
+def precision() -> str:
+    """``DETOX_PRECISION``: the floating-point type of models on a GPU (``float32``, the
+    default; ``float16`` or ``bfloat16`` as an opt-in, recorded in every score's signature)."""
+    raw = _get(PRECISION_ENV).lower() or "float32"
+    alias = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16"}
+    value = alias.get(raw, raw)
+    if value not in PRECISIONS:
+        raise DetoxInputError(f"{PRECISION_ENV} must be one of {', '.join(PRECISIONS)}, got {raw!r}")
+    return value
+
+
+def score_cache_mb() -> float:
+    """``DETOX_SCORE_CACHE_MB``: the size bound of the on-disk cache of model outputs
+    (default 512 MB; 0 switches it off)."""
+    raw = _get(SCORE_CACHE_ENV)
+    if not raw:
+        return 512.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise DetoxInputError(f"{SCORE_CACHE_ENV} must be a number of megabytes >= 0, got {raw!r}")
+    return value

@@ -20,6 +20,7 @@ from detox_core.judge.prompts import BUILTIN, Template
 from detox_core.judge.runner import Progress, Usage
 from detox_core.models import ModelPool, default_pool
 from detox_core.models.kinds import CustomKind, register_kind
+from detox_core.models.pool import torch_dtype
 
 KIND = "causal-lm"
 #: Answers per question at most (the 3-point questions): shorter rows are padded with -inf.
@@ -34,7 +35,7 @@ def _load(loaded: Any, cache_only: bool) -> None:
     model = AutoModelForCausalLM.from_pretrained(loaded.source, local_files_only=cache_only)
     model.eval()
     if loaded.device != "cpu":
-        model = model.to(loaded.device, dtype=torch.float16 if loaded.dtype == "float16" else torch.float32)
+        model = model.to(loaded.device, dtype=torch_dtype(loaded.dtype))
     loaded.model = model
     loaded.revision = getattr(model.config, "_commit_hash", None)
 

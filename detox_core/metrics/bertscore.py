@@ -32,7 +32,7 @@ import numpy as np
 
 from detox_core import config
 from detox_core.models import CUSTOM_KINDS, CustomKind, ModelPool, register_kind
-from detox_core.models.pool import PAIR_SEP
+from detox_core.models.pool import PAIR_SEP, torch_dtype
 
 #: bert-score's default model for Russian (``lang2model["ru"]``, and for any language
 #: other than English and Chinese) and its layer (``model2layers``).
@@ -106,7 +106,7 @@ def _load(loaded, cache_only: bool) -> None:
 
     loaded.tokenizer = AutoTokenizer.from_pretrained(loaded.source, local_files_only=cache_only)
     model = AutoModel.from_pretrained(loaded.source, local_files_only=cache_only).eval().to(loaded.device)
-    loaded.model = model.half() if loaded.dtype == "float16" else model.to(torch.float32)
+    loaded.model = model.to(torch_dtype(loaded.dtype))
 
 
 def _encode(tok, model, sentence: str) -> list[int]:

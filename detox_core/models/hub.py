@@ -63,3 +63,17 @@ def revision(source: str, local: bool) -> str | None:
             st = p.stat()
             h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
     return "local-" + h.hexdigest()[:10]
+
+
+def hub_commit(model_id: str) -> str | None:
+    """The commit of the local Hugging Face cache's copy of ``model_id`` (the snapshot
+    its ``config.json`` lies in), or None when it is not cached."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - the hub client comes with transformers
+        return None
+    for name in ("config.json", "modules.json", "tokenizer_config.json"):
+        found = try_to_load_from_cache(model_id, name)
+        if isinstance(found, str) and "/snapshots/" in found.replace("\\", "/"):
+            return found.replace("\\", "/").split("/snapshots/", 1)[1].split("/", 1)[0]
+    return None

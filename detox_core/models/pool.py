@@ -1,13 +1,19 @@
 """The model pool: every transformer model is loaded once per process and shared.
 
 Keyed by (where the model loads from, kind, device, dtype, backend). Models load
-lazily on first use, on CUDA in half precision when a GPU is present and on the CPU in
-fp32 otherwise. On the CPU a model can also run through ONNX Runtime (``backend="onnx"``:
+lazily on first use, on CUDA when a GPU is present and on the CPU otherwise, in fp32:
+half precision (``precision="float16"``/``"bfloat16"`` or ``DETOX_PRECISION``) is an
+opt-in on a GPU, recorded in every score's signature, until a device has measured it
+within 5e-4 of fp32 per system (``benchmarks/bench_gpu.py``). On the CPU a model can also run through ONNX Runtime (``backend="onnx"``:
 exported once, fused, cached under ``data/models/onnx``; same numbers within 1e-4).
-Inference is batched with texts sorted by length (little padding) and the original
-order restored, under ``torch.inference_mode()``. Results are memoised per text: the
-875 test inputs are scored once and reused by every submission, and an output that
-repeats its input (or another output) is not run again.
+Inference is batched by a token budget with texts sorted by length, so that a batch's
+texts have about the same length (padding near zero) and short texts go in large
+batches; the original order is restored; under ``torch.inference_mode()``. Results are
+memoised per text in memory (bounded by bytes): the 875 test inputs are scored once and
+reused by every submission, and an output that repeats its input (or another output) is
+not run again. The process-wide pool (:func:`default_pool`) also keeps every output on
+disk (:mod:`detox_core.models.disk_cache`): a text is run through a model once across
+runs, server restarts and app processes.
 
 A model id can be mapped to a local directory (air-gapped machines, tests) for the
 whole process with :meth:`ModelPool.map_model` (the organizers' model settings), the
@@ -23,7 +29,9 @@ and the loading run under the pool's lock.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +42,8 @@ import numpy as np
 from detox_core import config
 from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.models.hub import default_device, hub_reachable, in_hub_cache, revision
+from detox_core.models.disk_cache import RECIPE_VERSION, DiskCache, folder_fingerprint
+from detox_core.models.hub import default_device, hub_commit, hub_reachable, in_hub_cache, revision
 from detox_core.models.kinds import CUSTOM_KINDS
 from detox_core.models.onnx import onnx_session
 
@@ -65,6 +74,8 @@ class _Loaded:
     input_names: tuple[str, ...] = ()
     #: (tokenizer id, where it loads from, is_local) when the tokenizer is another model's
     tokenizer_from: tuple[str, str, bool] | None = None
+    #: what the on-disk cache keys this model's outputs by (None: not cached on disk)
+    identity: str | None = None
 
     def info(self) -> dict[str, Any]:
         out = {
@@ -83,11 +94,19 @@ class ModelPool:
     Args:
         device: ``"cuda"``, ``"cpu"`` or None (CUDA when available).
         model_map: model id -> local folder; merged over ``DETOX_MODEL_MAP``.
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass at most (registered kinds: exactly).
+        token_budget: tokens per forward pass (texts x the longest's tokens) at most; a
+            batch of short texts holds up to ``8 x batch_size`` of them. None: 64 tokens a
+            text of ``batch_size`` (2,048 tokens at the default 32).
         max_length: tokens kept per text (the official evaluation truncates at 512).
         backend: ``"torch"``, ``"onnx"`` (CPU only) or ``"auto"`` (PyTorch; see
             :meth:`_choose_backend` for the measurement behind it).
         cache_dir: where ONNX exports are kept (default ``data/models/onnx``).
+        precision: ``"float32"``, ``"float16"`` or ``"bfloat16"`` on a GPU (default:
+            ``DETOX_PRECISION``, else float32); the CPU always runs float32.
+        disk_cache: a :class:`DiskCache` (or the path of one, bounded by
+            ``DETOX_SCORE_CACHE_MB``) keeping outputs across runs and processes; None: in
+            memory only. :func:`default_pool` gives one under ``<data>/cache/model_outputs``.
     """
 
     def __init__(
@@ -98,14 +117,24 @@ class ModelPool:
         max_length: int = 512,
         backend: Backend = "auto",
         cache_dir: str | Path | None = None,
+        precision: str | None = None,
+        token_budget: int | None = None,
+        disk_cache: DiskCache | str | Path | None = None,
     ) -> None:
         # Decided on first use: finding out whether there is a GPU imports torch (seconds),
         # which a page that runs no transformer model should not wait for.
         self._device = device
         self._device_lock = threading.Lock()
+        self.precision = precision or config.precision()
+        if self.precision not in config.PRECISIONS:
+            raise DetoxInputError(f"precision must be one of {', '.join(config.PRECISIONS)}, got {self.precision!r}")
         self._model_map = {**config.model_map(), **(model_map or {})}
         self.batch_size = batch_size
+        self.token_budget = token_budget or 64 * batch_size
         self.max_length = max_length
+        if disk_cache is not None and not isinstance(disk_cache, DiskCache):
+            disk_cache = DiskCache(disk_cache, int(config.score_cache_mb() * 1024 * 1024))
+        self.disk = disk_cache
         self.backend = self._choose_backend(backend)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else config.data_dir() / "models" / "onnx"
         self._lock = threading.RLock()
@@ -115,6 +144,11 @@ class ModelPool:
         self._memo: ByteLRU[np.ndarray] = ByteLRU(
             cache_budget("pool"), sizeof=lambda key, v: v.nbytes + 2 * len(key[-1]) + 250)
         self.forward_texts = 0  # texts actually run through a model (for tests and benchmarks)
+        self.forward_tokens = 0  # tokens of those texts (padding excluded)
+        self.padded_tokens = 0  # tokens the models ran, padding included
+        #: None, or a dict the pool fills with seconds per stage ("tokenize", "pad",
+        #: "forward", "post") and the (model, texts, width) of every batch (benchmarks).
+        self.profile: dict[str, Any] | None = None
 
     @property
     def device(self) -> str:
@@ -132,7 +166,8 @@ class ModelPool:
 
     @property
     def dtype(self) -> str:
-        return "float16" if self.device.startswith("cuda") else "float32"
+        """The models' floating-point type: float32 on the CPU, the chosen precision on a GPU."""
+        return self.precision if self.device.startswith("cuda") else "float32"
 
     # ------------------------------------------------------------------ loading
 
@@ -229,6 +264,7 @@ class ModelPool:
                 if key in self._models:
                     return self._models[key]
             loaded = self._load(model_id, where, local, kind, role, tok)
+            loaded.identity = self._identity(loaded)
             with self._lock:
                 self._models[key] = loaded
             return loaded
@@ -251,8 +287,8 @@ class ModelPool:
                 from sentence_transformers import SentenceTransformer
 
                 model = SentenceTransformer(source, device=self.device, local_files_only=cache_only)
-                if self.dtype == "float16":
-                    model = model.half()
+                if self.dtype != "float32":
+                    model = model.to(torch_dtype(self.dtype))
                 loaded.model = model
                 loaded.revision = revision(source, local)
                 return loaded
@@ -275,13 +311,33 @@ class ModelPool:
         loaded.id2label = {int(k): str(v) for k, v in (model.config.id2label or {}).items()}
         loaded.revision = getattr(model.config, "_commit_hash", None) or revision(source, local)
         if self.device != "cpu":
-            model = model.to(self.device, dtype=torch.float16 if self.dtype == "float16" else torch.float32)
+            model = model.to(self.device, dtype=torch_dtype(self.dtype))
         if self.backend == "onnx" and kind != "seq2seq":
             loaded.model = onnx_session(model, loaded, self.cache_dir)
             loaded.backend = "onnx"
         else:
             loaded.model = model
         return loaded
+
+    def _identity(self, loaded: _Loaded) -> str | None:
+        """What the on-disk cache keys a model's outputs by: everything they depend on, or
+        None when the model's version cannot be told (a hub model without a commit)."""
+        if self.disk is None:
+            return None
+
+        def ident(source: str, local: bool) -> str | None:
+            if local:
+                return folder_fingerprint(source)
+            commit = loaded.revision if source == loaded.source and loaded.revision and not str(
+                loaded.revision).startswith("local-") else hub_commit(source)
+            return f"hub:{source}@{commit}" if commit else None
+
+        model = ident(loaded.source, loaded.local)
+        tok = ident(loaded.tokenizer_from[1], loaded.tokenizer_from[2]) if loaded.tokenizer_from else "own"
+        if model is None or tok is None:
+            return None
+        return "|".join(map(str, (f"v{RECIPE_VERSION}", model, tok, loaded.kind, loaded.device, loaded.dtype,
+                                  loaded.backend, self.max_length)))
 
     def info(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None,
              tokenizer: str | None = None) -> dict[str, Any]:
@@ -345,34 +401,42 @@ class ModelPool:
                     loaded.tokenizer_from[1] if loaded.tokenizer_from else None, pairs)
         done = 0
 
+        disk = self.disk if loaded.identity is not None else None
+        namespace = f"{loaded.identity}|pairs={pairs}"
+
         def compute(missing: list[tuple]) -> list[np.ndarray]:
             nonlocal done
             todo = [key[-1] for key in missing]
-            done = len(texts) - len(todo)
+            results: dict[str, np.ndarray] = disk.get_many(namespace, todo) if disk is not None else {}
+            run = [t for t in todo if t not in results]
+            done = len(texts) - len(run)
             if progress:
                 progress(done, len(texts))
-            if kind == "sentence-transformer":
-                self.forward_texts += len(todo)
-                return list(loaded.model.encode(
-                    todo, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float64))
-            results: dict[str, np.ndarray] = {}
-            if kind in CUSTOM_KINDS:
-                for start in range(0, len(todo), self.batch_size):
-                    chunk = todo[start : start + self.batch_size]
-                    results.update(zip(chunk, CUSTOM_KINDS[kind].run(loaded, chunk)))
-                    self.forward_texts += len(chunk)
-                    done += len(chunk)
-                    if progress:
-                        progress(done, len(texts))
-                return [results[t] for t in todo]
-            for batch_texts, values in self._batches(loaded, todo, pairs):
-                results.update(zip(batch_texts, values))
-                self.forward_texts += len(batch_texts)
-                done += len(batch_texts)
+
+            def keep(batch: list[str], values: Sequence[np.ndarray]) -> None:
+                nonlocal done
+                results.update(zip(batch, values))
+                if disk is not None:
+                    disk.put_many(namespace, zip(batch, values))
+                self.forward_texts += len(batch)
+                done += len(batch)
                 if progress:
                     progress(done, len(texts))
+
+            if kind == "sentence-transformer":
+                for start in range(0, len(run), 8 * self.batch_size):  # stored as it goes
+                    chunk = run[start : start + 8 * self.batch_size]
+                    keep(chunk, list(loaded.model.encode(
+                        chunk, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                        show_progress_bar=False,
+                    ).astype(np.float64)))
+            elif kind in CUSTOM_KINDS:
+                for start in range(0, len(run), self.batch_size):
+                    chunk = run[start : start + self.batch_size]
+                    keep(chunk, CUSTOM_KINDS[kind].run(loaded, chunk))
+            elif run:
+                for batch_texts, values in self._batches(loaded, run, pairs):
+                    keep(batch_texts, values)
             return [results[t] for t in todo]
 
         out = self._memo.get_many([(*memo_key, t) for t in texts], compute)
@@ -396,30 +460,58 @@ class ModelPool:
         return limit
 
     def _batches(self, loaded: _Loaded, texts: list[str], pairs: bool = False):
-        """Yield ``(texts, values)`` per batch, longest texts first."""
+        """Yield ``(texts, values)`` per batch, longest texts first, each batch within the
+        token budget (:meth:`plan_batches`), padded to its own longest text."""
         import torch
 
+        prof = self.profile
+        clock = time.perf_counter
+        started = clock()
         tok = loaded.tokenizer
         if pairs:
             firsts, seconds = zip(*(t.split(PAIR_SEP, 1) for t in texts)) if texts else ((), ())
             encoded = tok(list(firsts), list(seconds), truncation=True, max_length=self._token_limit(loaded))
         else:
             encoded = tok(texts, truncation=True, max_length=self._token_limit(loaded))
-        lengths = [len(ids) for ids in encoded["input_ids"]]
-        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            features = [{k: encoded[k][i] for k in encoded.keys()} for i in idx]
-            batch = tok.pad(features, padding=True, return_tensors="np" if loaded.backend == "onnx" else "pt")
+        if prof is not None:
+            prof["tokenize"] = prof.get("tokenize", 0.0) + clock() - started
+        names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in encoded]
+        columns = {n: encoded[n] for n in names}
+        lengths = [len(ids) for ids in columns["input_ids"]]
+        pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+        left = getattr(tok, "padding_side", "right") == "left"
+        for idx in self.plan_batches(lengths):
+            started = clock()
+            width = lengths[idx[0]]
+            arrays = {}
+            for name in names:
+                filler = pad_id if name == "input_ids" else 0
+                arr = np.full((len(idx), width), filler, dtype=np.int64)
+                for row, i in enumerate(idx):
+                    seq = columns[name][i]
+                    if left:
+                        arr[row, width - len(seq):] = seq
+                    else:
+                        arr[row, : len(seq)] = seq
+                arrays[name] = arr
+            self.forward_tokens += sum(lengths[i] for i in idx)
+            self.padded_tokens += len(idx) * width
+            if prof is not None:
+                padded = clock()
+                prof["pad"] = prof.get("pad", 0.0) + padded - started
+                prof.setdefault("batches", []).append((loaded.model_id, len(idx), width, sum(lengths[i] for i in idx)))
             if loaded.backend == "onnx":
-                feed = {n: np.asarray(batch[n], dtype=np.int64) for n in loaded.input_names}
+                feed = {n: arrays[n] for n in loaded.input_names}
                 raw = loaded.model.run(None, feed)[0].astype(np.float64)
             else:
                 with torch.inference_mode():
-                    inputs = {k: v.to(self.device) for k, v in batch.items()}
+                    inputs = {k: torch.from_numpy(v).to(self.device) for k, v in arrays.items()}
                     out = loaded.model(**inputs)
                     raw = (out.logits if loaded.kind == "classifier" else out.pooler_output).float().cpu().numpy()
                 raw = raw.astype(np.float64)
+            if prof is not None:
+                forwarded = clock()
+                prof["forward"] = prof.get("forward", 0.0) + forwarded - padded
             if loaded.kind == "classifier" and raw.shape[1] == 1:
                 values = 1.0 / (1.0 + np.exp(-raw))  # one logit: its sigmoid, as the official code
             elif loaded.kind == "classifier":
@@ -427,10 +519,52 @@ class ModelPool:
                 values = np.exp(raw) / np.exp(raw).sum(axis=1, keepdims=True)
             else:
                 values = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
+            if prof is not None:
+                prof["post"] = prof.get("post", 0.0) + clock() - forwarded
             yield [texts[i] for i in idx], list(values)
 
+    def plan_batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Indices of ``lengths`` grouped into batches: longest first, each batch's size
+        times its longest length within :attr:`token_budget` (at least one text a batch,
+        at most ``8 x batch_size``), so that texts of a batch have about the same length."""
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        cap = 8 * self.batch_size
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:
+            width = lengths[current[0]] if current else lengths[i]
+            if current and ((len(current) + 1) * width > self.token_budget or len(current) >= cap):
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
+
     def clear_memo(self) -> None:
+        """Forget the in-memory results (the on-disk cache keeps its own)."""
         self._memo.clear()
+
+
+def torch_dtype(name: str):
+    """The torch type of a precision name (``"float32"``, ``"float16"``, ``"bfloat16"``)."""
+    import torch
+
+    return {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(name, torch.float32)
+
+
+def default_disk_cache() -> DiskCache | None:
+    """The on-disk cache of model outputs of this data folder
+    (``<data>/cache/model_outputs/outputs.sqlite``, bounded by ``DETOX_SCORE_CACHE_MB``),
+    or None when that is 0 or the folder cannot be written (then with a warning)."""
+    bound = config.score_cache_mb()
+    if bound <= 0:
+        return None
+    try:
+        return DiskCache(config.data_dir() / "cache" / "model_outputs" / "outputs.sqlite", int(bound * 1024 * 1024))
+    except (OSError, sqlite3.Error) as err:  # a read-only data folder: memory only
+        log.warning("the on-disk cache of model outputs is off: %s", err)
+        return None
 
 
 _DEFAULT_POOL: ModelPool | None = None
@@ -442,5 +576,5 @@ def default_pool() -> ModelPool:
     global _DEFAULT_POOL
     with _DEFAULT_LOCK:
         if _DEFAULT_POOL is None:
-            _DEFAULT_POOL = ModelPool()
+            _DEFAULT_POOL = ModelPool(disk_cache=default_disk_cache())
         return _DEFAULT_POOL

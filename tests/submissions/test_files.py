@@ -130,3 +130,30 @@ def test_an_edition_split_is_scored_like_its_inputs_file(real_data, embedded_mod
         cli.main(["score", "--edition", "russe2022", "--inputs", str(real_data / "test.tsv"), "--preds", str(preds),
                   "--out", str(tmp_path / "c")])
     assert exit_.value.code == 2 and "not allowed with argument --edition" in capsys.readouterr().err
+
+
+def test_a_second_score_run_reads_the_models_outputs_from_disk(files, tiny_models, monkeypatch):
+    """The shell's ``score`` keeps every model output on disk (under the data folder): run
+    again (a new process), it gives the same files without running a model."""
+    from detox_core.models import ModelPool
+
+    monkeypatch.setenv("DETOX_DATA_DIR", str(files / "data"))
+    runs = []
+    real_init = ModelPool.__init__
+
+    def spy(self, *a, **kw):
+        real_init(self, *a, **kw)
+        runs.append(self)
+
+    monkeypatch.setattr(ModelPool, "__init__", spy)
+    args = ["score", "--inputs", str(files / "inputs.tsv"), "--preds", str(files / "a.txt"), "--preset", "russe2022",
+            *model_args(tiny_models), "--backend", "torch", "-q"]
+    assert cli.main([*args, "--out", str(files / "one")]) == 0
+    assert cli.main([*args, "--out", str(files / "two")]) == 0
+    assert runs[0].forward_texts > 0 and runs[1].forward_texts == 0
+    assert (files / "data" / "cache" / "model_outputs" / "outputs.sqlite").is_file()
+    one = pd.read_csv(files / "one" / "a.scores.csv")
+    two = pd.read_csv(files / "two" / "a.scores.csv")
+    pd.testing.assert_frame_equal(one, two)
+    assert cli.main([*args, "--out", str(files / "three"), "--no-disk-cache"]) == 0
+    assert runs[2].disk is None and runs[2].forward_texts > 0

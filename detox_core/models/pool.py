@@ -97,7 +97,7 @@ class ModelPool:
         batch_size: texts per forward pass at most (registered kinds: exactly).
         token_budget: tokens per forward pass (texts x the longest's tokens) at most; a
             batch of short texts holds up to ``8 x batch_size`` of them. None: 64 tokens a
-            text of ``batch_size`` (2,048 tokens at the default 32).
+            text of ``batch_size`` on the CPU (2,048 at the default 32), 512 on a GPU (16,384).
         max_length: tokens kept per text (the official evaluation truncates at 512).
         backend: ``"torch"``, ``"onnx"`` (CPU only) or ``"auto"`` (PyTorch; see
             :meth:`_choose_backend` for the measurement behind it).
@@ -130,7 +130,7 @@ class ModelPool:
             raise DetoxInputError(f"precision must be one of {', '.join(config.PRECISIONS)}, got {self.precision!r}")
         self._model_map = {**config.model_map(), **(model_map or {})}
         self.batch_size = batch_size
-        self.token_budget = token_budget or 64 * batch_size
+        self._token_budget = token_budget
         self.max_length = max_length
         if disk_cache is not None and not isinstance(disk_cache, DiskCache):
             disk_cache = DiskCache(disk_cache, int(config.score_cache_mb() * 1024 * 1024))
@@ -158,6 +158,13 @@ class ModelPool:
                 if self._device is None:
                     self._device = default_device()
         return self._device
+
+    @property
+    def token_budget(self) -> int:
+        """Tokens per forward pass at most (padding included)."""
+        if self._token_budget:
+            return self._token_budget
+        return (64 if self.device == "cpu" else 512) * self.batch_size
 
     @property
     def device_known(self) -> bool:
@@ -336,6 +343,11 @@ class ModelPool:
         tok = ident(loaded.tokenizer_from[1], loaded.tokenizer_from[2]) if loaded.tokenizer_from else "own"
         if model is None or tok is None:
             return None
+        if loaded.kind in CUSTOM_KINDS:
+            # A registered kind may load more models by id (xCOMET's encoder, through the
+            # mapping): every mapped folder is part of its identity.
+            extra = sorted(f"{mid}={folder_fingerprint(f) if Path(f).is_dir() else f}" for mid, f in self.model_map.items())
+            tok = f"{tok};{','.join(extra)}"
         return "|".join(map(str, (f"v{RECIPE_VERSION}", model, tok, loaded.kind, loaded.device, loaded.dtype,
                                   loaded.backend, self.max_length)))
 
@@ -528,12 +540,12 @@ class ModelPool:
         times its longest length within :attr:`token_budget` (at least one text a batch,
         at most ``8 x batch_size``), so that texts of a batch have about the same length."""
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        cap = 8 * self.batch_size
+        cap, budget = 8 * self.batch_size, self.token_budget
         batches: list[list[int]] = []
         current: list[int] = []
         for i in order:
             width = lengths[current[0]] if current else lengths[i]
-            if current and ((len(current) + 1) * width > self.token_budget or len(current) >= cap):
+            if current and ((len(current) + 1) * width > budget or len(current) >= cap):
                 batches.append(current)
                 current = []
             current.append(i)

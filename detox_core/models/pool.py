@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 Kind = str  # "classifier", "encoder", "sentence-transformer", "seq2seq" or a registered kind
 Backend = Literal["auto", "torch", "onnx"]
 Progress = Callable[[int, int], None]
+#: A batch of at least BUCKET_MIN texts takes no text shorter than BUCKET_RATIO of its longest.
+BUCKET_RATIO = 0.9
+BUCKET_MIN = 4
 #: Separates the two texts of a sentence pair in memo keys (never in user text: control char).
 PAIR_SEP = "\x1f"
 
@@ -536,18 +539,23 @@ class ModelPool:
             yield [texts[i] for i in idx], list(values)
 
     def plan_batches(self, lengths: Sequence[int]) -> list[list[int]]:
-        """Indices of ``lengths`` grouped into batches: longest first, each batch's size
-        times its longest length within :attr:`token_budget` (at least one text a batch,
-        at most ``8 x batch_size``), so that texts of a batch have about the same length."""
+        """Indices of ``lengths`` grouped into batches, longest first. A batch ends when one
+        more text would take it past :attr:`token_budget` (its size times its longest
+        length, padding included; at least one text a batch), past ``8 x batch_size``
+        texts, or, once it holds :data:`BUCKET_MIN` texts, when the next text is shorter
+        than :data:`BUCKET_RATIO` of its longest: texts of a batch have about one length,
+        so padding stays near zero whatever the mix of lengths."""
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         cap, budget = 8 * self.batch_size, self.token_budget
         batches: list[list[int]] = []
         current: list[int] = []
         for i in order:
-            width = lengths[current[0]] if current else lengths[i]
-            if current and ((len(current) + 1) * width > budget or len(current) >= cap):
-                batches.append(current)
-                current = []
+            if current:
+                width = lengths[current[0]]
+                if ((len(current) + 1) * width > budget or len(current) >= cap
+                        or (len(current) >= BUCKET_MIN and lengths[i] < BUCKET_RATIO * width)):
+                    batches.append(current)
+                    current = []
             current.append(i)
         if current:
             batches.append(current)

@@ -19,7 +19,7 @@ COMET_STAMP := $(COMET_VENV)/.requirements-installed
 .PHONY: run test setup data e2e screenshots bench clean
 
 run: setup data
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/python -m detox_core serve --server.port $(PORT)
 
 test: setup data
 	$(BIN)/python -m pytest

@@ -1,7 +1,9 @@
 """detox-dashboard: the Streamlit entry point.
 
-Run with ``streamlit run app.py``. Pages live in ``pages/``; this file sets up the
-page, the navigation and the shared sidebar (the corpus every page works on).
+Run with ``python -m detox_core serve`` (``make run``), which warms the models from the
+server's start, or ``streamlit run app.py``, which warms them from the first session on.
+Pages live in ``pages/``; this file sets up the page, the navigation and the shared sidebar
+(the corpus every page works on).
 """
 
 import streamlit as st
@@ -12,6 +14,7 @@ ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 # The first visit after a start imports the app's libraries (about a second): say so.
 with st.spinner("Starting the app…"):
+    from detox_core import warmup
     from detox_core.errors import StorageError
     from detox_core.ui import auth, render
     from detox_core.ui.llm_judge import render_llm_judge_settings
@@ -19,8 +22,12 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.sidebar import render_sidebar
     from detox_core.ui.store import database_problem
     from detox_core.ui.visitors import admit_session
+    from detox_core.ui.warming import render_warmup_status
 
 admit_session()  # an address holding too many sessions gets a message, and no work
+# Started with `python -m detox_core serve`, the models are warming already; started with
+# `streamlit run app.py`, they start warming now, once per process, after this first page draws.
+warmup.start(delay=1.5)
 # Typed and uploaded text in every script: an Arabic or Hebrew line in a text box runs right
 # to left, each line by its own first strong character.
 st.html("<style>textarea, input[type=text] {unicode-bidi: plaintext; text-align: start;}</style>")
@@ -51,6 +58,7 @@ if page is root:
     page.run()
 with st.sidebar:
     st.markdown("**detox-dashboard** · evaluating text detoxification")
+render_warmup_status()  # "Warming models: ..." while they load, updated without rerunning the page
 render_sidebar(owner="app")
 auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
 render_model_settings()

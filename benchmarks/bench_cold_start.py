@@ -9,7 +9,8 @@ session opens the page. It prints:
   element named in ``PAGES``: a table, a chart, the score cards) with the run finished;
   on Live scoring, from pressing Ctrl+Enter on a typed pair to the score cards, since
   that is the page's first use (``live_scoring``: the pair sent as soon as the page is
-  shown; ``live_scoring_typed``: 5 s later, as after typing);
+  shown; ``live_scoring_typed``: 5 s later, as after typing; ``live_scoring_warm``: once
+  the sidebar reports the models warm, target under 1 s);
 - ``silent``: the longest stretch in seconds, while the script was running, with no
   progress indication on the page (a spinner, a progress bar or a skeleton placeholder).
   The target is under one second.
@@ -17,7 +18,14 @@ session opens the page. It prints:
 The second server of each row (``warm``) is the same page opened again in a second
 session of the same server: what the next user of a shared deployment sees.
 
-Usage: ``python benchmarks/bench_cold_start.py [--pages corpus live_scoring ...] [--baseline DIR]``.
+This checkout is measured with its servers started both ways (``--servers``): ``streamlit
+run app.py`` (the models start warming with the first session) and the launcher
+``python -m detox_core serve`` (they warm from the server's start); ``live_scoring_warm``
+rows also print ``warm after s``, the seconds from the server answering its health check
+to the first session's sidebar reporting the models warm.
+
+Usage: ``python benchmarks/bench_cold_start.py [--pages corpus live_scoring ...] [--servers streamlit launcher]
+[--baseline DIR]``.
 ``--baseline DIR`` runs the same measurements on another checkout of the app (for
 example an older commit: ``git worktree add DIR COMMIT``) in the same run, first.
 Needs the RUSSE-2022 data (``python -m detox_core fetch-data``), the embedded models
@@ -45,6 +53,8 @@ PAGES = {
     "live_scoring": ("/live_scoring", '[data-testid="stMetric"]'),
     # The same, with the pair sent 5 s after the page is shown (a person typing), not at once.
     "live_scoring_typed": ("/live_scoring", '[data-testid="stMetric"]'),
+    # The same, with the pair sent once the sidebar says the models are warm (target < 1 s).
+    "live_scoring_warm": ("/live_scoring", '[data-testid="stMetric"]'),
     "submissions": ("/submissions", '[data-testid="stDataFrame"] >> nth=1'),
     "leaderboard": ("/leaderboard", '[data-testid="stDataFrame"] >> nth=1'),
     "compare": ("/compare", '[data-testid="stPlotlyChart"]'),
@@ -95,7 +105,14 @@ def watch(page, selector: str, timeout: float = 180.0) -> tuple[float, float]:
     raise TimeoutError(f"{selector} not shown in {timeout:.0f} s")
 
 
-def open_page(browser, url: str, name: str) -> tuple[float, float]:
+WARM_JS = """() => { const s = document.querySelector('[data-testid="stSidebar"]');
+  return s !== null && /Models warm|could not be warmed/.test(s.innerText) && !/Warming models/.test(s.innerText); }"""
+WARM_AFTER: list[float] = []
+
+
+def open_page(browser, url: str, name: str, started: float | None = None) -> tuple[float, float]:
+    """(useful, silent) of one session; on ``live_scoring_warm``, also notes in
+    ``WARM_AFTER`` the seconds from ``started`` to its sidebar reporting the models warm."""
     path, selector = PAGES[name]
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
@@ -106,6 +123,10 @@ def open_page(browser, url: str, name: str) -> tuple[float, float]:
             watch(page, '[data-testid="stTextArea"]')
             if name == "live_scoring_typed":
                 time.sleep(5)
+            if name == "live_scoring_warm":  # the sidebar's line, updated while the models warm
+                page.wait_for_function(WARM_JS, timeout=180_000, polling=100)
+                if started is not None:
+                    WARM_AFTER.append(time.monotonic() - started)
             page.get_by_role("textbox", name="Toxic sentence").fill("ты дебил, иди отсюда")
             box = page.get_by_role("textbox", name="Candidate rewrites (one per line)")
             box.fill("ты неправ, иди отсюда")
@@ -117,25 +138,39 @@ def open_page(browser, url: str, name: str) -> tuple[float, float]:
         ctx.close()
 
 
-def measure(browser, app_dir: Path, pages: list[str], env: dict[str, str], first_start: bool = False) -> None:
-    print(f"{'page':<22}{'cold useful s':>14}{'silent s':>10}{'warm useful s':>15}{'silent s':>10}")
+def measure(browser, app_dir: Path, pages: list[str], env: dict[str, str], first_start: bool = False,
+            launcher: bool = False, baseline: bool = False) -> None:
+    print(f"{'page':<22}{'cold useful s':>14}{'silent s':>10}{'warm useful s':>15}{'silent s':>10}{'warm after s':>14}")
     for name in pages:
+        if baseline and name == "live_scoring_warm":
+            print(f"{name:<22}  n/a: an app without the warm-up's sidebar line", flush=True)
+            continue
         if first_start:  # as on a server's very first start: nothing kept on disk from an earlier one
             for kept in (Path(env["DETOX_DATA_DIR"]) / "cache").glob("embedded-scores-*.pkl"):
                 kept.unlink()
-        proc, url = start_app(env, app_dir)
+        proc, url = start_app(env, app_dir, launcher=launcher)
+        started = time.monotonic()
+        WARM_AFTER.clear()
         try:
-            cold, cold_silent = open_page(browser, url, name)
+            cold, cold_silent = open_page(browser, url, name, started)
             warm, warm_silent = open_page(browser, url, name)
+            ready = WARM_AFTER[0] if WARM_AFTER else None
         finally:
             stop_app(proc)
-        print(f"{name:<22}{cold:>14.1f}{cold_silent:>10.1f}{warm:>15.1f}{warm_silent:>10.1f}", flush=True)
+        target = "  (target < 1 s)" if name == "live_scoring_warm" else ""
+        print(f"{name:<22}{cold:>14.2f}{cold_silent:>10.1f}{warm:>15.2f}{warm_silent:>10.1f}"
+              + (f"{ready:>14.1f}" if ready is not None else f"{'':>14}") + target, flush=True)
+
+
+SERVERS = {"streamlit": ("streamlit run app.py", False), "launcher": ("python -m detox_core serve", True)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES))
     parser.add_argument("--baseline", type=Path, help="another checkout of the app, measured first")
+    parser.add_argument("--servers", nargs="+", choices=list(SERVERS), default=list(SERVERS),
+                        help="how each server is started (default: both, streamlit run app.py first)")
     parser.add_argument("--first-start", action="store_true",
                         help="also measure this checkout with the disk cache under data/cache emptied before each page")
     args = parser.parse_args()
@@ -150,11 +185,13 @@ def main() -> None:
     env = {"DETOX_DB_URL": db_url, "DETOX_ORGANIZER_PASSWORD": "", "DETOX_DATA_DIR": str(data_dir())}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        if args.baseline:
-            print(f"\nbaseline: {args.baseline}")
-            measure(browser, args.baseline.resolve(), args.pages, env)
-            print("\nthis checkout")
-        measure(browser, ROOT, args.pages, env)
+        if args.baseline:  # an older checkout may have no launcher: started with streamlit run
+            print(f"\nbaseline: {args.baseline} (streamlit run app.py)")
+            measure(browser, args.baseline.resolve(), args.pages, env, baseline=True)
+        for server in args.servers:
+            how, launcher = SERVERS[server]
+            print(f"\nthis checkout, servers started with {how}")
+            measure(browser, ROOT, args.pages, env, launcher=launcher)
         if args.first_start:
             print("\nthis checkout, first start (data/cache emptied)")
             measure(browser, ROOT, args.pages, env, first_start=True)

@@ -14,6 +14,8 @@ Commands:
     fit-calibrators  a preset's calibrators fitted on human judgements (JSON).
     export-annotations  an annotation project's human judgements as a CSV.
     health           check that the database answers (for monitoring a deployment).
+    serve            start the app's server with its models warming from the start
+                     (options after it go to ``streamlit run app.py``).
 """
 
 from __future__ import annotations
@@ -249,6 +251,12 @@ def _cmd_build_lexicons(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from detox_core.ui.serve import serve  # noqa: PLC0415 - imports Streamlit's server
+
+    return serve(args.streamlit_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
@@ -308,6 +316,12 @@ def build_parser() -> argparse.ArgumentParser:
     hc = sub.add_parser("health", help="check that the database answers (exit 1 when it does not)")
     hc.add_argument("--db", metavar="URL", help="database URL (default: $DETOX_DB_URL or data/detox.sqlite)")
     hc.set_defaults(func=_cmd_health)
+    srv = sub.add_parser(
+        "serve", allow_abbrev=False, help="start the app's server, its models warming from the start",
+        description="Start the app's server: the default preset's models, and those of every preset whose models "
+                    "are on this machine, warm in the background from the start, before the first visitor. Every "
+                    "other option goes to `streamlit run app.py` (e.g. --server.port 8501 --server.headless true).")
+    srv.set_defaults(func=_cmd_serve, passes_options=True)
     add_human_commands(sub, _parse_models, _out_file, _fraction)
     cli_embedded.add_commands(sub)
     return parser
@@ -329,7 +343,12 @@ def _interrupt(signum, frame) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "passes_options", False):  # serve: Streamlit's options, and its own signal handling
+        args.streamlit_args = extra
+        return int(args.func(args))
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):
         bertscore.configure(enabled=True, model=args.bertscore_model, layer=args.bertscore_layer)
     # SIGTERM (a stopped job, a container) ends a command like Ctrl-C: the LLM judge then keeps

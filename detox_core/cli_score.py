@@ -11,7 +11,7 @@ from detox_core import editions
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.models import ModelPool
-from detox_core.models.pool import default_disk_cache
+from detox_core.models.disk_cache import default_disk_cache
 from detox_core.submissions.files import score_submissions
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
-from detox_core.embedded.loader import preload_in_background
+from detox_core import warmup
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
@@ -22,6 +22,7 @@ from detox_core.ui import cache, render
 from detox_core.ui.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
 from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.agreement import weak_parts_note
+from detox_core.ui.warming import warming_notice
 from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
 from detox_core.vocab import LANGUAGES, label, language_name
@@ -49,8 +50,9 @@ language = top.selectbox("Language", codes, index=codes.index(_default_language(
                          format_func=lambda code: f"{language_name(code)} ({code})",
                          help="The language of the texts: only the metric presets that cover it are offered.")
 preset, calibrated = preset_picker(container=top, languages=[language])
-if preset == "embedded":
-    preload_in_background()  # the models load while the user types
+# A server started by `python -m detox_core serve` or app.py warms the models already; run alone
+# (a test), the page starts that while the user types.
+warmup.start(delay=1.5)
 # Checked in seconds, before anything is typed: a preset whose models are not here says so
 # (and what would score this language) instead of failing after a minute of loading.
 ready = preset is not None and preset_ready(preset, [language])
@@ -268,7 +270,7 @@ if not source or not candidates:
     st.stop()
 
 try:
-    with st.spinner("Scoring…"):
+    with warming_notice(preset), st.spinner("Scoring…"):  # models still warming: said, and waited for
         # Where STA is P(neutral) of a text alone, the input rides along as a last row: its P(neutral)
         # tells whether a rewrite is more toxic (a comparative STA says that itself).
         alone = preset_class(preset).sta_of_text_alone

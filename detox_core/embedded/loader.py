@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from detox_core.embedded.recipe import EmbeddedModels, find_artifacts, load_navec, morph_analyzer
@@ -24,27 +25,51 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
 _PRELOAD: list[threading.Thread] = []
 
 
-def preload() -> None:
-    """Everything the embedded preset's first score would load: the Russian models, word
-    vectors and morphology, every other language's models, the language identifier and
-    the Chinese and Japanese segmenters."""
+def preload_steps() -> list[tuple[str, Callable[[], object]]]:
+    """The steps of :func:`preload`, each named for people (the server's warm-up shows
+    them one by one): the Russian models, word vectors, morphology, the other languages'
+    models, the language identifier and the Chinese and Japanese segmenters. The last two
+    do nothing when the trained models hold no other language."""
     from detox_core.embedded import multilingual
     from detox_core.embedded.language_id import detector
     from detox_core.segment import SEGMENTERS
 
-    models = load_models()
-    load_navec()
-    morph_analyzer()
-    if multilingual.load_languages(models.folder) is not None:
-        detector()
-        SEGMENTERS["zh"]("你好")
-        SEGMENTERS["ja"]("こんにちは")
+    found: dict[str, object] = {}
+
+    def russian() -> None:
+        found["models"] = load_models()
+
+    def languages() -> None:
+        models = found.get("models") or load_models()
+        found["languages"] = multilingual.load_languages(models.folder)
+
+    def identifier() -> None:
+        if found.get("languages") is not None:
+            detector()  # lingua's build holds the GIL for about a second
+
+    def segmenters() -> None:
+        if found.get("languages") is not None:
+            SEGMENTERS["zh"]("你好")  # jieba's dictionary: about 0.4 s, also holding the GIL
+            SEGMENTERS["ja"]("こんにちは")
+
+    return [("Russian models", russian), ("word vectors", load_navec), ("morphology", morph_analyzer),
+            ("other languages", languages), ("language identifier", identifier),
+            ("Chinese and Japanese segmenters", segmenters)]
+
+
+def preload() -> None:
+    """Everything the embedded preset's first score would load: the Russian models, word
+    vectors and morphology, every other language's models, the language identifier and
+    the Chinese and Japanese segmenters."""
+    for _, step in preload_steps():
+        step()
 
 
 def preload_in_background(delay: float = 1.5) -> None:
     """Load the embedded models, word vectors and morphology in a background thread,
-    once per process, so that a page's first score does not wait for them (the Live
-    scoring page starts it while the user is still typing). The thread waits ``delay``
+    once per process, so that a first score does not wait for them (the app's server warms
+    them, and the other presets' local models, with :mod:`detox_core.warmup` instead,
+    which shows its progress). The thread waits ``delay``
     seconds first: the page draws meanwhile, and a score asked for at once loads the
     models itself (with its spinner) instead of waiting behind the thread. Errors are
     left for the first real score to report."""

@@ -252,6 +252,13 @@ class Preset(ABC):
         return {}
 
     @classmethod
+    def warm_steps(cls) -> list[tuple[str, Callable[[], object]]]:
+        """What a server loads for this preset at its start besides the models of
+        :attr:`model_kinds` (:mod:`detox_core.warmup` loads those through the pool when
+        they are on this machine), each step named for people; none by default."""
+        return []
+
+    @classmethod
     def unavailable(cls) -> str | None:
         """Why the preset cannot run on this server and what to set, or None when it can
         try (a preset whose models may fail to load says so when it runs)."""

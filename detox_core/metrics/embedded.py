@@ -12,7 +12,7 @@ import pandas as pd
 from detox_core.embedded import multilingual
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.loader import load_models
+from detox_core.embedded.loader import load_models, preload_steps
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.lru import ByteLRU, cache_budget
@@ -84,6 +84,10 @@ class EmbeddedPreset(Preset):
         self.folder = folder
         #: the language of each pair (set by the callers that know it); None: all Russian
         self.langs = list(langs) if langs is not None else None
+
+    @classmethod
+    def warm_steps(cls):
+        return preload_steps()  # the Russian models, vectors, morphology, the other languages
 
     @classmethod
     def trained_languages(cls) -> tuple[str, ...]:

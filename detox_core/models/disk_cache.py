@@ -29,8 +29,12 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from detox_core import config
+from detox_core.models.hub import hub_commit
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +72,44 @@ def text_key(namespace: str, text: str) -> bytes:
     h = hashlib.sha256(len(ns).to_bytes(8, "little") + ns)
     h.update(text.encode("utf-8", "surrogatepass"))
     return h.digest()
+
+
+def model_identity(loaded: Any, mapped: dict[str, str], max_length: int) -> str | None:
+    """What the cache keys a loaded model's outputs by: everything they depend on (see the
+    module's text), or None when the model's version cannot be told (a hub model without a
+    commit). ``mapped``: model id -> folder of other models it may load by id (a registered
+    kind's, such as xCOMET's encoder): their folders are part of its identity."""
+
+    def ident(source: str, local: bool) -> str | None:
+        if local:
+            return folder_fingerprint(source)
+        commit = loaded.revision if source == loaded.source and loaded.revision and not str(
+            loaded.revision).startswith("local-") else hub_commit(source)
+        return f"hub:{source}@{commit}" if commit else None
+
+    model = ident(loaded.source, loaded.local)
+    tok = ident(loaded.tokenizer_from[1], loaded.tokenizer_from[2]) if loaded.tokenizer_from else "own"
+    if model is None or tok is None:
+        return None
+    if mapped:
+        extra = sorted(f"{mid}={folder_fingerprint(f) if Path(f).is_dir() else f}" for mid, f in mapped.items())
+        tok = f"{tok};{','.join(extra)}"
+    return "|".join(map(str, (f"v{RECIPE_VERSION}", model, tok, loaded.kind, loaded.device, loaded.dtype,
+                              loaded.backend, max_length)))
+
+
+def default_disk_cache() -> DiskCache | None:
+    """The on-disk cache of model outputs of this data folder
+    (``<data>/cache/model_outputs/outputs.sqlite``, bounded by ``DETOX_SCORE_CACHE_MB``),
+    or None when that is 0 or the folder cannot be written (then with a warning)."""
+    bound = config.score_cache_mb()
+    if bound <= 0:
+        return None
+    try:
+        return DiskCache(config.data_dir() / "cache" / "model_outputs" / "outputs.sqlite", int(bound * 1024 * 1024))
+    except (OSError, sqlite3.Error) as err:  # a read-only data folder: memory only
+        log.warning("the on-disk cache of model outputs is off: %s", err)
+        return None
 
 
 def folder_fingerprint(folder: str | Path) -> str:

@@ -1,19 +1,15 @@
 """The model pool: every transformer model is loaded once per process and shared.
 
-Keyed by (where the model loads from, kind, device, dtype, backend). Models load
-lazily on first use, on CUDA when a GPU is present and on the CPU otherwise, in fp32:
-half precision (``precision="float16"``/``"bfloat16"`` or ``DETOX_PRECISION``) is an
-opt-in on a GPU, recorded in every score's signature, until a device has measured it
-within 5e-4 of fp32 per system (``benchmarks/bench_gpu.py``). On the CPU a model can also run through ONNX Runtime (``backend="onnx"``:
-exported once, fused, cached under ``data/models/onnx``; same numbers within 1e-4).
-Inference is batched by a token budget with texts sorted by length, so that a batch's
-texts have about the same length (padding near zero) and short texts go in large
-batches; the original order is restored; under ``torch.inference_mode()``. Results are
-memoised per text in memory (bounded by bytes): the 875 test inputs are scored once and
-reused by every submission, and an output that repeats its input (or another output) is
-not run again. The process-wide pool (:func:`default_pool`) also keeps every output on
-disk (:mod:`detox_core.models.disk_cache`): a text is run through a model once across
-runs, server restarts and app processes.
+Keyed by (where the model loads from, kind, device, dtype, backend). Models load lazily,
+on CUDA when present, else the CPU, in fp32: half precision (``precision`` or
+``DETOX_PRECISION``) is a GPU opt-in recorded in every signature until a device has
+measured it within 5e-4 of fp32 per system (``benchmarks/bench_gpu.py``). On the CPU a
+model can also run through ONNX Runtime (``backend="onnx"``, exported once under
+``data/models/onnx``; same numbers within 1e-4). Inference runs in token-budget batches of
+texts of about one length (:mod:`detox_core.models.batching`). Each text runs once: results
+are memoised in memory (bounded by bytes; the inputs are shared by every submission, a
+repeated output is not run again) and, for the process-wide pool (:func:`default_pool`),
+on disk across runs, restarts and processes (:mod:`detox_core.models.disk_cache`).
 
 A model id can be mapped to a local directory (air-gapped machines, tests) for the
 whole process with :meth:`ModelPool.map_model` (the organizers' model settings), the
@@ -29,9 +25,7 @@ and the loading run under the pool's lock.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,8 +36,9 @@ import numpy as np
 from detox_core import config
 from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.models.disk_cache import RECIPE_VERSION, DiskCache, folder_fingerprint
-from detox_core.models.hub import default_device, hub_commit, hub_reachable, in_hub_cache, revision
+from detox_core.models.batching import PAIR_SEP, plan_batches, run_batches, torch_dtype  # noqa: F401
+from detox_core.models.disk_cache import DiskCache, default_disk_cache, model_identity
+from detox_core.models.hub import default_device, hub_reachable, in_hub_cache, revision
 from detox_core.models.kinds import CUSTOM_KINDS
 from detox_core.models.onnx import onnx_session
 
@@ -52,13 +47,6 @@ log = logging.getLogger(__name__)
 Kind = str  # "classifier", "encoder", "sentence-transformer", "seq2seq" or a registered kind
 Backend = Literal["auto", "torch", "onnx"]
 Progress = Callable[[int, int], None]
-#: A batch of at least BUCKET_MIN texts takes no text shorter than BUCKET_RATIO of its longest.
-BUCKET_RATIO = 0.9
-BUCKET_MIN = 4
-#: Separates the two texts of a sentence pair in memo keys (never in user text: control char).
-PAIR_SEP = "\x1f"
-
-
 
 
 @dataclass
@@ -330,29 +318,10 @@ class ModelPool:
         return loaded
 
     def _identity(self, loaded: _Loaded) -> str | None:
-        """What the on-disk cache keys a model's outputs by: everything they depend on, or
-        None when the model's version cannot be told (a hub model without a commit)."""
+        """What the on-disk cache keys this model's outputs by (None: not cached on disk)."""
         if self.disk is None:
             return None
-
-        def ident(source: str, local: bool) -> str | None:
-            if local:
-                return folder_fingerprint(source)
-            commit = loaded.revision if source == loaded.source and loaded.revision and not str(
-                loaded.revision).startswith("local-") else hub_commit(source)
-            return f"hub:{source}@{commit}" if commit else None
-
-        model = ident(loaded.source, loaded.local)
-        tok = ident(loaded.tokenizer_from[1], loaded.tokenizer_from[2]) if loaded.tokenizer_from else "own"
-        if model is None or tok is None:
-            return None
-        if loaded.kind in CUSTOM_KINDS:
-            # A registered kind may load more models by id (xCOMET's encoder, through the
-            # mapping): every mapped folder is part of its identity.
-            extra = sorted(f"{mid}={folder_fingerprint(f) if Path(f).is_dir() else f}" for mid, f in self.model_map.items())
-            tok = f"{tok};{','.join(extra)}"
-        return "|".join(map(str, (f"v{RECIPE_VERSION}", model, tok, loaded.kind, loaded.device, loaded.dtype,
-                                  loaded.backend, self.max_length)))
+        return model_identity(loaded, self.model_map if loaded.kind in CUSTOM_KINDS else {}, self.max_length)
 
     def info(self, model_id: str, kind: Kind, role: str | None = None, source: str | None = None,
              tokenizer: str | None = None) -> dict[str, Any]:
@@ -450,7 +419,7 @@ class ModelPool:
                     chunk = run[start : start + self.batch_size]
                     keep(chunk, CUSTOM_KINDS[kind].run(loaded, chunk))
             elif run:
-                for batch_texts, values in self._batches(loaded, run, pairs):
+                for batch_texts, values in run_batches(self, loaded, run, pairs):
                     keep(batch_texts, values)
             return [results[t] for t in todo]
 
@@ -459,132 +428,13 @@ class ModelPool:
             progress(len(texts), len(texts))
         return np.stack(out) if out else np.zeros((0, 0))
 
-    def _token_limit(self, loaded: _Loaded) -> int:
-        """Tokens kept per text: ``max_length``, or fewer when the model has fewer positions
-        (RoBERTa-like models reserve ``pad_token_id + 1`` of them: XLM-R's 514 keep 512)."""
-        limit = self.max_length
-        declared = getattr(loaded.tokenizer, "model_max_length", None)
-        if isinstance(declared, int) and declared < 1_000_000:
-            limit = min(limit, declared)
-        config = getattr(loaded.model, "config", None)
-        positions = getattr(config, "max_position_embeddings", None)
-        if isinstance(positions, int):
-            reserved = (getattr(config, "pad_token_id", 1) or 0) + 1 if getattr(config, "model_type", "") in {
-                "roberta", "xlm-roberta", "camembert"} else 0
-            limit = min(limit, positions - reserved)
-        return limit
-
-    def _batches(self, loaded: _Loaded, texts: list[str], pairs: bool = False):
-        """Yield ``(texts, values)`` per batch, longest texts first, each batch within the
-        token budget (:meth:`plan_batches`), padded to its own longest text."""
-        import torch
-
-        prof = self.profile
-        clock = time.perf_counter
-        started = clock()
-        tok = loaded.tokenizer
-        if pairs:
-            firsts, seconds = zip(*(t.split(PAIR_SEP, 1) for t in texts)) if texts else ((), ())
-            encoded = tok(list(firsts), list(seconds), truncation=True, max_length=self._token_limit(loaded))
-        else:
-            encoded = tok(texts, truncation=True, max_length=self._token_limit(loaded))
-        if prof is not None:
-            prof["tokenize"] = prof.get("tokenize", 0.0) + clock() - started
-        names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in encoded]
-        columns = {n: encoded[n] for n in names}
-        lengths = [len(ids) for ids in columns["input_ids"]]
-        pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
-        left = getattr(tok, "padding_side", "right") == "left"
-        for idx in self.plan_batches(lengths):
-            started = clock()
-            width = lengths[idx[0]]
-            arrays = {}
-            for name in names:
-                filler = pad_id if name == "input_ids" else 0
-                arr = np.full((len(idx), width), filler, dtype=np.int64)
-                for row, i in enumerate(idx):
-                    seq = columns[name][i]
-                    if left:
-                        arr[row, width - len(seq):] = seq
-                    else:
-                        arr[row, : len(seq)] = seq
-                arrays[name] = arr
-            self.forward_tokens += sum(lengths[i] for i in idx)
-            self.padded_tokens += len(idx) * width
-            if prof is not None:
-                padded = clock()
-                prof["pad"] = prof.get("pad", 0.0) + padded - started
-                prof.setdefault("batches", []).append((loaded.model_id, len(idx), width, sum(lengths[i] for i in idx)))
-            if loaded.backend == "onnx":
-                feed = {n: arrays[n] for n in loaded.input_names}
-                raw = loaded.model.run(None, feed)[0].astype(np.float64)
-            else:
-                with torch.inference_mode():
-                    inputs = {k: torch.from_numpy(v).to(self.device) for k, v in arrays.items()}
-                    out = loaded.model(**inputs)
-                    raw = (out.logits if loaded.kind == "classifier" else out.pooler_output).float().cpu().numpy()
-                raw = raw.astype(np.float64)
-            if prof is not None:
-                forwarded = clock()
-                prof["forward"] = prof.get("forward", 0.0) + forwarded - padded
-            if loaded.kind == "classifier" and raw.shape[1] == 1:
-                values = 1.0 / (1.0 + np.exp(-raw))  # one logit: its sigmoid, as the official code
-            elif loaded.kind == "classifier":
-                raw = raw - raw.max(axis=1, keepdims=True)
-                values = np.exp(raw) / np.exp(raw).sum(axis=1, keepdims=True)
-            else:
-                values = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
-            if prof is not None:
-                prof["post"] = prof.get("post", 0.0) + clock() - forwarded
-            yield [texts[i] for i in idx], list(values)
-
     def plan_batches(self, lengths: Sequence[int]) -> list[list[int]]:
-        """Indices of ``lengths`` grouped into batches, longest first. A batch ends when one
-        more text would take it past :attr:`token_budget` (its size times its longest
-        length, padding included; at least one text a batch), past ``8 x batch_size``
-        texts, or, once it holds :data:`BUCKET_MIN` texts, when the next text is shorter
-        than :data:`BUCKET_RATIO` of its longest: texts of a batch have about one length,
-        so padding stays near zero whatever the mix of lengths."""
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        cap, budget = 8 * self.batch_size, self.token_budget
-        batches: list[list[int]] = []
-        current: list[int] = []
-        for i in order:
-            if current:
-                width = lengths[current[0]]
-                if ((len(current) + 1) * width > budget or len(current) >= cap
-                        or (len(current) >= BUCKET_MIN and lengths[i] < BUCKET_RATIO * width)):
-                    batches.append(current)
-                    current = []
-            current.append(i)
-        if current:
-            batches.append(current)
-        return batches
+        """:func:`detox_core.models.batching.plan_batches` with this pool's token budget and
+        at most ``8 x batch_size`` texts a batch."""
+        return plan_batches(lengths, self.token_budget, 8 * self.batch_size)
 
-    def clear_memo(self) -> None:
-        """Forget the in-memory results (the on-disk cache keeps its own)."""
+    def clear_memo(self) -> None:  # the in-memory results (the on-disk cache keeps its own)
         self._memo.clear()
-
-
-def torch_dtype(name: str):
-    """The torch type of a precision name (``"float32"``, ``"float16"``, ``"bfloat16"``)."""
-    import torch
-
-    return {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(name, torch.float32)
-
-
-def default_disk_cache() -> DiskCache | None:
-    """The on-disk cache of model outputs of this data folder
-    (``<data>/cache/model_outputs/outputs.sqlite``, bounded by ``DETOX_SCORE_CACHE_MB``),
-    or None when that is 0 or the folder cannot be written (then with a warning)."""
-    bound = config.score_cache_mb()
-    if bound <= 0:
-        return None
-    try:
-        return DiskCache(config.data_dir() / "cache" / "model_outputs" / "outputs.sqlite", int(bound * 1024 * 1024))
-    except (OSError, sqlite3.Error) as err:  # a read-only data folder: memory only
-        log.warning("the on-disk cache of model outputs is off: %s", err)
-        return None
 
 
 _DEFAULT_POOL: ModelPool | None = None

@@ -24,13 +24,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT) -> tuple[subprocess.Popen, str]:
+def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT,
+              launcher: bool = False) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` of the checkout ``app_dir`` (this one by default)
-    with ``env`` added; return the process and its URL once its health check answers."""
+    with ``env`` added; return the process and its URL once its health check answers.
+    ``launcher``: start it with ``python -m detox_core serve`` instead (the models warm
+    from the server's start)."""
     port = free_port()
+    command = [sys.executable, "-m", "detox_core", "serve"] if launcher else [
+        sys.executable, "-m", "streamlit", "run", "app.py"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.fileWatcherType", "none"],
+        [*command, "--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none"],
         cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"

@@ -11,6 +11,7 @@ import pytest
 from detox_core.errors import ModelUnavailableError, ScorerUnavailableError
 from detox_core.metrics import get_preset
 from detox_core.models import ModelPool
+from detox_core.models.batching import token_limit
 
 STA_ID = "s-nlp/russian_toxicity_classifier"
 TEXTS = ["ты неправ", "какая ерунда эта ваша новость, честно говоря", "ок", "этот человек опять врёт"]
@@ -99,4 +100,4 @@ def test_a_text_longer_than_the_models_positions_is_cut_to_them(tiny_models):
     long = " ".join(["очень длинный текст"] * 400)
     probs = pool.probabilities(STA_ID, [long, "коротко"], source=str(tiny_models["sta"]))
     assert probs.shape == (2, 2) and np.allclose(probs.sum(axis=1), 1.0)
-    assert pool._token_limit(pool.get(STA_ID, "classifier", source=str(tiny_models["sta"]))) == 128
+    assert token_limit(pool.get(STA_ID, "classifier", source=str(tiny_models["sta"])), pool.max_length) == 128

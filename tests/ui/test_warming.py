@@ -1,0 +1,103 @@
+"""The warm-up as people see it: a line in the sidebar while the models warm, which
+presets are warm after, and a warning per preset that could not be warmed, its reason
+shown as typed (never as markup); a score that finds its preset warming does not wait for
+the rest of the warm-up."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core import warmup
+
+
+def _sidebar() -> None:
+    from detox_core.ui.warming import render_warmup_status
+
+    render_warmup_status()
+
+
+def _score(preset: str) -> None:
+    import streamlit as st
+
+    from detox_core.ui.warming import warming_notice
+
+    with warming_notice(preset):
+        st.write("scored")
+
+
+def item(preset: str, label: str, status: str, done: int = 0, steps=("one", "two"), reason=None):
+    return warmup.Item(preset, label, tuple(steps), done=done, status=status, reason=reason)
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The process's warm-up replaced by one whose state the test sets."""
+    w = warmup.Warmup()
+    monkeypatch.setattr(warmup, "_DEFAULT", w)
+
+    def set_state(**fields) -> warmup.Warmup:
+        w._state = warmup.State(**fields)
+        return w
+
+    return set_state
+
+
+def test_nothing_is_shown_before_the_warmup_starts(shown):
+    shown()
+    at = AppTest.from_function(_sidebar).run()
+    assert not at.exception and not at.sidebar.caption and not at.sidebar.warning
+
+
+def test_the_sidebar_says_what_is_warming(shown):
+    shown(started=True, planned=True,
+          items=(item("embedded", "Embedded (offline CPU)", "warming", done=1), item("russe2022", "RUSSE", "waiting")))
+    at = AppTest.from_function(_sidebar).run()
+    assert not at.exception
+    assert [c.value for c in at.sidebar.caption] == [
+        ":material/hourglass_top: Warming models\\: Embedded \\(offline CPU\\) 1/2 · two · then 1 more preset"]
+
+
+def test_once_warm_it_names_the_warm_presets_and_warns_of_each_failure_as_typed(shown):
+    reason = "RuntimeError: *damaged* [weights](http://example.org) <b>x</b>"
+    shown(started=True, planned=True, finished=True, seconds=4.2,
+          items=(item("embedded", "Embedded (offline CPU)", "ready", done=2),
+                 item("embedded-bad", "Embedded (offline CPU)", "failed", reason=reason)))
+    at = AppTest.from_function(_sidebar).run()
+    assert not at.exception
+    assert [c.value for c in at.sidebar.caption] == [
+        ":material/check_circle: Models warm\\: Embedded \\(offline CPU\\) \\(4 s\\)"]
+    [warning] = at.sidebar.warning
+    assert "could not be warmed" in warning.value
+    # The reason reaches the page escaped: no emphasis, link or HTML.
+    assert "\\*damaged\\*" in warning.value and "\\[weights\\]\\(http" in warning.value
+    assert "\\<b\\>x\\</b\\>" in warning.value
+
+
+def test_a_score_during_the_warmup_does_not_wait_for_the_rest_of_it(shown):
+    """The score loads what it needs through the same locks: a Russian score must not wait
+    for the other languages' models (a second and more of the language identifier)."""
+    w = shown(started=True, planned=True, items=(item("embedded", "Embedded (offline CPU)", "warming"),))
+
+    def finish() -> None:
+        time.sleep(3.0)
+        w._set_item(0, status="ready", done=2)
+        w._set(finished=True, seconds=3.0)
+
+    threading.Thread(target=finish, daemon=True).start()
+    t0 = time.monotonic()
+    at = AppTest.from_function(_score, args=("embedded",), default_timeout=30).run()
+    assert not at.exception and time.monotonic() - t0 < 2.5
+    assert warmup.state().warming  # it scored while the warm-up was still going
+    assert [m.value for m in at.markdown] == ["scored"]
+    assert not at.info  # the notice goes once the score is over
+
+
+def test_a_score_of_a_warm_preset_does_not_wait(shown):
+    shown(started=True, planned=True, finished=True, items=(item("embedded", "Embedded (offline CPU)", "ready", 2),))
+    t0 = time.monotonic()
+    at = AppTest.from_function(_score, args=("embedded",)).run()
+    assert not at.exception and time.monotonic() - t0 < 5 and not at.info

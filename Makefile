@@ -60,6 +60,8 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_gpu.py --keep data/cache/bench-models
+	$(BIN)/python benchmarks/bench_process.py --keep data/cache/bench-models
 	$(BIN)/python benchmarks/bench_textdetox2024.py
 	$(BIN)/python benchmarks/bench_textdetox2025.py
 	$(BIN)/python benchmarks/bench_annotation.py

@@ -101,3 +101,23 @@ def test_a_text_longer_than_the_models_positions_is_cut_to_them(tiny_models):
     probs = pool.probabilities(STA_ID, [long, "коротко"], source=str(tiny_models["sta"]))
     assert probs.shape == (2, 2) and np.allclose(probs.sum(axis=1), 1.0)
     assert token_limit(pool.get(STA_ID, "classifier", source=str(tiny_models["sta"])), pool.max_length) == 128
+
+
+def test_fp32_is_the_default_and_half_precision_an_opt_in_on_a_gpu(monkeypatch, tiny_models):
+    """Until a device has measured half precision within 5e-4 of fp32 per system, a GPU runs
+    fp32 unless asked; the CPU always runs fp32; what ran is in every signature."""
+    from detox_core.errors import DetoxInputError
+
+    monkeypatch.delenv("DETOX_PRECISION", raising=False)
+    assert ModelPool(device="cuda").dtype == "float32"
+    assert ModelPool(device="cuda", precision="float16").dtype == "float16"
+    monkeypatch.setenv("DETOX_PRECISION", "bf16")
+    assert ModelPool(device="cuda").dtype == "bfloat16"
+    assert ModelPool(device="cpu").dtype == "float32"  # the CPU ignores the opt-in
+    monkeypatch.setenv("DETOX_PRECISION", "fp8")
+    with pytest.raises(DetoxInputError, match="DETOX_PRECISION"):
+        ModelPool(device="cuda")
+    monkeypatch.delenv("DETOX_PRECISION")
+    preset = get_preset("russe2022", pool=ModelPool(device="cpu", backend="torch"),
+                        models={r: str(tiny_models[r]) for r in ("sta", "sim", "fl")})
+    assert {m["dtype"] for m in preset.signature().models.values()} == {"float32"}

@@ -66,6 +66,12 @@ def _unpack(blob: bytes) -> np.ndarray:
     return np.load(io.BytesIO(blob), allow_pickle=False)
 
 
+def _busy(err: Exception) -> bool:
+    """Whether ``err`` is another process holding the file too long (worth trying again
+    later), not a cache that cannot work."""
+    return isinstance(err, sqlite3.OperationalError) and any(w in str(err).lower() for w in ("locked", "busy"))
+
+
 def text_key(namespace: str, text: str) -> bytes:
     """The row key of ``text`` under ``namespace`` (32 bytes)."""
     ns = namespace.encode("utf-8")
@@ -199,8 +205,10 @@ class DiskCache:
                 db.execute("COMMIT")
         except (sqlite3.Error, ValueError, OSError) as err:
             self._rollback()
-            self._off(err)
-            return {}
+            if not _busy(err):
+                self._off(err)
+            if not found:
+                return {}
         self.hits += len(found)
         self.misses += len(keys) - len(found)
         return found
@@ -229,7 +237,10 @@ class DiskCache:
                 self._evict(db)
         except (sqlite3.Error, OSError) as err:
             self._rollback()
-            self._off(err)
+            if _busy(err):  # other processes held the file past the timeout: these rows are not kept
+                log.info("the on-disk cache of model outputs was busy; %d outputs not stored", len(rows))
+            else:
+                self._off(err)
 
     def _rollback(self) -> None:
         db = getattr(self._local, "db", None)

@@ -189,3 +189,19 @@ def test_batches_keep_within_the_budget_and_pad_little():
     assert padded / sum(lengths) < 1.06  # padding under 6% of the tokens run
     assert max(len(b) for b in batches) > 32  # short texts go in larger batches than the old fixed 32
     assert pool.plan_batches([600]) == [[0]]  # a text over the budget still runs, alone
+
+
+def test_a_cache_held_by_another_process_is_skipped_not_switched_off(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = DiskCache(path, max_bytes=10**9, timeout=0.2)
+    cache.put_many("ns", [("kept", np.ones(2))])
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a long write
+    try:
+        cache.put_many("ns", [("lost", np.zeros(2))])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert cache.enabled  # busy once is no reason to stop caching
+    cache.put_many("ns", [("later", np.zeros(2))])
+    assert set(cache.get_many("ns", ["kept", "lost", "later"])) == {"kept", "later"}

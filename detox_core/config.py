@@ -25,6 +25,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_BERTSCORE_MODEL`` | BERTScore's model id | ``bert-base-multilingual-cased`` |
 | ``DETOX_BERTSCORE_LAYER`` | BERTScore's layer | bert-score's layer for the model (9) |
 | ``DETOX_PRECISION`` | models' floating-point type on a GPU: ``float32``, or ``float16``/``bfloat16`` as an opt-in (in the signature) | ``float32`` |
+| ``DETOX_WARMUP`` | ``0``: no warm-up of the models at the server's start; each loads on its first use | on |
 | ``DETOX_SCORE_CACHE_MB`` | size bound of the on-disk cache of model outputs (``<data>/cache/model_outputs``; 0 = off) | 512 |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
 | ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
@@ -67,6 +68,7 @@ BERTSCORE_ENV = "DETOX_BERTSCORE"
 BERTSCORE_MODEL_ENV = "DETOX_BERTSCORE_MODEL"
 BERTSCORE_LAYER_ENV = "DETOX_BERTSCORE_LAYER"
 PRECISION_ENV = "DETOX_PRECISION"
+WARMUP_ENV = "DETOX_WARMUP"
 SCORE_CACHE_ENV = "DETOX_SCORE_CACHE_MB"
 
 #: Default budget of all per-text caches together, in MB.
@@ -238,3 +240,14 @@ def score_cache_mb() -> float:
     if value < 0:
         raise DetoxInputError(f"{SCORE_CACHE_ENV} must be a number of megabytes >= 0, got {raw!r}")
     return value
+
+
+def warmup_enabled() -> bool:
+    """``DETOX_WARMUP``: whether the server warms its models in the background from its
+    start (default: yes; ``0``, ``off`` or ``false``: each model loads on its first use)."""
+    raw = _get(WARMUP_ENV).lower()
+    if raw in ("", "1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise DetoxInputError(f"{WARMUP_ENV} must be 1 or 0, got {raw!r}")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from detox_core import config
 from detox_core.errors import DataMissingError, DetoxError, ModelUnavailableError
 from detox_core.metrics.registry import ROLE_WORDS, preset_class, preset_names
 from detox_core.models import ModelPool, default_pool
@@ -315,7 +316,10 @@ def default_warmup() -> Warmup:
 
 
 def start(delay: float = 0.0) -> bool:
-    """Start the process's warm-up unless it has started; True when this call started it."""
+    """Start the process's warm-up unless it has started or ``DETOX_WARMUP=0`` switches it
+    off; True when this call started it."""
+    if not config.warmup_enabled():
+        return False
     return default_warmup().start(delay)
 
 

@@ -8,7 +8,8 @@ import streamlit as st
 
 from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
-from detox_core import warmup
+from detox_core import config, warmup
+from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
@@ -51,8 +52,12 @@ language = top.selectbox("Language", codes, index=codes.index(_default_language(
                          help="The language of the texts: only the metric presets that cover it are offered.")
 preset, calibrated = preset_picker(container=top, languages=[language])
 # A server started by `python -m detox_core serve` or app.py warms the models already; run alone
-# (a test), the page starts that while the user types.
-warmup.start(delay=1.5)
+# (a test), the page starts that while the user types. With the warm-up off (DETOX_WARMUP=0),
+# the embedded preset's models still load while the user types.
+if config.warmup_enabled():
+    warmup.start(delay=1.5)
+elif preset == "embedded":
+    preload_in_background()
 # Checked in seconds, before anything is typed: a preset whose models are not here says so
 # (and what would score this language) instead of failing after a minute of loading.
 ready = preset is not None and preset_ready(preset, [language])

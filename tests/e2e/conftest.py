@@ -15,6 +15,18 @@ from tests.conftest import write_tiny_dataset
 from tests.e2e.util import CHROMIUM, start_app, stop_app
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_warmup_at_start():
+    """The servers of the browser tests load each model on first use (``DETOX_WARMUP=0``),
+    as they did before the warm-up existed: a warm-up of every language beside each test's
+    first page costs CPU on a 2-core machine and stalls the server for a second or more
+    (lingua's build holds the GIL). The warm-up has its own browser test
+    (tests/e2e/test_warmup.py turns it on)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DETOX_WARMUP", "0")
+        yield
+
+
 @pytest.fixture(scope="module")
 def data_root(tmp_path_factory) -> Path:
     """The real data when fetched (for true screenshots), else a tiny dataset."""

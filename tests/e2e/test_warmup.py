@@ -41,6 +41,7 @@ def launched(data_root, db_url, tmp_path_factory):
         "DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url, "DETOX_ORGANIZER_PASSWORD": "",
         "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path_factory.mktemp("empty-hf-cache")), "DETOX_MODEL_DIR": "",
         "DETOX_MODEL_MAP": ";".join(f"{model}={folder}" for model, folder in mapping.items()),
+        "DETOX_WARMUP": "1",
     }, launcher=True)
     yield url, started
     stop_app(proc)

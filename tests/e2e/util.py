@@ -58,17 +58,24 @@ def stop_app(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+def _busy(pg) -> bool:
+    """Whether the page's script is running: the app's own script state (the status widget
+    alone comes and goes during a run), its status widget or a skeleton placeholder."""
+    app = pg.query_selector('[data-testid="stApp"]')
+    return ((app is not None and app.get_attribute("data-test-script-state") == "running")
+            or pg.query_selector('[data-testid="stStatusWidget"]') is not None
+            or pg.query_selector('[data-testid="stSkeleton"]') is not None)
+
+
 def wait_idle(pg, timeout: float = 60) -> None:
-    """Wait until Streamlit has finished the current run."""
+    """Wait until Streamlit has finished the current run (idle for 0.7 s on end)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
     deadline = time.time() + timeout
     time.sleep(0.5)
     while time.time() < deadline:
-        running = pg.query_selector('[data-testid="stStatusWidget"]')
-        skeleton = pg.query_selector('[data-testid="stSkeleton"]')
-        if running is None and skeleton is None:
+        if not _busy(pg):
             time.sleep(0.7)
-            if pg.query_selector('[data-testid="stStatusWidget"]') is None:
+            if not _busy(pg):
                 return
         time.sleep(0.3)
     raise AssertionError("the app kept running")

@@ -151,6 +151,7 @@ def test_it_starts_once_however_often_and_from_however_many_threads(toys, offlin
 
 
 def test_the_process_warmup_is_one(monkeypatch, toys, offline):
+    monkeypatch.delenv("DETOX_WARMUP", raising=False)
     monkeypatch.setattr(warmup, "_DEFAULT", None)
     first = warmup.default_warmup()
     assert warmup.default_warmup() is first
@@ -249,3 +250,14 @@ def test_the_embedded_preset_warms_on_the_trained_models(trained, monkeypatch):
     state = w.wait(timeout=120)
     assert state.item("embedded").status == "ready", state
     assert state.item("embedded").done == 6 and loader._LOADED
+
+
+def test_detox_warmup_0_switches_it_off(monkeypatch, toys, offline):
+    monkeypatch.setattr(warmup, "_DEFAULT", None)
+    monkeypatch.setenv("DETOX_WARMUP", "0")
+    assert not warmup.start() and not warmup.state().started
+    monkeypatch.setenv("DETOX_WARMUP", "maybe")
+    from detox_core.errors import DetoxInputError
+
+    with pytest.raises(DetoxInputError, match="DETOX_WARMUP"):
+        warmup.start()

@@ -15,13 +15,14 @@ from tests.conftest import write_tiny_dataset
 from tests.e2e.util import CHROMIUM, start_app, stop_app
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def no_warmup_at_start():
     """The servers of the browser tests load each model on first use (``DETOX_WARMUP=0``),
     as they did before the warm-up existed: a warm-up of every language beside each test's
     first page costs CPU on a 2-core machine and stalls the server for a second or more
     (lingua's build holds the GIL). The warm-up has its own browser test
-    (tests/e2e/test_warmup.py turns it on)."""
+    (tests/e2e/test_warmup.py turns it on). Module-scoped: it ends with each module, so the
+    other tests never see it."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DETOX_WARMUP", "0")
         yield

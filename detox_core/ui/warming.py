@@ -1,5 +1,5 @@
 """The models' warm-up (:mod:`detox_core.warmup`) as people see it: a line in the sidebar
-while the models warm, and a word on the Live scoring page when a score waits for them."""
+while the models warm, and a word on the Live scoring page when a score comes before them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from detox_core.ui import render
 
 #: Seconds between two updates of the sidebar's line while the models warm.
 REFRESH_S = 1.0
-#: The longest a score waits for its preset's warm-up before loading the models itself.
 
 
 def render_warmup_status() -> None:

@@ -6,6 +6,9 @@ hash), the request settings (temperature, ...) and the messages (the texts); the
 text, its value (NULL: an answer the parser could not read) and the token counts. A rerun
 reads the answers instead of paying for them again, and an interrupted run resumes.
 Requests that failed (rate limits, server errors) are not stored: nothing was charged.
+An unreadable answer whose re-ask failed is stored as ``pending``: it was charged, so a
+rerun sends only the re-ask (with that answer in it), and the re-ask's outcome replaces
+the row.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ responses = Table(
     Column("prompt_tokens", Integer, nullable=False, server_default="0"),
     Column("completion_tokens", Integer, nullable=False, server_default="0"),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # 1: the first answer was unreadable and its re-ask not answered (rate limits, errors).
+    Column("pending", Integer, nullable=False, server_default="0"),
 )
 
 
@@ -51,6 +56,7 @@ class Cached:
     value: float | None
     prompt_tokens: int
     completion_tokens: int
+    pending: bool = False  # an unreadable first answer waiting for its re-ask
 
 
 @guard_public_methods("use the LLM judge's response cache")
@@ -77,23 +83,33 @@ class ResponseCache:
             for start in range(0, len(keys), 500):
                 chunk = keys[start:start + 500]
                 q = select(responses.c.key, responses.c.answer, responses.c.value, responses.c.prompt_tokens,
-                           responses.c.completion_tokens).where(responses.c.key.in_(chunk))
-                for key, answer, value, pt, ct in conn.execute(q):
-                    out[key] = Cached(answer, value, int(pt or 0), int(ct or 0))
+                           responses.c.completion_tokens, responses.c.pending).where(responses.c.key.in_(chunk))
+                for key, answer, value, pt, ct, pending in conn.execute(q):
+                    out[key] = Cached(answer, value, int(pt or 0), int(ct or 0), bool(pending))
         return out
 
     def put_many(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Store answered requests (dicts with the table's columns but ``created_at``);
-        a key already stored is left as it is."""
+        """Store answered requests (dicts with the table's columns but ``created_at``;
+        ``pending`` defaults to 0). A key already stored is left as it is, unless it is
+        pending and the new row is not (its re-ask was answered)."""
         if not rows:
             return
         now = datetime.now(timezone.utc)
         with writer(self.engine).begin() as conn:
-            have = {k for (k,) in conn.execute(select(responses.c.key).where(
-                responses.c.key.in_([r["key"] for r in rows])))}
-            fresh = {r["key"]: {**r, "created_at": now} for r in rows if r["key"] not in have}
+            have = dict(conn.execute(select(responses.c.key, responses.c.pending).where(
+                responses.c.key.in_([r["key"] for r in rows]))).all())
+            fresh, done = {}, {}
+            for r in rows:
+                row = {"pending": 0, **r, "created_at": now}
+                if r["key"] not in have:
+                    fresh[r["key"]] = row
+                elif have[r["key"]] and not row["pending"]:
+                    done[r["key"]] = row
             if fresh:
                 conn.execute(responses.insert(), list(fresh.values()))
+            for key, row in done.items():
+                conn.execute(responses.update().where(responses.c.key == key).values(
+                    **{k: v for k, v in row.items() if k != "key"}))
 
     def count(self) -> int:
         with self.engine.connect() as conn:

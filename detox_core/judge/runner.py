@@ -15,14 +15,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from detox_core.judge import access
-from detox_core.judge.cache import ResponseCache, request_key
+from detox_core.judge.cache import Cached, ResponseCache, request_key
 from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
 from detox_core.judge.prompts import BUILTIN, Template
 
@@ -115,6 +115,9 @@ class _Request:
     question: str
     messages: tuple[dict[str, str], ...]
     key: str
+    # An unreadable answer already charged (a pending cache row): only its re-ask is sent.
+    first: str | None = None
+    first_tokens: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -126,6 +129,7 @@ class _Outcome:
     answered: int = 0
     reasked: bool = False
     failed: bool = False
+    pending: bool = False  # failed at the re-ask: ``answer`` is the charged, unreadable first answer
 
 
 class LLMJudge:
@@ -175,13 +179,28 @@ class LLMJudge:
         ``check_cache`` False: as if nothing were cached, an upper bound)."""
         _, unique = self.plan(inputs, outputs, langs)
         cached = self.cache.get_many(unique) if check_cache else {}
-        todo = [r for k, r in unique.items() if k not in cached]
+        todo = self._todo(unique, cached)
         prompt, completion, cost = self._tokens(todo)
-        return Estimate(len(unique), len(cached), prompt, completion, cost)
+        return Estimate(len(unique), len(unique) - len(todo), prompt, completion, cost)
+
+    @staticmethod
+    def _todo(unique: dict[str, _Request], cached: dict[str, Cached]) -> list[_Request]:
+        """The requests to send: those not cached, and the re-asks of pending answers."""
+        todo = []
+        for key, req in unique.items():
+            hit = cached.get(key)
+            if hit is None:
+                todo.append(req)
+            elif hit.pending:
+                todo.append(replace(req, first=hit.answer or "", first_tokens=(hit.prompt_tokens,
+                                                                                 hit.completion_tokens)))
+        return todo
 
     def _tokens(self, todo: Sequence[_Request]) -> tuple[int, int, float | None]:
-        """Estimated prompt and completion tokens of ``todo``, and their cost."""
-        prompt = sum(math.ceil(sum(len(m["content"]) + 4 for m in r.messages) / CHARS_PER_TOKEN) for r in todo)
+        """Estimated prompt and completion tokens of ``todo``, and their cost (a re-ask
+        sends the question, the first answer and the re-ask message)."""
+        prompt = sum(math.ceil((sum(len(m["content"]) + 4 for m in r.messages) + len(r.first or "") * 2)
+                               / CHARS_PER_TOKEN) for r in todo)
         completion = len(todo) * min(self.settings.max_tokens, 3)
         return prompt, completion, self.settings.cost(prompt, completion)
 
@@ -193,28 +212,35 @@ class LLMJudge:
             return self._ask_once(req)
 
     def _ask_once(self, req: _Request) -> _Outcome:
-        """One question: ask, parse, re-ask once on an unreadable answer."""
+        """One question: ask, parse, re-ask once on an unreadable answer (only the re-ask
+        when the unreadable answer is already charged: ``req.first``). The outcome's tokens
+        are this run's."""
         out = _Outcome()
         tmpl, settings = self.settings.template, self.settings.request_settings()
-        try:
-            reply = self.client.chat(list(req.messages), settings)
-        except TransientError:
-            return _Outcome(failed=True)
-        self._count(out, reply)
-        out.value = tmpl.parse(req.question, reply.text)
-        if out.value is None:
-            out.reasked = True
-            follow = [*req.messages, *([{"role": "assistant", "content": reply.text}] if reply.text else []),
-                      {"role": "user", "content": tmpl.reask_message(req.question)}]
+        first = req.first
+        if first is None:
             try:
-                again = self.client.chat(follow, settings)
+                reply = self.client.chat(list(req.messages), settings)
             except TransientError:
-                return _Outcome(failed=True, answered=out.answered, prompt_tokens=out.prompt_tokens,
-                                completion_tokens=out.completion_tokens, reasked=True)
-            self._count(out, again)
-            out.value = tmpl.parse(req.question, again.text)
-            reply = again
-        out.answer = reply.text
+                return _Outcome(failed=True)
+            self._count(out, reply)
+            out.value = tmpl.parse(req.question, reply.text)
+            if out.value is not None:
+                out.answer = reply.text
+                return out
+            first = reply.text
+        out.reasked = True
+        follow = [*req.messages, *([{"role": "assistant", "content": first}] if first else []),
+                  {"role": "user", "content": tmpl.reask_message(req.question)}]
+        try:
+            again = self.client.chat(follow, settings)
+        except TransientError:
+            # The first answer was charged: it is kept (pending), so that a rerun sends only the re-ask.
+            return _Outcome(failed=True, pending=True, answer=first, answered=out.answered,
+                            prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens, reasked=True)
+        self._count(out, again)
+        out.value = tmpl.parse(req.question, again.text)
+        out.answer = again.text
         return out
 
     @staticmethod
@@ -227,7 +253,8 @@ class LLMJudge:
         s = self.settings
         return {"key": req.key, "model": s.endpoint.model, "base_url": s.endpoint.public, "template": s.template.tag,
                 "question": req.question, "answer": outcome.answer, "value": outcome.value,
-                "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens}
+                "prompt_tokens": outcome.prompt_tokens + req.first_tokens[0],
+                "completion_tokens": outcome.completion_tokens + req.first_tokens[1], "pending": int(outcome.pending)}
 
     def _run_requests(self, todo: list[_Request], usage: Usage, progress: Progress | None, done0: int,
                       total: int) -> dict[str, _Outcome]:
@@ -263,7 +290,7 @@ class LLMJudge:
             if stop.is_set():
                 return _Outcome(failed=True)
             outcome = self._ask(req)
-            if not outcome.failed:
+            if not outcome.failed or outcome.pending:  # what was charged is kept
                 rows.put(self._row(req, outcome))
             return outcome
 
@@ -323,11 +350,12 @@ class LLMJudge:
         ``fl_in``/``fl_out`` (3-point fluency), ``j``; NaN where an answer is missing."""
         per_pair, unique = self.plan(inputs, outputs, langs)
         cached = self.cache.get_many(unique)
+        todo = self._todo(unique, cached)
+        cached = {k: c for k, c in cached.items() if not c.pending}
         usage = Usage(requests=len(unique), cached=len(cached))
         total = len(unique)
         if progress:
             progress("LLM judge", len(cached), total)
-        todo = [r for k, r in unique.items() if k not in cached]
         # A visitor's run is charged to the visitors' allowance, or refused, before
         # anything is sent (organizers, the CLI and library calls are not limited).
         access.charge(len(todo), self._tokens(todo)[2])

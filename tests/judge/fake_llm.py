@@ -17,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 #: Texts the server always answers with garbage (the judge re-asks, then gives up).
 GARBAGE_MARK = "@@garbage@@"
+#: Texts the server answers with garbage the first time, and rightly when re-asked.
+GARBAGE_FIRST_MARK = "@@garbage-first@@"
 #: Texts the server answers too slowly (past the client's timeout).
 SLOW_MARK = "@@slow@@"
 #: Texts the server declines to rewrite.
@@ -85,6 +87,7 @@ class Faults:
     slow_seconds: float = 2.0
     seed: int = 0
     fail_first: int = 0  # the first requests answered HTTP 500, whatever the rates
+    reask_down: bool = False  # every re-ask (a request holding an earlier answer) answered HTTP 500
 
 
 @dataclass
@@ -165,7 +168,8 @@ class FakeLLM:
         if SLOW_MARK in text:
             time.sleep(f.slow_seconds)
         status = 200
-        if count <= f.fail_first:
+        reask = any(m["role"] == "assistant" for m in messages)
+        if count <= f.fail_first or (reask and f.reask_down):
             status = 500
         elif roll < f.rate_429:
             status = 429
@@ -180,7 +184,7 @@ class FakeLLM:
         roll2 = (roll - f.rate_429 - f.rate_500) / max(1e-9, 1 - f.rate_429 - f.rate_500)
         if roll2 < f.rate_malformed:
             return self._send(handler, 200, b'{"choices": [ {"message": ')
-        garbage = GARBAGE_MARK in text or roll2 < f.rate_malformed + f.rate_garbage
+        garbage = GARBAGE_MARK in text or (GARBAGE_FIRST_MARK in text and not reask) or roll2 < f.rate_malformed + f.rate_garbage
         answer = "Well, it depends on the context, I would say." if garbage else right_answer(messages)
         key = hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         with self._lock:

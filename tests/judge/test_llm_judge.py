@@ -17,7 +17,7 @@ from detox_core.judge.prompts import BUILTIN, BUILTIN_TEMPLATE, load_template, p
 from detox_core.judge.runner import JudgeSettings
 from detox_core.judge.settings import resolve, set_server_settings
 from detox_core.metrics import get_preset, preset_class
-from tests.judge.fake_llm import GARBAGE_MARK, SLOW_MARK, FakeLLM, Faults, right_answer
+from tests.judge.fake_llm import GARBAGE_FIRST_MARK, GARBAGE_MARK, SLOW_MARK, FakeLLM, Faults, right_answer
 
 # Short backoffs; a generous timeout, so that a loaded test machine (the server runs in the
 # test's process) is not taken for a failing server.
@@ -126,6 +126,29 @@ def test_garbage_twice_is_missing_not_zero(cache):
         # An unreadable answer was charged: it is cached and not asked again on a rerun.
         judge(server, cache).score(inputs, outputs)
         assert server.stats.requests == asked
+
+
+def test_an_unreadable_answer_whose_reask_failed_is_kept_and_only_the_reask_is_sent_again(cache):
+    inputs, outputs = ["you idiot", "you fool"], [f"you are wrong {GARBAGE_FIRST_MARK}", "you are mistaken"]
+    with FakeLLM(Faults(reask_down=True)) as server:
+        frame = judge(server, cache).score(inputs, outputs)
+        # STA, SIM and the output's fluency: unreadable, then their re-asks failed: missing, not zero.
+        assert math.isnan(frame["j"][0]) and frame["j"][1] == expected(inputs, outputs)[1]
+        usage = frame.attrs["llm_usage"]
+        assert usage["failed"] == 3 and usage["missing"]["j"] == 1
+        assert max(server.stats.charged.values()) == 1
+        assert judge(server, cache).estimate(inputs, outputs).to_send == 3  # the three re-asks
+        server.faults.reask_down = False
+        asked = server.stats.requests
+        again = judge(server, cache).score(inputs, outputs)
+        # Only the re-asks went out, each once, and the first answers were not paid for again.
+        assert server.stats.requests - asked == 3 and max(server.stats.charged.values()) == 1
+        assert np.allclose(again["j"], expected(inputs, outputs))
+        assert again.attrs["llm_usage"]["cached"] == usage["requests"] - 3
+        # Now all is stored: a third run sends nothing.
+        assert judge(server, cache).estimate(inputs, outputs).to_send == 0
+        judge(server, cache).score(inputs, outputs)
+        assert server.stats.requests - asked == 3
 
 
 def test_a_slow_reply_past_the_timeout_is_missing_and_retried_next_time(cache):

@@ -1,0 +1,196 @@
+"""The reverse proxy of a shared deployment: nginx's configuration for N app processes.
+
+One Streamlit session lives in one app process (its WebSocket, its uploads, its page
+state), so the proxy keeps a browser on one process: the first request of a browser goes
+to the process with the fewest connections, and every response sets the cookie
+``detox_process`` to the number of the process that answered; later requests with that
+cookie go to that process. When it does not answer (stopped, restarting), nginx passes the
+request to the next process and the cookie follows, so the browser's reconnect, its
+uploads and its next page all land on the same new process (the app then says that the
+tab reconnected). Stickiness by address (``ip_hash``) would put a whole lab behind one
+NAT on one process, and every browser of a test machine too.
+
+Also: WebSocket upgrades, long-lived connections, request bodies as large as the app's
+upload limit (``server.maxUploadSize`` in ``.streamlit/config.toml``, plus the multipart
+envelope), ``X-Forwarded-For`` for the app's sign-in throttle (believed from the
+addresses in ``DETOX_TRUSTED_PROXIES``, by default the local machine, where this proxy
+runs), and ``Host`` with its port (the app's WebSocket checks the page's origin).
+
+:func:`site_config` is the part a system nginx includes (``deploy/nginx/detox-dashboard.conf``
+is its output for three processes); :func:`standalone_config` wraps it in a whole nginx
+configuration that runs without root in a folder of its own (``deploy/run.sh``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from detox_core.config import PROJECT_ROOT
+
+#: The cookie that keeps a browser on its app process.
+COOKIE = "detox_process"
+#: Megabytes nginx accepts in a request body beyond the app's upload limit (the multipart
+#: envelope of an upload: boundaries and headers).
+BODY_MARGIN_MB = 1
+
+
+def upload_limit_mb(config_file: Path = PROJECT_ROOT / ".streamlit" / "config.toml") -> int:
+    """The app's ``server.maxUploadSize`` in MB (Streamlit's default, 200, when unset)."""
+    try:
+        return int(tomllib.loads(config_file.read_text(encoding="utf-8")).get("server", {}).get("maxUploadSize", 200))
+    except (OSError, tomllib.TOMLDecodeError, TypeError, ValueError):
+        return 200
+
+
+def _ports(processes: int, first_port: int) -> list[int]:
+    if not 1 <= processes <= 64:
+        raise ValueError(f"the number of app processes must be between 1 and 64, not {processes}")
+    if not 1024 <= first_port <= 65535 - processes:
+        raise ValueError(f"app ports must lie between 1024 and 65535 (first port {first_port})")
+    return [first_port + k for k in range(processes)]
+
+
+def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", host: str = "127.0.0.1",
+                server_name: str = "_", body_mb: int | None = None, servers: list[str] | None = None) -> str:
+    """nginx's ``http``-level configuration (maps, upstreams, one ``server``) for app
+    processes on ``host:first_port`` .. ``host:first_port + processes - 1`` (or at the
+    ``host:port`` addresses of ``servers``: containers, other machines), listening on
+    ``listen`` (a port, or ``address:port``)."""
+    if servers:
+        if not 1 <= len(servers) <= 64:
+            raise ValueError(f"the number of app processes must be between 1 and 64, not {len(servers)}")
+        bad = [a for a in servers if not re.fullmatch(r"[\w.-]+:\d{1,5}", a)]
+        if bad:
+            raise ValueError(f"an app process's address must be host:port, not {bad[0]!r}")
+        addresses = list(servers)
+    else:
+        if not re.fullmatch(r"[\w.-]+", host):
+            raise ValueError("host may hold letters, digits, dots and dashes only")
+        addresses = [f"{host}:{port}" for port in _ports(processes, first_port)]
+    if not re.fullmatch(r"(\[[0-9a-fA-F:]+\]:|[\w.-]+:)?\d{1,5}", listen):
+        raise ValueError(f"listen must be a port or address:port, not {listen!r}")
+    if not re.fullmatch(r"[\w.* -]+", server_name):
+        raise ValueError("server_name may hold letters, digits, dots, dashes, spaces and stars only")
+    body = (upload_limit_mb() if body_mb is None else body_mb) + BODY_MARGIN_MB
+    n = len(addresses)
+    addr = dict(enumerate(addresses, 1))
+    lines = [
+        f"# detox-dashboard behind nginx: {n} app process{'es' if n > 1 else ''} "
+        f"(python -m detox_core serve) at {', '.join(addresses)}.",
+        "# Written by `python -m detox_core deploy-nginx`; detox_core/deploy.py says why each part is there.",
+        "",
+        "# WebSocket upgrades pass through; other requests keep an ordinary connection.",
+        "map $http_upgrade $detox_connection {",
+        "    default upgrade;",
+        "    ''      close;",
+        "}",
+        "",
+        f"# A browser's process: the number in its {COOKIE} cookie, else the least busy one.",
+        f"map $cookie_{COOKIE} $detox_upstream {{",
+        "    default detox_any;",
+        *[f"    {k} detox_p{k};" for k in addr],
+        "}",
+        "",
+        "# The number of the process that answered (the last address tried), for the cookie.",
+        "map $upstream_addr $detox_served_by {",
+        "    default '';",
+        *[f"    ~{pattern}$ {k};" for k, pattern in _answered_patterns(addr).items()],
+        "}",
+        "",
+        "upstream detox_any {",
+        "    least_conn;",
+        *[f"    server {a} max_fails=1 fail_timeout=5s;" for a in addr.values()],
+        "}",
+    ]
+    for k in addr:
+        # The others are backups, each process's in another order, so that the browsers of
+        # a stopped process spread over the rest.
+        others = [addr[(k - 1 + step) % n + 1] for step in range(1, n)]
+        lines += ["", f"upstream detox_p{k} {{", f"    server {addr[k]} max_fails=1 fail_timeout=5s;",
+                  *[f"    server {a} backup;" for a in others], "}"]
+    lines += [
+        "",
+        "server {",
+        f"    listen {listen};",
+        f"    server_name {server_name};",
+        "",
+        f"    # The app takes uploads up to {body - BODY_MARGIN_MB} MB (server.maxUploadSize).",
+        f"    client_max_body_size {body}m;",
+        "",
+        "    location / {",
+        "        proxy_pass http://$detox_upstream;",
+        "        proxy_http_version 1.1;",
+        "        proxy_set_header Upgrade $http_upgrade;",
+        "        proxy_set_header Connection $detox_connection;",
+        "        proxy_set_header Host $http_host;",
+        "        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        "        proxy_set_header X-Forwarded-Proto $scheme;",
+        "        # A session's WebSocket stays open for hours; uploads stream to the app.",
+        "        proxy_read_timeout 1d;",
+        "        proxy_send_timeout 1d;",
+        "        proxy_buffering off;",
+        "        proxy_request_buffering off;",
+        "        # A process that refuses the connection (stopped, restarting): the next one.",
+        "        proxy_connect_timeout 5s;",
+        "        proxy_next_upstream error timeout http_502 http_503;",
+        f'        add_header Set-Cookie "{COOKIE}=$detox_served_by; Path=/; HttpOnly; SameSite=Lax" always;',
+        "        add_header X-Detox-Process $detox_served_by always;",
+        "    }",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _answered_patterns(addr: dict[int, str]) -> dict[int, str]:
+    """Per process, a pattern of its address as nginx reports it in ``$upstream_addr``: by
+    port when the ports differ (a container's name is reported as its IP address)."""
+    ports = [a.rsplit(":", 1)[1] for a in addr.values()]
+    if len(set(ports)) == len(ports):
+        return {k: ":" + a.rsplit(":", 1)[1] for k, a in addr.items()}
+    return {k: re.escape(a) for k, a in addr.items()}
+
+
+def standalone_config(run_dir: Path, site: str, workers: int = 1) -> str:
+    """A whole nginx configuration around ``site`` that runs in the foreground without
+    root: pid file, logs and temporary files under ``run_dir``."""
+    run = Path(run_dir).resolve()
+    if any(c in str(run) for c in ';{}"\'\n#$'):
+        raise ValueError(f"the run folder's path may not hold ; {{ }} quotes # or $: {run}")
+    temp = [f"    {kind}_temp_path {run / 'tmp' / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")]
+    return "\n".join([
+        "# nginx for deploy/run.sh: in the foreground, no root needed, everything under this folder.",
+        f"worker_processes {int(workers)};",
+        f"pid {run / 'nginx.pid'};",
+        f"error_log {run / 'nginx-error.log'} warn;",
+        "",
+        "events {",
+        "    worker_connections 4096;",
+        "}",
+        "",
+        "http {",
+        f"    access_log {run / 'nginx-access.log'};",
+        *temp,
+        "",
+        *[("    " + line) if line else "" for line in site.splitlines()],
+        "}",
+        "",
+    ])
+
+
+def write_configs(run_dir: Path, processes: int, first_port: int, listen: str,
+                  workers: int = 1) -> Path:
+    """Write ``run_dir/nginx.conf`` (and the temporary folders it names); returns its path."""
+    run = Path(run_dir)
+    for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (run / "tmp" / kind).mkdir(parents=True, exist_ok=True)
+    conf = run / "nginx.conf"
+    conf.write_text(standalone_config(run, site_config(processes, first_port, listen), workers), encoding="utf-8")
+    return conf
+
+
+#: The site file shipped as ``deploy/nginx/detox-dashboard.conf``: three processes on
+#: 8601-8603 (``deploy/systemd/``), nginx on port 80.
+SHIPPED = {"processes": 3, "first_port": 8601, "listen": "80"}

@@ -4,7 +4,8 @@ One Streamlit session lives in one app process (its WebSocket, its uploads, its 
 state), so the proxy keeps a browser on one process: the first request of a browser goes
 to the process with the fewest connections, and every response sets the cookie
 ``detox_process`` to the number of the process that answered; later requests with that
-cookie go to that process. When it does not answer (stopped, restarting), nginx passes the
+cookie go to that process. (The page reads the cookie, which holds nothing but that
+number: a change tells it that its process stopped, see :mod:`detox_core.ui.reconnect`.) When it does not answer (stopped, restarting), nginx passes the
 request to the next process and the cookie follows, so the browser's reconnect, its
 uploads and its next page all land on the same new process (the app then says that the
 tab reconnected). Stickiness by address (``ip_hash``) would put a whole lab behind one
@@ -135,7 +136,7 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         "        # A process that refuses the connection (stopped, restarting): the next one.",
         "        proxy_connect_timeout 5s;",
         "        proxy_next_upstream error timeout http_502 http_503;",
-        f'        add_header Set-Cookie "{COOKIE}=$detox_served_by; Path=/; HttpOnly; SameSite=Lax" always;',
+        f'        add_header Set-Cookie "{COOKIE}=$detox_served_by; Path=/; SameSite=Lax" always;',
         "        add_header X-Detox-Process $detox_served_by always;",
         "    }",
         "}",

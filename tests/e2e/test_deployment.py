@@ -1,0 +1,410 @@
+"""A shared deployment as it runs: ``deploy/run.sh`` with three app processes behind its
+nginx, on PostgreSQL, driven through the proxy by headless Chromium.
+
+Each browser context is pinned to one app process the way the proxy pins a browser: its
+``detox_process`` cookie (deploy/nginx). Annotators come from different addresses through
+the ``X-Forwarded-For`` header the proxy passes on (the app believes it from the proxy on
+this machine, as it would from a real one). Needs Debian's nginx, a PostgreSQL test
+database (``DETOX_TEST_POSTGRES_URL``) and Chromium: skipped with the reason where one is
+missing, and required where ``DETOX_REQUIRE_DEPLOY=1`` (``.ci/run`` installs them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import create_engine, text
+
+from detox_core.annotation.controls import Control
+from detox_core.annotation.store import AnnotationStore, Settings
+from detox_core.data import PROJECT_ROOT
+from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_port, no_exception, wait_idle
+
+PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+REQUIRED = os.environ.get("DETOX_REQUIRE_DEPLOY") == "1"
+MISSING = [why for bad, why in [
+    (not Path(CHROMIUM).exists(), "Chromium is not installed (apt-get install chromium)"),
+    (not Path(NGINX).exists(), "nginx is not installed (apt-get install nginx)"),
+    (not PG, "no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)"),
+] if bad]
+if MISSING and REQUIRED:
+    raise RuntimeError("DETOX_REQUIRE_DEPLOY=1 but " + "; ".join(MISSING))
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bool(MISSING), reason="; ".join(MISSING))]
+
+PROCESSES = 3
+
+
+@dataclass
+class Deployment:
+    url: str
+    run_dir: Path
+    proc: subprocess.Popen
+    db_url: str
+
+    def app_pid(self, k: int) -> int:
+        return int((self.run_dir / f"app-{k}.pid").read_text())
+
+    def served_by(self, k: int, path: str = "/_stcore/health") -> str:
+        """Which process answers a request pinned to process ``k`` (its response header)."""
+        req = urllib.request.Request(self.url + path, headers={"Cookie": f"detox_process={k}"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.headers.get("X-Detox-Process", "")
+
+
+def _free_block(n: int) -> int:
+    """The first of ``n`` consecutive free ports."""
+    for _ in range(50):
+        first = free_port()
+        if first + n > 65535:
+            continue
+        ok = True
+        for port in range(first, first + n):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return first
+    raise RuntimeError("no block of free ports")
+
+
+def start_run_sh(env: dict[str, str], run_dir: Path, processes: int, log: Path) -> tuple[subprocess.Popen, str, int]:
+    proxy, first = free_port(), _free_block(processes)
+    full = {**os.environ, **env, "DETOX_PROCESSES": str(processes), "DETOX_PROXY_PORT": str(proxy),
+            "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir), "DETOX_PYTHON": sys.executable,
+            "NGINX": NGINX}
+    proc = subprocess.Popen(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT, env=full,
+                            stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+    return proc, f"http://127.0.0.1:{proxy}", first
+
+
+def wait_up(url: str, proc: subprocess.Popen, log: Path, timeout: float = 180) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"deploy/run.sh exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"the proxy did not answer within {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def stop_run_sh(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def deployment(data_root, tmp_path_factory):
+    # pool_pre_ping: the restart test below cuts the connections this engine keeps.
+    admin = create_engine(PG, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
+    with admin.connect() as c:
+        c.execute(text("DROP DATABASE IF EXISTS detox_deploy WITH (FORCE)"))
+        c.execute(text("CREATE DATABASE detox_deploy"))
+    db_url = PG.rsplit("/", 1)[0] + "/detox_deploy"
+    run_dir = tmp_path_factory.mktemp("run")
+    log = run_dir / "run.log"
+    proc, url, _ = start_run_sh({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
+                                 "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD, "DETOX_WARMUP": "0"},
+                                run_dir, PROCESSES, log)
+    try:
+        wait_up(url, proc, log)
+        yield Deployment(url, run_dir, proc, db_url)
+    finally:
+        stop_run_sh(proc)
+        with admin.connect() as c:
+            c.execute(text("DROP DATABASE IF EXISTS detox_deploy WITH (FORCE)"))
+        admin.dispose()
+
+
+def pinned(browser, deployment: Deployment, k: int, address: str | None = None, width: int = 1400):
+    """A browser context on process ``k`` (from ``address``, as the proxy reports it)."""
+    ctx = browser.new_context(viewport={"width": width, "height": 1000},
+                              extra_http_headers={"X-Forwarded-For": address} if address else None)
+    ctx.add_cookies([{"name": "detox_process", "value": str(k), "url": deployment.url}])
+    return ctx
+
+
+def process_of(page) -> str:
+    return next((c["value"] for c in page.context.cookies() if c["name"] == "detox_process"), "")
+
+
+def answer_all(page, key: str) -> int:
+    """Answer every item of the open page with ``key`` and wait until each shows answered;
+    returns the number of items."""
+    items = page.locator(".ap-item")
+    items.first.wait_for(timeout=60_000)
+    n = items.count()
+    for _ in range(3):
+        page.locator("h1").first.click()
+        for _ in range(n):
+            page.keyboard.press(key)
+        try:
+            expect(page.locator(".ap-item.answered")).to_have_count(n, timeout=15_000)
+            return n
+        except AssertionError:
+            continue
+    raise AssertionError(f"the page's {n} items did not all show answered")
+
+
+def join(page, url: str, code: str, name: str, password: str = "a-password-of-mine") -> None:
+    page.goto(f"{url}/annotate")
+    page.get_by_label("Access code").wait_for(timeout=60_000)
+    wait_idle(page)
+    page.get_by_label("Access code").fill(code)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_label("Your password", exact=True).fill(password)
+    page.get_by_role("button", name="Join").click()
+
+
+def submit_page(page, key: str, expected: str) -> None:
+    """Answer the open page with ``key``, submit it, and wait for ``expected`` (the
+    outcome is drawn in the page's component, a shadow root: a locator finds it)."""
+    answer_all(page, key)
+    page.keyboard.press("Enter")
+    page.get_by_text(expected).first.wait_for(timeout=60_000)
+    wait_idle(page)
+
+
+def test_every_process_answers_through_the_proxy_and_the_cookie_pins_a_browser(deployment):
+    assert [deployment.served_by(k) for k in range(1, PROCESSES + 1)] == ["1", "2", "3"]
+    # A first visit (no cookie) gets one, naming the process that answered.
+    with urllib.request.urlopen(deployment.url + "/", timeout=5) as r:
+        cookie = r.headers.get("Set-Cookie", "")
+        assert r.status == 200 and cookie.startswith("detox_process=") and r.headers["X-Detox-Process"] in "123"
+
+
+def test_an_organizer_scores_a_submission_and_a_visitor_on_another_process_sees_it(deployment, browser, data_root,
+                                                                                   tmp_path):
+    from detox_core.editions.registry import load_dataset
+
+    inputs = load_dataset("russe2022", ["test"], data_root)["toxic_comment"].tolist()
+    upload = tmp_path / "proxy-team.txt"
+    upload.write_text("".join(f"{t}\n" for t in inputs), encoding="utf-8")
+    organizer = pinned(browser, deployment, 1).new_page()
+    organizer.goto(deployment.url + "/submissions")
+    organizer.get_by_text("This page is for the organizers of this task").wait_for(timeout=120_000)
+    organizer.goto(deployment.url + "/corpus")
+    organizer.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
+    wait_idle(organizer)
+    organizer.get_by_text("Organizer sign-in").click()
+    organizer.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
+    organizer.get_by_role("button", name="Sign in").click()
+    organizer.get_by_text("Signed in as organizer").wait_for(timeout=60_000)
+    wait_idle(organizer)
+    organizer.goto(deployment.url + "/submissions")  # a new page load: the sign-in cookie holds
+    organizer.get_by_text("Add a submission").wait_for(timeout=60_000)
+    wait_idle(organizer)
+    organizer.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+    wait_idle(organizer)
+    organizer.get_by_role("button", name="Score the upload").click()
+    organizer.get_by_text("proxy-team.txt scored and stored").wait_for(timeout=300_000)
+    no_exception(organizer)
+    assert process_of(organizer) == "1"  # the upload and the score went to the organizer's process
+    visitor = pinned(browser, deployment, 2).new_page()
+    visitor.goto(deployment.url + "/leaderboard")
+    visitor.get_by_role("heading", name="Leaderboard", exact=True).wait_for(timeout=120_000)
+    wait_idle(visitor, 120)
+    no_exception(visitor)
+    assert process_of(visitor) == "2"
+    assert "proxy-team.txt" in visitor.content()
+    organizer.context.close()
+    visitor.context.close()
+
+
+def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment, browser):
+    store = AnnotationStore(deployment.db_url)
+    outputs = [f"вежливый ответ номер {i}" for i in range(12)]
+    pairs = pd.DataFrame({"system": "sys", "idx": range(12), "input": [f"ты дурак {i}" for i in range(12)],
+                          "output": outputs})
+    controls = [Control("toxicity", f"спокойный контрольный текст {i}", 0.0) for i in range(8)]
+    project = store.create_project(
+        "across processes", ["toxicity"], pairs, controls=controls,
+        settings=Settings(overlap=2, page_size=4, controls_per_page=1, min_control_answers=2,
+                          ban_control_accuracy=0.7, min_page_seconds=0, training=False, max_refused_per_address=1))
+    careless = pinned(browser, deployment, 3, "10.0.0.3").new_page()
+    join(careless, deployment.url, project.access_code, "Carl")
+    # "1" is "Yes, toxic": wrong on every control item (all polite): banned after two pages.
+    submit_page(careless, "1", "Page 1 saved")
+    submit_page(careless, "1", "your answers are no longer accepted")
+    assert process_of(careless) == "3"
+    # Two careful annotators on the other two processes take every item, twice in all.
+    ann = {name: pinned(browser, deployment, k, f"10.0.0.{k}").new_page() for name, k in (("Anna", 1), ("Boris", 2))}
+    for name, page in ann.items():
+        join(page, deployment.url, project.access_code, name)
+    done, pages = set(), dict.fromkeys(ann, 0)
+    for _ in range(12):
+        for name, page in ann.items():
+            if name in done:
+                continue
+            page.locator(".ap-item").or_(page.get_by_text("No toxicity items are left for you")).first.wait_for(
+                timeout=60_000)
+            if page.get_by_text("No toxicity items are left for you").count():
+                done.add(name)
+                continue
+            pages[name] += 1
+            submit_page(page, "2", f"Page {pages[name]} saved")
+        if done == set(ann):
+            break
+    assert done == set(ann)
+    assert process_of(ann["Anna"]) == "1" and process_of(ann["Boris"]) == "2"
+    answers = store.answers(project.id)
+    work = answers[answers["kind"] == "real"]
+    # Nobody saw an item twice; overlap 2: every work item answered by Anna and Boris, once each.
+    assert not answers.duplicated(["worker", "task"]).any()
+    kept = work[work["worker"] != "Carl"]
+    assert kept["task"].nunique() == len(outputs)
+    assert all(sorted(names) == ["Anna", "Boris"] for names in kept.groupby("task")["worker"].apply(list))
+    assert (answers.loc[answers["worker"] == "Carl", "status"] == "banned").all()
+    # Carl is banned in the database, so every process refuses him.
+    for k in (1, 2):
+        again = pinned(browser, deployment, k, "10.0.0.3").new_page()
+        join(again, deployment.url, project.access_code, "Carl")
+        again.get_by_text("Your answers are no longer accepted").wait_for(timeout=60_000)
+        assert process_of(again) == str(k)
+        again.context.close()
+    # A fourth person from Carl's address is refused by every process.
+    for k in (1, 2, 3):
+        newcomer = pinned(browser, deployment, k, "10.0.0.3").new_page()
+        join(newcomer, deployment.url, project.access_code, f"Dora {k}")
+        newcomer.get_by_text("an earlier attempt from your connection was not admitted").wait_for(timeout=60_000)
+        assert process_of(newcomer) == str(k)
+        newcomer.context.close()
+    for page in [careless, *ann.values()]:
+        page.context.close()
+    store.engine.dispose()
+
+
+def test_a_killed_process_its_browser_reconnects_elsewhere_and_no_answer_is_lost(deployment, browser):
+    store = AnnotationStore(deployment.db_url)
+    outputs = [f"спокойный ответ {i}" for i in range(8)]
+    pairs = pd.DataFrame({"system": "sys", "idx": range(8), "input": [f"ты тупой {i}" for i in range(8)],
+                          "output": outputs})
+    project = store.create_project("failover", ["toxicity"], pairs,
+                                   settings=Settings(overlap=1, page_size=4, controls_per_page=0,
+                                                     min_page_seconds=0, training=False))
+    page = pinned(browser, deployment, 2).new_page()
+    join(page, deployment.url, project.access_code, "Eva")
+    submit_page(page, "2", "Page 1 saved")
+    answer_all(page, "2")  # the second page answered, not yet submitted
+    old = deployment.app_pid(2)
+    os.kill(old, signal.SIGKILL)
+    # The tab's WebSocket goes through the proxy to another process, and the page says so.
+    page.get_by_text("Reconnected.").wait_for(timeout=60_000)
+    assert process_of(page) in ("1", "3")
+    no_exception(page)
+    # Eva signs in again on the new process: the same open page, then submitted.
+    page.get_by_label("Access code").fill(project.access_code)
+    page.get_by_label("Your name").fill("Eva")
+    page.get_by_label("Your password", exact=True).fill("a-password-of-mine")
+    page.get_by_role("button", name="Join").click()
+    submit_page(page, "2", "Page 2 saved")
+    answers = store.answers(project.id)
+    assert len(answers) == 8 and set(answers["label"]) == {0.0}
+    # run.sh started the killed process again: it answers on its own cookie.
+    deadline = time.time() + 60
+    while time.time() < deadline and (deployment.app_pid(2) == old or deployment.served_by(2) != "2"):
+        time.sleep(1)
+    assert deployment.app_pid(2) != old and deployment.served_by(2) == "2"
+    page.context.close()
+    store.engine.dispose()
+
+
+def _pg_cluster() -> list[str] | None:
+    """``pg_ctlcluster VERSION main`` of the local server the test database is on, when
+    this user may restart it."""
+    if os.geteuid() != 0 or not shutil.which("pg_ctlcluster") or not PG or "127.0.0.1" not in PG:
+        return None
+    versions = sorted(Path("/usr/lib/postgresql").glob("*"), key=lambda p: float(p.name) if p.name.isdigit() else 0)
+    return ["pg_ctlcluster", versions[-1].name, "main"] if versions else None
+
+
+def test_postgresql_restarted_under_load_pages_say_so_and_recover(deployment, browser):
+    cluster = _pg_cluster()
+    if cluster is None:
+        pytest.skip("restarting PostgreSQL needs root and a local Debian cluster (pg_ctlcluster)")
+    pages = []
+    for k in range(1, PROCESSES + 1):
+        page = pinned(browser, deployment, k).new_page()
+        page.goto(deployment.url + "/leaderboard")
+        page.get_by_role("heading", name="Leaderboard", exact=True).wait_for(timeout=120_000)
+        wait_idle(page, 120)
+        pages.append(page)
+    subprocess.run([*cluster, "stop", "-m", "fast"], check=True, capture_output=True)
+    try:
+        for page in pages:  # every process, each reading the database while it is down
+            page.reload()
+            page.get_by_text("The database is not available").first.wait_for(timeout=90_000)
+            no_exception(page)
+            body = page.inner_text("body")
+            assert "cannot be reached" in body and "Traceback" not in body and "127.0.0.1" not in body
+    finally:
+        subprocess.run([*cluster, "start"], check=True, capture_output=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            create_engine(deployment.db_url).connect().close()
+            break
+        except Exception:  # noqa: BLE001 - still starting
+            time.sleep(1)
+    for k, page in enumerate(pages, 1):  # the same processes, not restarted, answer again
+        page.get_by_role("button", name="Try again").click()
+        page.get_by_role("heading", name="Leaderboard", exact=True).wait_for(timeout=60_000)
+        expect(page.get_by_text("The database is not available")).to_have_count(0, timeout=60_000)
+        wait_idle(page, 120)
+        no_exception(page)
+        assert "proxy-team.txt" in page.content() or "Nothing scored" in page.inner_text("body")
+        assert process_of(page) == str(k)
+        page.context.close()
+
+
+def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, data_root):
+    run_dir = tmp_path / "run"
+    log = tmp_path / "run.log"
+    env = {"DETOX_DATA_DIR": str(data_root), "DETOX_WARMUP": "0", "DETOX_ORGANIZER_PASSWORD": ""}
+    env_clean = {k: v for k, v in os.environ.items() if k != "DETOX_DB_URL"}
+    proxy, first = free_port(), _free_block(2)
+    proc = subprocess.Popen(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT,
+                            env={**env_clean, **env, "DETOX_PROCESSES": "2", "DETOX_PROXY_PORT": str(proxy),
+                                 "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir),
+                                 "DETOX_PYTHON": sys.executable, "NGINX": NGINX},
+                            stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_up(f"http://127.0.0.1:{proxy}", proc, log)
+        pids = [int((run_dir / f"app-{k}.pid").read_text()) for k in (1, 2)]
+        nginx = int((run_dir / "nginx.pid").read_text())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=40)
+    out = log.read_text()
+    assert "no DETOX_DB_URL" in out and "PostgreSQL" in out and "the app is open" in out
+    assert proc.returncode == 0
+    time.sleep(1)
+    for pid in [*pids, nginx]:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    for port in (proxy, first, first + 1):
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", port)) != 0

@@ -39,6 +39,19 @@ if [ -z "${DETOX_ORGANIZER_PASSWORD:-}" ] && ! grep -qs "organizer_password" .st
     say "WARNING: no organizer password: the app is open, everyone who reaches port $PORT can use every page."
 fi
 
+# Every port free before anything starts (another deployment, a system nginx on the port).
+busy="$("$PY" -c '
+import socket, sys
+for port in sys.argv[1:]:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("", int(port)))
+        except OSError:
+            print(port, end=" ")
+' "$PORT" $(seq "$FIRST" $((FIRST + N - 1))))"
+[ -z "$busy" ] || die "port(s) in use: ${busy% }. Stop what listens there, or choose DETOX_PROXY_PORT / DETOX_FIRST_APP_PORT."
+
 mkdir -p "$RUN"
 RUN="$(cd "$RUN" && pwd)"
 # One secret for the processes' cookies (an upload after a reconnect to another process
@@ -54,16 +67,17 @@ export STREAMLIT_SERVER_COOKIE_SECRET
 
 children=()
 stopping=0
-stop() {
+stop() {  # every process started; exits with $1 (0: asked to stop)
+    local code="${1:-0}"
     stopping=1
     trap - INT TERM
     say "stopping ${#children[@]} processes"
     for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -f "$RUN"/app-*.pid
-    exit 0
+    exit "$code"
 }
-trap stop INT TERM
+trap 'stop 0' INT TERM
 
 # One app process, started again when it exits (until run.sh stops).
 supervise() {
@@ -90,14 +104,19 @@ deadline=$((SECONDS + 120))
 for ((k = 1; k <= N; k++)); do
     until "$PY" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
             "http://127.0.0.1:$((FIRST + k - 1))/_stcore/health" 2>/dev/null; do
-        (( SECONDS < deadline )) || { say "app process $k did not answer within 120 s: see $RUN/app-$k.log"; stop; }
+        (( SECONDS < deadline )) || { say "app process $k did not answer within 120 s: see $RUN/app-$k.log"; stop 1; }
         sleep 0.5
     done
 done
 "$NGINX" -p "$RUN" -c "$RUN/nginx.conf" -e stderr -g "daemon off;" &
 children+=($!)
+until "$PY" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
+        "http://127.0.0.1:$PORT/_stcore/health" 2>/dev/null; do
+    kill -0 "${children[-1]}" 2>/dev/null || { say "nginx did not start (see above and $RUN/nginx-error.log)"; stop 1; }
+    sleep 0.3
+done
 say "detox-dashboard on http://$(hostname -f 2>/dev/null || hostname):$PORT/ ($N app processes on ports $FIRST-$((FIRST + N - 1)); logs in $RUN). Ctrl-C stops it."
 
 # Until a signal, or until nginx exits.
 wait "${children[-1]}" || true
-(( stopping )) || { say "nginx exited (see $RUN/nginx-error.log)"; stop; }
+(( stopping )) || { say "nginx exited (see $RUN/nginx-error.log)"; stop 1; }

@@ -408,3 +408,18 @@ def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, d
     for port in (proxy, first, first + 1):
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_run_sh_refuses_a_port_in_use_before_starting_anything(tmp_path, data_root):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT, timeout=60,
+                              capture_output=True, text=True,
+                              env={**os.environ, "DETOX_PROCESSES": "2", "DETOX_PROXY_PORT": str(port),
+                                   "DETOX_FIRST_APP_PORT": str(_free_block(2)), "DETOX_RUN_DIR": str(tmp_path / "run"),
+                                   "DETOX_PYTHON": sys.executable, "NGINX": NGINX, "DETOX_DATA_DIR": str(data_root)})
+    assert done.returncode == 1
+    assert f"port(s) in use: {port}" in done.stderr
+    assert not (tmp_path / "run").exists()  # nothing started, nothing written

@@ -25,8 +25,9 @@ configuration that runs without root in a folder of its own (``deploy/run.sh``).
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from detox_core.config import PROJECT_ROOT
 
@@ -78,8 +79,8 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
     n = len(addresses)
     addr = dict(enumerate(addresses, 1))
     lines = [
-        f"# detox-dashboard behind nginx: {n} app process{'es' if n > 1 else ''} "
-        f"(python -m detox_core serve) at {', '.join(addresses)}.",
+        (f"# detox-dashboard behind nginx: {n} app process{'es' if n > 1 else ''} "
+         f"(python -m detox_core serve) at {', '.join(addresses)}."),
         "# Written by `python -m detox_core deploy-nginx`; detox_core/deploy.py says why each part is there.",
         "",
         "# WebSocket upgrades pass through; other requests keep an ordinary connection.",
@@ -105,11 +106,11 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         *[f"    server {a} max_fails=1 fail_timeout=5s;" for a in addr.values()],
         "}",
     ]
-    for k in addr:
+    for k, own in addr.items():
         # The others are backups, each process's in another order, so that the browsers of
         # a stopped process spread over the rest.
         others = [addr[(k - 1 + step) % n + 1] for step in range(1, n)]
-        lines += ["", f"upstream detox_p{k} {{", f"    server {addr[k]} max_fails=1 fail_timeout=5s;",
+        lines += ["", f"upstream detox_p{k} {{", f"    server {own} max_fails=1 fail_timeout=5s;",
                   *[f"    server {a} backup;" for a in others], "}"]
     lines += [
         "",

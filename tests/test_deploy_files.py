@@ -52,11 +52,11 @@ def _unit(path: Path) -> dict[str, list[str]]:
 
 def _env_names() -> list[str]:
     """Every variable env.example names, set or commented out."""
-    return re.findall(r"^#?([A-Z][A-Z0-9_]*)=", ENV_EXAMPLE.read_text(encoding="utf-8"), flags=re.M)
+    return re.findall(r"^#?([A-Z][A-Z0-9_]*)=", ENV_EXAMPLE.read_text(encoding="utf-8"), flags=re.MULTILINE)
 
 
 def _upstream_ports(site: str) -> list[int]:
-    block = re.search(r"upstream detox_any \{(.*?)\}", site, flags=re.S)
+    block = re.search(r"upstream detox_any \{(.*?)\}", site, flags=re.DOTALL)
     assert block, "no upstream detox_any in the site"
     return [int(p) for p in re.findall(r"server \S+:(\d+) ", block.group(1))]
 
@@ -142,7 +142,7 @@ def test_service_runs_one_app_process_on_the_instance_port():
     assert unit["PartOf"] == ["detox-dashboard.target"]
     assert unit["ProtectSystem"] == ["strict"] and unit["NoNewPrivileges"] == ["true"]
     # The one folder the processes write is the data folder env.example names.
-    data_dir = re.search(r"^#?DETOX_DATA_DIR=(.*)$", ENV_EXAMPLE.read_text(encoding="utf-8"), flags=re.M)
+    data_dir = re.search(r"^#?DETOX_DATA_DIR=(.*)$", ENV_EXAMPLE.read_text(encoding="utf-8"), flags=re.MULTILINE)
     assert unit["ReadWritePaths"] == [data_dir.group(1)] == [f"{unit['WorkingDirectory'][0]}/data"]
 
 
@@ -187,11 +187,11 @@ def test_env_example_is_read_alike_by_systemd_and_docker():
 
 def test_entrypoint_runs_the_makefiles_data_step_then_the_server():
     makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
-    data_step = re.search(r"^data:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
+    data_step = re.search(r"^data:.*?\n((?:\t.*\n)+)", makefile, flags=re.MULTILINE).group(1)
     commands = re.findall(r"-m detox_core ([a-z-]+(?: --quiet)?)", data_step)
     assert commands == ["fetch-data --quiet", "build-lexicons --quiet", "train-embedded"]
     script = ENTRYPOINT.read_text(encoding="utf-8")
-    prepare = re.search(r"^prepare_data\(\) \{\n(.*?)^\}", script, flags=re.M | re.S).group(1)
+    prepare = re.search(r"^prepare_data\(\) \{\n(.*?)^\}", script, flags=re.MULTILINE | re.DOTALL).group(1)
     assert re.findall(r"python -m detox_core ([a-z-]+(?: --quiet)?)", prepare) == commands
     assert 'python -m detox_core serve --server.port "$PORT" --server.address 0.0.0.0 --server.headless true' in script
 
@@ -203,12 +203,12 @@ def test_entrypoint_is_valid_shell():
 
 def test_dockerfile_installs_the_pinned_torch_and_checks_the_web_server():
     dockerfile = DOCKERFILE.read_text(encoding="utf-8")
-    pin = re.search(r"^torch==(\S+)", (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8"), flags=re.M)
+    pin = re.search(r"^torch==(\S+)", (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8"), flags=re.MULTILINE)
     assert pin and f"--index-url https://download.pytorch.org/whl/cpu torch=={pin.group(1)}" in dockerfile
     assert "pip install -r requirements.txt" in dockerfile
-    assert re.search(r"^HEALTHCHECK .*\n?.*/_stcore/health", dockerfile, flags=re.M)
-    assert re.search(r"^USER (?!root)\S+", dockerfile, flags=re.M)
-    entry = re.search(r'^ENTRYPOINT \["/bin/sh", "/app/(\S+)"\]', dockerfile, flags=re.M)
+    assert re.search(r"^HEALTHCHECK .*\n?.*/_stcore/health", dockerfile, flags=re.MULTILINE)
+    assert re.search(r"^USER (?!root)\S+", dockerfile, flags=re.MULTILINE)
+    entry = re.search(r'^ENTRYPOINT \["/bin/sh", "/app/(\S+)"\]', dockerfile, flags=re.MULTILINE)
     assert entry and (PROJECT_ROOT / entry.group(1)).resolve() == ENTRYPOINT
     ignored = {line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").splitlines()}
     assert {".git", ".venv", ".venv-comet", "data", ".streamlit/secrets.toml"} <= ignored

@@ -151,6 +151,12 @@ def process_of(page) -> str:
     return next((c["value"] for c in page.context.cookies() if c["name"] == "detox_process"), "")
 
 
+def one_system(outputs: list[str], rude: str) -> pd.DataFrame:
+    """Pairs of one system: ``rude`` + a number as each input, ``outputs`` as its outputs."""
+    n = len(outputs)
+    return pd.DataFrame({"system": "sys", "idx": range(n), "input": [f"{rude} {i}" for i in range(n)], "output": outputs})
+
+
 def answer_all(page, key: str) -> int:
     """Answer every item of the open page with ``key`` and wait until each shows answered;
     returns the number of items."""
@@ -237,8 +243,7 @@ def test_an_organizer_scores_a_submission_and_a_visitor_on_another_process_sees_
 def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment, browser):
     store = AnnotationStore(deployment.db_url)
     outputs = [f"вежливый ответ номер {i}" for i in range(12)]
-    pairs = pd.DataFrame({"system": "sys", "idx": range(12), "input": [f"ты дурак {i}" for i in range(12)],
-                          "output": outputs})
+    pairs = one_system(outputs, "ты дурак")
     controls = [Control("toxicity", f"спокойный контрольный текст {i}", 0.0) for i in range(8)]
     project = store.create_project(
         "across processes", ["toxicity"], pairs, controls=controls,
@@ -300,8 +305,7 @@ def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment,
 def test_a_killed_process_its_browser_reconnects_elsewhere_and_no_answer_is_lost(deployment, browser):
     store = AnnotationStore(deployment.db_url)
     outputs = [f"спокойный ответ {i}" for i in range(8)]
-    pairs = pd.DataFrame({"system": "sys", "idx": range(8), "input": [f"ты тупой {i}" for i in range(8)],
-                          "output": outputs})
+    pairs = one_system(outputs, "ты тупой")
     project = store.create_project("failover", ["toxicity"], pairs,
                                    settings=Settings(overlap=1, page_size=4, controls_per_page=0,
                                                      min_page_seconds=0, training=False))
@@ -415,7 +419,7 @@ def test_run_sh_refuses_a_port_in_use_before_starting_anything(tmp_path, data_ro
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT, timeout=60,
+        done = subprocess.run(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT, timeout=60, check=False,
                               capture_output=True, text=True,
                               env={**os.environ, "DETOX_PROCESSES": "2", "DETOX_PROXY_PORT": str(port),
                                    "DETOX_FIRST_APP_PORT": str(_free_block(2)), "DETOX_RUN_DIR": str(tmp_path / "run"),

@@ -20,7 +20,8 @@ from detox_core.annotation.submit import page_answers
 from detox_core.ui.widgets.annotate_page import annotate_page
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.clients import UNKNOWN
-from detox_core.ui.auth import client_id, login_throttle
+from detox_core.ui.auth import client_id, login_throttle, session_tokens
+from detox_core.ui.widgets import tab_session
 from detox_core.ui.navigation import ensure_app_navigation
 from detox_core.vocab import language_name
 
@@ -68,14 +69,26 @@ def leave() -> None:
             store.release_pages(int(ann_id))
         except Exception:  # noqa: BLE001 - leaving never fails; the pages expire anyway
             pass
+    tab_session.revoke(session_tokens(), st.session_state.get("ann_token"))
     for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
         del st.session_state[key]
+    st.session_state["tab_forget"] = True  # the tab's token goes too
+
+
+def restore(token: str) -> None:
+    """A new session of a tab that holds an annotator's token (a reload, or another app
+    process after this one stopped): that annotator, where they were."""
+    found = tab_session.annotator_of(session_tokens(), token)
+    if found is not None:
+        st.session_state["ann_id"], st.session_state["ann_token"] = found, token
 
 
 # ----------------------------------------------------------------------------- join
 
 ann_id = st.session_state.get("ann_id")
 if ann_id is None:
+    forget = st.session_state.pop("tab_forget", False)
+    tab_session.tab_session("tab_restore", forget=forget, on_token=None if forget else restore)
     st.markdown("Join an annotation project with the **access code** its organizer gave you, your name and a "
                 "password you choose now. Come back later with the same name, code and password to go on where "
                 "you stopped: nobody else can answer under your name.")
@@ -97,6 +110,7 @@ if ann_id is None:
         try:
             known = client if client != UNKNOWN else None
             st.session_state["ann_id"] = store.join(code, name, secret, client=known).id
+            st.session_state["ann_token"] = tab_session.issue(session_tokens(), st.session_state["ann_id"])
         except AnnotationError as err:
             throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)
             st.error(render.md(err, None), icon=":material/error:")
@@ -113,7 +127,10 @@ except AnnotationError:
     st.rerun()
 c1, c2 = st.columns([4, 1], vertical_alignment="center")
 c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
-c2.button("Leave", key="ann_leave", on_click=leave, icon=":material/logout:")
+c2.button("Leave", key="ann_leave", on_click=leave, icon=":material/logout:",
+          help="Sign out of this tab (a reload or a reconnect keeps you signed in until then).")
+if token := st.session_state.get("ann_token"):
+    tab_session.tab_session("tab_keep", keep=token)
 # The instructions' language: the project's choice first, each annotator can switch.
 ui = st.segmented_control("Instructions in", list(UI_LANGUAGES), format_func=UI_LANGUAGES.get, key="ann_ui",
                           default=project.settings.ui_language) or project.settings.ui_language

@@ -10,8 +10,9 @@ Each process has a random token. A small component in every page keeps the token
 process that drew the page in the browser tab's memory (not in storage: a reload starts
 afresh and is not a reconnect); when a page is drawn by a process with another token in
 the same tab, the browser reports it and the page says that it reconnected, what was kept
-(everything stored: submitted annotation pages, stored submissions and scores) and what
-must be given again (what was only on the page).
+(everything stored: submitted annotation pages, stored submissions and scores; an
+annotator's sign-in, which the tab holds: :mod:`detox_core.ui.widgets.tab_session`) and
+what must be given again (what was only on the page).
 """
 
 from __future__ import annotations
@@ -53,9 +54,8 @@ _COMPONENT = st.components.v2.component("detox_reconnect", js=_JS)
 
 NOTICE = ("**Reconnected.** The server process this tab was on stopped, so the tab now runs on another "
           "one. Everything saved is kept: submitted annotation pages, stored submissions and scores, "
-          "settings. What was only on the page (answers not yet submitted, a form, an upload) must be "
-          "given again, and annotators sign in again with the same name and password to go on where "
-          "they were.")
+          "settings, and an annotator's sign-in in this tab. What was only on the page (answers not yet "
+          "submitted, a form, an upload) must be given again.")
 
 
 def _moved() -> None:

@@ -10,3 +10,8 @@ def run(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def annotate_pages(at: AppTest) -> list:
+    """The annotator's page components drawn (not the page's other, invisible components)."""
+    return [e for e in at.get("bidi_component") if "detox_annotate_page" in e.proto.component_name]

@@ -14,7 +14,7 @@ from detox_core.annotation.submit import page_answers
 from detox_core.data import PROJECT_ROOT
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
 from detox_core.submissions.store import Store
-from tests.app.helpers import run
+from tests.app.helpers import annotate_pages, run
 
 ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
 PROJECTS = str(PROJECT_ROOT / "pages" / "annotation_projects.py")
@@ -90,7 +90,7 @@ def test_failed_exam_is_not_admitted(store):
     assert "the answer is" not in shown and "You answered" not in shown
     assert not any("контрольный текст" in m.value for m in at.markdown)
     # No work page is offered to them.
-    assert not at.get("bidi_component")
+    assert not annotate_pages(at)
 
 
 def test_passed_exam_opens_the_work_pages(store):
@@ -109,7 +109,7 @@ def test_passed_exam_opens_the_work_pages(store):
 
 def work_page(at: AppTest) -> dict:
     """What the browser receives of the work page (the component's data)."""
-    (element,) = at.get("bidi_component")
+    (element,) = annotate_pages(at)
     return json.loads(element.proto.json)
 
 
@@ -153,8 +153,8 @@ def test_low_control_accuracy_bans(store):
     assert len(store.answers(p.id)) == 10  # both pages stored; left out of the labels
     # Coming back: refused.
     again = join(p.access_code, "Dima")
-    assert not again.get("bidi_component")
-    assert "no longer accepted" in again.error[0].value and not again.get("bidi_component")
+    assert not annotate_pages(again)
+    assert "no longer accepted" in again.error[0].value and not annotate_pages(again)
 
 
 def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
@@ -167,15 +167,15 @@ def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     p = store.create_project("own", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
     first = join(p.access_code, "Zoya", "zoyas-own-password")
-    assert first.get("bidi_component")
+    assert annotate_pages(first)
     impostor = join(p.access_code, "Zoya", "guessed-password")
     assert "password does not match" in impostor.error[0].value
-    assert not impostor.get("bidi_component") and "ann_id" not in impostor.session_state
+    assert not annotate_pages(impostor) and "ann_id" not in impostor.session_state
     # A wrong password makes the next try from the same address wait.
     assert "Too many wrong tries" in join(p.access_code, "Zoya", "zoyas-own-password").error[0].value
     login_throttle.clear()  # (the real annotator, from another address)
     back = join(p.access_code, " Zoya ", "zoyas-own-password")
-    assert back.get("bidi_component")
+    assert annotate_pages(back)
     assert len(store.annotators(p.id)) == 1
     login_throttle.clear()
     short = join(p.access_code, "Yan", "123")
@@ -493,7 +493,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
     at = _sign_in(at, "s3cret")
     assert not at.error and at.tabs
     address[0] = "198.51.100.2"
-    assert join(p.access_code, "Zoya").get("bidi_component")
+    assert annotate_pages(join(p.access_code, "Zoya"))
     # The guessers' own addresses wait.
     address[0] = "203.0.113.29"
     assert "Too many wrong tries" in join(p.access_code, "Olga").error[0].value
@@ -546,7 +546,7 @@ def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(st
     assert "New password of Dima" in at.success[0].value
     secret = at.code[0].value
     login_throttle.clear()
-    assert join(p.access_code, "Dima", secret).get("bidi_component")
+    assert annotate_pages(join(p.access_code, "Dima", secret))
     login_throttle.clear()
 
 

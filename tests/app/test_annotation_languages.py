@@ -16,7 +16,7 @@ from detox_core.annotation.tasks import Example
 from detox_core.data import PROJECT_ROOT
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
 from detox_core.submissions.store import Store
-from tests.app.helpers import run
+from tests.app.helpers import annotate_pages, run
 
 ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
 PROJECTS = str(PROJECT_ROOT / "pages" / "annotation_projects.py")
@@ -145,7 +145,7 @@ def test_work_page_of_an_arabic_annotator_holds_arabic_items_marked_with_their_l
     at = run(AppTest.from_file(ANNOTATE, default_timeout=60))
     at.session_state["ann_id"] = ann.id
     run(at)
-    (element,) = at.get("bidi_component")
+    (element,) = annotate_pages(at)
     data = json.loads(element.proto.json)
     assert data["language"] == "Язык текстов: Arabic" and data["question"].startswith("Есть ли")
     assert {part["lang"] for item in data["items"] for part in item} == {"ar"}

@@ -25,7 +25,43 @@ address. It states the ceiling the design gives and whether the server stayed un
 baseline + the cache budget (``DETOX_CACHE_MB``, 512 MB) + the uploads one address can
 hold (40 sessions x ``server.maxUploadSize``) + 300 MB for page state and buffers.
 
-Usage: ``python benchmarks/bench_load.py [--sessions 1 5 10] [--requests 10000] [--attacks]``.
+Part 4 (``--proxy``, alone) measures a shared deployment as it runs: ``deploy/run.sh``
+with N app processes (``--processes``, 1 and 3) behind its nginx, on a fresh PostgreSQL
+database (created for the run on the server of ``--postgres``, by default
+``$DETOX_TEST_POSTGRES_URL`` or
+``postgresql+psycopg://detox:detox@127.0.0.1:5432/postgres``, and dropped after), the
+models warming at each process's start (``DETOX_WARMUP=1``). Before measuring it waits
+until every process answers through the proxy, then, through a browser pinned to each
+process (the ``detox_process`` cookie), scores one sentence on Live scoring and draws
+Leaderboard and Annotate once (a server in use has drawn each page), then waits until the
+app processes are idle (under 5% of a core each for 3 s, at most ``--settle`` s, 300 by
+default): the warm-up is over. Then for each session count (``--sessions``, 10, 30 and 60)
+one Chromium opens that many contexts at once against the proxy, without the cookie (nginx
+sends each to the least busy process), each from its own client address
+(``X-Forwarded-For``, as many visitors would be; one address may hold 40 sessions on a
+process), in turn on Live scoring (a sentence and a rewrite typed, Ctrl+Enter, until the J
+metric), Leaderboard (its first render) and Annotate (joining a project created beforehand
+with :class:`~detox_core.annotation.store.AnnotationStore`, pages of 4 items, answering
+the first page with the keyboard and submitting it). Per round it prints the time to the
+first render, to a score (typing to the J metric), to the first page of items (Join to the
+items drawn) and to a page saved (Enter to "Page 1 saved"), each as median and 95th
+percentile; the errors (a measured span past ``--timeout`` s, an exception or a refusal
+shown on the page: counted, the other sessions go on); how the sessions spread over the
+processes (their cookie at the end); each app process's RSS after the round; the least
+memory the machine had available during it, how busy its processor was, and the part of it
+the app processes used (the rest is the browsers, nginx, this script and any other job
+running at the same time); and what nginx sent. A summary table follows.
+
+The browsers run on the same machine and take most of its processor: each context
+downloads and compiles Streamlit's scripts (about 3.6 MB a session through nginx), and
+Chromium's compositor draws the pages' CSS animations. Part 4 switches those off in the
+browsers (``--animations`` keeps them): with them, 30 Leaderboard sessions on one process
+cost the compositor 60 processor seconds instead of 6, and their first render took 120 s
+instead of 68. On a 2-core machine 60 sessions on one process take up to about three
+minutes to a first render, hence ``--timeout`` 300 s by default.
+
+Usage: ``python benchmarks/bench_load.py [--sessions 1 5 10] [--requests 10000] [--attacks]``, or
+``python benchmarks/bench_load.py --proxy [--processes 1 3] [--sessions 10 30 60] [--timeout 300]``.
 """
 
 from __future__ import annotations
@@ -44,7 +80,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.util import CHROMIUM, start_app, stop_app  # noqa: E402
+from tests.e2e.util import CHROMIUM, free_port, start_app, stop_app  # noqa: E402
 
 SENTENCES = [
     ("ты дебил, иди отсюда", "ты неправ, иди отсюда"),
@@ -286,31 +322,626 @@ def part_attacks() -> None:
           f"{ceiling:.0f} MB; highest seen {peak:.0f} MB: {'under' if peak <= ceiling else 'OVER'} the ceiling")
 
 
+# Part 4: a shared deployment through its proxy (deploy/run.sh, nginx, PostgreSQL).
+
+PROXY_PAGES = ("live_scoring", "leaderboard", "annotate")
+PROXY_COOKIE = "detox_process"  # detox_core.deploy.COOKIE
+DEFAULT_POSTGRES = "postgresql+psycopg://detox:detox@127.0.0.1:5432/postgres"
+ANNOTATE_PAGE_SIZE = 4
+ANNOTATOR_PASSWORD = "a-password-of-mine"
+
+_BUSY_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return (app !== null && app.getAttribute('data-test-script-state') === 'running')
+    || document.querySelector('[data-testid="stStatusWidget"]') !== null
+    || document.querySelector('[data-testid="stSkeleton"]') !== null;
+}"""
+
+
+async def _settled(page, timeout: float) -> None:
+    """Until the page's run is over: the app's script state, its status widget and its
+    skeletons all quiet, twice 0.7 s apart (as the browser tests wait)."""
+    await page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    deadline = time.monotonic() + timeout
+    await asyncio.sleep(0.5)
+    while time.monotonic() < deadline:
+        if not await page.evaluate(_BUSY_JS):
+            await asyncio.sleep(0.7)
+            if not await page.evaluate(_BUSY_JS):
+                return
+        await asyncio.sleep(0.3)
+    raise TimeoutError("the page kept running")
+
+
+async def _problem(page) -> str:
+    """What the page shows that a visitor should not see: an exception, a refusal."""
+    if await page.query_selector('[data-testid="stException"]') is not None:
+        return "exception on the page"
+    body = await page.inner_text("body")
+    for words, what in (("Too many open tabs", "refused: too many tabs"),
+                        ("The database is not available", "database not available"),
+                        ("Reconnected.", "reconnected to another process")):
+        if words in body:
+            return what
+    return ""
+
+
+class _SpanTimeout(Exception):
+    """A measured span of a session took longer than the timeout."""
+
+
+async def _span(what: str, work, timeout: float, out: dict) -> None:
+    """Run ``work`` (a coroutine), record its seconds as ``out[what]``; past ``timeout``
+    seconds it is stopped and the session counts as timed out in that span."""
+    start = time.monotonic()
+    try:
+        await asyncio.wait_for(work, timeout=timeout)
+    except (asyncio.TimeoutError, TimeoutError) as err:
+        raise _SpanTimeout(f"{what} over {timeout:.0f} s") from err
+    except Exception as err:
+        if type(err).__name__ == "TimeoutError":  # Playwright's, at the same limit
+            raise _SpanTimeout(f"{what} over {timeout:.0f} s") from err
+        raise
+    out[what] = time.monotonic() - start
+
+
+async def _open(page, url: str, path: str, ready, timeout: float) -> None:
+    """Load ``url/path`` until ``ready`` (a locator) shows and the run is over."""
+    await page.goto(f"{url}/{path}")
+    await ready.wait_for()
+    await _settled(page, timeout)
+
+
+async def _live(page, url: str, k: int, tag: str, timeout: float, out: dict) -> None:
+    heading = page.get_by_role("heading", name="Live scoring", exact=True)
+    await _span("first_render", _open(page, url, "live_scoring", heading, timeout), timeout, out)
+    toxic, rewrite = SENTENCES[k % len(SENTENCES)]
+
+    async def score() -> None:
+        # A text of its own per run and session: no cache (the on-disk one included) has it.
+        await page.get_by_role("textbox", name="Toxic sentence").fill(f"{toxic} {tag}{k}")
+        rewrites = page.get_by_role("textbox", name="Candidate rewrites (one per line)")
+        await rewrites.fill(f"{rewrite} {tag}{k}")
+        await rewrites.press("Control+Enter")
+        await page.locator('[data-testid="stMetric"]').filter(has_text="J").first.wait_for()
+
+    await _span("to_score", score(), timeout, out)
+
+
+async def _leaderboard(page, url: str, timeout: float, out: dict) -> None:
+    heading = page.get_by_role("heading", name="Leaderboard", exact=True)
+    await _span("first_render", _open(page, url, "leaderboard", heading, timeout), timeout, out)
+
+
+async def _annotate(page, url: str, code: str, name: str, timeout: float, out: dict) -> None:
+    from playwright.async_api import expect
+
+    await _span("first_render", _open(page, url, "annotate", page.get_by_label("Access code"), timeout), timeout, out)
+    if not code:  # the page drawn only (the warm-up's visit)
+        return
+    await page.get_by_label("Access code").fill(code)
+    await page.get_by_label("Your name").fill(name)
+    await page.get_by_label("Your password", exact=True).fill(ANNOTATOR_PASSWORD)
+    items = page.locator(".ap-item")
+
+    async def join() -> None:
+        await page.get_by_role("button", name="Join").click()
+        await items.first.wait_for()
+
+    await _span("to_items", join(), timeout, out)
+    n = await items.count()
+    for attempt in range(3):  # "2" is "No" on toxicity: every item answered by the keyboard
+        await page.locator("h1").first.click()
+        for _ in range(n):
+            await page.keyboard.press("2")
+        try:
+            await expect(page.locator(".ap-item.answered")).to_have_count(n, timeout=30_000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+
+    async def submit() -> None:
+        await page.keyboard.press("Enter")
+        await page.get_by_text("Page 1 saved").first.wait_for()
+
+    await _span("to_saved", submit(), timeout, out)
+
+
+#: Injected into every page of the proxy mode: no CSS animations or transitions. A
+#: visitor's browser runs them on its own machine; here they would take a large part of
+#: the processor the app processes need (Chromium's compositor: 60 processor seconds
+#: instead of 6 for 30 Leaderboard sessions on one process, the first render 120 s, not 68).
+_NO_ANIMATIONS = """document.addEventListener('DOMContentLoaded', () => {
+  const style = document.createElement('style');
+  style.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+  document.head.appendChild(style);
+});"""
+
+
+async def _proxy_session(browser, url: str, kind: str, k: int, tag: str, address: str, code: str,
+                         timeout: float, cookie: str | None = None, animations: bool = False) -> dict:
+    """One visitor: its timings, the process that served it (its cookie) and its error."""
+    out: dict = {"kind": kind, "process": "", "error": ""}
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000},
+                                    extra_http_headers={"X-Forwarded-For": address})
+    try:
+        if not animations:
+            await ctx.add_init_script(_NO_ANIMATIONS)
+        if cookie:
+            await ctx.add_cookies([{"name": PROXY_COOKIE, "value": cookie, "url": url}])
+        page = await ctx.new_page()
+        page.set_default_timeout(timeout * 1000)
+        try:
+            # Each measured span (first render, to a score, to the items, to the page saved)
+            # has `timeout` seconds.
+            if kind == "live_scoring":
+                await _live(page, url, k, tag, timeout, out)
+            elif kind == "leaderboard":
+                await _leaderboard(page, url, timeout, out)
+            else:
+                await _annotate(page, url, code, f"bench {tag} {k}", timeout, out)
+        except _SpanTimeout as err:
+            out["error"] = f"timeout: {err}"
+        except Exception as err:  # noqa: BLE001 - one session's failure is counted, the round goes on
+            out["error"] = f"{type(err).__name__}: {str(err).splitlines()[0][:100] if str(err) else ''}"
+        try:
+            problem = await asyncio.wait_for(_problem(page), timeout=30)
+            if problem:
+                out["error"] = problem + (f"; {out['error']}" if out["error"] else "")
+        except Exception:  # noqa: BLE001 - the page is gone: its error is recorded already
+            pass
+        try:
+            cookies = await ctx.cookies()
+            out["process"] = next((c["value"] for c in cookies if c["name"] == PROXY_COOKIE), "")
+        except Exception:  # noqa: BLE001
+            pass
+    except Exception as err:  # noqa: BLE001 - the context itself failed
+        out["error"] = out["error"] or f"{type(err).__name__}: {str(err)[:100]}"
+    finally:
+        try:
+            await asyncio.wait_for(ctx.close(), timeout=60)
+        except Exception:  # noqa: BLE001
+            pass
+    return out
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """The machine's busy and total processor ticks so far (/proc/stat; 0, 0 elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
+def _nginx_sent(run_dir: Path) -> int:
+    """Bytes of response bodies nginx has logged so far (its access log, combined format)."""
+    total = 0
+    try:
+        with open(run_dir / "nginx-access.log", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.split('"')
+                fields = parts[2].split() if len(parts) > 2 else []
+                if len(fields) >= 2 and fields[1].isdigit():
+                    total += int(fields[1])
+    except OSError:
+        pass
+    return total
+
+
+def _mem_available_mb() -> float:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+async def _proxy_round(url: str, n: int, tag: str, net: int, code: str, timeout: float,
+                       animations: bool) -> tuple[list[dict], float]:
+    """``n`` sessions at once through the proxy, no cookie, pages in turn; returns their
+    results and the least memory the machine had available meanwhile (MB)."""
+    from playwright.async_api import async_playwright
+
+    lowest = [_mem_available_mb()]
+    done = asyncio.Event()
+
+    async def watch_memory() -> None:
+        while not done.is_set():
+            lowest[0] = min(lowest[0], _mem_available_mb())
+            try:
+                await asyncio.wait_for(done.wait(), timeout=1.0)
+            except asyncio.TimeoutError:
+                pass
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+        )
+        watcher = asyncio.create_task(watch_memory())
+        try:
+            results = await asyncio.gather(*(
+                _proxy_session(browser, url, PROXY_PAGES[k % len(PROXY_PAGES)], k, tag,
+                               f"10.{net}.{k // 250}.{k % 250 + 1}", code, timeout, animations=animations)
+                for k in range(n)))
+        finally:
+            done.set()
+            await watcher
+            await browser.close()
+    return list(results), lowest[0]
+
+
+async def _warm_processes(url: str, processes: int, tag: str, timeout: float,
+                          animations: bool) -> list[list[dict]]:
+    """On each process, through a browser pinned to it: a Live scoring score, then the
+    Leaderboard and the Annotate form drawn once (a server in use has drawn each page)."""
+    from playwright.async_api import async_playwright
+
+    async def visit(browser, k: int) -> list[dict]:
+        return [await _proxy_session(browser, url, kind, k, f"warm{tag}", f"10.250.0.{k}", "", timeout,
+                                     cookie=str(k), animations=animations) for kind in PROXY_PAGES]
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            return list(await asyncio.gather(*(visit(browser, k) for k in range(1, processes + 1))))
+        finally:
+            await browser.close()
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        import psutil
+
+        return psutil.Process(pid).memory_info().rss / 2**20
+    except ImportError:
+        pass
+    except Exception:  # noqa: BLE001 - the process is gone
+        return float("nan")
+    try:
+        return _server_rss_mb(pid)
+    except OSError:
+        return float("nan")
+
+
+def _cpu_s(pid: int) -> float:
+    """Processor seconds ``pid`` has used (user and system, all its threads)."""
+    try:
+        import psutil
+
+        t = psutil.Process(pid).cpu_times()
+        return t.user + t.system
+    except ImportError:
+        pass
+    except Exception:  # noqa: BLE001
+        return float("nan")
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def _app_pids(run_dir: Path, processes: int) -> list[int]:
+    pids = []
+    for k in range(1, processes + 1):
+        try:
+            pids.append(int((run_dir / f"app-{k}.pid").read_text().strip()))
+        except (OSError, ValueError):
+            pids.append(-1)
+    return pids
+
+
+def _wait_idle(run_dir: Path, processes: int, limit: float, window: float = 3.0, share: float = 0.05) -> float:
+    """Seconds until every app process used under ``share`` of a core over ``window`` s
+    (at most ``limit`` s)."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        pids = _app_pids(run_dir, processes)
+        before = [_cpu_s(pid) for pid in pids]
+        time.sleep(window)
+        after = [_cpu_s(pid) for pid in pids]
+        if all(a - b < share * window for a, b in zip(after, before)):  # nan (a process gone): not idle
+            return time.monotonic() - start
+    return float("nan")
+
+
+def _free_ports(n: int) -> tuple[int, int]:
+    """A free port for the proxy, and the first of ``n`` consecutive free ones."""
+    import socket
+
+    proxy = free_port()
+    for _ in range(100):
+        first = free_port()
+        if first + n > 65535 or proxy in range(first, first + n):
+            continue
+        ok = True
+        for port in range(first, first + n):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return proxy, first
+    raise RuntimeError("no block of free ports")
+
+
+def _get(url: str, cookie: str | None = None) -> str:
+    """The process that answers (``X-Detox-Process``), or "" when nothing does."""
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={"Cookie": f"{PROXY_COOKIE}={cookie}"} if cookie else {})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.headers.get("X-Detox-Process", "") or "?"
+    except OSError:
+        return ""
+
+
+def _start_run_sh(db_url: str, processes: int, run_dir: Path) -> tuple[subprocess.Popen, str]:
+    import secrets
+    import shutil
+
+    proxy, first = _free_ports(processes)
+    env = {**os.environ, "DETOX_DB_URL": db_url, "DETOX_WARMUP": "1", "DETOX_PROCESSES": str(processes),
+           "DETOX_PROXY_PORT": str(proxy), "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir),
+           "DETOX_PYTHON": sys.executable, "NGINX": shutil.which("nginx") or "/usr/sbin/nginx",
+           "DETOX_ORGANIZER_PASSWORD": secrets.token_hex(12)}
+    log = (run_dir / "run.log").open("w")
+    proc = subprocess.Popen(["bash", str(ROOT / "deploy" / "run.sh")], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{proxy}"
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"deploy/run.sh exited with {proc.returncode}:\n"
+                               f"{(run_dir / 'run.log').read_text()[-3000:]}")
+        if all(_get(f"{url}/_stcore/health", str(k)) == str(k) for k in range(1, processes + 1)):
+            return proc, url
+        time.sleep(0.5)
+    _stop_run_sh(proc)
+    raise RuntimeError(f"the processes did not all answer through the proxy within 240 s:\n"
+                       f"{(run_dir / 'run.log').read_text()[-3000:]}")
+
+
+def _stop_run_sh(proc: subprocess.Popen) -> None:
+    import signal
+
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # run.sh's own process group (start_new_session)
+        proc.wait()
+
+
+def _pct(values: list[float], q: float) -> float:
+    """The ``q``-th percentile, linear between the nearest ranks (nan without values)."""
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    pos = (len(s) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def _med_p95(values: list[float]) -> str:
+    if not values:
+        return "     -        -  "
+    return f"{statistics.median(values):6.2f} s {_pct(values, 95):6.2f} s"
+
+
+def _project(db_url: str, tag: str, annotators: int) -> str:
+    """An annotation project with two pages of 4 items for each annotator; its access code."""
+    import pandas as pd
+
+    from detox_core.annotation.store import AnnotationStore, Settings
+
+    n = max(2 * ANNOTATE_PAGE_SIZE * annotators, 2 * ANNOTATE_PAGE_SIZE)
+    pairs = pd.DataFrame({"system": "bench", "idx": range(n), "input": [f"ты дурак номер {i}" for i in range(n)],
+                          "output": [f"вежливый ответ номер {i}" for i in range(n)]})
+    store = AnnotationStore(db_url)
+    try:
+        project = store.create_project(f"load {tag}", ["toxicity"], pairs,
+                                       settings=Settings(overlap=1, page_size=ANNOTATE_PAGE_SIZE, controls_per_page=0,
+                                                         min_page_seconds=0, training=False))
+        return project.access_code
+    finally:
+        store.engine.dispose()
+
+
+def _errors_line(results: list[dict]) -> str:
+    from collections import Counter
+
+    kinds = Counter(f"{r['kind']}: {r['error']}" for r in results if r["error"])
+    return ", ".join(f"{c} x {what}" for what, c in kinds.most_common()) or "none"
+
+
+def part_proxy(process_counts: list[int], session_counts: list[int], postgres: str, timeout: float,
+               settle: float, animations: bool = False) -> None:
+    import shutil
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    print(f"Part 4: deploy/run.sh behind nginx on PostgreSQL, sessions through the proxy "
+          f"({os.cpu_count()} cores; {_mem_available_mb():.0f} MB available; timeout of each measured span {timeout:.0f} s)",
+          flush=True)
+    nan = float("nan")
+    admin = create_engine(postgres, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
+
+    def drop(db: str) -> None:
+        for attempt in range(6):  # the server may be restarting: a few tries, a minute in all
+            try:
+                with admin.connect() as c:
+                    c.execute(text(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+                return
+            except Exception as err:  # noqa: BLE001
+                if attempt == 5:
+                    print(f"  could not drop the database {db}: {type(err).__name__}: {str(err).splitlines()[0]}")
+                time.sleep(10)
+
+    rows = []
+    net = 0
+    try:
+        for processes in process_counts:
+            tag = uuid.uuid4().hex[:6]
+            db = f"detox_bench_load_{tag}"
+            with admin.connect() as c:
+                c.execute(text(f"CREATE DATABASE {db}"))
+            db_url = postgres.rsplit("/", 1)[0] + "/" + db
+            run_dir = Path(tempfile.mkdtemp(prefix="bench-load-run-"))
+            proc = None
+            try:
+                t0 = time.monotonic()
+                proc, url = _start_run_sh(db_url, processes, run_dir)
+                up = time.monotonic() - t0
+                warm = asyncio.run(_warm_processes(url, processes, tag, timeout, animations))
+                idle = _wait_idle(run_dir, processes, settle)
+                print(f"  {processes} process{'es' if processes > 1 else ''}: all answering after {up:.1f} s; "
+                      "first score on each, pinned to it (then its Leaderboard and Annotate drawn once): "
+                      + ", ".join(f"{k}: {w[0].get('first_render', nan) + w[0].get('to_score', nan):.1f} s"
+                                  + "".join(f" ERROR {v['kind']}: {v['error']}" for v in w if v["error"])
+                                  + "".join(f" ({v['kind']} served by {v['process'] or '?'})"
+                                            for v in w if v["process"] != str(k))
+                                  for k, w in enumerate(warm, 1))
+                      + f"; idle {idle:.1f} s later" + (f" (not idle within {settle:.0f} s)" if idle != idle else ""),
+                      flush=True)
+                for n in session_counts:
+                    net += 1
+                    annotators = len(range(2, n, len(PROXY_PAGES)))
+                    code = _project(db_url, f"{tag}-{n}", annotators)
+                    pids = _app_pids(run_dir, processes)
+                    sent = _nginx_sent(run_dir)
+                    start, ticks, app_cpu = time.monotonic(), _cpu_ticks(), [_cpu_s(pid) for pid in pids]
+                    results, lowest = asyncio.run(_proxy_round(url, n, f"{tag}r{n}x", net, code, timeout, animations))
+                    wall = time.monotonic() - start
+                    busy, total = (b - a for a, b in zip(ticks, _cpu_ticks()))
+                    app_cpu = sum(_cpu_s(pid) - before for pid, before in zip(pids, app_cpu))
+                    sent = _nginx_sent(run_dir) - sent
+                    tick_s = total / (os.cpu_count() or 1) / wall if total and wall else nan  # ticks a second
+                    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
+                    rss = [_rss_mb(pid) for pid in _app_pids(run_dir, processes)]
+                    spread = {str(k): sum(r["process"] == str(k) for r in results) for k in range(1, processes + 1)}
+                    unknown = n - sum(spread.values())
+                    errors = sum(bool(r["error"]) for r in results)
+                    pages = {kind: sum(r["kind"] == kind for r in results) for kind in PROXY_PAGES}
+                    values = {step: [r[step] for r in results if step in r]
+                              for step in ("first_render", "to_score", "to_items", "to_saved")}
+                    print(f"  {processes} proc, {n:2d} sessions ({', '.join(f'{c} {k}' for k, c in pages.items())}), "
+                          f"round {wall:.0f} s:", flush=True)
+                    for kind in PROXY_PAGES:
+                        got = [r["first_render"] for r in results if r["kind"] == kind and "first_render" in r]
+                        print(f"      first render, {kind:12s} median/p95 {_med_p95(got)} ({len(got)}/{pages[kind]})")
+                    for step, label in (("first_render", "first render, all pages"), ("to_score", "to a score"),
+                                        ("to_items", "to a page of items"), ("to_saved", "to a page saved")):
+                        print(f"      {label:26s} median/p95 {_med_p95(values[step])} ({len(values[step])})")
+                    print(f"      errors {errors}: {_errors_line(results)}")
+                    print(f"      spread: " + ", ".join(f"process {k}: {c}" for k, c in spread.items())
+                          + (f", no cookie: {unknown}" if unknown else ""))
+                    print(f"      RSS after the round: " + ", ".join(f"process {k}: {m:.0f} MB"
+                                                                     for k, m in enumerate(rss, 1))
+                          + f" (sum {sum(rss):.0f} MB); least available memory during the round {lowest:.0f} MB",
+                          flush=True)
+                    busy_s = busy / tick_s if tick_s == tick_s else nan
+                    print(f"      machine: processor {100 * busy / total if total else nan:.0f}% busy during the "
+                          f"round ({os.cpu_count()} cores: {busy_s:.0f} processor seconds, of which the app processes "
+                          f"{app_cpu:.0f} and everything else {busy_s - app_cpu:.0f}: the browsers, nginx, this script "
+                          f"and any other job), load average {load:.1f} at its end; nginx sent {sent / 2**20:.0f} MB "
+                          f"({sent / 2**20 / n:.1f} MB a session)", flush=True)
+                    rows.append((processes, n, values, errors, spread, rss, lowest, wall, app_cpu, busy_s))
+                    _wait_idle(run_dir, processes, min(settle, 120))
+            except Exception as err:  # noqa: BLE001 - the other process counts still run
+                print(f"  {processes} processes: FAILED: {type(err).__name__}: {err}", flush=True)
+            finally:
+                if proc is not None:
+                    _stop_run_sh(proc)
+                drop(db)
+                shutil.rmtree(run_dir, ignore_errors=True)
+    finally:
+        admin.dispose()
+    print("\nSummary (times in s, median / p95; err: sessions with an error; spread: sessions per process; RSS of "
+          "each app process after the round, MB; min avail: the machine's least available memory during the round; "
+          "round: its wall time; cpu s: processor seconds the app processes used during the round / the "
+          "whole machine used):")
+    print(f"  {'proc':>4} {'sess':>4} | {'first render':>13} | {'to a score':>13} | {'page drawn':>13} | "
+          f"{'page saved':>13} | {'err':>3} | {'spread':>10} | {'RSS MB':>16} | {'min avail':>9} | {'round':>5} | "
+          f"cpu s app/all")
+    for processes, n, values, errors, spread, rss, lowest, wall, app_cpu, busy_s in rows:
+        def cell(step: str) -> str:
+            v = values[step]
+            return f"{statistics.median(v):5.1f} / {_pct(v, 95):5.1f}" if v else f"{'-':>13}"
+        print(f"  {processes:4d} {n:4d} | {cell('first_render')} | {cell('to_score')} | {cell('to_items')} | "
+              f"{cell('to_saved')} | {errors:3d} | {'/'.join(str(c) for c in spread.values()):>10} | "
+              f"{'/'.join(f'{m:.0f}' for m in rss):>16} | {lowest:6.0f} MB | {wall:4.0f}s | {app_cpu:4.0f}/{busy_s:4.0f}",
+              flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, nargs="*", default=[1, 5, 10],
-                        help="concurrent sessions per round; 1 is the baseline of the same run")
+    parser.add_argument("--sessions", type=int, nargs="*", default=None,
+                        help="concurrent sessions per round (default 1 5 10, 1 being the baseline of the same run; "
+                             "with --proxy 10 30 60)")
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--attacks", action="store_true", help="part 3 only: memory under a hostile visitor's attacks")
+    parser.add_argument("--proxy", action="store_true",
+                        help="part 4 only: deploy/run.sh's processes behind nginx on PostgreSQL, sessions through it")
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 3], help="with --proxy: app processes")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="with --proxy: seconds each measured span of a session (first render, to a score, "
+                             "to the items, to the page saved) may take before the session counts as timed out")
+    parser.add_argument("--animations", action="store_true",
+                        help="with --proxy: keep the pages' CSS animations (by default switched off in the browsers)")
+    parser.add_argument("--settle", type=float, default=300.0,
+                        help="with --proxy: at most this many seconds waiting for the processes to be idle")
+    parser.add_argument("--postgres", default=os.environ.get("DETOX_TEST_POSTGRES_URL") or DEFAULT_POSTGRES,
+                        help="with --proxy: a PostgreSQL URL whose role may create databases (one is created "
+                             "for each process count and dropped after)")
     args = parser.parse_args()
     if not (ROOT / "data" / "russe2022" / "train.tsv").is_file() and not os.environ.get("DETOX_DATA_DIR"):
         print("The RUSSE-2022 data is not fetched: run `python -m detox_core fetch-data` first.")
         return 1
+    if args.proxy:
+        import shutil
+
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        missing = [why for bad, why in [(not Path(CHROMIUM).exists(), "Chromium (apt-get install chromium)"),
+                                        (not Path(nginx).exists(), "nginx (apt-get install nginx)")] if bad]
+        if missing:
+            print("Part 4 needs " + " and ".join(missing) + ".")
+            return 1
+        part_proxy(args.processes, args.sessions if args.sessions is not None else [10, 30, 60], args.postgres,
+                   args.timeout, args.settle, args.animations)
+        return 0
     if args.attacks:
         if not Path(CHROMIUM).exists():
             print("Chromium is not installed (apt-get install chromium): part 3 needs it.")
             return 1
         part_attacks()
         return 0
-    if args.sessions:
+    sessions = args.sessions if args.sessions is not None else [1, 5, 10]
+    if sessions:
         if not Path(CHROMIUM).exists():
             print("Chromium is not installed (apt-get install chromium): part 1 skipped.")
         else:
-            part_sessions(args.sessions)
+            part_sessions(sessions)
     if args.requests:
         part_memory(args.requests)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,11 +19,11 @@ with st.spinner("Starting the app…"):
     from detox_core.ui import auth, render
     from detox_core.ui.llm_judge import render_llm_judge_settings
     from detox_core.ui.models import render_model_settings
+    from detox_core.ui.reconnect import render_reconnect_notice
     from detox_core.ui.sidebar import render_sidebar
     from detox_core.ui.store import database_problem
-    from detox_core.ui.reconnect import render_reconnect_notice
     from detox_core.ui.visitors import admit_session
-from detox_core.ui.warming import render_warmup_status
+    from detox_core.ui.warming import render_warmup_status
 
 admit_session()  # an address holding too many sessions gets a message, and no work
 # Started with `python -m detox_core serve`, the models are warming already; started with

@@ -73,11 +73,19 @@ stop() {  # every process started; exits with $1 (0: asked to stop)
     trap - INT TERM
     say "stopping ${#children[@]} processes"
     for pid in "${children[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    # 30 s to end gracefully, then killed (with an app process a supervisor was waiting on).
+    local deadline=$((SECONDS + 30)) pid
+    for pid in "${children[@]}"; do
+        while kill -0 "$pid" 2>/dev/null && (( SECONDS < deadline )); do sleep 0.2; done
+    done
+    for f in "$RUN"/app-*.pid; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null || true; done
+    for pid in "${children[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -f "$RUN"/app-*.pid
     exit "$code"
 }
-trap 'stop 0' INT TERM
+# HUP too: a closed terminal or SSH session stops everything (nginx would take HUP as "reload").
+trap 'stop 0' INT TERM HUP
 
 # One app process, started again when it exits (until run.sh stops).
 supervise() {

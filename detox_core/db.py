@@ -198,8 +198,15 @@ def writer(engine: Engine) -> Engine:
     return engine
 
 
+#: The PostgreSQL advisory lock the app's processes take around a schema upgrade.
+_UPGRADE_LOCK = 0x6465746F78  # "detox"
+
+
 def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
     """Bring the database up to ``metadata``: create missing tables, add missing columns.
+
+    Several app processes starting at once on one PostgreSQL database take turns (an
+    advisory lock): the first upgrades, the others find the schema current.
 
     Returns the changes made (empty when the database was current).
 
@@ -207,6 +214,18 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
         RuntimeError: a missing column is NOT NULL without a server default, so it
             cannot be added to a table that has rows.
     """
+    if engine.dialect.name != "postgresql":
+        return _upgrade(engine, metadata)
+    with engine.connect() as lock:
+        lock.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _UPGRADE_LOCK})
+        try:
+            return _upgrade(engine, metadata)
+        finally:
+            lock.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _UPGRADE_LOCK})
+            lock.commit()
+
+
+def _upgrade(engine: Engine, metadata: MetaData) -> list[str]:
     changes: list[str] = []
     _history.create_all(engine)
     existing = set(inspect(engine).get_table_names())

@@ -66,6 +66,11 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         bad = [a for a in servers if not re.fullmatch(r"[\w.-]+:\d{1,5}", a)]
         if bad:
             raise ValueError(f"an app process's address must be host:port, not {bad[0]!r}")
+        ports = [a.rsplit(":", 1)[1] for a in servers]
+        named = [a for a in servers if not re.fullmatch(r"[\d.]+:\d+", a)]
+        if len(set(ports)) < len(ports) and named:
+            # nginx reports a name as the address it resolved to: only ports or addresses tell them apart.
+            raise ValueError(f"give each app process its own port when they are named by host name ({named[0]})")
         addresses = list(servers)
     else:
         if not re.fullmatch(r"[\w.-]+", host):
@@ -95,10 +100,15 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         *[f"    {k} detox_p{k};" for k in addr],
         "}",
         "",
-        "# The number of the process that answered (the last address tried), for the cookie.",
+        "# The number of the process that answered (the last address tried), and its cookie;",
+        "# none on what nginx answers itself (a refused upload, no process up): the browser keeps its own.",
         "map $upstream_addr $detox_served_by {",
         "    default '';",
         *[f"    ~{pattern}$ {k};" for k, pattern in _answered_patterns(addr).items()],
+        "}",
+        "map $detox_served_by $detox_cookie {",
+        "    '' '';",
+        f'    default "{COOKIE}=$detox_served_by; Path=/; SameSite=Lax";',
         "}",
         "",
         "upstream detox_any {",
@@ -137,7 +147,7 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         "        # A process that refuses the connection (stopped, restarting): the next one.",
         "        proxy_connect_timeout 5s;",
         "        proxy_next_upstream error timeout http_502 http_503;",
-        f'        add_header Set-Cookie "{COOKIE}=$detox_served_by; Path=/; SameSite=Lax" always;',
+        "        add_header Set-Cookie $detox_cookie always;",
         "        add_header X-Detox-Process $detox_served_by always;",
         "    }",
         "}",
@@ -159,21 +169,21 @@ def standalone_config(run_dir: Path, site: str, workers: int = 1) -> str:
     """A whole nginx configuration around ``site`` that runs in the foreground without
     root: pid file, logs and temporary files under ``run_dir``."""
     run = Path(run_dir).resolve()
-    if any(c in str(run) for c in ';{}"\'\n#$'):
-        raise ValueError(f"the run folder's path may not hold ; {{ }} quotes # or $: {run}")
-    temp = [f"    {kind}_temp_path {run / 'tmp' / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")]
+    if any(c in str(run) for c in ';{}"\'\n#$\\'):
+        raise ValueError(f"the run folder's path may not hold ; {{ }} quotes # $ or \\: {run}")
+    temp = [f'    {kind}_temp_path "{run / "tmp" / kind}";' for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")]
     return "\n".join([
         "# nginx for deploy/run.sh: in the foreground, no root needed, everything under this folder.",
         f"worker_processes {int(workers)};",
-        f"pid {run / 'nginx.pid'};",
-        f"error_log {run / 'nginx-error.log'} warn;",
+        f'pid "{run / "nginx.pid"}";',
+        f'error_log "{run / "nginx-error.log"}" warn;',
         "",
         "events {",
         "    worker_connections 4096;",
         "}",
         "",
         "http {",
-        f"    access_log {run / 'nginx-access.log'};",
+        f'    access_log "{run / "nginx-access.log"}";',
         *temp,
         "",
         *[("    " + line) if line else "" for line in site.splitlines()],

@@ -78,8 +78,8 @@ def leave() -> None:
 def restore(token: str) -> None:
     """A new session of a tab that holds an annotator's token (a reload, or another app
     process after this one stopped): that annotator, where they were."""
-    found = tab_session.annotator_of(session_tokens(), token)
-    if found is not None:
+    found = tab_session.claimed(session_tokens(), token)
+    if found is not None:  # checked against the annotator below, once the store has them
         st.session_state["ann_id"], st.session_state["ann_token"] = found, token
 
 
@@ -110,7 +110,8 @@ if ann_id is None:
         try:
             known = client if client != UNKNOWN else None
             st.session_state["ann_id"] = store.join(code, name, secret, client=known).id
-            st.session_state["ann_token"] = tab_session.issue(session_tokens(), st.session_state["ann_id"])
+            joined = store.annotator(st.session_state["ann_id"])
+            st.session_state["ann_token"] = tab_session.issue(session_tokens(), joined)
         except AnnotationError as err:
             throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)
             st.error(render.md(err, None), icon=":material/error:")
@@ -124,6 +125,9 @@ try:
     project = store.project(ann.project_id)
 except AnnotationError:
     leave()
+    st.rerun()
+if (token := st.session_state.get("ann_token")) and not tab_session.holds(session_tokens(), token, ann):
+    leave()  # signed out elsewhere (Leave in a copy of this tab), expired, or not this annotator
     st.rerun()
 c1, c2 = st.columns([4, 1], vertical_alignment="center")
 c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")

@@ -29,7 +29,10 @@ def test_each_process_has_its_cookie_its_backups_and_the_least_busy_default():
     assert re.findall(r"server (\S+) backup", p1) == ["127.0.0.1:9102", "127.0.0.1:9103"]
     assert re.findall(r"server (\S+) backup", p2) == ["127.0.0.1:9103", "127.0.0.1:9101"]
     # The cookie names the process that answered, so it follows a failover.
-    assert "~:9102$ 2;" in site and 'Set-Cookie "detox_process=$detox_served_by' in site
+    assert "~:9102$ 2;" in site and 'default "detox_process=$detox_served_by; Path=/; SameSite=Lax";' in site
+    # What nginx answers itself (413, no process up) sets no cookie: the browser keeps its own.
+    assert re.search(r"map \$detox_served_by \$detox_cookie \{\s*'' '';", site)
+    assert "add_header Set-Cookie $detox_cookie always;" in site
     for needed in ("proxy_set_header Upgrade $http_upgrade", "proxy_set_header Connection $detox_connection",
                    "proxy_set_header Host $http_host", "X-Forwarded-For $proxy_add_x_forwarded_for",
                    "proxy_read_timeout 1d", "proxy_next_upstream error timeout", "listen 8080;"):
@@ -50,6 +53,9 @@ def test_container_addresses_are_told_apart_by_port_or_by_address():
     assert "~:8601$ 1;" in by_port and "server app2:8602 max_fails=1" in by_port
     same_port = deploy.site_config(servers=["10.0.0.5:8501", "10.0.0.6:8501"], listen="80")
     assert r"~10\.0\.0\.6:8501$ 2;" in same_port
+    # Names on one port: nginx reports the resolved address, which no pattern of the name matches.
+    with pytest.raises(ValueError, match="its own port"):
+        deploy.site_config(servers=["app1:8501", "app2:8501"], listen="80")
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -73,13 +79,16 @@ def test_the_cli_writes_the_site_or_a_rootless_configuration(tmp_path, capsys):
     assert "must be host:port" in capsys.readouterr().err
     assert main(["deploy-nginx", "--run-dir", str(tmp_path / "run"), "--listen", "9200"]) == 0
     conf = (tmp_path / "run" / "nginx.conf").read_text()
-    assert f"pid {(tmp_path / 'run').resolve() / 'nginx.pid'};" in conf and "user " not in conf
+    assert f'pid "{(tmp_path / "run").resolve() / "nginx.pid"}";' in conf and "user " not in conf
     assert all((tmp_path / "run" / "tmp" / kind).is_dir() for kind in ("client_body", "proxy"))
 
 
 def test_a_run_folder_that_would_break_the_configuration_is_refused(tmp_path):
     with pytest.raises(ValueError, match="may not hold"):
         deploy.standalone_config(tmp_path / "a;b", deploy.site_config())
+    # A space is fine: the paths are quoted.
+    conf = deploy.standalone_config(tmp_path / "a b", deploy.site_config())
+    assert f'pid "{(tmp_path / "a b").resolve() / "nginx.pid"}";' in conf
 
 
 def test_the_shipped_site_is_what_the_command_writes():
@@ -91,8 +100,8 @@ def test_the_shipped_site_is_what_the_command_writes():
 
 @pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)")
 def test_nginx_accepts_the_configuration(tmp_path):
-    conf = deploy.write_configs(tmp_path / "run", 4, 9301, "127.0.0.1:9300")
-    done = subprocess.run([NGINX, "-t", "-p", str(tmp_path / "run"), "-c", str(conf), "-e", "stderr"],
+    conf = deploy.write_configs(tmp_path / "run dir", 4, 9301, "127.0.0.1:9300")
+    done = subprocess.run([NGINX, "-t", "-p", str(tmp_path / "run dir"), "-c", str(conf), "-e", "stderr"],
                           check=False, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert "syntax is ok" in done.stderr

@@ -95,7 +95,7 @@ class Usage:
     cached: int = 0  # served by the cache
     answered: int = 0  # answered by the server in this run (charged), re-asks included
     reasks: int = 0
-    failed: int = 0  # requests still failing after every retry (not charged, not cached)
+    failed: int = 0  # requests still failing after every retry (not cached; a re-ask's failure: its first answer kept as pending)
     unreadable: int = 0  # answered but not readable after the re-ask
     prompt_tokens: int = 0
     completion_tokens: int = 0

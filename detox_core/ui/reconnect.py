@@ -33,18 +33,25 @@ export default function (component) {
   window.__detoxProcess = data.process;
   if (previous && previous !== data.process) setTriggerValue("moved", Date.now());
   // Behind the proxy of deploy/, the cookie names the process that answered last: when it
-  // changes, the tab's WebSocket went to another process, whose new session has drawn
-  // nothing yet. A rerun draws the page there at once (and this component again, which
-  // then tells the processes apart); Streamlit alone would wait for the next click.
+  // changes, the tab's WebSocket has gone (or is going) to another process, whose new
+  // session has drawn nothing yet. A rerun draws the page there at once, and this component
+  // again, which then tells the processes apart; Streamlit alone would wait for the next
+  // click. The cookie changes on the reconnect's first HTTP replies, before the WebSocket
+  // is up (a message sent then is dropped), so the request is sent a few times, until the
+  // new drawing stops this timer. An empty cookie is a reply nginx made itself: ignored.
   const read = () => (document.cookie.match(/(?:^|; )detox_process=([^;]*)/) || [])[1] || "";
   let seen = read();
+  let resend = 0;
   clearInterval(window.__detoxProcessTimer);
   window.__detoxProcessTimer = setInterval(() => {
     const now = read();
-    if (now !== seen) {
-      const was = seen;
+    if (now && now !== seen) {
+      if (seen) resend = 5;
       seen = now;
-      if (was) setTriggerValue("moved", Date.now());
+    }
+    if (resend > 0) {
+      resend -= 1;
+      setTriggerValue("redraw", Date.now());
     }
   }, 1000);
 }
@@ -72,4 +79,5 @@ def render_reconnect_notice() -> None:
                 st.session_state.pop(_STATE, None)
                 st.rerun()
     with st.sidebar:
-        _COMPONENT(data={"process": PROCESS_TOKEN}, key="detox_reconnect", on_moved_change=_moved)
+        _COMPONENT(data={"process": PROCESS_TOKEN}, key="detox_reconnect", on_moved_change=_moved,
+                   on_redraw_change=lambda: None)

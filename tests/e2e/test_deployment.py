@@ -398,8 +398,7 @@ def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, d
         pids = [int((run_dir / f"app-{k}.pid").read_text()) for k in (1, 2)]
         nginx = int((run_dir / "nginx.pid").read_text())
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=40)
+        stop_run_sh(proc)
     out = log.read_text()
     assert "no DETOX_DB_URL" in out and "PostgreSQL" in out and "the app is open" in out
     assert proc.returncode == 0

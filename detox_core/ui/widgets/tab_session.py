@@ -4,21 +4,25 @@ reconnect to another app process when the one the tab was on stops (``deploy/``)
 A Streamlit session lives in one process's memory; a reload or a move to another process
 starts a new one, which would ask the annotator to join again. After joining, the server
 hands the tab a signed, expiring token (:class:`detox_core.sessions.SessionTokens`,
-role ``annotator:<id>``, under the server's secret that every process of a deployment
+role ``annotator:<id>:<project>:<name digest>``, under the server's secret that every process of a deployment
 shares); the tab keeps it in ``sessionStorage``: this tab only (another tab, or another
-person at the same computer in another tab, is not signed in), gone when the tab closes.
-A new session whose tab holds a token signs that annotator in again. *Leave* revokes the
-token in every process and removes it from the tab. The token holds an id and times, no
-name or password.
+person at the same computer in another tab, is not signed in); a browser may bring it
+back with a closed tab it reopens, so on a shared computer *Leave* is the way out. A new
+session whose tab holds a token signs that annotator in again, and every run checks it
+(revoked, expired, or no longer that annotator: signed out). *Leave* revokes the token in
+every process and removes it from the tab. The token holds ids, a digest of the name and
+times, no name or password.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 
 import streamlit as st
 
+from detox_core.annotation.store import Annotator
 from detox_core.sessions import SessionTokens
 
 _JS = """
@@ -45,19 +49,33 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_\-]+\.[0-9a-f]{64}$")
 _KEY = "detox-annotator-tab"
 
 
-def issue(tokens: SessionTokens, annotator_id: int) -> str:
-    """A token for this tab of annotator ``annotator_id``."""
-    return tokens.issue(f"annotator:{int(annotator_id)}", _KEY)
+def _role(annotator: Annotator) -> str:
+    """The token's role: the annotator's id, project and a digest of their name, so that a
+    token never passes for someone else (an id reused after a project was deleted)."""
+    digest = hashlib.sha256(annotator.name.encode("utf-8")).hexdigest()[:16]
+    return f"annotator:{int(annotator.id)}:{int(annotator.project_id)}:{digest}"
 
 
-def annotator_of(tokens: SessionTokens, token: object) -> int | None:
-    """The annotator a tab's token names, if it is valid (not tampered, expired or revoked)."""
+def issue(tokens: SessionTokens, annotator: Annotator) -> str:
+    """A token for this tab of ``annotator``."""
+    return tokens.issue(_role(annotator), _KEY)
+
+
+def claimed(tokens: SessionTokens, token: object) -> int | None:
+    """The annotator id a tab's token claims, if the server made it and it is neither
+    expired nor revoked (then check it with :func:`holds`)."""
     if not isinstance(token, str) or not _TOKEN.match(token):
         return None
     role = tokens.verify(token, _KEY)
-    if role is None or not re.fullmatch(r"annotator:\d{1,18}", role):
+    if role is None or not re.fullmatch(r"annotator:\d{1,18}:\d{1,18}:[0-9a-f]{16}", role):
         return None
     return int(role.split(":")[1])
+
+
+def holds(tokens: SessionTokens, token: object, annotator: Annotator) -> bool:
+    """Whether ``token`` is a valid token of ``annotator`` (their id, project and name)."""
+    return (claimed(tokens, token) == annotator.id and isinstance(token, str)
+            and tokens.verify(token, _KEY) == _role(annotator))
 
 
 def revoke(tokens: SessionTokens, token: str | None) -> None:

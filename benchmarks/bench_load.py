@@ -80,7 +80,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.util import CHROMIUM, free_port, start_app, stop_app  # noqa: E402
+from tests.e2e.util import CHROMIUM, free_block, free_port, start_app, stop_app  # noqa: E402
 
 SENTENCES = [
     ("ты дебил, иди отсюда", "ты неправ, иди отсюда"),
@@ -657,24 +657,8 @@ def _wait_idle(run_dir: Path, processes: int, limit: float, window: float = 3.0,
 
 def _free_ports(n: int) -> tuple[int, int]:
     """A free port for the proxy, and the first of ``n`` consecutive free ones."""
-    import socket
-
     proxy = free_port()
-    for _ in range(100):
-        first = free_port()
-        if first + n > 65535 or proxy in range(first, first + n):
-            continue
-        ok = True
-        for port in range(first, first + n):
-            with socket.socket() as s:
-                try:
-                    s.bind(("127.0.0.1", port))
-                except OSError:
-                    ok = False
-                    break
-        if ok:
-            return proxy, first
-    raise RuntimeError("no block of free ports")
+    return proxy, free_block(n, avoid=proxy)
 
 
 def _get(url: str, cookie: str | None = None) -> str:
@@ -851,9 +835,9 @@ def part_proxy(process_counts: list[int], session_counts: list[int], postgres: s
                                         ("to_items", "to a page of items"), ("to_saved", "to a page saved")):
                         print(f"      {label:26s} median/p95 {_med_p95(values[step])} ({len(values[step])})")
                     print(f"      errors {errors}: {_errors_line(results)}")
-                    print(f"      spread: " + ", ".join(f"process {k}: {c}" for k, c in spread.items())
+                    print("      spread: " + ", ".join(f"process {k}: {c}" for k, c in spread.items())
                           + (f", no cookie: {unknown}" if unknown else ""))
-                    print(f"      RSS after the round: " + ", ".join(f"process {k}: {m:.0f} MB"
+                    print("      RSS after the round: " + ", ".join(f"process {k}: {m:.0f} MB"
                                                                      for k, m in enumerate(rss, 1))
                           + f" (sum {sum(rss):.0f} MB); least available memory during the round {lowest:.0f} MB",
                           flush=True)

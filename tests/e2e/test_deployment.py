@@ -30,7 +30,7 @@ from sqlalchemy import create_engine, text
 from detox_core.annotation.controls import Control
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
-from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_port, no_exception, wait_idle
+from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, no_exception, wait_idle
 
 PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -64,27 +64,8 @@ class Deployment:
             return r.headers.get("X-Detox-Process", "")
 
 
-def _free_block(n: int) -> int:
-    """The first of ``n`` consecutive free ports."""
-    for _ in range(50):
-        first = free_port()
-        if first + n > 65535:
-            continue
-        ok = True
-        for port in range(first, first + n):
-            with socket.socket() as s:
-                try:
-                    s.bind(("127.0.0.1", port))
-                except OSError:
-                    ok = False
-                    break
-        if ok:
-            return first
-    raise RuntimeError("no block of free ports")
-
-
 def start_run_sh(env: dict[str, str], run_dir: Path, processes: int, log: Path) -> tuple[subprocess.Popen, str, int]:
-    proxy, first = free_port(), _free_block(processes)
+    proxy, first = free_port(), free_block(processes)
     full = {**os.environ, **env, "DETOX_PROCESSES": str(processes), "DETOX_PROXY_PORT": str(proxy),
             "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir), "DETOX_PYTHON": sys.executable,
             "NGINX": NGINX}
@@ -387,7 +368,7 @@ def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, d
     log = tmp_path / "run.log"
     env = {"DETOX_DATA_DIR": str(data_root), "DETOX_WARMUP": "0", "DETOX_ORGANIZER_PASSWORD": ""}
     env_clean = {k: v for k, v in os.environ.items() if k != "DETOX_DB_URL"}
-    proxy, first = free_port(), _free_block(2)
+    proxy, first = free_port(), free_block(2)
     proc = subprocess.Popen(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT,
                             env={**env_clean, **env, "DETOX_PROCESSES": "2", "DETOX_PROXY_PORT": str(proxy),
                                  "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir),
@@ -419,7 +400,7 @@ def test_run_sh_refuses_a_port_in_use_before_starting_anything(tmp_path, data_ro
         done = subprocess.run(["bash", str(PROJECT_ROOT / "deploy" / "run.sh")], cwd=PROJECT_ROOT, timeout=60, check=False,
                               capture_output=True, text=True,
                               env={**os.environ, "DETOX_PROCESSES": "2", "DETOX_PROXY_PORT": str(port),
-                                   "DETOX_FIRST_APP_PORT": str(_free_block(2)), "DETOX_RUN_DIR": str(tmp_path / "run"),
+                                   "DETOX_FIRST_APP_PORT": str(free_block(2)), "DETOX_RUN_DIR": str(tmp_path / "run"),
                                    "DETOX_PYTHON": sys.executable, "NGINX": NGINX, "DETOX_DATA_DIR": str(data_root)})
     assert done.returncode == 1
     assert f"port(s) in use: {port}" in done.stderr

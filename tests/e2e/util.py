@@ -24,6 +24,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_block(n: int, avoid: int | None = None) -> int:
+    """The first of ``n`` consecutive free ports (none of them ``avoid``)."""
+    for _ in range(100):
+        first = free_port()
+        if first + n > 65535 or (avoid is not None and avoid in range(first, first + n)):
+            continue
+        ok = True
+        for port in range(first, first + n):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return first
+    raise RuntimeError("no block of free ports")
+
+
 def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT,
               launcher: bool = False) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` of the checkout ``app_dir`` (this one by default)

@@ -28,6 +28,14 @@ does it agree with the LLM judges sentence by sentence, and how fast is it on th
    the first live pair of each language once preloaded (target < 1 s), and memory after
    scoring every language's test inputs twice (the per-text and per-word memos filled,
    bounded by ``DETOX_CACHE_MB``).
+5. Would fitting on the LLM judges' labels help? Outside Russian, one logistic regression
+   per axis on the recipe's per-sentence quantities, fitted on the mean label of every LLM
+   judge of the sample (all eight languages pooled), leave one system out: each system's
+   pairs scored by the fit on the other five systems. The rule, fixed before any human
+   figure was read: the fit would replace the recipe only if it ranked the systems more
+   like the LLM judges do (system-level Spearman against the judges' mean J) without
+   losing sentence-level ROC-AUC. Its Spearman against human J is printed for the record,
+   never used to choose.
 
 Run: ``.venv/bin/python benchmarks/bench_embedded_multilingual.py`` (after
 ``python -m detox_core train-embedded``). Takes about a minute.
@@ -169,8 +177,100 @@ def main() -> int:
     run = subprocess.run([sys.executable, __file__, "--cold"], capture_output=True, text=True, check=False)
     print(run.stdout.rstrip() or run.stderr[-2000:])
     ok &= run.returncode == 0
+    print("\n5. Fitting on the LLM judges' labels, leave one system out (not what the preset does)\n")
+    ok_fit = fit_on_judges(root, pairs, human)
+    print("   " + ("the fit beats the recipe on the rule fixed beforehand" if ok_fit else
+                   "the fit does not beat the recipe on the rule fixed beforehand: the recipe stays"))
     print("\nall targets met" if ok else "\nsome targets NOT met (above)")
     return 0 if ok else 2
+
+
+#: the fit's features per axis (see :func:`_fit_features`)
+FIT_FEATURES = {
+    "non-toxicity": ["sta_logit", "sta_in_logit", "lexicon_left", "same"],
+    "content": ["recall", "chrf_lc", "length_ratio", "novel", "dropped", "wrong_language", "same"],
+    "fluency": ["g_delta", "length_ratio", "wrong_language", "same"],
+}
+
+
+def _fit_features(lang: str, inputs: list[str], outputs: list[str]) -> pd.DataFrame:
+    from detox_core.embedded import multilingual
+    from detox_core.embedded.loader import load_models
+
+    models = multilingual.load_languages(load_models(None).folder)[lang]
+    ax = EmbeddedPreset(langs=[lang] * len(inputs)).axes_of_language(lang, inputs, outputs, [[] for _ in inputs])
+    logit = lambda p: np.log(np.clip(p, 1e-4, 1 - 1e-4) / (1 - np.clip(p, 1e-4, 1 - 1e-4)))  # noqa: E731
+    tin = [multilingual.tokens(t, lang) for t in inputs]
+    tout = [multilingual.tokens(t, lang) for t in outputs]
+    return pd.DataFrame({
+        "sta_logit": logit(ax["sta_raw"]), "sta_in_logit": logit(ax["sta_in"]),
+        "lexicon_left": [sum(w in models.lexicon for w in o) for o in tout],
+        "recall": ax["recall"], "chrf_lc": ax["chrf_lc"],
+        "length_ratio": [np.log((len(o) + 1) / (len(i) + 1)) for i, o in zip(tin, tout)],
+        "novel": [sum(w not in set(i) for w in o) / max(1, len(o)) for i, o in zip(tin, tout)],
+        "dropped": [sum(w not in set(o) for w in i) / max(1, len(i)) for i, o in zip(tin, tout)],
+        "g_delta": np.clip(np.nan_to_num(ax["g_out"] - ax["g_in"], nan=-10.0) / models.fl_noise, -10, 10),
+        "wrong_language": ax["wrong_language"],
+        "same": np.array([float(i.strip() == o.strip()) for i, o in zip(inputs, outputs)]),
+        "recipe_j": ax["sta"] * ax["sim"] * ax["fl"],
+    })
+
+
+def _soft_logistic(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """P(yes) of a logistic regression fitted on soft labels ``y`` in [0, 1] (each row twice,
+    weighted y and 1 - y), standardised on the training rows."""
+    from sklearn.linear_model import LogisticRegression
+
+    ok = train & np.isfinite(y)
+    mean, std = x[ok].mean(axis=0), x[ok].std(axis=0)
+    std[std == 0] = 1.0
+    xs = (x - mean) / std
+    n = int(ok.sum())
+    lr = LogisticRegression(C=1.0, max_iter=2000).fit(
+        np.vstack([xs[ok], xs[ok]]), np.r_[np.ones(n), np.zeros(n)], sample_weight=np.r_[y[ok], 1 - y[ok]])
+    return lr.predict_proba(xs[test])[:, 1]
+
+
+def fit_on_judges(root: Path, pairs: pd.DataFrame, human: pd.DataFrame) -> bool:
+    """Section 5: the recipe against a fit on the LLM judges' labels, leave one system out."""
+    paths = sorted((root / "meta_eval" / "llm_judgements").glob("*.tsv"))
+    labels = {p.stem: load_llm_judgements(p, pairs=pairs).set_index("id") for p in paths}
+    langs = [c for c in LANGS if c != "ru"]  # Russian keeps its recipe (and its fit on people)
+    sample = pairs[pairs["lang"].isin(langs)].reset_index(drop=True)
+    frame = pd.concat([_fit_features(lang, g["toxic_sentence"].tolist(), g["neutral_sentence"].tolist())
+                       .set_index(g.index) for lang, g in sample.groupby("lang", sort=False)]).sort_index()
+    systems = sample["system"].to_numpy()
+    preds = {}
+    for axis, cols in FIT_FEATURES.items():
+        # every judge that gives this axis, averaged: no judge chosen by its agreement with people
+        y = pd.concat([lab.loc[sample["id"], axis] for lab in labels.values()], axis=1).mean(axis=1).to_numpy(float)
+        x = frame[cols].to_numpy(float)
+        preds[axis] = np.full(len(sample), np.nan)
+        for name in sorted(set(systems)):
+            held = systems == name
+            preds[axis][held] = _soft_logistic(x, y, ~held, held)
+    fitted_j = preds["non-toxicity"] * preds["content"] * np.where(frame["same"] > 0, 1.0, preds["fluency"])
+    judges_j = pd.concat([lab.loc[sample["id"], "J"] for lab in labels.values()], axis=1).mean(axis=1).to_numpy(float)
+    rows = []
+    for lang in langs:
+        m = (sample["lang"] == lang).to_numpy()
+        table = human[human["lang"] == lang].set_index("team")["j"]
+        for name, j in (("recipe", frame["recipe_j"].to_numpy()), ("fit", fitted_j)):
+            by_system = pd.Series(j[m]).groupby(systems[m]).mean()
+            llm = pd.Series(judges_j[m]).groupby(systems[m]).mean().loc[by_system.index]
+            people = [table[TEAMS.get(s, s)] for s in by_system.index]
+            row = {"lang": lang, "scorer": name,
+                   "rho LLM judges": float(spearmanr(by_system.to_numpy(), llm.to_numpy()).statistic),
+                   "rho people": float(spearmanr(by_system.to_numpy(), people).statistic)}
+            for judge in JUDGES:
+                row[f"AUC J {judge[:5]}"] = _auc(j[m], labels[judge].loc[sample["id"][m], "J"].to_numpy(float))
+            rows.append(row)
+    table = pd.DataFrame(rows).pivot(index="lang", columns="scorer")
+    table.loc["mean"] = table.mean()
+    print("   " + table.round(2).to_string().replace("\n", "\n   "))
+    mean = table.loc["mean"]
+    return bool(mean[("rho LLM judges", "fit")] > mean[("rho LLM judges", "recipe")]
+                and all(mean[(f"AUC J {j[:5]}", "fit")] >= mean[(f"AUC J {j[:5]}", "recipe")] for j in JUDGES))
 
 
 def _rss_mb() -> float:

@@ -50,6 +50,18 @@ def request_key(model: str, base_url: str, template: str, settings: dict[str, An
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def _dialect_insert(name: str):
+    """The INSERT with ON CONFLICT of the database's dialect (the app runs on SQLite or
+    PostgreSQL)."""
+    if name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    elif name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:
+        raise ValueError(f"the LLM judge's response cache runs on SQLite or PostgreSQL, not {name}")
+    return insert
+
+
 @dataclass(frozen=True)
 class Cached:
     answer: str | None
@@ -95,21 +107,18 @@ class ResponseCache:
         if not rows:
             return
         now = datetime.now(timezone.utc)
+        defaults = {"answer": None, "value": None, "prompt_tokens": 0, "completion_tokens": 0, "pending": 0}
+        unique = {r["key"]: {**defaults, **r, "created_at": now} for r in rows}
         with writer(self.engine).begin() as conn:
-            have = dict(conn.execute(select(responses.c.key, responses.c.pending).where(
-                responses.c.key.in_([r["key"] for r in rows]))).all())
-            fresh, done = {}, {}
-            for r in rows:
-                row = {"pending": 0, **r, "created_at": now}
-                if r["key"] not in have:
-                    fresh[r["key"]] = row
-                elif have[r["key"]] and not row["pending"]:
-                    done[r["key"]] = row
-            if fresh:
-                conn.execute(responses.insert(), list(fresh.values()))
-            for key, row in done.items():
-                conn.execute(responses.update().where(responses.c.key == key).values(
-                    **{k: v for k, v in row.items() if k != "key"}))
+            # One statement, so that two processes storing the same answer at once (a shared
+            # deployment on PostgreSQL) never collide on the key: the first row stays, and a
+            # pending row is replaced only by an answered one.
+            stmt = _dialect_insert(self.engine.dialect.name)(responses)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[responses.c.key],
+                set_={c.name: stmt.excluded[c.name] for c in responses.columns if c.name != "key"},
+                where=(responses.c.pending != 0) & (stmt.excluded.pending == 0))
+            conn.execute(stmt, list(unique.values()))
 
     def count(self) -> int:
         with self.engine.connect() as conn:

@@ -213,6 +213,7 @@ def _fit_features(lang: str, inputs: list[str], outputs: list[str]) -> pd.DataFr
         "wrong_language": ax["wrong_language"],
         "same": np.array([float(i.strip() == o.strip()) for i, o in zip(inputs, outputs)]),
         "recipe_j": ax["sta"] * ax["sim"] * ax["fl"],
+        "recipe_sta": ax["sta"], "recipe_sim": ax["sim"], "recipe_fl": ax["fl"],
     })
 
 
@@ -265,6 +266,14 @@ def fit_on_judges(root: Path, pairs: pd.DataFrame, human: pd.DataFrame) -> bool:
             for judge in JUDGES:
                 row[f"AUC J {judge[:5]}"] = _auc(j[m], labels[judge].loc[sample["id"][m], "J"].to_numpy(float))
             rows.append(row)
+    recipe_axes = {"non-toxicity": frame["recipe_sta"], "content": frame["recipe_sim"], "fluency": frame["recipe_fl"]}
+    for axis in FIT_FEATURES:
+        pooled = {}
+        for name, values in (("fit", preds[axis]), ("recipe", recipe_axes[axis])):
+            pooled[name] = "/".join(f"{_auc(np.asarray(values, float), labels[j].loc[sample['id'], axis].to_numpy(float)):.2f}"
+                                    for j in JUDGES)
+        print(f"   {axis}: sentence ROC-AUC over the eight languages (gpt-4.1-mini few-shot / Llama-3.1-8B tuned): "
+              f"fit {pooled['fit']}, recipe {pooled['recipe']}")
     table = pd.DataFrame(rows).pivot(index="lang", columns="scorer")
     table.loc["mean"] = table.mean()
     print("   " + table.round(2).to_string().replace("\n", "\n   "))

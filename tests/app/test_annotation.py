@@ -183,6 +183,20 @@ def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     login_throttle.clear()
 
 
+def test_a_new_password_from_the_organizer_signs_the_open_session_out(store):
+    p = store.create_project("reset", ["toxicity"], pairs(8),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    at = join(p.access_code, "Ira", "iras-own-password")
+    assert annotate_pages(at)
+    ira = int(store.annotators(p.id).set_index("name").loc["Ira", "id"])
+    new = store.set_secret(ira, actor="organizer")  # someone else had her password
+    run(at)  # her next click
+    assert not annotate_pages(at) and "ann_id" not in at.session_state
+    assert at.text_input(key="ann_code") is not None  # the join form again
+    back = join(p.access_code, "Ira", new)
+    assert annotate_pages(back)  # the next page (the one she left went back to the others)
+
+
 def test_organizer_page_open_without_a_password_refused_with_one(tiny_data, monkeypatch):
     # No organizer password: the open app of one's own machine, every page open.
     monkeypatch.delenv("DETOX_ORGANIZER_PASSWORD", raising=False)

@@ -46,3 +46,21 @@ def test_an_expired_token_signs_nobody_in(tmp_path):
     role = tab_session._role(annotator(5))
     old = tokens.issue(role, tab_session._KEY, now=0)
     assert tab_session.claimed(tokens, old) is None
+
+
+def test_a_new_password_set_by_an_organizer_signs_every_tab_out(tmp_path):
+    import pandas as pd
+
+    from detox_core.annotation.store import AnnotationStore
+
+    store = AnnotationStore(f"sqlite:///{tmp_path / 'ann.sqlite'}")
+    pairs = pd.DataFrame({"system": ["a", "b"], "idx": [0, 0], "input": ["x y z", "x y z"], "output": ["one", "two"]})
+    code = store.create_project("p", ["toxicity"], pairs).access_code
+    olga = store.join(code, "Olga", "a good long secret")
+    tokens = SessionTokens(tmp_path)
+    token = tab_session.issue(tokens, olga)
+    assert tab_session.holds(tokens, token, store.annotator(olga.id))
+    new = store.set_secret(olga.id)
+    assert not tab_session.holds(tokens, token, store.annotator(olga.id))  # her old tabs are out
+    again = store.join(code, "Olga", new)  # and she signs in with the new password
+    assert tab_session.holds(tokens, tab_session.issue(tokens, again), store.annotator(olga.id))

@@ -6,6 +6,8 @@ never an item's kind, known answer or other answers.
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,6 +38,9 @@ class Annotator:
     exam_score: float | None
     ban_reason: str | None
     lang: str | None = None  # the language the annotator judges; None: not chosen (every language)
+    #: a digest of the stored password hash ("" without a password): a new password set by an
+    #: organizer changes it, which ends the annotator's signed-in tabs
+    password_digest: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,4 +99,5 @@ def project_view(row: ProjectRow) -> Project:
 
 
 def annotator_view(row: AnnotatorRow) -> Annotator:
-    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason, row.lang)
+    digest = hashlib.sha256(row.secret_hash.encode("utf-8")).hexdigest()[:16] if row.secret_hash else ""
+    return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason, row.lang, digest)

@@ -79,7 +79,8 @@ def password_section(store: AnnotationStore, project: Project, people: pd.DataFr
     from): shown once here, for the organizer to hand over; logged."""
     with st.expander("Set an annotator's password", icon=":material/key:"):
         st.caption("For an annotator who forgot their password, or who joined before passwords were asked and "
-                   "signs in from another address now. The new password is shown once: hand it to them.")
+                   "signs in from another address now. The new password is shown once: hand it to them. Every tab "
+                   "signed in under their name is signed out (someone else may have had the old password).")
         ids = [int(i) for i in people["id"]]
         names = dict(zip(ids, people["name"]))
         with st.form("org_set_password", border=False):

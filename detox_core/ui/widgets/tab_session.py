@@ -4,7 +4,7 @@ reconnect to another app process when the one the tab was on stops (``deploy/``)
 A Streamlit session lives in one process's memory; a reload or a move to another process
 starts a new one, which would ask the annotator to join again. After joining, the server
 hands the tab a signed, expiring token (:class:`detox_core.sessions.SessionTokens`,
-role ``annotator:<id>:<project>:<name digest>``, under the server's secret that every process of a deployment
+role ``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that every process of a deployment
 shares); the tab keeps it in ``sessionStorage``: this tab only (another tab, or another
 person at the same computer in another tab, is not signed in); a browser may bring it
 back with a closed tab it reopens, so on a shared computer *Leave* is the way out. A new
@@ -50,9 +50,11 @@ _KEY = "detox-annotator-tab"
 
 
 def _role(annotator: Annotator) -> str:
-    """The token's role: the annotator's id, project and a digest of their name, so that a
-    token never passes for someone else (an id reused after a project was deleted)."""
-    digest = hashlib.sha256(annotator.name.encode("utf-8")).hexdigest()[:16]
+    """The token's role: the annotator's id, project and a digest of their name and of their
+    password's digest, so that a token never passes for someone else (an id reused after a
+    project was deleted), and a new password set by an organizer (someone else had it)
+    signs every tab of that annotator out."""
+    digest = hashlib.sha256(f"{annotator.name}\x00{annotator.password_digest}".encode("utf-8")).hexdigest()[:16]
     return f"annotator:{int(annotator.id)}:{int(annotator.project_id)}:{digest}"
 
 

@@ -3,15 +3,15 @@ reconnect to another app process when the one the tab was on stops (``deploy/``)
 
 A Streamlit session lives in one process's memory; a reload or a move to another process
 starts a new one, which would ask the annotator to join again. After joining, the server
-hands the tab a signed, expiring token (:class:`detox_core.sessions.SessionTokens`,
-role ``annotator:<id>:<project>:<digest of name and password>``, under the server's
-secret that every process of a deployment shares); the tab keeps it in ``sessionStorage``: this tab only (another tab, or another
-person at the same computer in another tab, is not signed in); a browser may bring it
-back with a closed tab it reopens, so on a shared computer *Leave* is the way out. A new
-session whose tab holds a token signs that annotator in again, and every run checks it
-(revoked, expired, or no longer that annotator: signed out). *Leave* revokes the token in
-every process and removes it from the tab. The token holds ids, a digest of the name and
-times, no name or password.
+hands the tab a signed, expiring token (:class:`detox_core.sessions.SessionTokens`, role
+``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that
+every process of a deployment shares); the tab keeps it in ``sessionStorage``: this tab
+only (another tab, or another person at the same computer in another tab, is not signed
+in); a browser may bring it back with a closed tab it reopens, so on a shared computer
+*Leave* is the way out. A new session whose tab holds a token signs that annotator in
+again, and every run checks it (revoked, expired, a new password set by an organizer, or
+no longer that annotator: signed out). *Leave* revokes the token in every process and
+removes it from the tab. The token holds ids, a digest and times, no name or password.
 """
 
 from __future__ import annotations

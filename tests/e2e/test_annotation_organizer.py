@@ -57,6 +57,16 @@ def test_organizer_sees_who_is_kept_out_and_the_export_buttons_whole(server, bro
         assert not cut_off_controls(page)
         shot(page, f"annotation_progress_{width}", 2400, width=width)
         page.set_viewport_size({"width": width, "height": 1100})
+        # A new password for an annotator: shown once, and the form says it signs their tabs out.
+        page.get_by_text("Set an annotator's password").click()
+        page.get_by_role("button", name="Set a new password").click()
+        wait_idle(page, 120)
+        no_exception(page)
+        body = page.inner_text("body")
+        assert "New password of Anna" in body and "is signed out" in body
+        assert not cut_off_controls(page)
+        page.get_by_text("New password of Anna").scroll_into_view_if_needed()
+        shot(page, f"annotation_new_password_{width}", 1100, width=width)
         page.get_by_role("tab", name="Results").click()
         wait_idle(page, 120)
         no_exception(page)

@@ -4,19 +4,13 @@ soft-label fit must learn what the labels say."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-from detox_core.data import PROJECT_ROOT
+from tests.benchmarks import load_benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_embedded_multilingual",
-                                                  PROJECT_ROOT / "benchmarks" / "bench_embedded_multilingual.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_embedded_multilingual")
 
 
 def _data(seed: int = 0):

@@ -8,26 +8,17 @@ benchmark runs it on full-size models, this test on tiny ones of the same layout
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from detox_core.data import PROJECT_ROOT
 from detox_core.models import ModelPool
+from tests.benchmarks import load_benchmark
 from tests.tiny_models import corpus_sentences
 
 
-def _load_benchmark():
-    path = PROJECT_ROOT / "benchmarks" / "bench_textdetox2024.py"
-    spec = importlib.util.spec_from_file_location("bench_textdetox2024", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_benchmark()
+bench = load_benchmark("bench_textdetox2024")
 
 # Three inputs per language of the 2024 task, in file order by language.
 INPUTS = {

@@ -17,7 +17,6 @@ Without ``.venv-comet`` these tests fail and say to run ``make setup``; set
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from detox_core.data import PROJECT_ROOT
 from detox_core.metrics import get_preset
 from detox_core.metrics.textdetox2025 import STA_TOKENIZER
 from detox_core.models import ModelPool, xcomet
+from tests.benchmarks import load_benchmark
 from tests.tiny_models import corpus_sentences
 
 COMET_PYTHON = PROJECT_ROOT / ".venv-comet" / "bin" / "python"
@@ -39,15 +39,7 @@ COMET_DIR = PROJECT_ROOT / "tests" / "comet"
 TOLERANCE = 1e-4
 
 
-def _load_benchmark():
-    spec = importlib.util.spec_from_file_location("bench_textdetox2024",
-                                                  PROJECT_ROOT / "benchmarks" / "bench_textdetox2024.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_benchmark()
+bench = load_benchmark("bench_textdetox2024")
 TINY_XLMR = dict(vocab_size=700, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
                  max_position_embeddings=514)
 TINY_LABSE = dict(vocab_size=900, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,

@@ -62,14 +62,22 @@ def clamp_value(key: str, lo: int | float, hi: int | float) -> None:
 def keep_options(key: str, options: Sequence[Any]) -> None:
     """Keep only the remembered choices of ``key`` that are still among ``options``.
 
-    For a multiselect (a list is kept as the choices still offered) or a single
-    choice (dropped when it is no longer offered, so the widget shows its default).
+    For a multiselect (a list is kept as the choices still offered; a list that held every
+    choice offered on the previous run holds every choice offered now: all nine languages
+    of TextDetox 2024 become all fifteen of 2025) or a single choice (dropped when it is no
+    longer offered, so the widget shows its default).
     """
+    offered = list(options)
+    memo = f"_offered:{key}"
+    before = st.session_state.get(memo)
+    st.session_state[memo] = offered
     if key not in st.session_state:
         return
     value = st.session_state[key]
-    offered = list(options)
     if isinstance(value, (list, tuple)):
+        if before is not None and before != offered and value and set(value) == set(before):
+            st.session_state[key] = offered  # everything was picked: everything still is
+            return
         kept = [v for v in value if v in offered]
         if len(kept) != len(value):
             st.session_state[key] = kept

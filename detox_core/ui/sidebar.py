@@ -134,7 +134,8 @@ def _dataset_choice(name: str) -> CorpusChoice:
         )
     keep_options("splits", available)
     splits = st.multiselect(
-        "Splits", available, default=available, key="splits", bind="query-params",
+        "Splits", available, default=None if "splits" in st.session_state else available, key="splits",
+        bind="query-params",
         help="Every page works on these splits.",
     )
     if not splits:
@@ -156,7 +157,8 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
     # 2.5 s each on a whole edition).
     with st.form("languages_form", border=False, enter_to_submit=False):
         picked = st.multiselect(
-            "Languages", present, default=list(present), key="languages", bind="query-params",
+            "Languages", present, default=None if "languages" in st.session_state else list(present),
+            key="languages", bind="query-params",
             format_func=lambda code: f"{language_name(code)} ({code})",
             help="Every page works on these languages; scores are given per language and as the edition's "
             "mean. Pick them, then press **Apply**.",

@@ -96,6 +96,25 @@ def test_choosing_languages_is_one_rerun_on_apply(textdetox2025):
     assert "2 of 15 languages" in at.caption[0].value
 
 
+def test_every_language_stays_picked_from_one_edition_to_the_next(textdetox2025):
+    """All nine languages of TextDetox 2024 picked (the default) are all fifteen of 2025, not
+    the nine it shares with 2024; a subset picked by hand is kept where it still exists."""
+    base = textdetox2025.parent / "textdetox2024"
+    if not (base / "dev_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 data not fetched")
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.sidebar.selectbox(key="dataset").set_value("TextDetox 2024").run()
+    assert "9 of 9 languages" in at.caption[0].value
+    at.sidebar.selectbox(key="dataset").set_value("TextDetox 2025").run()
+    assert not errors(at), errors(at)
+    assert len(at.sidebar.multiselect(key="languages").value) == 15
+    assert "15 of 15 languages" in at.caption[0].value
+    apply_languages(at, ["en", "ja"])  # ja is new in 2025
+    at.sidebar.selectbox(key="dataset").set_value("TextDetox 2024").run()
+    assert at.sidebar.multiselect(key="languages").value == ["en"]
+    assert "1 of 9 languages" in at.caption[0].value
+
+
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens_with_a_hostile_address(page, kind, tiny_data):

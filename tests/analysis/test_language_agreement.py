@@ -67,6 +67,8 @@ def test_a_ranking_page_names_the_languages_where_agreement_is_weak(textdetox_da
     warning = at.warning[0].value
     assert "German +1.00, English -0.64, Chinese +0.26" in warning
     assert "Weak (below 0.80) in English, Chinese" in warning and "German" not in warning.split("Weak")[1]
+    # the mean is over the four judged languages: the one not listed is named with its figure
+    assert "mean +0.38 over the 4 languages judged (with Russian +0.89)" in warning
     table = at.dataframe[0].value
     assert list(table["lang"]) == ["German", "English", "Chinese"]  # French has no human figure: not listed
 

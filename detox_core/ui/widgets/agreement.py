@@ -144,10 +144,14 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
         return set(wanted)
     figures = [result.figures[c] for c in shown]
     listed = ", ".join(f"{language_name(f.lang)} {f.spearman[0]:+.2f}" for f in figures)
+    # The mean is over every judged language; those not listed above are named with theirs.
+    others = ", ".join(f"{language_name(f.lang)} {f.spearman[0]:+.2f}" for c, f in result.figures.items()
+                       if c not in shown)
     text = (f"Agreement of {label} with people per language, on the {registry_short(result.edition)} human "
             f"evaluation (system-level Spearman of mean J against human J, six systems x 80 inputs of the "
             f"meta-evaluation sample each: two neighbours swapped move a figure by 0.06): {listed}; "
-            f"mean {result.mean_spearman:+.2f} over the {len(result.figures)} languages judged.")
+            f"mean {result.mean_spearman:+.2f} over the {len(result.figures)} languages judged"
+            + (f" (with {others})." if others else "."))
     weak = [f for f in figures if f.weak]
     if weak:
         st.warning(f"{text} Weak (below {agreement.WEAK_SPEARMAN:.2f}) in "

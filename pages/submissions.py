@@ -264,8 +264,13 @@ def show_languages(scores, languages, answered=None) -> None:
     mean = summary.means.get("j")
     scored = summary.scored_count("j")
     value = f"**{mean:.3f}**" if mean == mean else "n/a"
-    if scored == len(languages):
+    official = choice.edition.presets[0] if choice.edition and choice.edition.presets else None
+    if scored == len(languages) and preset == official:
         st.caption(f"Official average (mean J over the {scored} languages): {value}")
+    elif scored == len(languages):
+        st.caption(f"Mean J over the {scored} languages, each counting once: {value}."
+                   + (f" The official average is this with {preset_label(official)}, not {preset_label(preset)}."
+                      if official else ""))
     else:
         st.caption(f"Mean J over {scored} of {len(languages)} languages: {value}. Not the official average, which "
                    "needs every language scored; not comparable with means over every language.")
@@ -323,7 +328,8 @@ if organizer:
 if multilingual:
     st.caption(f"Scores are means over the {len(choice.languages)} language(s) picked in the sidebar, each language "
                "counting once (the edition's official average when every language is scored: see the Languages "
-               "column); an empty cell is an axis no picked language could be scored on (FL and J need references).")
+               "column); an empty cell is an axis no picked language could be scored on (a submission's By "
+               "language section says why).")
 lang_cols = ["languages"] if multilingual else []
 # The edition's official system-level chrF (the published table's), beside the mean sentence chrF.
 official = official_chrf(dataset) if not multilingual and any(references) else None

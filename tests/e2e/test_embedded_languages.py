@@ -122,7 +122,8 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "first-word-out" in page.content() and "Not scored" not in body
         if width == 1400:
             assert "first-word-out.tsv scored and stored" in body
-            assert "Official average (mean J over the 15 languages)" in body
+            assert "Mean J over the 15 languages, each counting once" in body and "Official average" not in body
+            assert "The official average is this with TextDetox 2025" in body
         assert axes_na(body) == ""
         assert "Agreement of Embedded (offline CPU) with people per language" in body
         assert cut_off_controls(page) == []

@@ -20,8 +20,10 @@ from detox_core.analysis.compare import (
 from detox_core.text import word_diff
 from detox_core.submissions.store import display_names
 from detox_core.ui.auth import require_page
+from detox_core.ui.params import keep_options
 from detox_core.ui import render
 from detox_core.ui.widgets.agreement import agreement_note
+from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
 from detox_core.ui.sidebar import current_choice, split_picker
@@ -125,6 +127,16 @@ if by_language:
         named = ", ".join(labels_[:-1]) + f" and {labels_[-1]}" if len(labels_) > 1 else labels_[0]
         st.warning(f"{named}: n/a — no references for {_langs(unscored.split(', '))}; left out of "
                    f"{'their' if len(labels_) > 1 else 'its'} means (never counted as 0).", icon=":material/info:")
+# An axis no compared system has a score on (BERTScore off when they were scored, a model
+# that could not run): said once, with the reason the scores' signature gives.
+unscored_axes = [a for a in AXES if means[means["axis"] == a]["mean"].isna().all()]
+if unscored_axes:
+    notes = reference_notes(store.get(int(picked[0])).signature)
+    for a in unscored_axes:
+        st.caption(f"{AXIS_NAMES[a]}: n/a for these systems — "
+                   + render.md(notes.get(a) or ("not computed when they were scored (organizers turn it on under "
+                                                "Metric models)" if a == "bertscore" else "no scores on this axis"),
+                               None) + "; left out of the comparison.")
 fig = go.Figure()
 for name in labels:
     m = means[means["system"] == name].set_index("axis").loc[list(AXES)]
@@ -164,14 +176,16 @@ if by_language:
     st.caption(f"{AXIS_NAMES[lang_axis]} per language; — = no score (no references for that language).")
 
 st.subheader("Which differences are significant")
+pairs = pairs[~pairs["axis"].isin(unscored_axes)]  # nothing to test on an axis without scores
 shown = pairs.assign(
     interval=[f"[{lo:+.3f}, {hi:+.3f}]" if lo == lo else "—" for lo, hi in zip(pairs["low"], pairs["high"])],
     axis=pairs["axis"].map(AXIS_NAMES), verdict=[
-        ("A better" if d > 0 else "B better") if sig else "no significant difference"
-        for d, sig in zip(pairs["delta"], pairs["significant"])],
+        "n/a (no scores)" if not n or d != d else ("A better" if d > 0 else "B better") if sig
+        else "no significant difference" for d, sig, n in zip(pairs["delta"], pairs["significant"], pairs["n"])],
 )
-only = st.segmented_control("Axes", ["all", *AXIS_NAMES.values()], default="J", required=True, key="cmp_sig_axis",
-                            wrap=True)
+sig_axes = ["all", *(AXIS_NAMES[a] for a in AXES if a not in unscored_axes)]
+keep_options("cmp_sig_axis", sig_axes)
+only = st.segmented_control("Axes", sig_axes, default="J", required=True, key="cmp_sig_axis", wrap=True)
 if only != "all":
     shown = shown[shown["axis"] == only]
 st.dataframe(
@@ -182,7 +196,7 @@ st.dataframe(
         "delta": st.column_config.NumberColumn("A - B", format="%+.3f", help="Mean difference over sentences"),
         "interval": st.column_config.TextColumn("95% CI of A - B"),
         "p": st.column_config.NumberColumn("p", format="%.3f", help="Two-sided paired bootstrap p-value"),
-        "verdict": st.column_config.TextColumn("At p < 0.05"),
+        "verdict": st.column_config.TextColumn("At p < 0.05", width="medium"),
         "n": st.column_config.NumberColumn("Sentences", width="small"),
     },
     hide_index=True, key="cmp_sig_table", placeholder=MISSING,

@@ -68,7 +68,10 @@ def test_compare_two_systems(scored):
     assert {"delta", "interval", "p", "verdict"} <= set(significance.columns)
     at.segmented_control(key="cmp_sig_axis").set_value("all").run()
     every = at.dataframe[0].value
-    assert sorted(every["axis"]) == sorted(["STA", "SIM", "FL", "J", "chrF", "BLEU", "ROUGE-L", "BERTScore"])
+    # BERTScore is off (no system has a score on it): said once, not a row of empty figures.
+    assert sorted(every["axis"]) == sorted(["STA", "SIM", "FL", "J", "chrF", "BLEU", "ROUGE-L"])
+    assert any(c.value.startswith("BERTScore: n/a for these systems") for c in at.caption)
+    assert "n/a (no scores)" not in set(every["verdict"])
     assert all(d.proto.placeholder == "—" for d in at.dataframe)  # tiny data has no chrF references: no "None"
 
 

@@ -310,26 +310,34 @@ if tabs[1].open:
 if tabs[2].open:
     with tabs[2]:
         removed = stats.removed.iloc[::-1]
-        fig = go.Figure(
-            go.Bar(
-                x=removed["count"], y=removed["word"], orientation="h",
-                marker_color=["#c0392b" if lex else "#7f8c8d" for lex in removed["in_lexicon"]],
-                hovertemplate="%{y}: removed in %{x} paraphrases<extra></extra>",
+        if removed.empty:
+            st.info("No word was removed in the shown pairs (or they have no paraphrase).", icon=":material/info:")
+        else:
+            fig = go.Figure(
+                go.Bar(
+                    x=removed["count"], y=removed["word"], orientation="h",
+                    marker_color=["#c0392b" if lex else "#7f8c8d" for lex in removed["in_lexicon"]],
+                    hovertemplate="%{y}: removed in %{x} paraphrases<extra></extra>",
+                )
             )
-        )
-        fig.update_layout(**{**LAYOUT, "height": max(340, 18 * len(removed))}, xaxis_title="paraphrases that removed the word")
-        st.plotly_chart(fig, width="stretch")
-        st.caption(
-            "Words of 3+ letters present in the toxic sentence and absent from the paraphrase, counted once per "
-            "paraphrase. Red: words of the toxic lexicon; grey: other words."
-        )
+            fig.update_layout(**{**LAYOUT, "height": max(340, 18 * len(removed))},
+                              xaxis_title="paraphrases that removed the word")
+            st.plotly_chart(fig, width="stretch")
+            st.caption(
+                "Words of 3+ letters present in the toxic sentence and absent from the paraphrase, counted once per "
+                "paraphrase. Red: words of the toxic lexicon; grey: other words."
+            )
 if tabs[3].open:
     with tabs[3]:
         kinds = stats.edit_kinds.rename(index=EDIT_KIND_LABEL)
-        fig = go.Figure(go.Bar(x=kinds.index, y=kinds.values, text=kinds.values, marker_color=["#7f8c8d", "#e67e22", "#2e7d5b"]))
-        fig.update_layout(yaxis_title="paraphrases", **LAYOUT)
-        st.plotly_chart(fig, width="stretch")
-        st.caption(
-            "Unchanged copy: the same words as the input. Pure deletion: only words removed. "
-            "Rewrite: words added or replaced (case and punctuation ignored)."
-        )
+        if not kinds.sum():
+            st.info("The shown pairs have no paraphrase: there are no edits to count.", icon=":material/info:")
+        else:
+            fig = go.Figure(go.Bar(x=kinds.index, y=kinds.values, text=kinds.values,
+                                   marker_color=["#7f8c8d", "#e67e22", "#2e7d5b"]))
+            fig.update_layout(yaxis_title="paraphrases", **LAYOUT)
+            st.plotly_chart(fig, width="stretch")
+            st.caption(
+                "Unchanged copy: the same words as the input. Pure deletion: only words removed. "
+                "Rewrite: words added or replaced (case and punctuation ignored)."
+            )

@@ -148,3 +148,21 @@ def test_a_memory_bomb_link_is_refused_with_a_message(tiny_data):
         errors = " ".join(e.value for e in at.error)
         assert said in errors, (q, errors)
         assert "Traceback" not in errors and "site-packages" not in errors
+
+
+def test_charts_of_edits_say_so_when_the_shown_pairs_have_no_paraphrase():
+    """An inputs-only edition (TextDetox 2025 ships no paraphrases): the edit charts say
+    there is nothing to count instead of drawing empty axes."""
+    import os
+    from pathlib import Path
+
+    import pytest
+
+    if not (Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "textdetox2025" / "dev_inputs.tsv").is_file():
+        if os.environ.get("CI"):
+            pytest.fail("TextDetox 2025 data not fetched")
+        pytest.skip("TextDetox 2025 data not fetched")
+    for chart, text in (("Kinds of edit", "no edits to count"), ("Most often removed words", "No word was removed")):
+        at = run_page({"dataset": "TextDetox 2025", "chart": chart})
+        assert any(text in i.value for i in at.info), (chart, [i.value for i in at.info])
+        assert not at.get("plotly_chart"), chart

@@ -158,7 +158,8 @@ def test_charts_of_edits_say_so_when_the_shown_pairs_have_no_paraphrase():
 
     import pytest
 
-    if not (Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "textdetox2025" / "dev_inputs.tsv").is_file():
+    data = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    if not (data / "textdetox2025" / "dev_inputs.tsv").is_file():
         if os.environ.get("CI"):
             pytest.fail("TextDetox 2025 data not fetched")
         pytest.skip("TextDetox 2025 data not fetched")

@@ -425,4 +425,6 @@ for board in boards:
         st.plotly_chart(fig, width="stretch")
         rho = correlation(pairs["j_human"].to_numpy(), pairs["j"].to_numpy())
         st.caption(f"Human vs automatic J per system ({len(pairs)} systems with human scores"
-                   + (f"; Spearman {rho:.2f}" if rho == rho else "") + ").")
+                   + (f"; Spearman {rho:.2f} of their automatic J on the whole test set against their human J. The "
+                      "agreement stated above is another measurement: the preset's J on the judged outputs "
+                      "themselves, the sentences people saw" if rho == rho else "") + ").")

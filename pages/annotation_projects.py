@@ -88,7 +88,10 @@ with tabs["Progress"]:
             wanted = task_row.items * project.settings.overlap
             # The number and the bar say the same thing: items with all their answers.
             block.metric(f"{spec(task_row.task).title}: items done", f"{task_row.done:,} / {task_row.items:,}",
-                         help="Items that have all their answers (the project's overlap)")
+                         help="Items that have all their answers (the project's overlap). An item is a distinct "
+                              "text to judge: outputs that several systems share are one item, and fluency also "
+                              "asks about each input (the baseline of the relative FL), so a task can have fewer "
+                              "or more items than the project has pairs.")
             block.progress(task_row.done / task_row.items if task_row.items else 0.0)
             block.caption(f"{task_row.answers:,} of {wanted:,} answers given")
             alpha = results[task_row.task].alpha

@@ -257,7 +257,9 @@ def judges_tab(judges: dict[str, pd.DataFrame], axis_names: dict[str, str]) -> N
                  placeholder=MISSING, height=280, column_config={
                      "lang": st.column_config.TextColumn("Language", width="small"),
                      "judge_a": st.column_config.TextColumn("Judge A"), "judge_b": st.column_config.TextColumn("Judge B"),
-                     "n": st.column_config.NumberColumn("Pairs", width="small"),
+                     "n": st.column_config.NumberColumn(
+                         "Pairs", width="small", help="Pairs (input, output) that both judges labelled: LLM judges "
+                         "may have labelled more systems' outputs than people judged"),
                      "agreement": st.column_config.NumberColumn("Agreement", format="%.3f"),
                      "kappa": st.column_config.NumberColumn("Kappa", format="%.3f")})
 

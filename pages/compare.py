@@ -137,11 +137,12 @@ if unscored_axes:
                    + render.md(notes.get(a) or ("not computed when they were scored (organizers turn it on under "
                                                 "Metric models)" if a == "bertscore" else "no scores on this axis"),
                                None) + "; left out of the comparison.")
+chart_axes = [a for a in AXES if a not in unscored_axes]
 fig = go.Figure()
 for name in labels:
-    m = means[means["system"] == name].set_index("axis").loc[list(AXES)]
+    m = means[means["system"] == name].set_index("axis").loc[chart_axes]
     fig.add_trace(go.Bar(
-        name=html.escape(name), x=[AXIS_NAMES[a] for a in AXES], y=m["mean"],
+        name=html.escape(name), x=[AXIS_NAMES[a] for a in chart_axes], y=m["mean"],
         error_y=dict(type="data", symmetric=False, array=m["high"] - m["mean"], arrayminus=m["mean"] - m["low"]),
         hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>",
     ))

@@ -70,6 +70,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,7 +81,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.util import CHROMIUM, free_block, free_port, start_app, stop_app  # noqa: E402
+import numpy as np  # noqa: E402
+
+from detox_core.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
+from tests.e2e.util import BUSY_JS, CHROMIUM, free_block, free_port, start_app, stop_app  # noqa: E402
 
 SENTENCES = [
     ("ты дебил, иди отсюда", "ты неправ, иди отсюда"),
@@ -325,17 +329,9 @@ def part_attacks() -> None:
 # Part 4: a shared deployment through its proxy (deploy/run.sh, nginx, PostgreSQL).
 
 PROXY_PAGES = ("live_scoring", "leaderboard", "annotate")
-PROXY_COOKIE = "detox_process"  # detox_core.deploy.COOKIE
 DEFAULT_POSTGRES = "postgresql+psycopg://detox:detox@127.0.0.1:5432/postgres"
 ANNOTATE_PAGE_SIZE = 4
 ANNOTATOR_PASSWORD = "a-password-of-mine"
-
-_BUSY_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return (app !== null && app.getAttribute('data-test-script-state') === 'running')
-    || document.querySelector('[data-testid="stStatusWidget"]') !== null
-    || document.querySelector('[data-testid="stSkeleton"]') !== null;
-}"""
 
 
 async def _settled(page, timeout: float) -> None:
@@ -345,9 +341,9 @@ async def _settled(page, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     await asyncio.sleep(0.5)
     while time.monotonic() < deadline:
-        if not await page.evaluate(_BUSY_JS):
+        if not await page.evaluate(BUSY_JS):
             await asyncio.sleep(0.7)
-            if not await page.evaluate(_BUSY_JS):
+            if not await page.evaluate(BUSY_JS):
                 return
         await asyncio.sleep(0.3)
     raise TimeoutError("the page kept running")
@@ -655,12 +651,6 @@ def _wait_idle(run_dir: Path, processes: int, limit: float, window: float = 3.0,
     return float("nan")
 
 
-def _free_ports(n: int) -> tuple[int, int]:
-    """A free port for the proxy, and the first of ``n`` consecutive free ones."""
-    proxy = free_port()
-    return proxy, free_block(n, avoid=proxy)
-
-
 def _get(url: str, cookie: str | None = None) -> str:
     """The process that answers (``X-Detox-Process``), or "" when nothing does."""
     import urllib.request
@@ -675,9 +665,9 @@ def _get(url: str, cookie: str | None = None) -> str:
 
 def _start_run_sh(db_url: str, processes: int, run_dir: Path) -> tuple[subprocess.Popen, str]:
     import secrets
-    import shutil
 
-    proxy, first = _free_ports(processes)
+    proxy = free_port()
+    first = free_block(processes, avoid=proxy)  # the processes' consecutive ports
     env = {**os.environ, "DETOX_DB_URL": db_url, "DETOX_WARMUP": "1", "DETOX_PROCESSES": str(processes),
            "DETOX_PROXY_PORT": str(proxy), "DETOX_FIRST_APP_PORT": str(first), "DETOX_RUN_DIR": str(run_dir),
            "DETOX_PYTHON": sys.executable, "NGINX": shutil.which("nginx") or "/usr/sbin/nginx",
@@ -714,13 +704,7 @@ def _stop_run_sh(proc: subprocess.Popen) -> None:
 
 def _pct(values: list[float], q: float) -> float:
     """The ``q``-th percentile, linear between the nearest ranks (nan without values)."""
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    pos = (len(s) - 1) * q / 100
-    lo = int(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+    return float(np.percentile(values, q)) if values else float("nan")
 
 
 def _med_p95(values: list[float]) -> str:
@@ -757,7 +741,6 @@ def _errors_line(results: list[dict]) -> str:
 
 def part_proxy(process_counts: list[int], session_counts: list[int], postgres: str, timeout: float,
                settle: float, animations: bool = False) -> None:
-    import shutil
     import uuid
 
     from sqlalchemy import create_engine, text
@@ -900,7 +883,6 @@ def main() -> int:
         print("The RUSSE-2022 data is not fetched: run `python -m detox_core fetch-data` first.")
         return 1
     if args.proxy:
-        import shutil
 
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         missing = [why for bad, why in [(not Path(CHROMIUM).exists(), "Chromium (apt-get install chromium)"),

@@ -109,8 +109,8 @@ if ann_id is None:
             st.stop()
         try:
             known = client if client != UNKNOWN else None
-            st.session_state["ann_id"] = store.join(code, name, secret, client=known).id
-            joined = store.annotator(st.session_state["ann_id"])
+            joined = store.join(code, name, secret, client=known)  # with the password just stored
+            st.session_state["ann_id"] = joined.id
             st.session_state["ann_token"] = tab_session.issue(session_tokens(), joined)
         except AnnotationError as err:
             throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)

@@ -130,8 +130,9 @@ if by_language:
 # An axis no compared system has a score on (BERTScore off when they were scored, a model
 # that could not run): said once, with the reason the scores' signature gives.
 unscored_axes = [a for a in AXES if means[means["axis"] == a]["mean"].isna().all()]
+stored_signature = store.get(int(picked[0])).signature  # picked holds two or more systems here
 if unscored_axes:
-    notes = reference_notes(store.get(int(picked[0])).signature)
+    notes = reference_notes(stored_signature)
     for a in unscored_axes:
         st.caption(f"{AXIS_NAMES[a]}: n/a for these systems — "
                    + render.md(notes.get(a) or ("not computed when they were scored (organizers turn it on under "
@@ -156,7 +157,6 @@ for a in AXES:
     m = means[means["axis"] == a].set_index("system")
     paper[a] = [with_interval(m.at[n, "mean"], m.at[n, "low"], m.at[n, "high"]) if n in m.index else MISSING
                 for n in labels]
-stored_signature = store.get(int(picked[0])).signature if picked else {}
 paper_downloads(paper, {"system": "System", **{a: AXIS_NAMES[a] for a in AXES}},
                 signature_caption(f"{choice.label}, {split} split: {preset_label(*group)}, means with 95% bootstrap "
                                   "intervals over " + ("sentences within each language, each language counting once"

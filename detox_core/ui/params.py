@@ -59,27 +59,32 @@ def clamp_value(key: str, lo: int | float, hi: int | float) -> None:
         st.session_state[key] = type(lo)(max(lo, min(number, hi)))
 
 
-def keep_options(key: str, options: Sequence[Any]) -> None:
+def keep_options(key: str, options: Sequence[Any]) -> list | None:
     """Keep only the remembered choices of ``key`` that are still among ``options``.
 
     For a multiselect (a list is kept as the choices still offered; a list that held every
     choice offered on the previous run holds every choice offered now: all nine languages
     of TextDetox 2024 become all fifteen of 2025) or a single choice (dropped when it is no
     longer offered, so the widget shows its default).
+
+    Returns the default for a widget that starts with every option picked: the options,
+    or None once the widget has a remembered value (Streamlit warns when a widget gets both).
     """
     offered = list(options)
     memo = f"_offered:{key}"
     before = st.session_state.get(memo)
     st.session_state[memo] = offered
     if key not in st.session_state:
-        return
+        return offered
     value = st.session_state[key]
     if isinstance(value, (list, tuple)):
         if before is not None and before != offered and value and set(value) == set(before):
             st.session_state[key] = offered  # everything was picked: everything still is
-            return
+            return None
         kept = [v for v in value if v in offered]
         if len(kept) != len(value):
             st.session_state[key] = kept
     elif value is not None and value not in offered:
         del st.session_state[key]
+        return offered
+    return None

@@ -132,10 +132,9 @@ def _dataset_choice(name: str) -> CorpusChoice:
                 "**Upload a corpus TSV** in the sidebar to explore a file of your own."
             ),
         )
-    keep_options("splits", available)
+    default = keep_options("splits", available)
     splits = st.multiselect(
-        "Splits", available, default=None if "splits" in st.session_state else available, key="splits",
-        bind="query-params",
+        "Splits", available, default=default, key="splits", bind="query-params",
         help="Every page works on these splits.",
     )
     if not splits:
@@ -152,13 +151,12 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
     choice.whole = choice.prepared
     choice.lexicons = cache.language_lexicons()
     present = in_language_order(choice.prepared["lang"])  # the editions' order, whatever the file's
-    keep_options("languages", present)
+    default = keep_options("languages", present)
     # In a form: picking several languages is one rerun on Apply, not one per chip (about
     # 2.5 s each on a whole edition).
     with st.form("languages_form", border=False, enter_to_submit=False):
         picked = st.multiselect(
-            "Languages", present, default=None if "languages" in st.session_state else list(present),
-            key="languages", bind="query-params",
+            "Languages", present, default=default, key="languages", bind="query-params",
             format_func=lambda code: f"{language_name(code)} ({code})",
             help="Every page works on these languages; scores are given per language and as the edition's "
             "mean. Pick them, then press **Apply**.",

@@ -77,13 +77,19 @@ def stop_app(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+#: Whether the page's script is running: the app's own script state (the status widget
+#: alone comes and goes during a run), its status widget or a skeleton placeholder (also
+#: what benchmarks/bench_load.py waits on, from its asynchronous browsers).
+BUSY_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return (app !== null && app.getAttribute('data-test-script-state') === 'running')
+    || document.querySelector('[data-testid="stStatusWidget"]') !== null
+    || document.querySelector('[data-testid="stSkeleton"]') !== null;
+}"""
+
+
 def _busy(pg) -> bool:
-    """Whether the page's script is running: the app's own script state (the status widget
-    alone comes and goes during a run), its status widget or a skeleton placeholder."""
-    app = pg.query_selector('[data-testid="stApp"]')
-    return ((app is not None and app.get_attribute("data-test-script-state") == "running")
-            or pg.query_selector('[data-testid="stStatusWidget"]') is not None
-            or pg.query_selector('[data-testid="stSkeleton"]') is not None)
+    return bool(pg.evaluate(BUSY_JS))
 
 
 def wait_idle(pg, timeout: float = 60) -> None:

@@ -7,7 +7,6 @@ never an item's kind, known answer or other answers.
 from __future__ import annotations
 
 import hashlib
-
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone

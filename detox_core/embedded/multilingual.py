@@ -380,6 +380,11 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
     if shared:
         sim = weights["sim_weight"] * sim_meaning + (1 - weights["sim_weight"]) * sim
     sim = np.where(same, 1.0, sim)
+    if shared:
+        # An output that changes nothing but case and punctuation is the toxic input itself
+        # (every input of the task is toxic): STA 0, whatever the classifiers make of it.
+        unchanged = np.array([sta_text(i) == sta_text(o) for i, o in zip(inputs, outputs)], dtype=bool)
+        sta = np.where(unchanged, 0.0, sta)
     g_in = np.array(many("g", inputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     g_out = np.array(many("g", outputs, lambda ts: list(models.grammar(ts))), dtype=np.float64)
     fl = np.where(same, 1.0, models.relative_fluency(g_in, g_out))

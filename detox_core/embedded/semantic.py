@@ -10,8 +10,7 @@ two anchors from its own toxic inputs, with no human label:
 - *kept*: the median cosine of an input and the same input with its toxic-lexicon words
   deleted (the meaning a detoxification must keep, the insult gone); where a language has
   fewer than :data:`MIN_ANCHOR_PAIRS` such inputs, the median over every language of the
-  distance between the two anchors is used. Russian has people's paraphrases: its anchors
-  are RUSSE-2022's (two different toxic sentences; a toxic sentence and its paraphrase).
+  distance between the two anchors is used.
 
 ``sim_meaning = clip((cos - unrelated) / (kept - unrelated), 0, 1)``: an unrelated sentence
 gets about 0, a rewrite that keeps the meaning about 1, a deletion that drops content in
@@ -228,13 +227,6 @@ def train(inputs: dict[str, list[str]], deleted: dict[str, list[tuple[int, str]]
             gaps.append(kept - unrelated)
         else:
             pending.append((lang, unrelated))
-    if len(russe) >= MIN_ANCHOR_PAIRS:
-        # Russian: RUSSE-2022's human paraphrases are the meaning kept
-        tox = [t for t, _ in russe]
-        a = rng.integers(len(tox), size=min(NULL_PAIRS, 4 * len(tox)))
-        b = (a + 1 + rng.integers(len(tox) - 1, size=len(a))) % len(tox)
-        anchors["ru"] = (_median_cos(vec([tox[k] for k in a]), vec([tox[k] for k in b])),
-                         _median_cos(vec(tox), vec([n for _, n in russe])))
     gap = float(np.median(gaps)) if gaps else 0.2
     for lang, unrelated in pending:
         anchors[lang] = (unrelated, min(1.0, unrelated + gap))
@@ -246,7 +238,7 @@ def train(inputs: dict[str, list[str]], deleted: dict[str, list[tuple[int, str]]
         y = np.r_[np.zeros(len(toxic)), np.ones(len(neutral))]
         p = PARAMS["sta"]
         classifier = LogisticRegression(C=p["C"], class_weight=p["class_weight"], max_iter=2000).fit(x, y)
-    say(("meaning: STA classifier" if classifier is not None else "meaning: no STA classifier (no contrast)") + " on {len(toxic):,} toxic and {len(neutral):,} neutral sentences; SIM anchors "
+    say(("meaning: STA classifier" if classifier is not None else "meaning: no STA classifier (no contrast)") + f" on {len(toxic):,} toxic and {len(neutral):,} neutral sentences; SIM anchors "
         + ", ".join(f"{lang} {u:.2f}-{k:.2f}" for lang, (u, k) in anchors.items()))
     return SemanticModels(classifier=classifier, anchors=anchors, revision=meaning.signature()["revision"],
                           counts=counts)

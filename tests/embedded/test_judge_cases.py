@@ -28,7 +28,7 @@ KNOWN = {
     ("ru", 2, "unrelated"): RUSSIAN,
     ("ru", 2, "deletion"): RUSSIAN,
     ("ja", 2, "deletion"): "the Japanese FL (character trigrams of 100 training inputs) finds the polite, formal "
-                           "rewrite less fluent (0.26) than the fragment (0.59): J 0.141 against 0.146",
+                           "rewrite less fluent than the fragment it keeps: J just below the deletion's",
 }
 
 

@@ -16,6 +16,7 @@ from detox_core.ui.auth import require_page
 from detox_core.ui import render
 from detox_core.ui.params import clamp_range, keep_options
 from detox_core.ui.sidebar import current_choice
+from detox_core.ui.widgets.similar import find_similar_section
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import UNSPACED_LANGUAGES, language_name
 
@@ -190,6 +191,10 @@ d2.download_button(
     "Export corpus TSV", corpus_tsv, file_name="corpus_filtered.tsv", mime="text/tab-separated-values",
     icon=":material/download:", help="The shown rows in the corpus format, ready to upload again.",
 )
+
+# ------------------------------------------------------------------ similar sentences
+selected = prepared.loc[prepared["pair_id"] == url_pair, "toxic_comment"] if url_pair is not None else None
+find_similar_section(choice, str(selected.iloc[0]) if selected is not None and len(selected) else None)
 
 # ------------------------------------------------------------------ the selected pair
 st.subheader("Pair")

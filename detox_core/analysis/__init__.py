@@ -6,6 +6,8 @@ human judgements and calibration.
 - :mod:`.corpus`: search, filters and statistics of a parallel corpus;
 - :mod:`.leaderboard`: published and local rankings, human scores per system;
 - :mod:`.compare`: side-by-side systems, paired differences, win/tie/loss;
+- :mod:`.failure_groups`: a system's worst outputs grouped by meaning (failure kinds);
+- :mod:`.similar`: nearest neighbours by meaning among inputs and outputs, across languages;
 - :mod:`.meta_eval`: human vs automatic metrics, joins of scores to judgements;
 - :mod:`.calibration`: calibrators, held-out evaluation, reliability curves.
 """

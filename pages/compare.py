@@ -23,6 +23,7 @@ from detox_core.ui.auth import require_page
 from detox_core.ui.params import keep_options
 from detox_core.ui import render
 from detox_core.ui.widgets.agreement import agreement_note
+from detox_core.ui.widgets.failure_groups import failure_kinds_section
 from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
@@ -255,3 +256,5 @@ if rows:
     right.markdown(tgt, unsafe_allow_html=True)
 else:
     st.caption("Select a row to see the two outputs' word diff.")
+
+failure_kinds_section(frames, by_language)

@@ -17,10 +17,12 @@ does it agree with the LLM judges sentence by sentence, and how fast is it on th
    outside Russian (where ``train-embedded`` may fit on people, leaving systems out), so
    no leave-one-system-out is needed here. The other presets need hub models and a GPU:
    they do not run here, and are listed as such.
-3. Speed, one process, per language: a whole submission of the TextDetox 2024 test inputs
-   of the language (600 pairs; the Delete baseline of the lexicons first, every text new,
-   then a second submission of new outputs with the inputs memoised: warm), and a new live
-   pair with warm models. Targets: >= 1,000 pairs/s warm; < 50 ms.
+3. Speed, one process, per language: 200 TextDetox 2024 test inputs of the language (100
+   development inputs of the 2025 languages), whose vectors were stored at training, with new
+   outputs (the Delete baseline of the lexicons, then a second submission: every output is
+   embedded by the model of meaning, about 13 ms each here); the same submission re-scored
+   after a restart (memos empty, vectors read from disk); a new live pair with warm models.
+   Targets: >= 300 pairs/s re-scored; a live pair < 100 ms.
 
 4. Memory and a server's first score, in a fresh process: resident memory after the
    imports, after :func:`detox_core.embedded.loader.preload` (every language's models, the
@@ -192,12 +194,20 @@ def main() -> int:
         lex = lexicons[lang].words if lang in lexicons else frozenset()
         first = [delete_baseline(t, lex, lang) or t for t in inputs]
         second = [" ".join(t.split()[:-1]) or t[:-1] for t in first]
-        t0 = time.perf_counter()
-        score_language(lang, inputs, first)
-        cold = len(inputs) / (time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        score_language(lang, inputs, second)
-        warm = len(inputs) / (time.perf_counter() - t0)
+        meaning.embed(inputs)  # the inputs' vectors: stored on disk at training
+        disk = list(meaning._DISK)
+        meaning._DISK[:] = [None]  # every output embedded now, none read from an earlier run of this script
+        try:
+            t0 = time.perf_counter()
+            score_language(lang, inputs, first)
+            cold = len(inputs) / (time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            score_language(lang, inputs, second)
+            warm = len(inputs) / (time.perf_counter() - t0)
+        finally:
+            meaning._DISK[:] = disk
+        if disk and disk[0] is not None:
+            disk[0].put_many(meaning.NAMESPACE, zip(second, meaning.embed(second).astype(np.float16)))
         # As after a restart: the memos in memory are empty, the vectors are read from disk.
         meaning._MEMO.clear()
         embedded_metric._MEMO.values.clear()
@@ -213,8 +223,8 @@ def main() -> int:
             score_language(lang, [src], [out])
             times.append(time.perf_counter() - t0)
         ok &= again >= 300 and max(times) < 0.1
-        print(f"   {lang:>3}: {len(inputs)} pairs; new outputs: {cold:5.0f} pairs/s (every output new), {warm:5.0f} "
-              f"pairs/s (a second submission); re-scored after a restart (vectors from disk) {again:6.0f} pairs/s "
+        print(f"   {lang:>3}: {len(inputs)} pairs, inputs known; every output new: {cold:5.0f} pairs/s (the Delete "
+              f"baseline), {warm:5.0f} pairs/s (a second submission); re-scored after a restart (vectors from disk) {again:6.0f} pairs/s "
               f"(target >= 300); a new live pair median {np.median(times) * 1000:5.1f} ms, max "
               f"{max(times) * 1000:5.1f} ms (target < 100)")
     print("\n4. Memory and the first score after a start (a fresh process)\n")

@@ -159,7 +159,8 @@ class EmbeddedPreset(Preset):
         return multilingual.axes(trained[lang], inputs, outputs, references, sentence_chrf,
                                  memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
-    def _by_language(self, inputs, outputs, refs, russian) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _by_language(self, inputs, outputs, refs, russian, progress=None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """STA, SIM, FL and chrF of every pair: Russian rows by ``russian(idx)``, the others
         by their language's models."""
         n = len(outputs)
@@ -170,6 +171,11 @@ class EmbeddedPreset(Preset):
             if lang == "ru":
                 values = russian(idx)
             else:
+                if progress and semantic.meaning_on():
+                    # The slow part of a whole submission: its new texts through the model of
+                    # meaning (about 30-70 a second on two cores), with its progress shown.
+                    meaning.embed(list(dict.fromkeys([*(inputs[k] for k in idx), *(outputs[k] for k in idx)])),
+                                  progress=lambda done, total: progress(f"meaning ({lang})", done, total))
                 ax = self.axes_of_language(lang, [inputs[k] for k in idx], [outputs[k] for k in idx],
                                            [refs[k] for k in idx])
                 values = (ax["sta"], ax["sim"], ax["fl"], ax["chrf"])
@@ -226,7 +232,7 @@ class EmbeddedPreset(Preset):
                 sta, sim, fl = fit.apply(ins, outs, ax, m)
             return sta, sim, fl, ax["chrf"]
 
-        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian)
+        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress)
         return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
@@ -245,7 +251,7 @@ class EmbeddedPreset(Preset):
             sta, sim, fl = fit.apply_unseen(ins, outs, ax, m)
             return sta, sim, fl, ax["chrf"]
 
-        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian)
+        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress)
         return make_score_frame(sta, sim, fl, chrf, self._signature(m, True))
 
     def signature(self, calibrated: bool = True) -> Signature:

@@ -11,6 +11,7 @@ are not in the data folder (``make data``)."""
 from __future__ import annotations
 
 import csv
+import re
 import time
 import urllib.parse
 from pathlib import Path
@@ -81,6 +82,46 @@ def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
     shot(page, f"embedded_live_{lang}_{width}", height=1600, width=width)
 
 
+#: the languages whose Live scoring is checked on the people-written cases of
+#: tests/embedded/data/judge_cases.tsv (the first case of each)
+JUDGED = {"en": "English", "zh": "Chinese", "ar": "Arabic", "hi": "Hindi", "am": "Amharic"}
+CASES = Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv"
+
+
+def first_case(lang: str) -> dict[str, str]:
+    with open(CASES, encoding="utf-8", newline="") as fh:
+        return next(row for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if row["lang"] == lang)
+
+
+def j_values(page) -> list[float]:
+    js = page.locator('[data-testid="stMetric"]').filter(has_text="J").filter(has_not_text="chrF")
+    return [float(m.locator('[data-testid="stMetricValue"]').inner_text()) for m in js.all()]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize("lang", list(JUDGED))
+def test_live_scoring_ranks_a_polite_rewrite_first_as_a_person_would(offline_server, page, lang, width):
+    """A polite rewrite, the unchanged copy, an unrelated sentence, the polite rewrite in
+    another language and a deletion that drops content: the polite rewrite has the highest
+    J and the star, and the deletion scores below it."""
+    case = first_case(lang)
+    rewrites = [case["polite"], case["toxic"], case["unrelated"], case["other_text"], case["deletion"]]
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": f"{JUDGED[lang]} ({lang})", "preset": EMBEDDED,
+         "live_input": case["toxic"], "live_candidates": "\n".join(rewrites)}))
+    wait_idle(page, 180)
+    no_exception(page)
+    assert page.query_selector('[data-testid="stAlertContentError"]') is None
+    scores = j_values(page)
+    assert len(scores) == 5, scores
+    assert scores[0] == max(scores) and all(scores[0] > s for s in scores[1:]), scores
+    titles = [t.inner_text() for t in page.get_by_text(re.compile(r"^Rewrite \d")).all()]
+    assert [i for i, t in enumerate(titles) if "best J" in t] == [0]
+    assert cut_off_controls(page) == []
+    shot(page, f"embedded_live_judged_{lang}_{width}", height=3200, width=width)
+
+
 @pytest.fixture(scope="module")
 def submission(data_root, tmp_path_factory) -> Path:
     """A TextDetox 2025 development submission in all 15 languages: each input without its
@@ -115,8 +156,10 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
             wait_idle(page, 60)
             started = time.monotonic()
             page.get_by_role("button", name="Score the upload").click()
-            wait_idle(page, 300)
-            assert time.monotonic() - started < 240
+            # 6,000 new outputs through the model of meaning: minutes on two cores (a hang guard only;
+            # the speed is measured by benchmarks/bench_embedded_multilingual.py)
+            wait_idle(page, 900)
+            assert time.monotonic() - started < 800
         no_exception(page)
         body = page.inner_text("body")
         assert "first-word-out" in page.content() and "Not scored" not in body
@@ -137,6 +180,6 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "first-word-out" in page.content()
         assert axes_na(board) == ""
         assert "Agreement of Embedded (offline CPU) with people per language" in board
-        assert "Weak (below 0.80) in Amharic, English, Spanish, Hindi, Chinese" in board
+        assert "Weak (below 0.80) in Amharic, Arabic, English, Spanish, Hindi, Chinese" in board
         assert cut_off_controls(page) == []
         shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)

@@ -121,12 +121,26 @@ class EmbeddedPreset(Preset):
 
     @classmethod
     def missing_parts(cls) -> str | None:
+        without = ("so outside Russian SIM reads only shared wording and STA only character n-grams (an unrelated "
+                   "sentence or a paraphrase is judged by its words alone)")
         reason = meaning.unavailable_reason()
-        if reason is None:
-            return None
-        return ("its model of meaning (multilingual-e5-small) cannot run here, so outside Russian SIM reads only "
-                "shared wording and STA only character n-grams (an unrelated sentence or a paraphrase is judged by "
-                f"its words alone): {reason}")
+        if reason is not None:
+            return f"its model of meaning (multilingual-e5-small) cannot run here, {without}: {reason}"
+        if len(cls.trained_languages()) > 1 and not cls._trained_with_meaning():
+            return (f"its models were trained without their model of meaning (multilingual-e5-small), {without}: "
+                    "run `python -m detox_core train-embedded --force`")
+        return None
+
+    @classmethod
+    def _trained_with_meaning(cls) -> bool:
+        import json
+
+        from detox_core.embedded.recipe import find_artifacts
+
+        try:
+            return bool(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8")).get("meaning"))
+        except (OSError, ValueError, EmbeddedMissingError):
+            return True  # nothing trained: scoring says how to train
 
     @classmethod
     def coverage(cls) -> str:

@@ -99,3 +99,13 @@ def test_the_axes_read_the_model_of_meaning_and_fall_back_without_it(shared, mon
     from detox_core.metrics.embedded import EmbeddedPreset
 
     assert "model of meaning (multilingual-e5-small) cannot run here" in EmbeddedPreset.missing_parts()
+
+
+def test_models_trained_without_the_model_of_meaning_say_how_to_retrain(monkeypatch):
+    from detox_core.metrics.embedded import EmbeddedPreset
+
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru", "en")))
+    monkeypatch.setattr(EmbeddedPreset, "_trained_with_meaning", classmethod(lambda cls: False))
+    assert "train-embedded --force" in EmbeddedPreset.missing_parts()
+    monkeypatch.setattr(EmbeddedPreset, "_trained_with_meaning", classmethod(lambda cls: True))
+    assert EmbeddedPreset.missing_parts() is None

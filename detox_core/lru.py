@@ -124,8 +124,8 @@ class ByteLRU(Generic[V]):
 
 
 #: Each cache's share of the budget.
-CACHE_SHARES = {"pool": 0.3, "sentence_vectors": 0.05, "embedded": 0.1, "word_pieces": 0.1, "chrf": 0.1, "word_vectors": 0.1, "word_info": 0.1,
-                "uploads": 0.15}
+CACHE_SHARES = {"pool": 0.2, "sentence_vectors": 0.05, "similar": 0.1, "embedded": 0.1, "word_pieces": 0.1,
+                "chrf": 0.1, "word_vectors": 0.1, "word_info": 0.1, "uploads": 0.15}
 
 
 def cache_budget(name: str) -> int:

@@ -73,7 +73,7 @@ def test_approx_bytes_sees_array_buffers_and_containers():
 
 def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv("DETOX_CACHE_MB", "10")
-    assert cache_budget("pool") == int(3.5 * 1024 * 1024)
+    assert cache_budget("pool") == int(2.0 * 1024 * 1024)
     assert sum(cache_budget(name) for name in CACHE_SHARES) <= 10 * 1024 * 1024  # the shares never exceed the budget
     monkeypatch.setenv("DETOX_CACHE_MB", "lots")
     with pytest.raises(ValueError, match="DETOX_CACHE_MB"):

@@ -250,7 +250,7 @@ def test_the_embedded_preset_warms_on_the_trained_models(trained, monkeypatch):
     w.start()
     state = w.wait(timeout=120)
     assert state.item("embedded").status == "ready", state
-    assert state.item("embedded").done == 6 and loader._LOADED
+    assert state.item("embedded").done == 7 and loader._LOADED
 
 
 def test_detox_warmup_0_switches_it_off(monkeypatch, toys, offline):

@@ -22,7 +22,6 @@ import detox_core.metrics
 from detox_core import config
 from detox_core.analysis.leaderboard import system_key
 from detox_core.analysis.stats import agreement, system_agreement
-from detox_core.embedded import semantic
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
 from detox_core.metrics.embedded import EmbeddedPreset
@@ -44,7 +43,7 @@ def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
     if preset == "embedded":
         fit = fitted_model(find_artifacts())  # a fit on people in use changes the numbers
         return [RECIPE_VERSION, find_artifacts().name, fit.file_sha1 if fit is not None and fit.used else "",
-                semantic.meaning_state()]
+                EmbeddedPreset.meaning_identity()]
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
     ident = [preset, obj.version, sorted(where.items())]

@@ -18,6 +18,7 @@ Embedding costs ~20-35 ms a text on two CPU cores, so what is indexed is a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ import pandas as pd
 
 from detox_core import config, data, editions
 from detox_core.errors import DataMissingError, DetoxInputError
-from detox_core.lru import ByteLRU
+from detox_core.lru import ByteLRU, cache_budget
 from detox_core.submissions.live import MAX_TEXT_CHARS
 
 KIND_INPUT = "input"
@@ -262,10 +263,13 @@ def _join(values: pd.Series) -> str:
 
 # ------------------------------------------------------------------ built indexes, kept
 
-#: Built indexes kept per scope: a whole fetched data set (~25,000 texts) takes ~40 MB.
-INDEX_CACHE_BYTES = 160 * 1024 * 1024
+#: Built indexes kept per scope (a whole fetched data set, ~25,000 texts, takes ~40 MB) and
+#: the texts read, within the ``similar`` share of ``DETOX_CACHE_MB``.
+INDEX_CACHE_BYTES = int(cache_budget("similar") * 0.8)
 _INDEXES: ByteLRU[SimilarityIndex] = ByteLRU(INDEX_CACHE_BYTES, lambda key, index: index.nbytes + 256)
-_TEXTS: ByteLRU[pd.DataFrame] = ByteLRU(32 * 1024 * 1024, lambda key, frame: int(frame.memory_usage(deep=True).sum()))
+_TEXTS: ByteLRU[pd.DataFrame] = ByteLRU(int(cache_budget("similar") * 0.2),
+                                        lambda key, frame: int(frame.memory_usage(deep=True).sum()))
+_BUILD_LOCK = threading.Lock()
 
 
 def _key(scope: Scope, root: Path | None) -> Hashable:
@@ -292,8 +296,11 @@ def index_for(scope: Scope, root: Path | None = None, progress: Progress | None 
         MeaningUnavailableError: the model of meaning cannot run here.
     """
     key = _key(scope, root)
-    return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
-                                                                      progress=progress))
+    # One build at a time in the process: a second session asking for the same scope waits
+    # and gets the built index instead of embedding it again.
+    with _BUILD_LOCK:
+        return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
+                                                                          progress=progress))
 
 
 def clear_cache() -> None:

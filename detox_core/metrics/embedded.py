@@ -34,7 +34,7 @@ class _TextMemo:
 
 _MEMO = _TextMemo(cache_budget("embedded"))
 #: data folder -> (when looked up, the languages its trained models hold)
-_TRAINED: dict[str, tuple[float, frozenset]] = {}
+_TRAINED: dict[str, tuple[float, object]] = {}
 TRAINED_TTL_S = 5.0
 
 
@@ -42,13 +42,14 @@ TRAINED_TTL_S = 5.0
 class EmbeddedPreset(Preset):
     """Offline CPU metrics trained by the project (no download, no GPU).
 
-    STA = P(neutral | output); SIM = mean of the soft recall of the input's non-toxic
-    words and chrF against the references (or the cleaned input); FL = relative
-    grammaticality of output and input (1 when the output is at least as grammatical);
-    J = STA x SIM x FL. No calibration: the scores are already on a 0-1 scale. A model
-    fitted on people's judgements replaces the axes only when it agreed better with them
-    on systems it never saw (:mod:`detox_core.embedded.fitted`). See
-    :mod:`detox_core.embedded.recipe`.
+    Russian (the RUSSE-2022 recipe): STA = P(neutral | output); SIM = mean of the soft recall of
+    the input's non-toxic words and chrF against the references (or the cleaned input); FL =
+    relative grammaticality of output and input. The other languages add their model of
+    meaning, multilingual-e5-small (:mod:`detox_core.embedded.multilingual`,
+    :mod:`detox_core.embedded.semantic`). J = STA x SIM x FL. No calibration: the scores are
+    already on a 0-1 scale. A model fitted on people's judgements replaces the Russian axes
+    only when it agreed better with them on systems it never saw
+    (:mod:`detox_core.embedded.fitted`). See :mod:`detox_core.embedded.recipe`.
     """
 
     name = "embedded"
@@ -133,14 +134,31 @@ class EmbeddedPreset(Preset):
 
     @classmethod
     def _trained_with_meaning(cls) -> bool:
+        """Whether the trained models read the model of meaning (``meta.json``), looked up again
+        at most every few seconds; True when nothing is trained (scoring says how to train)."""
         import json
+        import time
 
+        from detox_core import config
         from detox_core.embedded.recipe import find_artifacts
 
+        key, now = f"meaning:{config.data_dir()}", time.monotonic()
+        kept = _TRAINED.get(key)
+        if kept is not None and now - kept[0] < TRAINED_TTL_S:
+            return bool(kept[1])
         try:
-            return bool(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8")).get("meaning"))
+            held = bool(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8")).get("meaning"))
         except (OSError, ValueError, EmbeddedMissingError):
-            return True  # nothing trained: scoring says how to train
+            held = True
+        _TRAINED[key] = (now, held)
+        return held
+
+    @classmethod
+    def meaning_identity(cls) -> str:
+        """What the scores depend on of the model of meaning, as the signature says it: its
+        revision when used, ``off``, ``unavailable`` or ``not trained`` (the caches of measured
+        figures are keyed by it)."""
+        return semantic.meaning_state() if cls._trained_with_meaning() else "not trained"
 
     @classmethod
     def coverage(cls) -> str:
@@ -185,7 +203,8 @@ class EmbeddedPreset(Preset):
             if lang == "ru":
                 values = russian(idx)
             else:
-                if progress and semantic.meaning_on():
+                trained = multilingual.load_languages(load_models(self.folder).folder) or {}
+                if progress and lang in trained and trained[lang].semantic is not None and semantic.meaning_on():
                     # The slow part of a whole submission: its new texts through the model of
                     # meaning (about 30-70 a second on two cores), with its progress shown.
                     meaning.embed(list(dict.fromkeys([*(inputs[k] for k in idx), *(outputs[k] for k in idx)])),
@@ -283,7 +302,7 @@ class EmbeddedPreset(Preset):
             sig.models["multilingual"] = {"id": "embedded/char-ngrams-lexicon-wordfreq-lingua",
                                           "revision": m.meta["hash"], "languages": ",".join(m.meta["multilingual"])}
             # Scores with and without the model of meaning differ: the signature says which.
-            state = semantic.meaning_state() if m.meta.get("meaning") else "not trained"
+            state = semantic.meaning_state() if m.meta.get("meaning") else "not trained"  # = meaning_identity()
             sig.models["meaning"] = (meaning.signature() if state == meaning.signature()["revision"]
                                      else {"id": "none", "revision": state})
         fit = fitted_model(m.folder)

@@ -93,3 +93,22 @@ def test_typed_markup_is_shown_as_text(tiny_data, model):
     # The query reaches the page only through the table (never as markdown).
     assert not any("<script>" in m.value for m in at.markdown)
     assert "<script>alert(1)</script> тупой" in set(results(at)["text"])
+
+
+def test_a_visitor_cannot_embed_a_scope_larger_than_the_cap(tiny_data, monkeypatch):
+    """On a deployment with an organizer password, a visitor's build is capped (embedding
+    thousands of texts would hold the engine for everyone); an organizer's is not."""
+    if not meaning.available():
+        pytest.skip(meaning.unavailable_reason())
+    from detox_core.ui.widgets import similar as widget
+
+    monkeypatch.setattr(widget, "VISITOR_MAX_TEXTS", 1)
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
+    monkeypatch.setattr(widget, "is_organizer", lambda: False)
+    at = open_section()
+    build = next(b for b in at.button if b.key == "sim_build")
+    assert build.disabled
+    assert any("A visitor's search covers at most 1 distinct texts" in w.value for w in at.warning)
+    monkeypatch.setattr(widget, "is_organizer", lambda: True)
+    at = open_section()
+    assert not next(b for b in at.button if b.key == "sim_build").disabled

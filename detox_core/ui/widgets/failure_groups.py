@@ -11,13 +11,19 @@ import streamlit as st
 from detox_core.analysis.failure_groups import GROUP_AXES, K_RANGE, N_EXAMPLES, system_failures
 from detox_core.embedded import meaning
 from detox_core.errors import DetoxInputError
+from detox_core.lru import ByteLRU, approx_bytes
 from detox_core.ui import render
 from detox_core.ui.params import clamp_value, keep_options
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import LABELS
 
-#: The worst outputs grouped by default.
+#: The worst outputs grouped by default, and at most (Ward's clustering and the silhouettes
+#: grow with the square of it).
 DEFAULT_WORST = 60
+MAX_WORST = 1000
+#: Results kept per (system's scores, n, k): a rerun of the page draws them again without
+#: clustering again.
+_RESULTS: ByteLRU = ByteLRU(16 * 1024 * 1024, lambda key, value: approx_bytes(value.members) * 3 + 4096)
 AUTO = "auto"
 #: A silhouette below this (Kaufman & Rousseeuw's "no substantial structure") is said to be weak.
 WEAK_SILHOUETTE = 0.25
@@ -35,7 +41,23 @@ def failure_kinds_section(frames: Mapping[str, pd.DataFrame], by_language: bool 
     """The section: a system of ``frames`` (name -> its score frame), how many of its worst
     outputs and how many groups; then each group's size, means, limiting axis and the
     outputs closest to its centre."""
-    st.subheader("Failure kinds")
+    box = st.expander("Failure kinds: a system's worst outputs grouped by meaning", key="cmp_fail_open",
+                      on_change="rerun", icon=":material/category:")
+    if box.open is not True:
+        return
+    with box:
+        _section(frames, by_language)
+
+
+def _cached(name: str, scores: pd.DataFrame, n: int, k, progress):
+    cols = [c for c in ("input", "output", "lang", *GROUP_AXES) if c in scores]
+    digest = int(pd.util.hash_pandas_object(scores[cols], index=True).sum())
+    key = (name, digest, n, k, meaning.NAMESPACE)
+    return _RESULTS.get_or_compute(key, lambda: system_failures(scores, n, None if k == AUTO else int(k),
+                                                                progress=progress))
+
+
+def _section(frames: Mapping[str, pd.DataFrame], by_language: bool) -> None:
     st.caption("One system's lowest-J outputs, grouped by meaning: each pair is embedded by multilingual-e5-small as "
                "what the output says and what the rewrite changed, and grouped by Ward's clustering (deterministic; "
                "the number of groups by the best silhouette over 2-8 unless you set it).")
@@ -52,9 +74,11 @@ def failure_kinds_section(frames: Mapping[str, pd.DataFrame], by_language: bool 
     if not scored:
         st.info(f"{render.md(name)} has no J to rank its outputs by.", icon=":material/info:")
         return
-    clamp_value("cmp_fail_n", 1, scored)
-    n = int(row.number_input("Worst outputs", 1, scored, min(DEFAULT_WORST, scored), step=10, key="cmp_fail_n",
-                             width=160, help=f"The outputs of lowest J grouped (of {scored:,} scored)."))
+    most = min(scored, MAX_WORST)
+    clamp_value("cmp_fail_n", 1, most)
+    n = int(row.number_input("Worst outputs", 1, most, min(DEFAULT_WORST, most), step=10, key="cmp_fail_n",
+                             width=160, help=f"The outputs of lowest J grouped (of {scored:,} scored; at most "
+                                             f"{MAX_WORST:,})."))
     k_options = [AUTO, *K_RANGE]
     keep_options("cmp_fail_k", k_options)
     k = row.selectbox("Groups", k_options, key="cmp_fail_k", width=120,
@@ -65,7 +89,7 @@ def failure_kinds_section(frames: Mapping[str, pd.DataFrame], by_language: bool 
         bar.progress(min(done / max(total, 1), 1.0), text=f"Embedding the worst pairs: {done:,} of {total:,}")
 
     try:
-        result = system_failures(scores, n, None if k == AUTO else int(k), progress=progress)
+        result = _cached(name, scores, n, k, progress)
     except (DetoxInputError, meaning.MeaningUnavailableError) as err:
         st.warning(render.md(err, None), icon=":material/warning:")
         return

@@ -11,6 +11,7 @@ from detox_core.analysis import similar
 from detox_core.embedded import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.ui import render
+from detox_core.ui.auth import is_organizer
 from detox_core.ui.params import clamp_value, keep_options
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import in_language_order, language_name
@@ -19,6 +20,9 @@ KIND_LABEL = {similar.KIND_INPUT: "toxic inputs", similar.KIND_OUTPUT: "system o
 #: Texts embedded a second on the two-core development machine (30-60 when idle, 13-16 under load),
 #: for the time a scope is said to take.
 TEXTS_PER_SECOND = 30
+#: A visitor's scope holds at most this many distinct texts (a few minutes of the engine);
+#: organizers (and everyone on an open app) may build any scope.
+VISITOR_MAX_TEXTS = 3000
 #: Where the cosine bar starts (see the column's help).
 COSINE_FLOOR = 0.7
 FROM_PAIR, TYPED = "the selected pair's toxic sentence", "a sentence I type"
@@ -173,8 +177,13 @@ def find_similar_section(choice, pair_text: str | None) -> None:
                            f"about {'%.0f min' % minutes if minutes >= 1 else 'a minute or less'} here the first time "
                            f"(~{TEXTS_PER_SECOND} texts a second, slower while the server is busy); texts embedded "
                            "before are read from the cache, so a second build is quick.")
+                too_many = distinct > VISITOR_MAX_TEXTS and not is_organizer()
+                if too_many:
+                    st.warning(f"A visitor's search covers at most {VISITOR_MAX_TEXTS:,} distinct texts (embedding "
+                               "more would hold the server for everyone): choose fewer editions, splits or "
+                               "languages.", icon=":material/block:")
                 clicked = st.button(f"Embed {distinct:,} texts and search", key="sim_build",
-                                    icon=":material/play_arrow:")
+                                    icon=":material/play_arrow:", disabled=too_many)
             if not clicked:
                 return
             offer.empty()

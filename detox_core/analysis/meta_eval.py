@@ -42,8 +42,8 @@ def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
     its models loads from (a folder set for the server counts), or the embedded models' folder."""
     if preset == "embedded":
         fit = fitted_model(find_artifacts())  # a fit on people in use changes the numbers
-        return [RECIPE_VERSION, find_artifacts().name, fit.file_sha1 if fit is not None and fit.used else "",
-                EmbeddedPreset.meaning_identity()]
+        return [RECIPE_VERSION, find_artifacts().name, EmbeddedPreset.meaning_identity(),
+                fit.file_sha1 if fit is not None and fit.used else ""]
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
     ident = [preset, obj.version, sorted(where.items())]

@@ -198,12 +198,12 @@ class EmbeddedPreset(Preset):
         n = len(outputs)
         langs = self._languages(n)
         out = np.full((4, n), np.nan)
+        trained = multilingual.load_languages(load_models(self.folder).folder) or {}
         for lang in dict.fromkeys(langs):
             idx = [k for k, x in enumerate(langs) if x == lang]
             if lang == "ru":
                 values = russian(idx)
             else:
-                trained = multilingual.load_languages(load_models(self.folder).folder) or {}
                 if progress and lang in trained and trained[lang].semantic is not None and semantic.meaning_on():
                     # The slow part of a whole submission: its new texts through the model of
                     # meaning (about 30-70 a second on two cores), with its progress shown.

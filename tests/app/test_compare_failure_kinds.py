@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
 from detox_core.embedded import meaning
+from tests.app.helpers import run as run_checked
 from tests.app.test_leaderboard_compare import store_scored
 
 COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
@@ -33,9 +34,7 @@ def run(open_section: bool = True) -> AppTest:
     at = AppTest.from_file(COMPARE, default_timeout=120)
     if open_section:
         at.session_state["cmp_fail_open"] = True
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_checked(at)
 
 
 def groups_table(at: AppTest):

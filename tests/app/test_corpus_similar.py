@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from detox_core.analysis import similar
 from detox_core.data import PROJECT_ROOT
 from detox_core.embedded import meaning
+from tests.app.helpers import run
 
 PAGE = str(PROJECT_ROOT / "pages" / "corpus.py")
 
@@ -18,9 +19,7 @@ def open_section(query: dict[str, str] | None = None) -> AppTest:
     for k, v in (query or {}).items():
         at.query_params[k] = v
     at.session_state["sim_open"] = True
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run(at)
 
 
 def results(at: AppTest):

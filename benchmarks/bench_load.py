@@ -38,7 +38,8 @@ app processes are idle (under 5% of a core each for 3 s, at most ``--settle`` s,
 default): the warm-up is over. Then for each session count (``--sessions``, 10, 30 and 60)
 one Chromium opens that many contexts at once against the proxy, without the cookie (nginx
 sends each to the least busy process), each from its own client address
-(``X-Forwarded-For``, as many visitors would be; one address may hold 40 sessions on a
+(a loopback address of its own, 127.x.y.z, which the proxy passes on as the client's, as it
+would many visitors' addresses; one address may hold 40 sessions on a
 process), in turn on Live scoring (a sentence and a rewrite typed, Ctrl+Enter, until the J
 metric), Leaderboard (its first render) and Annotate (joining a project created beforehand
 with :class:`~detox_core.annotation.store.AnnotationStore`, pages of 4 items, answering
@@ -84,7 +85,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from detox_core.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
-from tests.e2e.util import BUSY_JS, CHROMIUM, free_block, free_port, start_app, stop_app  # noqa: E402
+from tests.e2e.util import BUSY_JS, CHROMIUM, free_block, free_port, from_address, start_app, stop_app  # noqa: E402
 
 SENTENCES = [
     ("ты дебил, иди отсюда", "ты неправ, иди отсюда"),
@@ -459,8 +460,8 @@ async def _proxy_session(browser, url: str, kind: str, k: int, tag: str, address
                          timeout: float, cookie: str | None = None, animations: bool = False) -> dict:
     """One visitor: its timings, the process that served it (its cookie) and its error."""
     out: dict = {"kind": kind, "process": "", "error": ""}
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000},
-                                    extra_http_headers={"X-Forwarded-For": address})
+    url = from_address(url, address)  # the proxy sees the session's own address
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         if not animations:
             await ctx.add_init_script(_NO_ANIMATIONS)
@@ -566,7 +567,7 @@ async def _proxy_round(url: str, n: int, tag: str, net: int, code: str, timeout:
         try:
             results = await asyncio.gather(*(
                 _proxy_session(browser, url, PROXY_PAGES[k % len(PROXY_PAGES)], k, tag,
-                               f"10.{net}.{k // 250}.{k % 250 + 1}", code, timeout, animations=animations)
+                               f"127.{net}.{k // 250}.{k % 250 + 1}", code, timeout, animations=animations)
                 for k in range(n)))
         finally:
             done.set()
@@ -582,7 +583,7 @@ async def _warm_processes(url: str, processes: int, tag: str, timeout: float,
     from playwright.async_api import async_playwright
 
     async def visit(browser, k: int) -> list[dict]:
-        return [await _proxy_session(browser, url, kind, k, f"warm{tag}", f"10.250.0.{k}", "", timeout,
+        return [await _proxy_session(browser, url, kind, k, f"warm{tag}", f"127.250.0.{k}", "", timeout,
                                      cookie=str(k), animations=animations) for kind in PROXY_PAGES]
 
     async with async_playwright() as p:

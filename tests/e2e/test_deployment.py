@@ -2,9 +2,11 @@
 nginx, on PostgreSQL, driven through the proxy by headless Chromium.
 
 Each browser context is pinned to one app process the way the proxy pins a browser: its
-``detox_process`` cookie (deploy/nginx). Annotators come from different addresses through
-the ``X-Forwarded-For`` header the proxy passes on (the app believes it from the proxy on
-this machine, as it would from a real one). Needs Debian's nginx, a PostgreSQL test
+``detox_process`` cookie (deploy/nginx). Annotators come from different addresses: each
+browser's connections reach the proxy from a loopback address of its own (127.0.0.x, through
+a relay of the test: :func:`tests.e2e.util.from_address`), which the proxy passes on in
+``X-Forwarded-For`` (the app believes it from the proxy on this machine, as it would
+from a real one). Needs Debian's nginx, a PostgreSQL test
 database (``DETOX_TEST_POSTGRES_URL``) and Chromium: skipped with the reason where one is
 missing, and required where ``DETOX_REQUIRE_DEPLOY=1`` (``.ci/run`` installs them).
 """
@@ -30,7 +32,7 @@ from sqlalchemy import create_engine, text
 from detox_core.annotation.controls import Control
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
-from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, no_exception, wait_idle
+from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, from_address, no_exception, wait_idle
 
 PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -121,10 +123,11 @@ def deployment(data_root, tmp_path_factory):
 
 
 def pinned(browser, deployment: Deployment, k: int, address: str | None = None, width: int = 1400):
-    """A browser context on process ``k`` (from ``address``, as the proxy reports it)."""
-    ctx = browser.new_context(viewport={"width": width, "height": 1000},
-                              extra_http_headers={"X-Forwarded-For": address} if address else None)
-    ctx.add_cookies([{"name": "detox_process", "value": str(k), "url": deployment.url}])
+    """A browser context on process ``k``, from the loopback ``address`` (127.0.0.1 when
+    None): a path its pages open (``page.goto("/annotate")``) goes to the proxy from there."""
+    url = from_address(deployment.url, address) if address else deployment.url
+    ctx = browser.new_context(viewport={"width": width, "height": 1000}, base_url=url)
+    ctx.add_cookies([{"name": "detox_process", "value": str(k), "url": url}])
     return ctx
 
 
@@ -156,8 +159,9 @@ def answer_all(page, key: str) -> int:
     raise AssertionError(f"the page's {n} items did not all show answered")
 
 
-def join(page, url: str, code: str, name: str, password: str = "a-password-of-mine") -> None:
-    page.goto(f"{url}/annotate")
+def join(page, code: str, name: str, password: str = "a-password-of-mine") -> None:
+    """Join on the Annotate page of the proxy the page's context was pinned to (:func:`pinned`)."""
+    page.goto("/annotate")
     page.get_by_label("Access code").wait_for(timeout=60_000)
     wait_idle(page)
     page.get_by_label("Access code").fill(code)
@@ -230,16 +234,16 @@ def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment,
         "across processes", ["toxicity"], pairs, controls=controls,
         settings=Settings(overlap=2, page_size=4, controls_per_page=1, min_control_answers=2,
                           ban_control_accuracy=0.7, min_page_seconds=0, training=False, max_refused_per_address=1))
-    careless = pinned(browser, deployment, 3, "10.0.0.3").new_page()
-    join(careless, deployment.url, project.access_code, "Carl")
+    careless = pinned(browser, deployment, 3, "127.0.0.13").new_page()
+    join(careless, project.access_code, "Carl")
     # "1" is "Yes, toxic": wrong on every control item (all polite): banned after two pages.
     submit_page(careless, "1", "Page 1 saved")
     submit_page(careless, "1", "your answers are no longer accepted")
     assert process_of(careless) == "3"
     # Two careful annotators on the other two processes take every item, twice in all.
-    ann = {name: pinned(browser, deployment, k, f"10.0.0.{k}").new_page() for name, k in (("Anna", 1), ("Boris", 2))}
+    ann = {name: pinned(browser, deployment, k, f"127.0.0.1{k}").new_page() for name, k in (("Anna", 1), ("Boris", 2))}
     for name, page in ann.items():
-        join(page, deployment.url, project.access_code, name)
+        join(page, project.access_code, name)
     done, pages = set(), dict.fromkeys(ann, 0)
     for _ in range(12):
         for name, page in ann.items():
@@ -266,15 +270,15 @@ def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment,
     assert (answers.loc[answers["worker"] == "Carl", "status"] == "banned").all()
     # Carl is banned in the database, so every process refuses him.
     for k in (1, 2):
-        again = pinned(browser, deployment, k, "10.0.0.3").new_page()
-        join(again, deployment.url, project.access_code, "Carl")
+        again = pinned(browser, deployment, k, "127.0.0.13").new_page()
+        join(again, project.access_code, "Carl")
         again.get_by_text("Your answers are no longer accepted").wait_for(timeout=60_000)
         assert process_of(again) == str(k)
         again.context.close()
     # A fourth person from Carl's address is refused by every process.
     for k in (1, 2, 3):
-        newcomer = pinned(browser, deployment, k, "10.0.0.3").new_page()
-        join(newcomer, deployment.url, project.access_code, f"Dora {k}")
+        newcomer = pinned(browser, deployment, k, "127.0.0.13").new_page()
+        join(newcomer, project.access_code, f"Dora {k}")
         newcomer.get_by_text("an earlier attempt from your connection was not admitted").wait_for(timeout=60_000)
         assert process_of(newcomer) == str(k)
         newcomer.context.close()
@@ -291,7 +295,7 @@ def test_a_killed_process_its_browser_reconnects_elsewhere_and_no_answer_is_lost
                                    settings=Settings(overlap=1, page_size=4, controls_per_page=0,
                                                      min_page_seconds=0, training=False))
     page = pinned(browser, deployment, 2).new_page()
-    join(page, deployment.url, project.access_code, "Eva")
+    join(page, project.access_code, "Eva")
     submit_page(page, "2", "Page 1 saved")
     answer_all(page, "2")  # the second page answered, not yet submitted
     old = deployment.app_pid(2)

@@ -7,7 +7,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +24,66 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class _Relay:
+    """Passes every TCP connection made to its own port on to ``target`` from the source
+    address ``address`` (a loopback address of this machine: 127.x.y.z)."""
+
+    def __init__(self, target: tuple[str, int], address: str):
+        self.target, self.address = target, address
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=10, source_address=(self.address, 0))
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while chunk := src.recv(65536):
+                dst.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+_RELAYS: dict[tuple[str, int, str], _Relay] = {}
+_RELAYS_LOCK = threading.Lock()
+
+
+def from_address(url: str, address: str) -> str:
+    """A URL of ``url``'s server (on 127.0.0.1) whose connections reach it from the client
+    address ``address``, a loopback address (127.x.y.z): a relay of this process connects
+    from there, so that a proxy in front of the app sees that address as the connection's
+    own, as it sees each visitor's. (Chromium does not send a header such as
+    ``X-Forwarded-For`` set on a browser context with the app's WebSocket, and the app
+    reads the client from that WebSocket's request.)"""
+    parts = urllib.parse.urlsplit(url)
+    if not address.startswith("127.") or parts.hostname != "127.0.0.1" or not parts.port:
+        raise ValueError(f"a loopback address and a URL on 127.0.0.1 with a port, not {address!r} and {url!r}")
+    key = ("127.0.0.1", parts.port, address)
+    with _RELAYS_LOCK:
+        relay = _RELAYS.get(key) or _RELAYS.setdefault(key, _Relay(key[:2], address))
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"127.0.0.1:{relay.port}"))
 
 
 def free_block(n: int, avoid: int | None = None) -> int:

@@ -390,7 +390,8 @@ for board in boards:
                     signature_caption(f"{edition.title}, {split} split: {label}, ranked by {AXIS_NAMES[ax]} "
                                       "with 95% bootstrap intervals over sentences", board_signature(board.preset,
                                       board.calibrated, choice.source, split)),
-                    f"leaderboard_{choice.source}_{split}_{board.preset}", f"lb_paper_{board.preset}_{board.calibrated}")
+                    f"leaderboard_{choice.source}_{split}_{board.preset}", f"lb_paper_{board.preset}_{board.calibrated}",
+                    digits={"judged": 0})
     if len(board.table) > 1:
         st.markdown(f"**Which differences are significant** ({AXIS_NAMES[ax]})")
         st.plotly_chart(p_value_heatmap(board.ranking.p_values), width="stretch", config={"displayModeBar": False},

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
+import shutil
+import subprocess
 
 import pandas as pd
+import pytest
 
-from detox_core.analysis.export import latex_escape, signature_caption, to_latex, to_markdown, with_interval
+from detox_core.analysis.export import (latex_escape, latex_label, signature_caption, to_csv, to_latex, to_markdown,
+                                        with_interval)
 
 NASTY = r"A&B_50% $x$ #1 {c} ~d ^e \f"
 
@@ -48,3 +53,101 @@ def test_the_caption_names_the_test_set_and_the_signature():
                              languages="ru")
     assert text == "RUSSE-2022, test split: ranked by J. Languages: ru. Signature: preset=embedded; version=2."
     assert latex_escape("a_b") == r"a\_b"
+
+
+# A leaderboard as the page hands it to the downloads: the mean with its interval as text,
+# the per-language scores and the judged outputs as the numbers the board computed.
+LEADERBOARD_COLUMNS = {"rank": "Rank", "system": "System", "mean_cell": "J (mean)", "de": "de", "ru": "ru",
+                       "judged": "Judged outputs"}
+
+
+def leaderboard() -> pd.DataFrame:
+    return pd.DataFrame({"rank": ["1", "2-3"], "system": ["team_a", NASTY],
+                         "mean_cell": [with_interval(0.6123, 0.5981, 0.6274), with_interval(0.5, 0.4, 0.6)],
+                         "de": [0.3338365207148793, float("nan")], "ru": [0.7125999, 0.5],
+                         "judged": [50.0, float("nan")]})
+
+
+def leaderboard_caption() -> str:
+    return signature_caption("TextDetox 2024, test split: embedded · calibrated, ranked by the mean J",
+                             {"preset": "embedded", "fit_digest": "a_b#1", "scale": "50%"}, languages="de, ru")
+
+
+def test_latex_and_markdown_round_per_language_cells_as_shown_and_the_csv_keeps_full_precision():
+    digits = {"judged": 0}
+    tex = to_latex(leaderboard(), LEADERBOARD_COLUMNS, "c", digits=digits)
+    md = to_markdown(leaderboard(), LEADERBOARD_COLUMNS, "c", digits)
+    for text in (tex, md):
+        assert "0.334" in text and "0.713" in text and "0.500" in text, text
+        assert "0.33383" not in text and "0.7125" not in text
+        assert " 50 " in text and "50.0" not in text  # a count prints as one
+    assert r"team\_a & 0.612 [0.598, 0.627] & 0.334 & 0.713 & 50 \\" in tex
+    assert r"| 1 | team\_a | 0.612 \[0.598, 0.627\] | 0.334 | 0.713 | 50 |" in md.splitlines()
+    assert r"— & 0.500 & — \\" in tex  # missing values stay a dash
+    csv = to_csv(leaderboard(), LEADERBOARD_COLUMNS)
+    assert csv.splitlines()[0] == "Rank,System,J (mean),de,ru,Judged outputs"
+    assert "0.3338365207148793" in csv and "0.7125999" in csv
+
+
+def test_the_latex_label_is_a_plain_key_made_from_the_table_name():
+    tex = to_latex(leaderboard(), LEADERBOARD_COLUMNS, "c", label="tab:leaderboard_textdetox2024_test_embedded")
+    labels = re.findall(r"\\label\{([^}]*)\}", tex)
+    assert labels == ["tab:leaderboard-textdetox2024-test-embedded"]
+    assert latex_label("tab:leaderboard_ü #1") == "tab:leaderboard-1"
+    assert re.fullmatch(r"[A-Za-z0-9:.-]+", latex_label("tab:x_{y}\\z"))
+
+
+def _pipe_cells(row: str) -> list[str]:
+    assert row.startswith("|") and row.endswith("|"), row
+    return re.split(r"(?<!\\)\|", row[1:-1])
+
+
+def test_the_markdown_is_a_table_with_every_row_as_wide_as_its_header():
+    md = to_markdown(leaderboard(), LEADERBOARD_COLUMNS, leaderboard_caption(), {"judged": 0})
+    lines = md.splitlines()
+    table, caption = lines[:lines.index("")], lines[lines.index("") + 1:]
+    width = len(LEADERBOARD_COLUMNS)
+    assert [c.strip() for c in _pipe_cells(table[0])] == list(LEADERBOARD_COLUMNS.values())
+    assert all(re.fullmatch(r"\s*:?-{3,}:?\s*", c) for c in _pipe_cells(table[1])) and len(_pipe_cells(table[1])) == width
+    assert len(table) == 2 + len(leaderboard()) and all(len(_pipe_cells(r)) == width for r in table)
+    assert caption and not any(line.startswith("|") for line in caption)
+    # Rendered by a Markdown parser with tables, it is one table: a header and a row per system.
+    try:
+        import markdown
+
+        html = markdown.markdown(md, extensions=["tables"])
+    except ImportError:
+        from markdown_it import MarkdownIt  # installed with Streamlit (through rich)
+
+        html = MarkdownIt("commonmark").enable("table").render(md)
+    assert html.count("<table>") == 1 and len(re.findall(r"<th[ >]", html)) == width and html.count("<tr>") == 1 + len(leaderboard())
+    assert len(re.findall(r"<td[ >]", html)) == width * len(leaderboard())
+    assert "team_a" in html and "0.334" in html and "A&amp;B_50% $x$ #1 {c} ~d ^e \\f" in html
+
+
+def _tex_missing() -> str | None:
+    if not shutil.which("pdflatex"):
+        return "pdflatex is not installed (Debian: texlive-latex-base)"
+    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True) \
+        if shutil.which("kpsewhich") else None
+    if found is None or found.returncode != 0 or not found.stdout.strip():
+        return "booktabs.sty is not installed (Debian: texlive-latex-recommended)"
+    return None
+
+
+def test_the_latex_export_compiles_in_a_paper(tmp_path):
+    if reason := _tex_missing():
+        pytest.skip(reason)
+    (tmp_path / "leaderboard.tex").write_text(
+        to_latex(leaderboard(), LEADERBOARD_COLUMNS, leaderboard_caption(),
+                 label="tab:leaderboard_textdetox2024_test_embedded", digits={"judged": 0}), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\input{leaderboard}\n"
+        "Table~\\ref{tab:leaderboard-textdetox2024-test-embedded}.\n\\end{document}\n", encoding="utf-8")
+    for _ in range(2):  # the second run resolves the \ref to the \label
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-3000:]
+    assert (tmp_path / "paper.pdf").stat().st_size > 0
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "undefined" not in log.lower() and "Missing character" not in log, log[-3000:]

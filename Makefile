@@ -10,6 +10,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
+# `make run` answers this machine only; a shared server sets its address (and an organizer
+# password) itself: `make run ADDRESS=0.0.0.0`, or deploy/ (README: Deploying for a shared task).
+ADDRESS ?= 127.0.0.1
 # The isolated environment of the xCOMET-lite equivalence test (unbabel-comet needs
 # numpy < 2 and transformers < 5): tests/metrics/test_textdetox2025.py runs it.
 COMET_VENV  := .venv-comet
@@ -18,8 +21,8 @@ COMET_STAMP := $(COMET_VENV)/.requirements-installed
 
 .PHONY: run test setup data e2e screenshots bench clean
 
-run: setup data
-	$(BIN)/python -m detox_core serve --server.port $(PORT)
+run: $(STAMP) data
+	$(BIN)/python -m detox_core serve --server.port $(PORT) --server.address $(ADDRESS)
 
 test: setup data
 	$(BIN)/python -m pytest
@@ -38,7 +41,7 @@ $(COMET_STAMP): $(COMET_REQS)
 	$(COMET_VENV)/bin/python -m pip install --quiet -r $(COMET_REQS)
 	@touch $(COMET_STAMP)
 
-data: setup
+data: $(STAMP)
 	@$(BIN)/python -m detox_core fetch-data --quiet || \
 		echo "fetch-data: some files are missing (see above); continuing without them."
 	@$(BIN)/python -m detox_core build-lexicons --quiet || \

@@ -132,6 +132,11 @@ def in_language_order(codes) -> tuple[str, ...]:
     return tuple(sorted(dict.fromkeys(codes), key=lambda code: order.get(code, len(order))))
 
 
+def language_label(code: str) -> str:
+    """How a language picker shows a language: "Chinese (zh)"."""
+    return f"{language_name(code)} ({code})"
+
+
 def language_name(code: str) -> str:
     """``"ar"`` -> ``"Arabic"``; an unknown code is returned as it is."""
     return LANGUAGES.get(code, code)

@@ -9,9 +9,11 @@ import streamlit as st
 from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core import config, warmup
+from detox_core.embedded.language_id import SCRIPT_NAMES, languages_in_script, script_mismatch
 from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
+from detox_core.submissions.best import choose_best
 from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
                                          parse_request)
 from detox_core.metrics import preset_class, score
@@ -22,11 +24,12 @@ from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
 from detox_core.ui import cache, render
 from detox_core.ui.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
 from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.agreement import weak_parts_note
+from detox_core.ui.widgets.agreement import ranking_trust, weak_parts_note
 from detox_core.ui.warming import warming_notice
 from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.sidebar import current_choice
-from detox_core.vocab import LANGUAGES, label, language_name
+from detox_core.vocab import LANGUAGES, label, language_label, language_name
+from detox_core.ui.params import accept_plain_values
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 #: The texts live in the address (a link shares them, with the preset) and survive a page change.
@@ -46,9 +49,11 @@ def _default_language() -> str:
 
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 codes = list(LANGUAGES)
+# A hand-made link may name the language by its code (?live_lang=zh) or name, not only the label.
+accept_plain_values("live_lang", codes, language_label, aliases=lambda code: [language_name(code)])
 language = top.selectbox("Language", codes, index=codes.index(_default_language()), key="live_lang",
                          bind="query-params", width=200,
-                         format_func=lambda code: f"{language_name(code)} ({code})",
+                         format_func=language_label,
                          help="The language of the texts: only the metric presets that cover it are offered.")
 preset, calibrated = preset_picker(container=top, languages=[language])
 # A server started by `python -m detox_core serve` or app.py warms the models already; run alone
@@ -263,6 +268,11 @@ except DetoxInputError as err:
     st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
     st.stop()
 source, candidates, references = request.source, list(request.candidates), list(request.references)
+if source and (script := script_mismatch(language, source)):
+    others = ", ".join(language_label(c) for c in languages_in_script(script))
+    st.warning(f"The toxic sentence is written in {SCRIPT_NAMES[script]} script, in which {language_name(language)} "
+               f"is not written: the scores below use the {language_name(language)} models. Pick the language of "
+               "the text" + (f" ({others})" if others else "") + " in **Language** above.", icon=":material/translate:")
 # Who suggested each candidate, for the lines still as suggested (an edited line is the user's).
 sources = {text: who for text, who in st.session_state.get("_live_sources", {}).items() if text in candidates}
 st.session_state["_live_sources"] = sources
@@ -270,8 +280,8 @@ st.session_state["_live_sources"] = sources
 if not ready or preset_class(preset).unavailable():  # no preset covers the language, its models are not
     st.stop()                                           # here, or no endpoint: said above
 if not source or not candidates:
-    st.info("Type a toxic sentence and at least one rewrite (or press **Example from the corpus**).",
-            icon=":material/keyboard:")
+    st.info("Type a toxic sentence and at least one rewrite"
+            + (" (or press **Example from the corpus**)." if has_examples else "."), icon=":material/keyboard:")
     st.stop()
 
 try:
@@ -289,14 +299,33 @@ except ScorerUnavailableError as err:
     show_scoring_error(err, [language])
     st.stop()
 
-# The cards keep the user's order; the best J is marked, not moved to the top.
-best = int(frame["j"].fillna(-1).to_numpy().argmax()) if len(candidates) > 1 else None
+# The cards keep the user's order; the best J is marked, not moved to the top, and only among
+# the candidates that are rewrites at all (a copy, another language or an unrelated sentence never is).
+choice_ = choose_best(source, candidates, frame["j"].tolist(), language) if len(candidates) > 1 else None
+trusted, distrust = ranking_trust(preset, calibrated, language) if choice_ is not None else (True, "")
 for i in range(len(candidates)):
     who = sources.get(candidates[i])
+    mark = ""
+    if choice_ is not None and i == choice_.best:
+        mark = " · ★ best J" if trusted else " · ★ best J (agreement with people weak or unknown here)"
+    elif choice_ is not None and (why := choice_.reason(i)):
+        mark = " · not ranked: " + why.split(" (")[0]
     score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
-               lang=language,
-               title=f"Rewrite {i + 1}" + (f" · suggested by the {who}" if who else "")
-               + (" · ★ best J" if i == best else ""))
+               lang=language, title=f"Rewrite {i + 1}" + (f" · suggested by the {who}" if who else "") + mark)
+if choice_ is not None:
+    out = [f"rewrite {k + 1} is {choice_.reason(k)}" for k in sorted(choice_.excluded)]
+    text = ("★ marks the highest J among the rewrites" + (f"; not ranked: {'; '.join(out)}" if out else "") + ".")
+    if choice_.best is None:
+        text = ("No rewrite is marked best: " + ("; ".join(out) + "; the others have" if out else "the rewrites have")
+                + " no J above 0.")
+    if choice_.unchecked:
+        text += (" Not checked here: " + ", ".join({"language": "the language of each rewrite (no language "
+                 "identifier)", "unrelated": "whether a rewrite is related to the input (no model of meaning for "
+                 "this language)"}[c] for c in choice_.unchecked) + ".")
+    if choice_.best is not None and not trusted:
+        st.warning(f"{text} The star is this preset's pick, not a verdict: {distrust}.", icon=":material/warning:")
+    else:
+        st.caption(text)
 sig = frame.attrs["signature"]
 st.caption(f"Preset `{sig['preset']}` v{sig['preset_version']} · "
            + ("calibrated" if sig["calibrated"] and sig.get("calibration") else "uncalibrated")

@@ -212,3 +212,20 @@ def test_dockerfile_installs_the_pinned_torch_and_checks_the_web_server():
     assert entry and (PROJECT_ROOT / entry.group(1)).resolve() == ENTRYPOINT
     ignored = {line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").splitlines()}
     assert {".git", ".venv", ".venv-comet", "data", ".streamlit/secrets.toml"} <= ignored
+
+
+def test_make_run_answers_this_machine_only_and_builds_no_test_environment():
+    """`make run` listens on 127.0.0.1 unless told otherwise (no password is set by it), and
+    does not build the test-only xCOMET environment (`make -n` prints what it would run)."""
+    makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^ADDRESS \?= 127\.0\.0\.1$", makefile, flags=re.MULTILINE)
+    run = re.search(r"^run:(.*)\n((?:\t.*\n)+)", makefile, flags=re.MULTILINE)
+    assert "--server.address $(ADDRESS)" in run.group(2)
+    if shutil.which("make") is None:
+        pytest.skip("no make here")
+    planned = subprocess.run(["make", "-n", "-B", "run"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                             check=True).stdout
+    assert "--server.address 127.0.0.1" in planned
+    assert ".venv-comet" not in planned and "tests/comet/requirements.txt" not in planned
+    assert "--server.address 0.0.0.0" in subprocess.run(["make", "-n", "run", "ADDRESS=0.0.0.0"], cwd=PROJECT_ROOT,
+                                                        capture_output=True, text=True, check=True).stdout

@@ -53,6 +53,31 @@ def script_shares(text: str) -> Counter:
     return out
 
 
+#: The script each language of the editions is written in (Hinglish: romanised Hindi).
+LANGUAGE_SCRIPTS = {"am": "ethiopic", "ar": "arabic", "de": "latin", "en": "latin", "es": "latin", "fr": "latin",
+                    "he": "hebrew", "hi": "devanagari", "hin": "latin", "it": "latin", "ja": "cjk", "ru": "cyrillic",
+                    "tt": "cyrillic", "uk": "cyrillic", "zh": "cjk"}
+#: How a page names a script.
+SCRIPT_NAMES = {"ethiopic": "Ethiopic (Ge'ez)", "arabic": "Arabic", "hebrew": "Hebrew", "devanagari": "Devanagari",
+                "cjk": "Chinese characters or kana", "cyrillic": "Cyrillic", "latin": "Latin"}
+
+
+def script_mismatch(lang: str, text: str, min_letters: int = 4) -> str | None:
+    """The script ``text`` is mostly written in when ``lang`` is never written in it (None:
+    it can be, the language's script is not known, or fewer than ``min_letters`` letters)."""
+    expected = LANGUAGE_SCRIPTS.get(lang)
+    shares = script_shares(text)
+    if expected is None or sum(shares.values()) < min_letters:
+        return None
+    found = shares.most_common(1)[0][0]
+    return None if found == expected else found
+
+
+def languages_in_script(script: str) -> list[str]:
+    """The editions' languages written in ``script``."""
+    return [code for code, s in LANGUAGE_SCRIPTS.items() if s == script]
+
+
 #: The inputs' scripts (asked again for every submission), in 10% of ``word_pieces``.
 _SCRIPT_OF: ByteLRU = ByteLRU(int(cache_budget("word_pieces") * 0.1), lambda text, _: sys.getsizeof(text) + 120)
 

@@ -197,6 +197,13 @@ class Store:
             s.flush()
             return self._meta(row)
 
+    def splits(self, dataset: str) -> list[str]:
+        """The splits of ``dataset`` that have a stored (not hidden) submission."""
+        q = (select(SubmissionRow.split).distinct().where(SubmissionRow.dataset == dataset)
+             .where(or_(SubmissionRow.hidden.is_(None), SubmissionRow.hidden == false())))
+        with Session(self.engine) as s:
+            return sorted(s.scalars(q).all())
+
     def list(self, dataset: str | None = None, split: str | None = None, preset: str | None = None,
              include_hidden: bool = False) -> pd.DataFrame:
         """Stored submissions with their system-level means (hidden ones only with

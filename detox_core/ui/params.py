@@ -11,7 +11,7 @@ clamped into the new range, or dropped so the widget starts from its default.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -88,3 +88,33 @@ def keep_options(key: str, options: Sequence[Any]) -> list | None:
         del st.session_state[key]
         return offered
     return None
+
+
+def accept_plain_values(key: str, options: Sequence[Any], format_func: Callable[[Any], str],
+                        aliases: Callable[[Any], Sequence[str]] = lambda option: (), multiple: bool = False) -> None:
+    """Let a link name the choice of a widget bound to the address by its plain value.
+
+    A widget with ``format_func`` is written into the address by its label (``?live_lang=Chinese+(zh)``);
+    Streamlit ignores any other value, so a hand-made link ``?live_lang=zh`` would open on
+    the default choice without a word. Called just before drawing the widget: an address
+    value that is an option's value, label or one of its ``aliases`` (any case) becomes the
+    widget's value, and the address then holds the label as usual. A single choice
+    (selectbox) or several (multiselect: every value of the key in the address).
+    """
+    raw = st.query_params.get_all(key)
+    if not raw:
+        return
+    labels = {format_func(o): o for o in options}
+    if all(r in labels for r in raw):
+        return  # the usual address: Streamlit reads it itself
+    lookup: dict[str, Any] = {}
+    for o in options:
+        for name in (str(o), format_func(o), *aliases(o)):
+            lookup.setdefault(" ".join(str(name).split()).casefold(), o)
+    def find(r: str):
+        return lookup.get(" ".join(r.split()).casefold())
+
+    if not any(find(r) is not None for r in raw if r not in labels):
+        return  # nothing a person typed in a link (a label of an option not offered now): Streamlit's own rules
+    found = list(dict.fromkeys(o for o in map(find, raw) if o is not None))
+    st.session_state[key] = found if multiple else found[0]

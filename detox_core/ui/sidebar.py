@@ -16,8 +16,8 @@ from detox_core.errors import DetoxInputError
 from detox_core.lexicons import ToxicLexicon
 from detox_core.ui import cache, render
 from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.ui.params import keep_options
-from detox_core.vocab import in_language_order, language_name
+from detox_core.ui.params import accept_plain_values, keep_options
+from detox_core.vocab import in_language_order, language_label, language_name
 
 CHOICE_KEY = "_corpus_choice"
 OWNER_KEY = "_sidebar_owner"
@@ -151,13 +151,15 @@ def _with_languages(choice: CorpusChoice) -> CorpusChoice:
     choice.whole = choice.prepared
     choice.lexicons = cache.language_lexicons()
     present = in_language_order(choice.prepared["lang"])  # the editions' order, whatever the file's
+    accept_plain_values("languages", present, language_label, aliases=lambda code: [language_name(code)],
+                        multiple=True)
     default = keep_options("languages", present)
     # In a form: picking several languages is one rerun on Apply, not one per chip (about
     # 2.5 s each on a whole edition).
     with st.form("languages_form", border=False, enter_to_submit=False):
         picked = st.multiselect(
             "Languages", present, default=default, key="languages", bind="query-params",
-            format_func=lambda code: f"{language_name(code)} ({code})",
+            format_func=language_label,
             help="Every page works on these languages; scores are given per language and as the edition's "
             "mean. Pick them, then press **Apply**.",
         )
@@ -231,9 +233,45 @@ def current_choice() -> CorpusChoice:
     return render_sidebar()
 
 
-def split_picker(choice: CorpusChoice, key: str, container=st, **kwargs) -> str:
-    """The "Test set" picker of the scoring pages: the corpus's splits, ``test`` first choice."""
+#: The key of the "Test set" picker: one for every scoring page, so the choice made on one
+#: is the choice on the others, and in links (``?split=dev``).
+SPLIT_KEY = "split"
+
+
+def split_picker(choice: CorpusChoice, container=st, **kwargs) -> str:
+    """The "Test set" picker of the scoring pages (Submissions, Leaderboard, Compare).
+
+    One choice for every page of the session and in the address. Before the visitor
+    chooses (and without one in the link), it opens on a split that has something scored:
+    ``test`` when it has, else the first split that has, else ``test``."""
     splits = list(choice.splits)
-    keep_options(key, splits)  # a split of another corpus, remembered from before: dropped
-    return container.selectbox("Test set", splits, index=splits.index("test") if "test" in splits else 0, key=key,
-                               **kwargs)
+    keep_options(SPLIT_KEY, splits)  # a split of another corpus, remembered from before: dropped
+    chosen = st.session_state.get(_SPLIT_CHOSEN)
+    if chosen in splits and st.session_state.get(SPLIT_KEY) != chosen:
+        # Chosen on another page: a page's own address (restored when the visitor comes back
+        # to it) must not bring back an older choice.
+        st.session_state[SPLIT_KEY] = chosen
+    elif SPLIT_KEY not in st.session_state and SPLIT_KEY not in st.query_params and splits:
+        from detox_core.ui.store import shared_store
+
+        try:
+            scored = set(shared_store().splits(choice.source))
+        except Exception:  # noqa: BLE001 - the store's outage is said by the page itself
+            scored = set()
+        order = ["test", *splits]
+        st.session_state[SPLIT_KEY] = next((s for s in order if s in splits and s in scored),
+                                           "test" if "test" in splits else splits[0])
+    return container.selectbox("Test set", splits, key=SPLIT_KEY, bind="query-params", persist_state="session",
+                               on_change=_remember_split, **kwargs)
+
+
+_SPLIT_CHOSEN = "_split_chosen"
+
+
+def _remember_split() -> None:
+    st.session_state[_SPLIT_CHOSEN] = st.session_state.get(SPLIT_KEY)
+
+
+def choose_split(split: str) -> None:
+    """Set the test set of every scoring page (a button's callback)."""
+    st.session_state[SPLIT_KEY] = st.session_state[_SPLIT_CHOSEN] = split

@@ -20,7 +20,7 @@ PAGES = ["corpus", "live_scoring", "submissions", "leaderboard", "compare", "hum
          "annotation_projects"]
 #: Every key the pages bind to the address, and a few of their own.
 BOUND = ["dataset", "splits", "languages", "q", "regex", "case", "in", "refs", "len", "lex", "chart", "pair",
-         "live_lang", "preset", "preset_cal", "sub_split", "sub_preset", "lb_split", "cmp_split", "he_tab"]
+         "live_lang", "preset", "preset_cal", "split", "sub_preset", "he_tab"]
 HOSTILE = {
     "out of range and not numbers": [["-5", "999999"], ["1e309", "nan"], ["abc"]],
     "markup, a huge string and repeats": [["<b>bold</b><script>alert(1)</script>"], ["x" * 20_000],

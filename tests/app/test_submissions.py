@@ -21,7 +21,7 @@ def score_shipped(at: AppTest, name: str) -> AppTest:
 
 def test_shipped_output_is_scored_stored_and_shown(trained):
     at = run(AppTest.from_file(PAGE, default_timeout=60))
-    assert at.selectbox(key="sub_split").value == "test"
+    assert at.selectbox(key="split").value == "test"
     assert "No submission scored" in at.info[0].value
     score_shipped(at, "delete")
     assert any("scored and stored" in s.value for s in at.success)

@@ -34,7 +34,7 @@ def open_page(preset: str = "TextDetox 2024") -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params["dataset"] = TEXTDETOX2024.short
     run(at)
-    at.selectbox(key="sub_split").set_value("dev")
+    at.selectbox(key="split").set_value("dev")
     at.segmented_control(key="sub_preset").set_value(preset)
     return run(at)
 

@@ -183,3 +183,77 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "Weak (below 0.80) in Amharic, Arabic, English, Spanish, Hindi, Chinese" in board
         assert cut_off_controls(page) == []
         shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)
+
+
+#: Where a new user saw the star on the copy (zh, hi, ja, tt) or on the unrelated sentence
+#: (de, am, ru); each run at 1400 px, two of them at 800 px as well.
+STAR_CASES = [(lang, 1400) for lang in ("zh", "hi", "ja", "tt", "de", "am", "ru")] + [("zh", 800), ("ru", 800)]
+
+
+@pytest.mark.parametrize(("lang", "width"), STAR_CASES)
+def test_the_star_never_marks_a_copy_an_unrelated_sentence_or_another_language(offline_server, page, lang, width):
+    """Four candidates of a people-written case (a polite rewrite, the copy, an unrelated
+    sentence, the polite idea in another language): only the polite rewrite may carry the
+    star; the other three say why they are not ranked, and the star says when the preset's
+    agreement with people in the language is weak or unknown."""
+    from detox_core.vocab import language_name
+
+    with open(CASES, encoding="utf-8", newline="") as fh:
+        case = next(row for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if row["lang"] == lang)
+    rewrites = [case["polite"], case["toxic"], case["unrelated"], case["other_text"]]
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": lang, "preset": EMBEDDED,
+         "live_input": case["toxic"], "live_candidates": "\n".join(rewrites)}))
+    wait_idle(page, 180)
+    no_exception(page)
+    # the plain code in the link picks the language
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == f"{language_name(lang)} ({lang})"
+    titles = [t.inner_text() for t in page.get_by_text(re.compile(r"^Rewrite \d")).all()]
+    assert len(titles) == 4, titles
+    assert [i for i, t in enumerate(titles) if "best J" in t] in ([0], []), titles
+    assert "not ranked: an unchanged copy of the input" in titles[1]
+    assert "not ranked: unrelated to the input" in titles[2]
+    assert "not ranked: in another language or script than the input" in titles[3]
+    body = page.inner_text("body")
+    assert "rewrite 2 is an unchanged copy of the input" in body
+    if "best J (agreement with people weak or unknown here)" in titles[0]:
+        assert "The star is this preset's pick, not a verdict" in body
+    assert cut_off_controls(page) == []
+    shot(page, f"embedded_live_star_{lang}_{width}", height=2600, width=width)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_link_with_a_language_code_scores_that_language_and_a_wrong_script_is_said(offline_server, page, width):
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": "ZH", "preset": EMBEDDED,
+         "live_input": "你这个白痴快给我滚开", "live_candidates": "请你离开这里"}))
+    wait_idle(page, 180)
+    no_exception(page)
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Chinese (zh)"
+    assert "is not written" not in page.inner_text("body")
+    # The same Chinese text under Russian: scored with the Russian models, and said.
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": "Russian", "preset": EMBEDDED,
+         "live_input": "你这个白痴快给我滚开", "live_candidates": "请你离开这里"}))
+    wait_idle(page, 180)
+    no_exception(page)
+    assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Russian (ru)"
+    warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="is not written")
+    assert "Chinese characters or kana" in warning.inner_text() and "Chinese (zh)" in warning.inner_text()
+    shot(page, f"live_wrong_script_{width}", height=1400, width=width)
+
+
+def test_the_example_hint_is_not_given_when_the_example_button_is_disabled(offline_server, page):
+    # RUSSE-2022 in the sidebar has no Chinese sentences: the Example button is disabled.
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode({"live_lang": "zh", "preset": EMBEDDED}))
+    wait_idle(page, 180)
+    no_exception(page)
+    assert page.get_by_role("button", name="Example from the corpus").is_disabled()
+    body = page.inner_text("body")
+    assert "Type a toxic sentence and at least one rewrite." in body and "or press" not in body
+    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode({"live_lang": "ru", "preset": EMBEDDED}))
+    wait_idle(page, 180)
+    assert page.get_by_role("button", name="Example from the corpus").is_enabled()
+    assert "or press Example from the corpus" in page.inner_text("body")

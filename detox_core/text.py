@@ -7,6 +7,7 @@ Pure functions over strings; the HTML rendering of a diff lives in
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -104,16 +105,62 @@ def unspaced_language(text: str, lang: str | None = None) -> str | None:
 _UNSPACED_RUN_RE = re.compile(f"[{_UNSPACED}]+")
 
 
+def _phrases(lexicon: frozenset[str] | set[str]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The multi-word entries of ``lexicon`` ("halt die fresse", "иди на хуй"), by first
+    word, longest first; cached per frozen lexicon."""
+    if isinstance(lexicon, frozenset):
+        return _frozen_phrases(lexicon)
+    return _phrase_index(lexicon)
+
+
+def _phrase_index(lexicon) -> dict[str, tuple[tuple[str, ...], ...]]:
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for entry in lexicon:
+        if " " in entry:
+            parts = tuple(entry.split())
+            if len(parts) > 1:
+                by_first.setdefault(parts[0], []).append(parts)
+    return {w: tuple(sorted(set(p), key=len, reverse=True)) for w, p in by_first.items()}
+
+
+@functools.lru_cache(maxsize=16)
+def _frozen_phrases(lexicon: frozenset[str]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    return _phrase_index(lexicon)
+
+
+#: What may stand between the words of a multi-word entry: spaces only.
+_PHRASE_GAP_RE = re.compile(r"\s+")
+
+
 def _spaced_spans(text: str, lexicon: frozenset[str] | set[str], start: int = 0, end: int | None = None):
-    return [m.span() for m in WORD_RE.finditer(text, start, len(text) if end is None else end)
-            if normalise_word(m.group()) in lexicon]
+    """Spans of the lexicon's words, and of its multi-word entries (the words of the entry
+    one after the other, with only spaces between), the longest entry first."""
+    found = [(m.span(), normalise_word(m.group()))
+             for m in WORD_RE.finditer(text, start, len(text) if end is None else end)]
+    phrases = _phrases(lexicon)
+    spans, i = [], 0
+    while i < len(found):
+        (a, b), word = found[i]
+        for phrase in phrases.get(word, ()):
+            k = len(phrase)
+            if i + k <= len(found) and all(found[i + j][1] == phrase[j] for j in range(1, k)) and all(
+                    _PHRASE_GAP_RE.fullmatch(text[found[i + j - 1][0][1]:found[i + j][0][0]]) for j in range(1, k)):
+                spans.append((a, found[i + k - 1][0][1]))
+                i += k
+                break
+        else:
+            if word in lexicon:
+                spans.append((a, b))
+            i += 1
+    return spans
 
 
 def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | None = None) -> list[tuple[int, int]]:
     """Character spans ``(start, end)`` of the lexicon words of ``text``, in order.
 
     In spaced scripts a span is a word (:data:`WORD_RE`) whose normalised form is in
-    ``lexicon``. In Chinese and Japanese the runs of Han and kana characters are segmented
+    ``lexicon``, or the words of a multi-word entry ("halt die fresse", "иди на хуй") one
+    after the other with only spaces between, removed as a whole (the longest entry first). In Chinese and Japanese the runs of Han and kana characters are segmented
     into words first (:mod:`detox_core.segment`), and a span is the longest run of up to
     :data:`MAX_SEGMENTS` whole segments that is a lexicon word: "傻逼", cut "傻" + "逼" by
     the segmenter, is found, and a one-character entry ("鸡") is not found inside a longer

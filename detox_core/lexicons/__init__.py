@@ -14,23 +14,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from detox_core.lexicons.base import LexiconSource, ToxicLexicon, read_lexicons, stamp, write_lexicons
+from detox_core.lexicons.base import (LexiconSource, ToxicLexicon, read_lexicons, stamp, supplement_words,
+                                      with_supplement, write_lexicons)
 
 __all__ = ["LexiconSource", "ToxicLexicon", "lexicon_for", "load_lexicons", "read_lexicons", "stamp",
-           "write_lexicons", "NOT_BUILT", "lexicon_help", "lexicon_note"]
+           "write_lexicons", "NOT_BUILT", "lexicon_help", "lexicon_note", "supplement_words", "with_supplement"]
 
 NOT_BUILT = "no list is built: run `python -m detox_core build-lexicons` (part of `make data`)"
 
 
 def load_lexicons(root: Path | None = None) -> dict[str, ToxicLexicon]:
-    """The built lexicons by language (empty when not built)."""
-    return read_lexicons(root)
+    """The built lexicons by language, each with the repository's supplement merged (a list
+    built before the supplement changed picks it up); empty when not built."""
+    return {lang: with_supplement(lex) for lang, lex in read_lexicons(root).items()}
 
 
 def lexicon_for(lang: str, root: Path | None = None) -> ToxicLexicon:
     """The built lexicon of ``lang``; an empty, weak one saying why when there is none."""
     found = read_lexicons(root).get(lang)
-    return found if found is not None else ToxicLexicon(lang, reason=NOT_BUILT)
+    return with_supplement(found) if found is not None else ToxicLexicon(lang, reason=NOT_BUILT)
 
 
 def lexicon_note(languages: Sequence[str], lexicons: Mapping[str, ToxicLexicon]) -> str:

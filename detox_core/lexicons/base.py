@@ -4,11 +4,19 @@ The lists are built by :func:`detox_core.lexicons.build.build_lexicons` (``pytho
 detox_core build-lexicons``, run by ``make data``) into ``data/lexicons/``: one word form a
 line in ``<lang>.txt``, and ``sources.json`` saying, per language, where the words came
 from and whether the list is weak.
+
+Each language also has a short supplement kept in this repository
+(``detox_core/lexicons/supplement/<lang>.txt``): everyday insults, their inflected forms and
+multi-word insults ("halt die fresse", "иди на хуй") that the statistical sources miss, and
+ordinary words a source holds by mistake, to take out. The build merges it, and
+:func:`with_supplement` applies it to lists built before it changed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +29,9 @@ from detox_core.text import normalise_word
 Strength = Literal["strong", "weak"]
 FOLDER = "lexicons"
 SOURCES_FILE = "sources.json"
+SUPPLEMENT = Path(__file__).with_name("supplement")
+SUPPLEMENT_SOURCE = "project supplement"
+_BRACES = re.compile(r"\{([^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,58 @@ class ToxicLexicon:
         return text + (f"; weak: {self.reason}" if self.weak and self.reason else "")
 
 
+def expand_entry(line: str) -> list[str]:
+    """The word forms of one supplement line: ``{a,b}`` stands for each choice (``{,e,er}``
+    includes the bare stem), so ``verdammt{,e,er,es,en,em}`` lists six forms. Normalised,
+    words of a multi-word entry separated by one space."""
+    parts = _BRACES.split(line)
+    stems, choices = parts[0::2], [p.split(",") for p in parts[1::2]]
+    out = []
+    for picked in itertools.product(*choices):
+        text = "".join(s + c for s, c in zip(stems, (*picked, ""))) if picked else stems[0]
+        entry = " ".join(normalise_word(w) for w in text.split())
+        if entry:
+            out.append(entry)
+    return out
+
+
+def _supplement_lines(lang: str, path: Path | None = None) -> list[str]:
+    path = path if path is not None else SUPPLEMENT / f"{lang}.txt"
+    if not path.is_file():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line]
+
+
+def supplement_words(lang: str, path: Path | None = None) -> frozenset[str]:
+    """The curated supplement of ``lang`` (``supplement/<lang>.txt``; ``#`` starts a
+    comment), every form expanded; empty when the language has none."""
+    return frozenset(e for line in _supplement_lines(lang, path) if not line.startswith("-")
+                     for e in expand_entry(line))
+
+
+def supplement_exclusions(lang: str, path: Path | None = None) -> frozenset[str]:
+    """The words the supplement of ``lang`` takes out of the built list (lines ``-word``):
+    ordinary words a source holds ("какая", "which"; Arabic "مرات", "times")."""
+    return frozenset(e for line in _supplement_lines(lang, path) if line.startswith("-")
+                     for e in expand_entry(line[1:].strip()))
+
+
+SUPPLEMENT_DETAIL = ("everyday insults written for this project (detox_core/lexicons/supplement): inflected forms "
+                     "and multi-word insults the other sources miss")
+
+
+def with_supplement(lex: ToxicLexicon) -> ToxicLexicon:
+    """``lex`` with its language's supplement merged and its exclusions taken out (a list
+    built before the supplement changed, or without it); the same list when nothing changes."""
+    extra, drop = supplement_words(lex.lang), supplement_exclusions(lex.lang)
+    if extra <= lex.words and not drop & lex.words:
+        return lex
+    sources = tuple(s for s in lex.sources if s.name != SUPPLEMENT_SOURCE) + (
+        LexiconSource(SUPPLEMENT_SOURCE, len(extra), SUPPLEMENT_DETAIL),)
+    return ToxicLexicon(lex.lang, (lex.words | extra) - drop, sources, lex.strength, lex.reason)
+
+
 def folder(root: Path | None = None) -> Path:
     """``data/lexicons`` (or ``$DETOX_DATA_DIR/lexicons``)."""
     return Path(root if root is not None else config.data_dir()) / FOLDER
@@ -121,8 +184,11 @@ def read_lexicons(root: Path | None = None) -> dict[str, ToxicLexicon]:
 
 
 def stamp(root: Path | None = None) -> tuple:
-    """Modification times of the built files: a rebuild invalidates caches."""
+    """Modification times of the built files and of the supplement: a rebuild or an edited
+    supplement invalidates caches."""
     base = folder(root)
     if not base.is_dir():
         return ()
-    return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in base.iterdir() if p.is_file()))
+    built = sorted((p.name, p.stat().st_mtime_ns) for p in base.iterdir() if p.is_file())
+    extra = sorted((f"supplement/{p.name}", p.stat().st_mtime_ns) for p in SUPPLEMENT.glob("*.txt"))
+    return tuple(built + extra)

@@ -17,6 +17,10 @@ Sources, per language (each list says which it used, see ``sources.json``):
   list (``glin-profanity``, the hub lexicon, or the Russian lexicon for Ukrainian), or the
   systems of the meta-evaluation sample removed them. Unconfirmed keyness picks topical
   words ("wikipedia", "vandalism", user names), so it is not used alone.
+- **project supplement** (``detox_core/lexicons/supplement/<lang>.txt``, written for this
+  project): everyday insults with their inflected forms and multi-word insults ("halt die
+  fresse", "shut up", "иди на хуй"), which the other sources miss or cannot hold (they keep
+  single words only); its ``-word`` lines take ordinary words out of the other sources.
 - **words the systems removed**: words that at least :data:`MIN_SYSTEMS` of the six systems of the
   2025 meta-evaluation sample (``meta_eval/pairs.tsv``) deleted from the same input: the
   only source for Amharic, which has neither a profanity list nor word frequencies.
@@ -36,7 +40,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from detox_core import config
-from detox_core.lexicons.base import LexiconSource, ToxicLexicon, write_lexicons
+from detox_core.lexicons.base import (SUPPLEMENT_DETAIL, SUPPLEMENT_SOURCE, LexiconSource, ToxicLexicon,
+                                      supplement_exclusions, supplement_words, write_lexicons)
 from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
 LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
@@ -277,6 +282,10 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
             parts["words the systems removed"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
                                            f"meta-evaluation sample deleted, from at least {MIN_REMOVALS_ALONE} inputs and "
                                            f"from at least {MIN_REMOVAL_SHARE:.0%} of the inputs holding them")
+    if supplement := supplement_words(lang):
+        parts[SUPPLEMENT_SOURCE] = (set(supplement), SUPPLEMENT_DETAIL)
+    if drop := supplement_exclusions(lang):  # ordinary words a source holds
+        parts = {name: (w - drop, detail) for name, (w, detail) in parts.items() if w - drop}
     words = frozenset().union(*(w for w, _ in parts.values())) if parts else frozenset()
     sources = tuple(LexiconSource(name, len(w), detail) for name, (w, detail) in parts.items())
     curated = [s.name for s in sources if s.name in CURATED and (lang == "ru" or s.name != "RUSSE-2022 lexicon")]

@@ -302,12 +302,13 @@ except ScorerUnavailableError as err:
 # The cards keep the user's order; the best J is marked, not moved to the top, and only among
 # the candidates that are rewrites at all (a copy, another language or an unrelated sentence never is).
 choice_ = choose_best(source, candidates, frame["j"].tolist(), language) if len(candidates) > 1 else None
-trusted, distrust = ranking_trust(preset, calibrated, language) if choice_ is not None else (True, "")
+trust, distrust = ranking_trust(preset, calibrated, language) if choice_ is not None else ("agrees", "")
 for i in range(len(candidates)):
     who = sources.get(candidates[i])
     mark = ""
     if choice_ is not None and i == choice_.best:
-        mark = " · ★ best J" if trusted else " · ★ best J (agreement with people weak or unknown here)"
+        mark = " · ★ best J" + {"agrees": "", "weak": " (agreement with people weak here)",
+                                "unknown": " (agreement with people unknown here)"}[trust]
     elif choice_ is not None and (why := choice_.reason(i)):
         mark = " · not ranked: " + why.split(" (")[0]
     score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
@@ -322,8 +323,10 @@ if choice_ is not None:
         text += (" Not checked here: " + ", ".join({"language": "the language of each rewrite (no language "
                  "identifier)", "unrelated": "whether a rewrite is related to the input (no model of meaning for "
                  "this language)"}[c] for c in choice_.unchecked) + ".")
-    if choice_.best is not None and not trusted:
-        st.warning(f"{text} The star is this preset's pick, not a verdict: {distrust}.", icon=":material/warning:")
+    if choice_.best is not None and trust != "agrees":
+        text += f" The star is this preset's pick, not a verdict: {distrust}."
+    if choice_.best is not None and trust == "weak":
+        st.warning(text, icon=":material/warning:")
     else:
         st.caption(text)
 sig = frame.attrs["signature"]

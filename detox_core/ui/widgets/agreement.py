@@ -201,11 +201,11 @@ def weak_parts_note(preset: str, languages: Sequence[str]) -> None:
                    + "; ".join(f"{language_name(c)} ({parts[c]})" for c in named) + ".")
 
 
-def ranking_trust(preset: str, calibrated: bool, lang: str) -> tuple[bool, str]:
-    """Whether ``preset``'s ranking of outputs in ``lang`` is known to agree with people, and
-    the words that say so: (True, "") where the kept measurement is not weak; else False
-    and why (weak there, with its figure; unknown: no human judgements for the language;
-    not measured yet). Reads kept measurements only: it never measures."""
+def ranking_trust(preset: str, calibrated: bool, lang: str) -> tuple[str, str]:
+    """How far ``preset``'s ranking of outputs in ``lang`` is known to agree with people,
+    and the words that say so: ("agrees", ""), ("weak", why: its figure) or ("unknown",
+    why: no human judgements for the language, or not measured yet). Reads kept
+    measurements only: it never measures."""
     name = language_name(lang)
     if lang == "ru":
         result = agreement.stored(preset, calibrated)
@@ -213,15 +213,14 @@ def ranking_trust(preset: str, calibrated: bool, lang: str) -> tuple[bool, str]:
     else:
         edition = language_agreement.measurable_edition()
         if edition is None or lang not in edition.languages:
-            return False, f"no human judgements ship for {name}, so how far this preset agrees with people there is unknown"
+            return "unknown", (f"no human judgements ship for {name}, so how far this preset agrees with people there "
+                               "is unknown")
         result = language_agreement.stored(preset, calibrated)
         figure = result.figures.get(lang) if result is not None else None
         rho = figure.spearman[0] if figure is not None else None
-        if result is not None and figure is None:
-            return False, f"this preset's agreement with people in {name} is not measured"
     if rho is None:
-        return False, f"this preset's agreement with people in {name} is not measured yet (see the Leaderboard)"
+        return "unknown", f"this preset's agreement with people in {name} is not measured yet (see the Leaderboard)"
     if not rho >= agreement.WEAK_SPEARMAN:
-        return False, (f"this preset agrees weakly with people in {name} (system-level Spearman {rho:+.2f}, "
-                       f"below {agreement.WEAK_SPEARMAN:.2f})")
-    return True, ""
+        return "weak", (f"this preset agrees weakly with people in {name} (system-level Spearman {rho:+.2f}, "
+                        f"below {agreement.WEAK_SPEARMAN:.2f})")
+    return "agrees", ""

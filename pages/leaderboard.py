@@ -11,6 +11,8 @@ import streamlit as st
 from detox_core import data, editions, vocab
 from detox_core.errors import DetoxInputError
 from detox_core.analysis.leaderboard import (
+    average_help,
+    average_label,
     correlation,
     heat_rows,
     human_vs_auto,
@@ -160,9 +162,12 @@ def multilingual_page(choice, edition) -> None:
                "Rank: the range of ranks compatible with paired tests at p < 0.05; one group = not significantly "
                "different from the group's best. Partial submissions (some languages not answered) are not ranked: "
                "they follow, their mean over the languages they answer."
-               + (" Official " + "; ".join(f"{c}: the mean over {', '.join(m)}" for c, m in edition.averages.items())
-                  + " (whatever languages are picked; — when one of them is not scored)."
-                  if edition.averages else ""))
+               + (" The edition's averages: " + "; ".join(f"{c}, the mean over {', '.join(m)}"
+                                                          for c, m in edition.averages.items())
+                  + " (whatever languages are picked; — when one of them is not scored). They are the official "
+                  f"averages only in the {preset_label(edition.official_preset)} preset's ranking of J; the other "
+                  "presets' columns name their preset."
+                  if edition.averages and edition.official_preset else ""))
     for pb in boards:
         board = pb.board
         st.markdown(f"#### {preset_label(pb.preset, pb.calibrated)}")
@@ -200,9 +205,9 @@ def multilingual_page(choice, edition) -> None:
                 "coverage": st.column_config.TextColumn("Languages answered"),
                 "mean_over": st.column_config.TextColumn("Mean over", help="The languages its mean is over"),
                 **{c: st.column_config.NumberColumn(
-                    f"Official {c} ({len(members)})", format="%.3f",
-                    help=f"The edition's average over {_langs(members)}: — unless every one of them is scored")
-                   for c, members in edition.averages.items()},
+                    average_label(edition, c, pb.preset, pb.calibrated, axis), format="%.3f",
+                    help=average_help(edition, c, pb.preset, pb.calibrated, axis))
+                   for c in edition.averages},
                 **language_columns(langs),
                 "n": st.column_config.NumberColumn("Sentences"),
             },

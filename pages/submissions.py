@@ -39,7 +39,7 @@ from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sen
                                  shared_store)
 from detox_core.ui.widgets.tables import MISSING
 from detox_core import vocab
-from detox_core.analysis.leaderboard import official_chrf
+from detox_core.analysis.leaderboard import is_official, official_chrf
 from detox_core.metrics.reference import reference_notes
 from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS, language_name
 
@@ -254,7 +254,9 @@ def show_languages(scores, languages, answered=None) -> None:
     not_answered = [c for c in summary.missing if c not in answered]
     not_covered = [c for c in summary.missing if c in answered]
     st.subheader("By language")
-    st.dataframe(summary.table, hide_index=True, placeholder=MISSING, column_config={
+    first = ["lang", "language", "n", "j", *MODEL_AXES]  # J first among the scores, as in the stored table
+    st.dataframe(summary.table, hide_index=True, placeholder=MISSING,
+                 column_order=[*first, *(c for c in summary.table if c not in first)], column_config={
         "lang": st.column_config.TextColumn("Code", width="small"),
         "language": st.column_config.TextColumn("Language"),
         "n": st.column_config.NumberColumn("Sentences"),
@@ -264,8 +266,8 @@ def show_languages(scores, languages, answered=None) -> None:
     mean = summary.means.get("j")
     scored = summary.scored_count("j")
     value = f"**{mean:.3f}**" if mean == mean else "n/a"
-    official = choice.edition.presets[0] if choice.edition and choice.edition.presets else None
-    if scored == len(languages) and preset == official:
+    official = choice.edition.official_preset if choice.edition else None
+    if scored == len(languages) and choice.edition and is_official(choice.edition, preset, calibrated):
         st.caption(f"Official average (mean J over the {scored} languages): {value}")
     elif scored == len(languages):
         st.caption(f"Mean J over the {scored} languages, each counting once: {value}."
@@ -326,27 +328,36 @@ agreement_note(preset, calibrated, choice.languages, key="sub_agr")
 if organizer:
     manage(listed)
 if multilingual:
+    own_preset = choice.edition.official_preset if choice.edition else None
+    if own_preset and is_official(choice.edition, preset, calibrated):
+        whose = "the edition's official average when every language is scored: see the Languages column"
+    else:
+        whose = (f"by {preset_label(preset, calibrated)}: not the official average"
+                 + (f", which is the mean J by {preset_label(own_preset)}" if own_preset else ""))
     st.caption(f"Scores are means over the {len(choice.languages)} language(s) picked in the sidebar, each language "
-               "counting once (the edition's official average when every language is scored: see the Languages "
-               "column); an empty cell is an axis no picked language could be scored on (a submission's By "
-               "language section says why).")
+               f"counting once ({whose}); an empty cell is an axis no picked language could be scored on (a "
+               "submission's By language section says why).")
 lang_cols = ["languages"] if multilingual else []
 # The edition's official system-level chrF (the published table's), beside the mean sentence chrF.
 official = official_chrf(dataset) if not multilingual and any(references) else None
-score_cols = list(SCORE_COLUMNS)
+# J, the ranking score, right after the (pinned) name and before the axes it multiplies, then
+# the languages a mean is over, the reference metrics and where the file came from: the name and
+# J on screen at any width.
+axis_cols = ["j", *MODEL_AXES]
+score_cols = [c for c in SCORE_COLUMNS if c not in axis_cols]
 if official:
     listed = listed.assign(chrf_official=[cached_official_chrf(int(i), dataset, references) for i in listed["id"]])
     score_cols.insert(score_cols.index("chrf") + 1, "chrf_official")
+stored_cols = ["name", *axis_cols, *lang_cols, *score_cols, "source", "n", "created_at"]
 st.dataframe(
-    listed[["name", "source", "n", *lang_cols, *score_cols, "created_at", "hidden"]], hide_index=True,
-    placeholder=MISSING,
-    column_order=None if organizer else ["name", "source", "n", *lang_cols, *score_cols, "created_at"],
+    listed[[*stored_cols, "hidden"]], hide_index=True, placeholder=MISSING,
+    column_order=None if organizer else stored_cols,
     column_config={
         "languages": st.column_config.TextColumn("Languages", help="Picked languages the file answers, and how "
                                                  "many of them the preset scored when fewer (a preset that covers "
                                                  "fewer languages): fewer answered than picked = partial"),
         "hidden": st.column_config.CheckboxColumn("Hidden"),
-        "name": st.column_config.TextColumn("Submission"), "source": st.column_config.TextColumn("From"),
+        "name": st.column_config.TextColumn("Submission", pinned=True), "source": st.column_config.TextColumn("From"),
         "n": st.column_config.NumberColumn("Sentences"),
         **{c: st.column_config.ProgressColumn(vocab.label(c), min_value=0.0, max_value=1.0, format="%.3f",
                                               help=vocab.axis_help(c)) for c in SCORE_COLUMNS},

@@ -16,13 +16,14 @@ import numpy as np
 import pandas as pd
 
 from detox_core import data, editions
-from detox_core.vocab import HUMAN_SYSTEM_COLUMNS
+from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, label, language_name
 from detox_core.analysis.languages import LanguageBoard, coverage, language_board
 from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.annotation.results import INTERVAL_COLUMNS, MIN_JUDGED_PER_SYSTEM, system_means
 from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS
 from detox_core.metrics.chrf import CORPUS_CHRF, CorpusChrf
+from detox_core.metrics.registry import has_calibration, preset_label
 from detox_core.submissions.store import display_names, Store
 
 def system_key(name: str) -> str:
@@ -100,6 +101,37 @@ class PresetBoard:
     calibrated: bool
     table: pd.DataFrame  # one row per submission
     ranking: Ranking
+
+
+def is_official(edition: editions.Edition, preset: str, calibrated: bool = True) -> bool:
+    """Whether numbers of ``preset`` are the edition's official ones: its own official
+    preset, with the calibration that preset applies by default."""
+    return preset == edition.official_preset and (calibrated or not has_calibration(preset))
+
+
+def average_label(edition: editions.Edition, name: str, preset: str, calibrated: bool = True,
+                  axis: str = "j") -> str:
+    """The header of one of the edition's averages over languages (``avg_p`` ...) in a
+    ranking by ``preset``: "Official avg_p (9)" only for the edition's official preset and
+    J; otherwise the formula and the preset ("avg_p (9 languages), Embedded (offline CPU)
+    preset"), an axis other than J named first."""
+    members = edition.averages[name]
+    if axis == "j" and is_official(edition, preset, calibrated):
+        return f"Official {name} ({len(members)})"
+    what = f"{name} ({len(members)} languages)" if axis == "j" else f"{label(axis)} {name} ({len(members)} languages)"
+    return f"{what}, {preset_label(preset, calibrated)} preset"
+
+
+def average_help(edition: editions.Edition, name: str, preset: str, calibrated: bool = True,
+                 axis: str = "j") -> str:
+    """What the column of :func:`average_label` holds, and whether it is the official average."""
+    members = ", ".join(f"{language_name(c)} ({c})" for c in edition.averages[name])
+    text = f"The mean {label(axis)} over {members}, each language counting once (— when one of them is not scored)."
+    if axis == "j" and is_official(edition, preset, calibrated):
+        return text + f" {edition.short}'s official {name}."
+    official = edition.official_preset
+    return text + (f" Not {edition.short}'s official {name}, which is this mean of J by "
+                   f"the {preset_label(official)} preset." if official else "")
 
 
 def official_chrf(dataset: str) -> tuple[str, CorpusChrf] | None:

@@ -109,6 +109,12 @@ class Edition:
         path = self.path(rel, data_root)
         return path if path.is_file() else None
 
+    @property
+    def official_preset(self) -> str | None:
+        """The preset of the edition's own official evaluation (the first of ``presets``),
+        or None for an edition without presets: only its numbers are "official"."""
+        return self.presets[0] if self.presets else None
+
     def human_path(self, data_root: Path | None = None) -> Path | None:
         """The human judgements file when it has been fetched."""
         return self.optional(self.human, data_root)

@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from detox_core.analysis.leaderboard import (
+    average_label,
     correlation,
+    is_official,
     human_scores,
     human_vs_auto,
     local_boards,
@@ -119,3 +121,20 @@ def test_stored_multilingual_submissions_are_ranked_per_preset_by_the_mean_over_
     assert table.set_index("system").loc["good.tsv", "mean"] == pytest.approx(0.5)
     assert table["key"].tolist() == [system_key(s) for s in table["system"]]
     assert pb.preset == "textdetox2024" and table["complete"].all()
+
+
+def test_an_edition_average_is_official_only_by_the_editions_own_preset():
+    from detox_core.editions import EDITIONS
+
+    td25, td24, russe = EDITIONS["textdetox2025"], EDITIONS["textdetox2024"], EDITIONS["russe2022"]
+    assert average_label(td25, "avg_p", "textdetox2025") == "Official avg_p (9)"
+    assert average_label(td25, "avg_np", "textdetox2025") == "Official avg_np (6)"
+    assert average_label(td25, "avg_p", "embedded") == "avg_p (9 languages), Embedded (offline CPU) preset"
+    # 2024's preset is official for 2024, not for 2025.
+    assert average_label(td25, "avg_p", "textdetox2024") == "avg_p (9 languages), TextDetox 2024 preset"
+    assert average_label(td24, "avg", "textdetox2024") == "Official avg (9)"
+    # The official average is of J: the same mean of another axis names it.
+    assert average_label(td25, "avg_p", "textdetox2025", axis="sta") == "STA avg_p (9 languages), TextDetox 2025 preset"
+    # RUSSE-2022's official numbers are calibrated: raw ones are not official.
+    assert is_official(russe, "russe2022") and not is_official(russe, "russe2022", calibrated=False)
+    assert not is_official(russe, "embedded")

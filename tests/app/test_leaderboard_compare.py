@@ -178,7 +178,8 @@ MULTI_SYSTEMS = {
 
 
 def store_multilingual(store: Store, dataset: str, split: str, *, no_j: tuple[str, ...] = (),
-                       systems=MULTI_SYSTEMS) -> dict[str, int]:
+                       systems=MULTI_SYSTEMS, preset: str = "textdetox2024",
+                       calibrated: bool = False) -> dict[str, int]:
     """Synthetic scored submissions of a fetched multilingual split, stored with their
     languages: J around a per-language level, NaN (no references) in ``no_j``."""
     import numpy as np
@@ -198,8 +199,8 @@ def store_multilingual(store: Store, dataset: str, split: str, *, no_j: tuple[st
         scores.loc[rows["lang"].isin(no_j).to_numpy(), ["fl", "j"]] = np.nan
         for col in RAW_COLUMNS:
             scores[col] = scores[col.removesuffix("_raw")]
-        meta = store.add(name=name, sha256=f"{name}-{dataset}-{split}", dataset=dataset, split=split,
-                         preset="textdetox2024", calibrated=False, source="upload",
+        meta = store.add(name=name, sha256=f"{name}-{dataset}-{split}-{preset}", dataset=dataset, split=split,
+                         preset=preset, calibrated=calibrated, source="upload",
                          inputs=rows["toxic_comment"].tolist(), outputs=rows["toxic_comment"].tolist(),
                          scores=scores.reindex(columns=[*SCORE_COLUMNS, *RAW_COLUMNS]), langs=rows["lang"].tolist())
         ids[name] = meta.id
@@ -291,6 +292,39 @@ def test_leaderboard_of_a_multilingual_edition(textdetox2024):
     assert strong["avg"] == pytest.approx(by_hand) and strong["mean"] != pytest.approx(by_hand)
     partial = local[local["system"] == "partial.tsv"].iloc[0]  # answers neither English nor Arabic: no mean, said
     assert partial["coverage"] == "0 of 2 (no ar, en)" and partial["mean"] != partial["mean"]
+
+
+def test_the_edition_averages_are_called_official_only_in_the_official_presets_ranking(tmp_path, monkeypatch):
+    """TextDetox 2025 ranks by avg_p and avg_np with its own preset: a ranking by the embedded
+    preset (or 2024's) has the same columns, named by formula and preset, not "Official"."""
+    import json
+    import os
+
+    root = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data"))
+    if not (root / "textdetox2025" / "dev_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2025 not fetched: run `python -m detox_core fetch-data`")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    store = Store(f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    two = {k: MULTI_SYSTEMS[k] for k in ("strong.tsv", "weak.tsv")}
+    for preset in ("embedded", "textdetox2024", "textdetox2025"):
+        store_multilingual(store, "textdetox2025", "dev", systems=two, preset=preset)
+    at = AppTest.from_file(LEADERBOARD, default_timeout=120)
+    at.query_params["dataset"] = "TextDetox 2025"
+    at.query_params["splits"] = "dev"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    boards = [json.loads(d.proto.columns) for d in at.dataframe if "mean_over" in d.value.columns]
+    labels = {cols["avg_p"]["label"]: (cols["avg_np"]["label"], cols["avg_p"]["help"]) for cols in boards}
+    assert set(labels) == {"avg_p (9 languages), Embedded (offline CPU) preset",
+                           "avg_p (9 languages), TextDetox 2024 preset", "Official avg_p (9)"}
+    assert labels["Official avg_p (9)"][0] == "Official avg_np (6)"
+    embedded_np, embedded_help = labels["avg_p (9 languages), Embedded (offline CPU) preset"]
+    assert embedded_np == "avg_np (6 languages), Embedded (offline CPU) preset"
+    assert "Not TextDetox 2025's official avg_p" in embedded_help and "TextDetox 2025 preset" in embedded_help
+    caption = " ".join(c.value for c in at.caption)
+    assert "Official avg_p" not in caption
+    assert "official averages only in the TextDetox 2025 preset's ranking" in caption
 
 
 def test_compare_on_a_multilingual_edition(textdetox2024):

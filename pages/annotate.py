@@ -16,8 +16,8 @@ from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS
 from detox_core.annotation.tasks import Example
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
-from detox_core.annotation.submit import page_answers
-from detox_core.ui.widgets.annotate_page import annotate_page
+from detox_core.annotation.submit import draft_answers, page_answers
+from detox_core.ui.widgets.annotate_page import annotate_page, restored_text
 from detox_core.ui.annotation import annotation_store, item_html
 from detox_core.clients import UNKNOWN
 from detox_core.ui.auth import client_id, login_throttle, session_tokens
@@ -63,7 +63,7 @@ def show_notice() -> None:
 
 def leave() -> None:
     """Sign out: the open pages go back to the others at once (the answers on them were
-    not submitted; they are not kept)."""
+    not submitted; they are not kept, drafts included)."""
     if (ann_id := st.session_state.get("ann_id")) is not None:
         try:
             store.release_pages(int(ann_id))
@@ -365,13 +365,54 @@ def on_sent(p: Page, key: str) -> None:
         submit(p, answers)
 
 
+def on_draft(p: Page, key: str) -> None:
+    """The answers given so far on page ``p``: kept as its drafts (never as answers), so
+    that a reload, a new tab or another app process draws the page as it was left."""
+    draft = (st.session_state.get(key) or {}).get("draft")
+    if draft is None:
+        return
+    try:
+        store.save_drafts(ann.id, p.assignment_id, draft_answers(p, draft))
+    except (AnnotationError, StorageError):
+        # Not kept (the page expired, the database is away): the answers are still on the
+        # page in the browser, and the submit carries them; it says what went wrong.
+        pass
+
+
+def drafts_of(p: Page) -> list[float | None]:
+    """The kept drafts of page ``p`` by position (None where none)."""
+    try:
+        drafts = store.page_drafts(ann.id, p.assignment_id)
+    except StorageError:
+        drafts = {}
+    return [drafts.get(item.id) for item in p.items]
+
+
+# The first time this session draws the page (a reload, a new tab, another app process),
+# the answers given on it before are drawn as answered, and the page says so.
+drawn = st.session_state.setdefault("ann_pages_drawn", [])
+restored = None
+if page.assignment_id not in drawn:
+    drawn.append(page.assignment_id)
+    restored = drafts_of(page)
+    if n_restored := sum(a is not None for a in restored):
+        notify("success", restored_text(n_restored, ui))
+
 # The whole page is answered in the browser (keys register at once) and arrives in one
 # message on submit or skip; it is checked, then stored in one transaction. Each outcome
-# draws the page afresh (the notice's number is in the key).
+# draws the page afresh (the notice's number is in the key). The answers given so far
+# reach the server as drafts on the way.
 notice = st.session_state.get("ann_notice")
 page_key = f"ann_page_{page.assignment_id}_{ui}_{notice['seq'] if notice else 0}"
+base = st.session_state.get("ann_draft_base")
+if base is None or base["key"] != page_key:
+    # The page is drawn anew (another task and back, another language): with its drafts
+    # as of now. Runs for a draft draw it with the same data, so the browser keeps it.
+    base = st.session_state["ann_draft_base"] = {
+        "key": page_key, "answers": restored if restored is not None else drafts_of(page)}
 kept = st.session_state.get("ann_kept")
 annotate_page(page, sp, key=page_key, ui=ui, notice=notice, on_sent=lambda: on_sent(page, page_key),
-              answers=kept["answers"] if kept and kept["page"] == page.assignment_id else None)
+              answers=kept["answers"] if kept and kept["page"] == page.assignment_id else base["answers"],
+              on_draft=lambda: on_draft(page, page_key))
 st.caption("Some items have known answers: careless answers, pages answered too fast and many skipped pages "
            "end your work.")

@@ -4,7 +4,9 @@ The Annotate page sends a whole page in one message: ``{"page": <assignment id>,
 "action": "submit" | "skip", "answers": [label per position]}``. Everything in it can
 be forged, so :func:`page_answers` accepts only the annotator's open page, one allowed
 label per item of it, by position (the browser never learns item ids); the store then
-checks again, in the transaction that saves the page.
+checks again, in the transaction that saves the page. While a page is answered, the
+browser also sends what is answered so far (:func:`draft_answers`), kept as the page's
+drafts so that a reload draws it as it was left.
 """
 
 from __future__ import annotations
@@ -47,3 +49,28 @@ def page_answers(page: Page, message: Any) -> tuple[str, dict[int, float]]:
                                   f"(found {str(value)[:20]!r}): nothing was stored")
         out[item.id] = float(value)
     return "submit", out
+
+
+def draft_answers(page: Page, message: Any) -> dict[int, float]:
+    """``{item id: label}`` of the answers given so far on ``page`` (the annotator's open
+    page), as the browser sends them while the page is answered: ``{"page", "answers":
+    [label or None per position]}``. The store keeps them as drafts, never as answers.
+
+    Raises:
+        AnnotationError: the message is not for this page, has not one entry per item, or
+            holds a label the task has not.
+    """
+    if not isinstance(message, Mapping) or message.get("page") != page.assignment_id:
+        raise AnnotationError("these answers belong to another page")
+    answers = message.get("answers")
+    if not isinstance(answers, list) or len(answers) != len(page.items):
+        raise AnnotationError(f"expected {len(page.items)} entries, one per item of the page")
+    allowed = {float(v) for v, _ in spec(page.task).options}
+    out: dict[int, float] = {}
+    for k, (item, value) in enumerate(zip(page.items, answers), 1):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) not in allowed:
+            raise AnnotationError(f"item {k} has no answer of the {page.task} task (found {str(value)[:20]!r})")
+        out[item.id] = float(value)
+    return out

@@ -167,3 +167,20 @@ class EventRow(Base):
     actor: Mapped[str] = mapped_column(String(200), default="")  # "" for the rules, else the organizer
     client: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the address hash of a refused join
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class DraftRow(Base):
+    """An answer given on an open work page and not yet submitted, kept as it is given so
+    that a reload, a new tab or another app process draws the page as it was left.
+
+    A draft is never an answer: results, agreement and quality control read
+    ``ann_answers`` only. Drafts go when their page is submitted, skipped, released or
+    expires.
+    """
+
+    __tablename__ = "ann_drafts"
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("ann_assignments.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("ann_items.id", ondelete="CASCADE"), primary_key=True)
+    label: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)

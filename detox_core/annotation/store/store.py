@@ -3,7 +3,9 @@
 One project holds the pairs it judges (system, input, output), the items annotators
 see (one per task and distinct text: identical outputs of two systems are judged
 once), control items with their known answers, exam items, annotators, the pages
-(assignments) handed out and every answer, committed as it is submitted.
+(assignments) handed out and every answer, committed as it is submitted. Answers given
+on an open page before it is submitted are kept as drafts (:meth:`AnnotationStore.save_drafts`),
+so that the page is drawn again as it was left; a draft never counts as an answer.
 
 Guarantees, kept by the database and by allocating pages in a write-locked
 transaction (``db.writer``):
@@ -52,6 +54,7 @@ from detox_core.annotation.store.rows import (
     AssignmentItemRow,
     AssignmentRow,
     Base,
+    DraftRow,
     EventRow,
     ExampleRow,
     ItemRow,
@@ -176,6 +179,7 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
         with self._lock, self._write() as s, s.begin():
             get_row(s, ProjectRow, project_id, "project")
             s.execute(delete(AnswerRow).where(AnswerRow.item_id.in_(items)))
+            s.execute(delete(DraftRow).where(DraftRow.assignment_id.in_(pages)))
             s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(pages)))
             for table in (EventRow, AssignmentRow, AnnotatorRow, ItemRow, PairRow, ExampleRow):
                 s.execute(delete(table).where(table.project_id == project_id))
@@ -296,6 +300,7 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             s.add_all(AnswerRow(assignment_id=asg.id, annotator_id=annotator_id, item_id=i, label=v,
                                 seconds=seconds / len(items), created_at=now) for i, v in labels.items())
             asg.status, asg.closed_at = "submitted", now
+            _drop_drafts(s, asg.id)
             s.flush()
             n_ctrl, acc = control_answers(s, annotator_id, since=ann.readmitted_at)
             reason = page_ban_reason(len(items), seconds, n_ctrl, acc, settings)
@@ -310,6 +315,7 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
         with self._lock, self._write() as s, s.begin():
             ann, asg, settings = self._open_page(s, annotator_id, assignment_id, now)
             asg.status, asg.closed_at = "skipped", now
+            _drop_drafts(s, asg.id)
             s.flush()
             since = [AssignmentRow.closed_at >= ann.readmitted_at] if ann.readmitted_at else []
             skipped = s.scalar(select(func.count()).select_from(AssignmentRow).where(
@@ -359,6 +365,51 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             raise AnnotationError(f"{held} pages are open from your address, the most this project allows at once: "
                                   "submit or skip one of them first (or ask the organizer to raise the limit)")
 
+    def save_drafts(self, annotator_id: int, assignment_id: int, answers: Mapping[int, float],
+                    now: datetime | None = None) -> int:
+        """Keep answers given on the annotator's open work page before it is submitted
+        (``{item id: label}``; an item's later draft replaces its earlier one, items not
+        given keep theirs, so two tabs of one page add up). Returns how many the page holds.
+
+        Drafts are not answers: nothing reads them but :meth:`page_drafts`.
+
+        Raises:
+            AnnotationError: a banned annotator, a page that is not theirs or no longer
+                open, an item that is not on that page, a label the task has not.
+        """
+        now = naive(now)
+        with self._lock, self._write() as s, s.begin():
+            _, asg, _ = self._open_page(s, annotator_id, assignment_id, now)
+            tasks = dict(s.execute(select(ItemRow.id, ItemRow.task).join(
+                AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id).where(
+                AssignmentItemRow.assignment_id == asg.id)).all())
+            foreign = [i for i in answers if i not in tasks]
+            if foreign:
+                raise AnnotationError(f"drafts for items that are not on this page: {sorted(foreign)[:10]}")
+            labels = {i: check_label(tasks[i], v) for i, v in answers.items()}
+            held = {d.item_id: d for d in s.scalars(select(DraftRow).where(DraftRow.assignment_id == asg.id))}
+            for item_id, label in labels.items():
+                if item_id in held:
+                    held[item_id].label, held[item_id].updated_at = label, now
+                else:
+                    s.add(DraftRow(assignment_id=asg.id, item_id=item_id, label=label, updated_at=now))
+            return len(held.keys() | labels.keys())
+
+    def page_drafts(self, annotator_id: int, assignment_id: int, now: datetime | None = None) -> dict[int, float]:
+        """The drafts of the annotator's open work page, ``{item id: label}``; empty for a
+        page that is not theirs, not open any more or past its time."""
+        now = naive(now)
+        with Session(self.engine) as s:
+            asg = s.get(AssignmentRow, assignment_id)
+            if (asg is None or asg.annotator_id != annotator_id or asg.kind != "work" or asg.status != "open"):
+                return {}
+            project = s.get(ProjectRow, asg.project_id)
+            timeout = timedelta(minutes=Settings.from_json(project.settings).page_timeout_minutes)
+            if now - asg.created_at > timeout:
+                return {}
+            return dict(s.execute(select(DraftRow.item_id, DraftRow.label).where(
+                DraftRow.assignment_id == assignment_id)).all())
+
     def release_pages(self, annotator_id: int, now: datetime | None = None) -> int:
         """Give back the annotator's open pages (on leaving): their items go to others at
         once. Returns how many."""
@@ -367,6 +418,8 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
             result = s.execute(update(AssignmentRow).where(
                 AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
                 AssignmentRow.status == "open").values(status="released", closed_at=now))
+            s.execute(delete(DraftRow).where(DraftRow.assignment_id.in_(select(AssignmentRow.id).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.status != "open"))))
             return int(result.rowcount or 0)
 
     @staticmethod
@@ -375,6 +428,10 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
         s.execute(update(AssignmentRow).where(
             AssignmentRow.project_id == project_id, AssignmentRow.status == "open", AssignmentRow.kind == "work",
             AssignmentRow.created_at < cutoff).values(status="expired", closed_at=now))
+        # The drafts of every page of the project that is no longer open (expired now,
+        # or closed while a draft of it was on its way).
+        s.execute(delete(DraftRow).where(DraftRow.assignment_id.in_(select(AssignmentRow.id).where(
+            AssignmentRow.project_id == project_id, AssignmentRow.status != "open"))))
 
     def set_expert_label(self, item_id: int, label: float | None, expert: str) -> None:
         """The organizer's final label of an item (None clears it)."""
@@ -390,6 +447,11 @@ def _ban(s: Session, ann: AnnotatorRow, reason: str, now: datetime) -> None:
     ann.status, ann.ban_reason, ann.banned_at = "banned", reason, now
     s.add(EventRow(project_id=ann.project_id, annotator_id=ann.id, name=ann.name, kind="banned", detail=reason,
                    created_at=now))
+
+
+def _drop_drafts(s: Session, assignment_id: int) -> None:
+    """A closed page's drafts: its answers are stored (or it was given up)."""
+    s.execute(delete(DraftRow).where(DraftRow.assignment_id == assignment_id))
 
 
 def _check_control_tasks(controls: Sequence[Control], tasks: Sequence[str]) -> None:

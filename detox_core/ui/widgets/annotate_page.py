@@ -3,10 +3,13 @@
 A Streamlit component (``st.components.v2``, no server of its own) draws every item of
 the page with its answer buttons and handles the keyboard in the browser: 1/2/3 answer
 the marked item and move the mark on, Up/Down move it, Enter submits, S skips. A key
-registers at once, whatever the typing speed, and nothing reaches the server until the
-page is submitted; then the whole page goes in one message, ``{"page", "action",
-"answers"}``, that :func:`detox_core.annotation.submit.page_answers` checks before the
-store saves it in one transaction.
+registers at once, whatever the typing speed. On submit the whole page goes in one
+message, ``{"page", "action", "answers"}``, that
+:func:`detox_core.annotation.submit.page_answers` checks before the store saves it in
+one transaction. Meanwhile, ``DRAFT_MS`` after the last answer given, what is answered so
+far goes to the server as the page's draft (``{"page", "answers"}``, with ``on_draft``):
+a reload, a new tab or another app process draws the page with those answers
+(``answers``) and says so.
 
 The keys act on the page wherever the focus was left by a click (the Task control
 above, an expander): a key the page uses never reaches that control, so Enter submits
@@ -88,11 +91,20 @@ export default function (component) {
   root.tabIndex = -1;  // takes the focus from a control clicked before, so that Enter is the page's
   parentElement.appendChild(root);
   const n = data.items.length;
-  // Answers the server gives back (a page it could not store): the annotator goes on from them.
+  // Answers the server gives back (a page it could not store, or the page's drafts kept from a
+  // reload or another tab): the annotator goes on from them.
   const answers = Array.isArray(data.answers) && data.answers.length === n ? data.answers.slice() : new Array(n).fill(null);
-  let current = 0;
+  // Drawn again for the same page (a run of the server for a draft, a notice): answers
+  // given in this tab since are newer than what the server sent.
+  const live = parentElement.__apLive;
+  if (live && live.page === data.page && live.answers.length === n) {
+    live.answers.forEach((a, k) => { if (a !== null) answers[k] = a; });
+  }
+  parentElement.__apLive = { page: data.page, answers: answers };
+  let current = Math.max(0, answers.indexOf(null));  // the mark on the first item without an answer
   let sent = false;
   let retry = null;
+  let draftTimer = null;
 
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -171,6 +183,12 @@ export default function (component) {
     const done = answers.filter((a) => a !== null).length;
     count.textContent = words.count.replace("{k}", current + 1).replace("{n}", n).replace("{done}", done);
   }
+  function sendDraft() {
+    clearTimeout(draftTimer);
+    draftTimer = null;
+    if (sent) return;
+    setTriggerValue("draft", { page: data.page, answers: answers.slice() });
+  }
   function answer(k, value, byMouse) {
     if (sent) return;
     answers[k] = value;
@@ -178,9 +196,15 @@ export default function (component) {
     msg.textContent = "";
     draw();
     if (!byMouse) rows[current].scrollIntoView({ block: "nearest" });
+    if (data.drafts) {  // after a pause in answering: one message for a run of keys
+      clearTimeout(draftTimer);
+      draftTimer = setTimeout(sendDraft, data.draft_ms);
+    }
   }
   function send(action) {
     if (sent) return;
+    clearTimeout(draftTimer);  // the page itself goes now, with every answer
+    draftTimer = null;
     if (action === "submit") {
       const missing = answers.map((a, k) => (a === null ? k + 1 : null)).filter((x) => x !== null);
       if (missing.length) {
@@ -247,7 +271,11 @@ export default function (component) {
     const r = notice.getBoundingClientRect();
     if (r.top < 64 || r.bottom > window.innerHeight) notice.scrollIntoView({ block: "start" });
   }
+  const flush = () => { if (draftTimer !== null) sendDraft(); };
+  window.addEventListener("pagehide", flush);
   const stop = () => {
+    try { flush(); } catch (err) { /* gone with its page: the draft sent before stays */ }
+    window.removeEventListener("pagehide", flush);
     sent = true;  // a detached drawing never sends
     clearTimeout(retry);
     document.removeEventListener("keydown", onTab, true);
@@ -269,7 +297,9 @@ WORDS: dict[str, dict[str, str]] = {
            "no_reply": "No reply from the server yet: your answers are still here. Press Enter to send them again.",
            "keys": "Keys: {keys} (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · "
                    "S skips it. Click an item to mark it, or click an answer.",
-           "language": "{name} texts"},
+           "language": "{name} texts",
+           "restored": "{n} answers of this page restored: go on where you left off.",
+           "restored_one": "1 answer of this page restored: go on where you left off."},
     "ru": {"submit": "Отправить страницу (Enter)", "skip": "Пропустить страницу (S)",
            "missing": "Нет ответа на пункты {items}.", "saving": "Сохраняем…", "skipping": "Пропускаем…",
            "no_reply": "Сервер пока не ответил: ваши ответы на месте. Нажмите Enter, чтобы отправить их "
@@ -277,22 +307,37 @@ WORDS: dict[str, dict[str, str]] = {
            "count": "пункт {k} из {n} · отвечено {done}",
            "keys": "Клавиши: {keys} (ответ на отмеченный пункт и переход дальше) · ↑/↓ перемещение · Enter "
                    "отправляет страницу · S пропускает её. Щёлкните пункт, чтобы отметить его, или щёлкните ответ.",
-           "language": "Язык текстов: {name}"},
+           "language": "Язык текстов: {name}",
+           "restored": "Восстановлено ответов на этой странице: {n}. Продолжайте с того места, где остановились.",
+           "restored_one": "Восстановлено ответов на этой странице: 1. Продолжайте с того места, где "
+                           "остановились."},
 }
 
 
 #: Seconds a submitted page waits for the server before saying so and allowing a resend.
 RETRY_S = 20
+#: Milliseconds after the last answer given before the answers so far go to the server as
+#: the page's draft: a run of keys is one message, and a reload loses at most this much.
+DRAFT_MS = 600
+
+_OWN_WORDS = ("keys", "language", "restored", "restored_one")
+
+
+def restored_text(n: int, ui: str = DEFAULT_UI) -> str:
+    """The notice of a page drawn with ``n`` answers kept from before (a reload, a new tab)."""
+    return WORDS[ui]["restored_one"] if n == 1 else WORDS[ui]["restored"].format(n=n)
 
 
 def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI,
-              notice: dict[str, Any] | None = None, answers: list[float | None] | None = None) -> dict[str, Any]:
+              notice: dict[str, Any] | None = None, answers: list[float | None] | None = None,
+              drafts: bool = False) -> dict[str, Any]:
     """What the browser gets of a page: texts by position (with their language), the
     question and the answers, the page's words in UI language ``ui``, and ``notice``
     (``{"kind": "success" | "warning" | "error", "text", "seq"}``), the outcome of the
     annotator's last submit, drawn above the page (``seq`` makes each outcome new to the
     browser, so that a page refused twice is drawn afresh each time), and ``answers`` (by
-    position, None where none) to draw the page with, as when it could not be stored."""
+    position, None where none) to draw the page with, as when it could not be stored or
+    drafts of it were kept; with ``drafts`` the browser sends the answers given so far."""
     words = WORDS[ui]
     keys = ", ".join(f"{key} {label}" for key, (_, label) in zip(spec.keys, spec.options))
     langs = sorted({item.lang for item in page.items} - {""})
@@ -304,23 +349,27 @@ def page_data(page: Page, spec: TaskSpec, ui: str = DEFAULT_UI,
                     for key, (value, label) in zip(spec.keys, spec.options)],
         "items": [item_parts(item, spec, ui=ui) for item in page.items],
         "keys_help": words["keys"].format(keys=keys),
-        "words": {k: v for k, v in words.items() if k not in ("keys", "language")},
+        "words": {k: v for k, v in words.items() if k not in _OWN_WORDS},
         "notice": notice,
         "answers": list(answers) if answers is not None and len(answers) == len(page.items) else None,
         "retry_ms": RETRY_S * 1000,
+        "drafts": drafts,
+        "draft_ms": DRAFT_MS,
     }
 
 
 def annotate_page(page: Page, spec: TaskSpec, key: str, ui: str = DEFAULT_UI,
                   notice: dict[str, Any] | None = None,
                   on_sent: Callable[[], None] | None = None,
-                  answers: list[float | None] | None = None) -> dict[str, Any] | None:
+                  answers: list[float | None] | None = None,
+                  on_draft: Callable[[], None] | None = None) -> dict[str, Any] | None:
     """Draw the page (with ``notice`` and ``answers``, see :func:`page_data`); returns the
     message the browser sent on submit or skip (once), else None. ``on_sent`` runs when
-    that message arrives, before the next run (``st.session_state[key]["sent"]`` holds it)."""
+    that message arrives, before the next run (``st.session_state[key]["sent"]`` holds it);
+    ``on_draft`` likewise when the answers given so far arrive (``...[key]["draft"]``)."""
     try:
-        result = _COMPONENT(data=page_data(page, spec, ui, notice, answers), key=key,
-                            on_sent_change=on_sent or (lambda: None))
+        result = _COMPONENT(data=page_data(page, spec, ui, notice, answers, drafts=on_draft is not None), key=key,
+                            on_sent_change=on_sent or (lambda: None), on_draft_change=on_draft or (lambda: None))
     except (RecursionError, ValueError, TypeError):
         # The browser's message could not be read (Streamlit decodes it while drawing the
         # component): a forged one nested 100,000 deep, say. Nothing is stored from it.

@@ -47,6 +47,7 @@ from detox_core.annotation.quality import (
     skip_ban_reason,
 )
 from detox_core.annotation.store.queries import StoreQueries, control_answers, get_row, item_usage, page_view
+from detox_core.annotation.store.drafts import DraftActions
 from detox_core.annotation.store.people import AnnotatorActions
 from detox_core.annotation.store.rows import (
     AnnotatorRow,
@@ -78,7 +79,7 @@ from detox_core.vocab import language_name
 
 
 @guard_public_methods("use the annotation database")
-class AnnotationStore(AnnotatorActions, StoreQueries):
+class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
     """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
 
     def __init__(self, url: str | None = None) -> None:
@@ -364,51 +365,6 @@ class AnnotationStore(AnnotatorActions, StoreQueries):
         if held >= settings.max_open_pages_per_address:
             raise AnnotationError(f"{held} pages are open from your address, the most this project allows at once: "
                                   "submit or skip one of them first (or ask the organizer to raise the limit)")
-
-    def save_drafts(self, annotator_id: int, assignment_id: int, answers: Mapping[int, float],
-                    now: datetime | None = None) -> int:
-        """Keep answers given on the annotator's open work page before it is submitted
-        (``{item id: label}``; an item's later draft replaces its earlier one, items not
-        given keep theirs, so two tabs of one page add up). Returns how many the page holds.
-
-        Drafts are not answers: nothing reads them but :meth:`page_drafts`.
-
-        Raises:
-            AnnotationError: a banned annotator, a page that is not theirs or no longer
-                open, an item that is not on that page, a label the task has not.
-        """
-        now = naive(now)
-        with self._lock, self._write() as s, s.begin():
-            _, asg, _ = self._open_page(s, annotator_id, assignment_id, now)
-            tasks = dict(s.execute(select(ItemRow.id, ItemRow.task).join(
-                AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id).where(
-                AssignmentItemRow.assignment_id == asg.id)).all())
-            foreign = [i for i in answers if i not in tasks]
-            if foreign:
-                raise AnnotationError(f"drafts for items that are not on this page: {sorted(foreign)[:10]}")
-            labels = {i: check_label(tasks[i], v) for i, v in answers.items()}
-            held = {d.item_id: d for d in s.scalars(select(DraftRow).where(DraftRow.assignment_id == asg.id))}
-            for item_id, label in labels.items():
-                if item_id in held:
-                    held[item_id].label, held[item_id].updated_at = label, now
-                else:
-                    s.add(DraftRow(assignment_id=asg.id, item_id=item_id, label=label, updated_at=now))
-            return len(held.keys() | labels.keys())
-
-    def page_drafts(self, annotator_id: int, assignment_id: int, now: datetime | None = None) -> dict[int, float]:
-        """The drafts of the annotator's open work page, ``{item id: label}``; empty for a
-        page that is not theirs, not open any more or past its time."""
-        now = naive(now)
-        with Session(self.engine) as s:
-            asg = s.get(AssignmentRow, assignment_id)
-            if (asg is None or asg.annotator_id != annotator_id or asg.kind != "work" or asg.status != "open"):
-                return {}
-            project = s.get(ProjectRow, asg.project_id)
-            timeout = timedelta(minutes=Settings.from_json(project.settings).page_timeout_minutes)
-            if now - asg.created_at > timeout:
-                return {}
-            return dict(s.execute(select(DraftRow.item_id, DraftRow.label).where(
-                DraftRow.assignment_id == assignment_id)).all())
 
     def release_pages(self, annotator_id: int, now: datetime | None = None) -> int:
         """Give back the annotator's open pages (on leaving): their items go to others at

@@ -30,7 +30,7 @@ from detox_core.ui.sidebar import current_choice
 from detox_core.ui.models import shared_pool
 from detox_core.ui.store import shared_store
 from detox_core.ui.widgets.judgements import (add_embedded, automatic_notice, edition_judges, judges_tab, language_filter,
-                                              pair_detail, per_language_tab, preset_section)
+                                              metric_picker, pair_detail, per_language_tab, preset_section)
 from detox_core.ui.widgets.tables import MISSING
 from detox_core import vocab
 
@@ -238,7 +238,7 @@ def per_sentence() -> None:
     if not metrics[axis]:
         st.info("No automatic metric for this axis.")
     else:
-        metric = a2.selectbox("Automatic metric", metrics[axis], key=f"he_metric_{axis}")
+        metric = metric_picker(a2, metrics[axis], judge, "Automatic metric", f"he_metric_{axis}")
         threshold = a3.slider("Metric says yes from", 0.0, 1.0, 0.5, 0.01, key="he_threshold")
         conf = confusion(frame, axis, metric, threshold)
         conf = conf.rename(index=lambda v: v.replace("human", WHO)).rename_axis(index=WHO)
@@ -280,7 +280,7 @@ def per_sentence() -> None:
 def correlations() -> None:
     if "lang" in all_frame:
         st.markdown("**Language by language**")
-        per_language_tab(all_frame, available_metrics(all_frame), AXIS_NAMES, key.rsplit("|", 1)[0], WHO)
+        per_language_tab(all_frame, available_metrics(all_frame), AXIS_NAMES, key.rsplit("|", 1)[0], WHO, judge)
         st.divider()
         st.markdown(f"**Every metric, {'all languages together' if language == 'all languages' else vocab.language_name(language)}** "
                     "(the language picked above)")
@@ -302,7 +302,7 @@ def correlations() -> None:
         st.plotly_chart(fig, width="stretch")
         st.caption(f"Sentence level, 95% bootstrap intervals ({N_BOOT} resamples). ROC-AUC against the binary human "
                    "label (>= 0.5 is yes).")
-        metric_c = st.selectbox("Per-system agreement of", sent["metric"].tolist(), key="he_metric_sys")
+        metric_c = metric_picker(st, sent["metric"].tolist(), judge, "Per-system agreement of", "he_metric_sys")
         per_sys = cached_per_system(key, metric_c, HUMAN_AXES[axis_c], frame)
         fig = go.Figure(go.Bar(x=per_sys["auc"], y=per_sys["system"], orientation="h", marker_color="#2e7d5b",
                                error_x=dict(type="data", symmetric=False, array=per_sys["hi"] - per_sys["auc"],
@@ -365,7 +365,7 @@ def calibration() -> None:
     if not metrics[cal_axis]:
         st.info("No automatic metric for this axis.")
         return
-    cal_metric = k2.selectbox("Automatic score", metrics[cal_axis], key="he_cal_metric")
+    cal_metric = metric_picker(k2, metrics[cal_axis], judge, "Automatic score", "he_cal_metric")
     kind = k3.selectbox("Calibrator", ["isotonic", "logistic", "linear"], key="he_cal_kind")
     candidates = {f"{kind} on {cal_metric}": (kind, [cal_metric], HUMAN_AXES[cal_axis])}
     feats = None

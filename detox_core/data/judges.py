@@ -29,6 +29,7 @@ the original metrics' scores (``CLS_OLD_GEN``, ``SIM-INPUT-GEN``, ``XCOMET-LITE`
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -210,6 +211,44 @@ def load_any_judgements(source: Source, *, name: str | None = None) -> pd.DataFr
 def judge_columns(judge: str) -> dict[str, str]:
     """Axis -> the metric column under which :func:`add_judge_columns` puts a judge's labels."""
     return {axis: f"{judge} (LLM):{axis}" for axis in HUMAN_AXES}
+
+
+#: How a judge was prompted, at the end of its name ("gpt-4.1-mini_fewshot"): the same model.
+_PROMPTING = re.compile(r"[_\- ]*(few|zero|one)[_\- ]?shot$", re.IGNORECASE)
+_JUDGE_COLUMN = " (LLM):"
+
+
+def column_judge(column: str) -> str | None:
+    """The judge whose labels a metric column holds (``"gpt-4.1-nano (LLM):sta"`` ->
+    ``"gpt-4.1-nano"``, see :func:`judge_columns`), or None for any other metric."""
+    judge, sep, axis = column.rpartition(_JUDGE_COLUMN)
+    return judge if sep and axis in HUMAN_AXES else None
+
+
+def judge_model(judge: str) -> str:
+    """The model behind a judge's name, how it was prompted left out: ``"gpt-4.1-mini_fewshot"``
+    and ``"gpt-4.1-mini"`` are one judge (``"gpt-4.1-mini"``), ``"gpt-4.1-nano"`` another."""
+    return _PROMPTING.sub("", judge.strip()).lower()
+
+
+def same_judge(a: str, b: str) -> bool:
+    """Whether two judges' names are the same model (prompted the same way or not)."""
+    return judge_model(a) == judge_model(b)
+
+
+def default_metric(metrics: Sequence[str], judge: str | None = None) -> int:
+    """The position in ``metrics`` of the metric a page first puts against judgements, so
+    that the two sides never come from the same judge by default.
+
+    People's judgements (``judge`` None) get the first metric. A judge's labels get the
+    first metric that is not an LLM judge, else the first judge of another model (not the
+    same one prompted otherwise); 0 when every metric is that judge's own.
+    """
+    if judge is None:
+        return 0
+    others = [k for k, m in enumerate(metrics) if not same_judge(column_judge(m) or "", judge)]
+    plain = [k for k in others if column_judge(metrics[k]) is None]
+    return (plain or others or [0])[0]
 
 
 def _pair_keys(frame: pd.DataFrame, by_id: bool) -> pd.Series:

@@ -330,3 +330,36 @@ def test_a_one_system_judgements_file_gets_a_calibration_tab_that_says_what_it_n
     assert "hold 1 system" in page.info[0].value and "at least two systems" in page.info[0].value
     report = next(d.value for d in page.dataframe if "held_out_auc" in d.value.columns)
     assert report["held_out_auc"].isna().all() and report["raw_auc"].notna().all()
+
+
+@pytest.mark.parametrize("dataset", ["RUSSE-2022", "TextDetox 2024", "TextDetox 2025"])
+def test_the_page_opens_on_a_metric_against_another_judge_people_first(dataset, real_data, tmp_path, monkeypatch):
+    """The default pair never compares a judge with itself: people's judgements where the
+    edition has them (RUSSE-2022), else one LLM judge against a metric that is not that judge
+    (nor the same model prompted otherwise: gpt-4.1-mini and gpt-4.1-mini_fewshot)."""
+    root = real_data.parent
+    if dataset != "RUSSE-2022" and not (root / "textdetox2024" / "meta_eval" / "pairs.tsv").is_file():
+        pytest.skip("the TextDetox 2024 meta-evaluation sample is not fetched")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(root))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")
+    at = AppTest.from_file(PAGE, default_timeout=300)
+    at.query_params["dataset"] = dataset
+    at.session_state["he_embedded"] = False  # the LLM judges' labels and the file's metrics only
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    source, metric = at.radio(key="he_source").value, at.selectbox(key="he_metric_sta").value
+    if dataset == "RUSSE-2022":
+        assert source == "shipped RUSSE-2022 human judgements"  # people where there are people
+        assert "(LLM)" not in metric
+        return
+    assert source == "an LLM judge's labels"  # no human judgements of these editions here
+    judge = at.selectbox(key="he_judge").value
+    assert not metric.startswith(judge), (judge, metric)
+    assert not any("Same judge on both sides" in c.value for c in at.caption)
+    open_tab(at, "Correlations")  # language by language: the same rule
+    assert not at.selectbox(key="he_lang_metric_sta").value.startswith(judge)
+    # Picked on purpose, the judge's own labels under another prompt are said to be the same judge.
+    open_tab(at, "Per sentence")
+    at.selectbox(key="he_metric_sta").set_value(f"{judge}_fewshot (LLM):sta").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Same judge on both sides" in c.value for c in at.caption)

@@ -161,3 +161,19 @@ def test_judge_agreement_by_language():
     assert table.loc["en", "n"] == 2 and table.loc["en", "agreement"] == 0.5  # b_1_en: 0.5 against 1.0
     assert table.loc["ar", "agreement"] == 1.0 and table.loc["all", "n"] == 3
     assert table.loc["all", "agreement"] == pytest.approx(2 / 3)
+
+
+def test_a_judge_prompted_otherwise_is_the_same_judge_and_never_the_default_metric():
+    from detox_core.data.judges import column_judge, default_metric, judge_model
+
+    assert judge_model("gpt-4.1-mini_fewshot") == judge_model("gpt-4.1-mini_few_shot") == "gpt-4.1-mini"
+    assert judge_model("gpt-4.1-nano") != judge_model("gpt-4.1-mini")
+    assert column_judge("gpt-4.1-nano (LLM):sta") == "gpt-4.1-nano" and column_judge("CLS_NEW_GEN") is None
+    judges = ["gpt-4.1-mini_fewshot (LLM):sta", "gpt-4.1-nano (LLM):sta", "llama_31_8b_tuned (LLM):sta"]
+    # A judge's labels: never its own (another prompt of it), a metric that is no judge first.
+    assert judges[default_metric(judges, "gpt-4.1-mini")] == "gpt-4.1-nano (LLM):sta"
+    assert [*judges, "embedded:sta"][default_metric([*judges, "embedded:sta"], "gpt-4.1-mini")] == "embedded:sta"
+    # People's judgements: the first metric, whatever it is.
+    assert default_metric(judges, None) == 0
+    # Nothing else to put against it: its own labels, which the page then says.
+    assert default_metric(judges[:1], "gpt-4.1-mini") == 0

@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.analysis.meta_eval import ALL_LANGUAGES, add_preset_scores, per_language_agreement, preset_scores
-from detox_core.data.judges import judge_agreement_by_language, judge_agreement_table, load_judges, load_pairs
+from detox_core.data.judges import (column_judge, default_metric, judge_agreement_by_language, judge_agreement_table,
+                                    judge_model, load_judges, load_pairs, same_judge)
 from detox_core.editions import Edition
 from detox_core.errors import ScorerUnavailableError
 from detox_core.metrics.registry import preset_class, preset_label
@@ -48,6 +49,26 @@ def edition_judges(edition: Edition) -> dict[str, pd.DataFrame]:
     pairs = edition.optional(edition.judged_pairs) if edition.judged_pairs else None
     stamp = tuple(p.stat().st_mtime_ns for p in [*files.values(), *([pairs] if pairs else [])])
     return _judges(tuple(str(p) for p in files.values()), str(pairs) if pairs else None, stamp)
+
+
+def metric_picker(container, metrics: list[str], judge: str | None, label: str, key: str) -> str:
+    """A metric to put against the judgements (people's, or ``judge``'s labels): by default one
+    from another source (:func:`~detox_core.data.judges.default_metric`); one picked from the
+    same judge is said to be so."""
+    metric = container.selectbox(label, metrics, index=default_metric(metrics, judge), key=key)
+    same_judge_note(metric, judge, container)
+    return metric
+
+
+def same_judge_note(metric: str, judge: str | None, container=st) -> None:
+    """Said where a metric holds the labels of the judge it is put against."""
+    other = column_judge(metric)
+    if judge is not None and other is not None and same_judge(other, judge):
+        how = "the same way" if other == judge else "otherwise"
+        container.caption(f"**Same judge on both sides:** {render.md(metric)} holds labels of "
+                          f"{render.md(judge_model(judge))}, the model whose labels ({render.md(judge)}) are the "
+                          f"judgements here (prompted {how}). Their agreement says how consistent that judge is, "
+                          "not how well a metric matches a different judge.")
 
 
 def automatic_notice(judge: str) -> None:
@@ -176,15 +197,16 @@ def _per_language(key: str, axis: str, metric: str, _frame: pd.DataFrame) -> pd.
 
 
 def per_language_tab(frame: pd.DataFrame, metrics: dict[str, list[str]], axis_names: dict[str, str], key: str,
-                     who: str) -> None:
+                     who: str, judge: str | None = None) -> None:
     """One axis against one metric, language by language: sentence-level Spearman,
-    Kendall, Pearson, ROC-AUC and system-level agreement over the systems."""
+    Kendall, Pearson, ROC-AUC and system-level agreement over the systems. ``judge``: the
+    LLM judge whose labels are the judgements (None: people's)."""
     a1, a2 = st.columns(2)
     axis = a1.selectbox(f"{who.capitalize()} axis", list(HUMAN_AXES), format_func=axis_names.get, key="he_lang_axis")
     if not metrics[axis]:
         st.info("No automatic metric for this axis.")
         return
-    metric = a2.selectbox("Automatic metric", metrics[axis], key=f"he_lang_metric_{axis}")
+    metric = metric_picker(a2, metrics[axis], judge, "Automatic metric", f"he_lang_metric_{axis}")
     table = _per_language(key, axis, metric, frame)
     missing = table.loc[(table["n"] == 0) & (table["lang"] != ALL_LANGUAGES), "lang"].tolist()
     shown = table.assign(language=[ALL_LANGUAGES if c == ALL_LANGUAGES else language_name(c) for c in table["lang"]])

@@ -52,11 +52,14 @@ def test_leaderboard_per_language(server, page, dataset, width):
     assert f"{dataset}: the published tables" in text and "Teams × languages" in text
     # The partial submission is a row of the heat map, its unanswered languages empty (table cells are a canvas).
     assert "local: partial.tsv" in page.content() and "Partial submissions (some languages not answered)" in text
+    # The edition's averages are named, and called official only in its own preset's ranking.
     if dataset == "TextDetox 2024":
         assert "n/a — no references for Amharic (am), Chinese (zh)" in text
-        assert "Official avg" in text
+        assert "The edition's averages: avg, the mean over" in text
+        assert "official averages only in the TextDetox 2024 preset's ranking" in text
     else:
-        assert "LLM judge (final ranking)" in text and "Official avg_p" in text
+        assert "LLM judge (final ranking)" in text and "The edition's averages: avg_p, the mean over" in text
+        assert "official averages only in the TextDetox 2025 preset's ranking" in text
     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 2  # p-values and the heat map
     assert cut_off_controls(page) == []
     shot(page, f"leaderboard_{dataset.replace(' ', '').lower()}_{width}", height=3200, width=width)

@@ -49,7 +49,13 @@ def test_llm_judges_per_language_and_against_each_other(server, page, sample, wi
     assert "automatic judgements, not human ones" in body and "4,320 judged outputs of 6 systems in 9 languages" in body
     # The embedded preset, trained with the TextDetox inputs, scores the judged pairs of all 9 languages.
     assert "embedded:j" in body and "embedded:sta" in body and "covers Russian only" not in body
+    # The page opens on the judge's labels against a metric that is not that judge (gpt-4.1-mini
+    # few-shot is the same model): the embedded preset's STA.
+    assert page.get_by_role("combobox", name="Judge", exact=True).input_value() == "gpt-4.1-mini"
+    assert page.get_by_role("combobox", name="Automatic metric", exact=True).first.input_value() == "embedded:sta"
+    assert "Same judge on both sides" not in body
     assert not cut_off_controls(page)
+    shot(page, f"human_eval_default_pair_{width}", 1300, width)
     open_tab(page, "Correlations")
     assert "Language by language" in page.inner_text("body") and "Kendall" in page.inner_text("body")
     assert not cut_off_controls(page)

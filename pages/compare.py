@@ -73,7 +73,7 @@ if not choice.ok:
     st.stop()
 store = shared_store()
 c1, c2 = st.columns(2)
-split = split_picker(choice, "cmp_split", c1)
+split = split_picker(choice, c1)
 listed = store.list(dataset=choice.source, split=split)
 if listed.empty:
     st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.", icon=":material/info:")

@@ -145,7 +145,7 @@ def multilingual_page(choice, edition) -> None:
         st.info(choice.problem or "No corpus loaded.")
         return
     c1, c2 = st.columns([1, 1])
-    split = split_picker(choice, "lb_split", c1)
+    split = split_picker(choice, c1)
     axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis", wrap=True,
                                 format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this "
                                 "axis.") or "j"
@@ -320,7 +320,7 @@ if not choice.ok:
     st.info(choice.problem or "No corpus loaded.")
     st.stop()
 c1, c2 = st.columns([1, 1])
-split = split_picker(choice, "lb_split", c1)
+split = split_picker(choice, c1)
 axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis", wrap=True,
                             format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this axis.")
 _, split_refs = split_inputs(choice.whole if choice.whole is not None else choice.prepared, split)

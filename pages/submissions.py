@@ -7,8 +7,7 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from detox_core.data.multilingual import answered_splits
-from detox_core.errors import DetoxError, DetoxInputError, ScorerUnavailableError, StorageError
+from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.submissions.explain import FLAGS
 from detox_core.metrics.registry import preset_class
 from detox_core.submissions.service import (
@@ -34,7 +33,7 @@ from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.params import clamp_value
-from detox_core.ui.sidebar import current_choice, split_picker
+from detox_core.ui.sidebar import current_choice, offer_answered_split, split_picker
 from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
                                  shared_store)
 from detox_core.ui.widgets.tables import MISSING
@@ -53,7 +52,7 @@ store = shared_store()
 dataset = choice.source
 
 top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
-split = split_picker(choice, "sub_split", top, width=180, help="The inputs the submission answers, one output per "
+split = split_picker(choice, top, width=180, help="The inputs the submission answers, one output per "
                      "input in this order.")
 preset, calibrated = preset_picker("sub_preset", top, languages=choice.languages)
 if preset is None:
@@ -145,26 +144,6 @@ def run_scoring(content: bytes, name: str, source: str, summary: tuple[list, dic
 PENDING_KEY = "sub_pending"
 
 
-def offer_answered_split(upload) -> None:
-    """A multilingual file that answers another split than the one picked (the shipped 2025
-    sample is ``dev``; the picker starts on ``test``): say so, and switch with one click."""
-    key = (upload.file_id, dataset)
-    if st.session_state.get("_sub_answered_key") != key:
-        try:
-            counts = answered_splits(upload.getvalue(), choice.whole, name=upload.name)
-        except DetoxError:
-            counts = {}  # an unreadable file: scoring says what is wrong, with its line
-        st.session_state["_sub_answered_key"], st.session_state["_sub_answered"] = key, counts
-    counts = st.session_state["_sub_answered"]
-    best = max(counts, key=counts.get) if counts else None
-    if best is None or best == split or counts[best] <= counts.get(split, 0):
-        return
-    st.info(f"This file answers the **{best}** split: {counts[best]:,} of its rows are inputs of `{best}`, "
-            f"{counts.get(split, 0):,} of `{split}`.", icon=":material/swap_horiz:")
-    st.button(f"Score it against {best}", key="sub_use_answered_split", icon=":material/swap_horiz:",
-              on_click=lambda: st.session_state.update(sub_split=best))
-
-
 def show_submission(sid: int) -> None:
     """Show ``sid`` in the sentence table below (the "Show" box follows it)."""
     st.session_state["sub_view"] = sid
@@ -205,7 +184,7 @@ with st.container(border=True):
                                   help="One output per line (.txt), a TSV with toxic_sentence, neutral_sentence "
                                        "and lang, or a zip holding one of them, as uploaded to CodaLab.")
         if upload is not None and multilingual:
-            offer_answered_split(upload)
+            offer_answered_split(upload, choice, split)
         if upload is not None and preset == "llm-judge" and (estimate := estimate_caption(inputs)):
             st.caption(estimate)
         if upload is not None and st.button("Score the upload", type="primary", icon=":material/play_arrow:",

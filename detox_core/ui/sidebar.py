@@ -275,3 +275,26 @@ def _remember_split() -> None:
 def choose_split(split: str) -> None:
     """Set the test set of every scoring page (a button's callback)."""
     st.session_state[SPLIT_KEY] = st.session_state[_SPLIT_CHOSEN] = split
+
+
+def offer_answered_split(upload, choice: CorpusChoice, split: str) -> None:
+    """A multilingual file that answers another split than the one picked (the shipped 2025
+    sample is ``dev``; the picker starts on ``test``): say so, and switch with one click."""
+    from detox_core.data.multilingual import answered_splits
+    from detox_core.errors import DetoxError
+
+    key = (upload.file_id, choice.source)
+    if st.session_state.get("_sub_answered_key") != key:
+        try:
+            counts = answered_splits(upload.getvalue(), choice.whole, name=upload.name)
+        except DetoxError:
+            counts = {}  # an unreadable file: scoring says what is wrong, with its line
+        st.session_state["_sub_answered_key"], st.session_state["_sub_answered"] = key, counts
+    counts = st.session_state["_sub_answered"]
+    best = max(counts, key=counts.get) if counts else None
+    if best is None or best == split or counts[best] <= counts.get(split, 0):
+        return
+    st.info(f"This file answers the **{best}** split: {counts[best]:,} of its rows are inputs of `{best}`, "
+            f"{counts.get(split, 0):,} of `{split}`.", icon=":material/swap_horiz:")
+    st.button(f"Score it against {best}", key="sub_use_answered_split", icon=":material/swap_horiz:",
+              on_click=choose_split, args=(best,))

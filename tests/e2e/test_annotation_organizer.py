@@ -60,6 +60,7 @@ def test_organizer_sees_who_is_kept_out_and_the_export_buttons_whole(server, bro
         # A new password for an annotator: shown once, and the form says it signs their tabs out.
         page.get_by_text("Set an annotator's password").click()
         page.get_by_role("button", name="Set a new password").click()
+        page.get_by_text("New password of Anna").wait_for(timeout=60_000)  # the run may start late on a busy machine
         wait_idle(page, 120)
         no_exception(page)
         body = page.inner_text("body")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from detox_core.text import words
+from detox_core.submissions.explain import flags
 
 #: The share of pairs of two different inputs of a language whose cosine stays at or under
 #: the ceiling: a candidate no closer to its input than that is read as unrelated.
@@ -97,9 +97,8 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
     n = len(candidates)
     excluded: dict[int, str] = {}
     unchecked: list[str] = []
-    src_words = words(source)
     for k, out in enumerate(candidates):
-        if out.strip() and words(out) == src_words:
+        if flags(source, out, frozenset()).copy:
             excluded[k] = "copy"
     rest = [k for k in range(n) if k not in excluded and candidates[k].strip()]
     if rest:

@@ -251,7 +251,8 @@ def split_picker(choice: CorpusChoice, container=st, **kwargs) -> str:
         # Chosen on another page: a page's own address (restored when the visitor comes back
         # to it) must not bring back an older choice.
         st.session_state[SPLIT_KEY] = chosen
-    elif SPLIT_KEY not in st.session_state and SPLIT_KEY not in st.query_params and splits:
+    elif SPLIT_KEY not in st.session_state and st.query_params.get(SPLIT_KEY) not in splits and splits:
+        # (a link's split that is not one of these is dropped by Streamlit: the default holds)
         from detox_core.ui.store import shared_store
 
         try:

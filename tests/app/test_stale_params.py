@@ -143,3 +143,11 @@ def test_address_values_are_clamped_or_dropped(tiny_data):
     live.query_params["live_lang"] = "xx"
     live.run()
     assert not errors(live) and live.selectbox(key="live_lang").value == "ru"
+
+
+def test_a_link_with_an_unknown_test_set_opens_on_test_not_on_the_first_split():
+    at = AppTest.from_file(str(PROJECT_ROOT / "pages" / "leaderboard.py"), default_timeout=180)
+    at.query_params["split"] = "<b>nonsense</b>"
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="split").value == "test"

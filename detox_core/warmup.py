@@ -8,7 +8,10 @@ a second and jieba's dictionary for about 0.4 s, and every session waits meanwhi
 started with ``streamlit run app.py`` starts it on its first session (:func:`start` is
 idempotent: one warm-up per process).
 
-What is warmed, in order: the default preset (its :meth:`Preset.warm_steps`), then every
+What is warmed, in order: first what the app's pages need before any model (the steps a
+caller gives :func:`start`: :func:`detox_core.ui.warming.app_steps` imports the pages'
+modules and prepares the default corpus, so the first visitor of a fresh process does
+not pay for them), then the default preset (its :meth:`Preset.warm_steps`), then every
 other registered preset that can run here (:meth:`Preset.unavailable`) and whose models,
 and the models they are read with (:attr:`Preset.companions`), are all local: a mapped
 folder, a ``DETOX_MODEL_DIR`` sub-folder or the local Hugging Face cache. A preset with a
@@ -41,6 +44,8 @@ log = logging.getLogger(__name__)
 
 Status = Literal["waiting", "warming", "ready", "failed", "skipped"]
 Step = tuple[str, Callable[[], object]]
+#: The warm-up thread's name (log records from it can be told apart).
+THREAD_NAME = "detox-warmup"
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class State:
         left_out: ``(preset, why)`` of the presets not warmed (a model from the hub, a
             preset that cannot run here).
         seconds: how long the whole warm-up took, once finished.
+        preparing: the app step under way before the presets (None otherwise).
     """
 
     started: bool = False
@@ -96,6 +102,7 @@ class State:
     items: tuple[Item, ...] = ()
     left_out: tuple[tuple[str, str], ...] = ()
     seconds: float | None = None
+    preparing: str | None = None
 
     @property
     def warming(self) -> bool:
@@ -140,7 +147,7 @@ class State:
         if not self.finished:
             now = self.current
             if now is None:
-                return "Warming models…"
+                return f"Preparing the app: {self.preparing}…" if self.preparing else "Warming models…"
             after = sum(1 for i in self.items if i.status == "waiting")
             return (f"Warming models: {now.label} {now.done}/{now.total}" + (f" · {now.step}" if now.step else "")
                     + (f" · then {after} more preset{'s' if after > 1 else ''}" if after else ""))
@@ -225,15 +232,19 @@ class Warmup:
         self._state = State()
         self._thread: threading.Thread | None = None
 
-    def start(self, delay: float = 0.0) -> bool:
+    def start(self, delay: float = 0.0, app_steps: Sequence[Step] = ()) -> bool:
         """Start warming in a background thread, once; True when this call started it.
 
-        ``delay``: seconds the thread waits first (a page that starts it draws meanwhile)."""
+        ``delay``: seconds the thread waits first (a page that starts it draws meanwhile).
+        ``app_steps``: ``(label, callable)`` run first, before any preset: what the pages
+        need before a model (one that fails is logged and skipped: it only costs the first
+        visitor the time it would have saved)."""
         with self._cond:
             if self._thread is not None:
                 return False
             self._state = State(started=True)
-            self._thread = threading.Thread(target=self._work, args=(delay,), name="detox-warmup", daemon=True)
+            self._thread = threading.Thread(target=self._work, args=(delay, tuple(app_steps)), name=THREAD_NAME,
+                                            daemon=True)
         self._thread.start()
         return True
 
@@ -270,10 +281,19 @@ class Warmup:
             self._state = replace(self._state, items=tuple(items))
             self._cond.notify_all()
 
-    def _work(self, delay: float) -> None:
+    def _work(self, delay: float, app_steps: tuple[Step, ...] = ()) -> None:
         t0 = time.monotonic()
         if delay > 0:
             time.sleep(delay)
+        for label, step in app_steps:
+            self._set(preparing=label)
+            started = time.monotonic()
+            try:
+                step()
+            except Exception as err:  # noqa: BLE001 - a speed-up only: the page does it itself
+                log.warning("warm-up: %s failed: %s", label, err)
+            log.info("warm-up: %s took %.1f s", label, time.monotonic() - started)
+        self._set(preparing=None)
         try:
             todo, left_out = plan(self._pool or default_pool(), self._presets)
         except Exception as err:  # noqa: BLE001 - the registry itself failed: shown, not raised
@@ -315,12 +335,12 @@ def default_warmup() -> Warmup:
         return _DEFAULT
 
 
-def start(delay: float = 0.0) -> bool:
+def start(delay: float = 0.0, app_steps: Sequence[Step] = ()) -> bool:
     """Start the process's warm-up unless it has started or ``DETOX_WARMUP=0`` switches it
-    off; True when this call started it."""
+    off; True when this call started it. ``app_steps``: see :meth:`Warmup.start`."""
     if not config.warmup_enabled():
         return False
-    return default_warmup().start(delay)
+    return default_warmup().start(delay, app_steps)
 
 
 def state() -> State:

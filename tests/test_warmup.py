@@ -262,3 +262,30 @@ def test_detox_warmup_0_switches_it_off(monkeypatch, toys, offline):
 
     with pytest.raises(DetoxInputError, match="DETOX_WARMUP"):
         warmup.start()
+
+
+def test_the_app_steps_run_first_and_one_that_fails_does_not_stop_the_models(toys, offline, caplog):
+    order: list[str] = []
+    gate, reached = threading.Event(), threading.Event()
+
+    def pages() -> None:
+        reached.set()
+        assert gate.wait(30)
+        order.append("pages")
+
+    def broken() -> None:
+        raise RuntimeError("the corpus file is damaged")
+
+    name = toys("toy-after-app", steps=[("loads", lambda: order.append("model"))])
+    w = warmup.Warmup(RecordingPool(), presets=[name])
+    w.start(app_steps=[("the pages' code", pages), ("the default corpus", broken)])
+    assert reached.wait(30)
+    state = w.state()
+    # While the app's steps run the sidebar says so, and no model has started yet.
+    assert state.warming and state.preparing == "the pages' code" and order == []
+    assert state.line() == "Preparing the app: the pages' code…"
+    gate.set()
+    state = w.wait(timeout=30)
+    assert order == ["pages", "model"] and state.preparing is None
+    assert [i.status for i in state.items] == ["ready"] and state.errors == {}  # not a preset's failure
+    assert any("the default corpus failed" in r.getMessage() for r in caplog.records)

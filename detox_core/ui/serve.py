@@ -24,7 +24,9 @@ def serve(streamlit_args: Sequence[str] = ()) -> int:
     until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status."""
     from streamlit.web import cli as streamlit_cli
 
-    warmup.start()
+    from detox_core.ui.warming import app_steps
+
+    warmup.start(app_steps=app_steps(wait_for_server=True))
     try:
         # Streamlit's click group: it parses the options as `streamlit run` does, installs its
         # own signal handlers and blocks until the server stops.

@@ -3,6 +3,7 @@ while the models warm, and a word on the Live scoring page when a score comes be
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -11,6 +12,8 @@ import streamlit as st
 from detox_core import warmup
 from detox_core.metrics.registry import preset_label
 from detox_core.ui import render
+
+log = logging.getLogger(__name__)
 
 #: Seconds between two updates of the sidebar's line while the models warm.
 REFRESH_S = 1.0
@@ -93,3 +96,85 @@ def warming_notice(preset: str) -> Iterator[None]:
         yield
     finally:
         note.empty()
+
+
+def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
+    """What the pages need before any model, for the warm-up to do first
+    (:func:`detox_core.warmup.start`): the modules the entry script and the pages import
+    (about 3 s on a 2-core machine), then the corpus the sidebar opens on and the
+    per-language lexicons (about 2.5 s). The first visitor of a fresh process finds them
+    done; the caches are the pages' own (:mod:`detox_core.ui.cache`), so nothing is held twice.
+
+    ``wait_for_server``: first wait (at most 30 s) until Streamlit's runtime exists, as the
+    launcher starts the warm-up before the server: the pages' data caches then live in the
+    runtime's storage, as they would had a page made them."""
+    steps: list[warmup.Step] = [("the pages' code", import_page_modules),
+                                ("the default corpus", prepare_default_corpus)]
+    return [("the server", _await_runtime), *steps] if wait_for_server else steps
+
+
+def _await_runtime(timeout: float = 30.0) -> None:
+    import time
+
+    from streamlit import runtime
+
+    deadline = time.monotonic() + timeout
+    while not runtime.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+class _QuietWarmup(logging.Filter):
+    """Streamlit's "missing ScriptRunContext" warning, logged when a cached loader runs
+    outside a page (the warm-up's thread fills the pages' caches): expected there, so dropped
+    for that thread only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.threadName == warmup.THREAD_NAME and "missing ScriptRunContext" in record.getMessage())
+
+
+logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_QuietWarmup())
+
+
+def page_modules() -> list[str]:
+    """The modules ``app.py`` and ``pages/*.py`` import, in the order they name them (read
+    from their source: the pages are scripts, not modules)."""
+    import ast
+
+    from detox_core.config import PROJECT_ROOT
+
+    names: list[str] = []
+    for path in [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.append(node.module)
+    return list(dict.fromkeys(n for n in names if n != "__future__"))
+
+
+def import_page_modules() -> None:
+    import importlib
+
+    for name in page_modules():
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # noqa: BLE001 - the page itself will say what is wrong
+            log.warning("warm-up: could not import %s: %s", name, err)
+
+
+def prepare_default_corpus() -> None:
+    """The corpus the sidebar opens on (the first edition, every split that is here), its
+    lexicon, and the per-language lexicons Live scoring reads; nothing when it is not fetched."""
+    from detox_core import editions
+    from detox_core.ui import cache
+
+    name = next(iter(editions.EDITIONS))
+    splits = editions.EDITIONS[name].available_splits()
+    if splits:
+        cache.prepared_dataset(name, tuple(splits))
+        cache.lexicon(name)
+    cache.language_lexicons()

@@ -101,3 +101,63 @@ def test_a_score_of_a_warm_preset_does_not_wait(shown):
     t0 = time.monotonic()
     at = AppTest.from_function(_score, args=("embedded",)).run()
     assert not at.exception and time.monotonic() - t0 < 5 and not at.info
+
+
+
+def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(tiny_data, monkeypatch):
+    """The launcher's warm-up does the first visitor's work: every module the entry script
+    and the pages import is imported, and the sidebar's default corpus is prepared into
+    the pages' own cache, so the sidebar prepares nothing itself."""
+    import sys
+
+    from detox_core.analysis import corpus
+    from detox_core.ui import cache, warming
+
+    modules = warming.page_modules()
+    assert {"detox_core.ui.sidebar", "detox_core.submissions.best", "detox_core.ui.widgets.scores",
+            "plotly.graph_objects"} <= set(modules)
+    assert "__future__" not in modules and len(modules) == len(set(modules))
+    warming.import_page_modules()
+    assert all(name in sys.modules for name in modules)
+
+    cache._prepared.clear()
+    prepared: list[int] = []
+    real = corpus.prepare_corpus
+    monkeypatch.setattr(corpus, "prepare_corpus", lambda *a, **k: prepared.append(1) or real(*a, **k))
+    warming.prepare_default_corpus()
+    assert prepared == [1]
+
+    def page() -> None:
+        from detox_core.ui.sidebar import render_sidebar
+
+        render_sidebar()
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception
+    assert prepared == [1]  # the sidebar found it prepared
+    assert any("toxic sentences" in c.value for c in at.sidebar.caption)
+
+
+def test_the_warmups_missing_context_warning_is_dropped_for_its_thread_only():
+    import logging
+
+    from detox_core.ui import warming  # noqa: F401 - installs the filter
+
+    logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    record = logger.makeRecord(logger.name, logging.WARNING, __file__, 1,
+                               "Thread '%s': missing ScriptRunContext! This warning can be ignored", ("x",), None)
+    assert logger.filter(record)  # any other thread: kept
+    record.threadName = warmup.THREAD_NAME
+    assert not logger.filter(record)
+
+
+def test_the_launcher_warms_the_pages_before_the_models_once_its_server_is_up(monkeypatch):
+    from streamlit.web import cli as streamlit_cli
+
+    from detox_core.ui import serve
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(warmup, "start", lambda delay=0.0, app_steps=(): asked.append([s[0] for s in app_steps]))
+    monkeypatch.setattr(streamlit_cli, "main", lambda *a, **k: None)
+    assert serve.serve(["--server.port", "1"]) == 0
+    assert asked == [["the server", "the pages' code", "the default corpus"]]

@@ -25,6 +25,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_BERTSCORE_MODEL`` | BERTScore's model id | ``bert-base-multilingual-cased`` |
 | ``DETOX_BERTSCORE_LAYER`` | BERTScore's layer | bert-score's layer for the model (9) |
 | ``DETOX_PRECISION`` | models' floating-point type on a GPU: ``float32``, or ``float16``/``bfloat16`` as an opt-in (in the signature) | ``float32`` |
+| ``DETOX_REGEX_MEMORY_MB`` | memory a Corpus regex worker may allocate beyond its own size (MB) | 256 |
 | ``DETOX_WARMUP`` | ``0``: no warm-up of the models at the server's start; each loads on its first use | on |
 | ``DETOX_SCORE_CACHE_MB`` | size bound of the on-disk cache of model outputs (``<data>/cache/model_outputs``; 0 = off) | 512 |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
@@ -251,3 +252,29 @@ def warmup_enabled() -> bool:
     if raw in ("0", "off", "false", "no"):
         return False
     raise DetoxInputError(f"{WARMUP_ENV} must be 1 or 0, got {raw!r}")
+
+
+REGEX_MEMORY_ENV = "DETOX_REGEX_MEMORY_MB"
+
+
+def regex_memory_mb(default: int = 256) -> int:
+    """``$DETOX_REGEX_MEMORY_MB``: memory a regex worker may allocate beyond its size when
+    ready (:mod:`detox_core.analysis.regex_search`; default 256)."""
+    raw = _get(REGEX_MEMORY_ENV)
+    try:
+        value = int(raw) if raw else default
+    except ValueError:
+        value = 0
+    if value < 16:
+        raise DetoxInputError(f"{REGEX_MEMORY_ENV} must be a whole number of megabytes >= 16, got {raw!r}")
+    return value
+
+
+def child_environment(python_path: str | None = None) -> dict[str, str]:
+    """This process's environment for a worker process it starts, with ``python_path``
+    put first on ``PYTHONPATH`` (so the worker imports this checkout's package)."""
+    env = dict(os.environ)
+    if python_path:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (python_path, env.get("PYTHONPATH", "")) if p)
+    return env
+

@@ -4,6 +4,7 @@ human judgements and calibration.
 
 - :mod:`.stats`: bootstrap intervals, paired significance, agreement, rank ranges;
 - :mod:`.corpus`: search, filters and statistics of a parallel corpus;
+- :mod:`.regex_search`: visitors' regular expressions, compiled and matched in capped worker processes;
 - :mod:`.leaderboard`: published and local rankings, human scores per system;
 - :mod:`.compare`: side-by-side systems, paired differences, win/tie/loss;
 - :mod:`.failure_groups`: a system's worst outputs grouped by meaning (failure kinds);

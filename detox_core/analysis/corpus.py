@@ -8,18 +8,15 @@ Corpus page plots.
 
 from __future__ import annotations
 
-import re
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pandas as pd
-import regex
 
+from detox_core.analysis import regex_search
 from detox_core.data import REFERENCE_COLUMNS
 from detox_core.text import normalise_word
-from detox_core.errors import DetoxInputError
 from detox_core.text import edit_kind_of_words, lexicon_hits, words
 from detox_core.vocab import language_name
 
@@ -89,145 +86,6 @@ class CorpusQuery:
     lexicon: LexiconFilter = "any"
 
 
-#: Longest search text accepted (characters).
-MAX_QUERY_CHARS = 500
-#: Wall-clock budget of one regex search over the whole corpus (seconds).
-REGEX_BUDGET_S = 0.75
-#: Largest size a regular expression may unfold to (see :func:`pattern_size`). The
-#: ``regex`` module unfolds counted repeats when it compiles: ``(?:a{1000}){1000}``
-#: takes ~260 MB and 0.4 s, ``(?:x{65535}){65535}`` more memory than any server has, and
-#: compiling cannot be stopped. ~250 bytes a unit: 20,000 units are ~5 MB, and no search
-#: of a corpus of sentences needs more (the longest sentence has ~1,000 characters).
-MAX_PATTERN_SIZE = 20_000
-
-_COUNTED = regex.compile(r"\{\s*(\d*)\s*(,\s*(\d*)\s*)?\}")
-# Escapes whose argument is in braces or angle brackets (\p{L}, \N{...}, \x{41}, \g<1>).
-_BRACED_ESCAPES = frozenset("pPNxuUgLk")
-
-
-def pattern_size(text: str) -> int:
-    """An upper bound of the units a regular expression unfolds to when compiled.
-
-    Every atom is 1; a group is the sum of its contents (all branches of an
-    alternation); a counted repeat ``{m,n}`` multiplies what it repeats by ``n`` (by
-    ``m`` when unbounded); ``*``, ``+`` and ``?`` do not unfold. Nested counts multiply,
-    which is what makes a 22-character pattern exhaust memory. Read from the text
-    alone, never compiled, so a hostile pattern costs nothing to measure.
-    """
-    stack: list[int] = [0]  # the size of each open group so far
-    last = 0  # the size of the atom a quantifier would repeat
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            j = i + 2
-            if i + 1 < n and text[i + 1] in _BRACED_ESCAPES and j < n and text[j] in "{<":
-                close = text.find("}" if text[j] == "{" else ">", j)
-                j = n if close < 0 else close + 1
-            stack[-1] += 1
-            last, i = 1, j
-        elif c == "[":
-            j, depth = i + 1, 1
-            if j < n and text[j] == "^":
-                j += 1
-            if j < n and text[j] == "]":
-                j += 1
-            while j < n and depth:
-                if text[j] == "\\":
-                    j += 1
-                elif text[j] == "[":
-                    depth += 1  # a nested set (VERSION1) or a POSIX class [:alpha:]
-                elif text[j] == "]":
-                    depth -= 1
-                j += 1
-            stack[-1] += 1
-            last, i = 1, j
-        elif c == "(":
-            stack.append(0)
-            last, i = 0, i + 1
-        elif c == ")":
-            inner = stack.pop() if len(stack) > 1 else 0
-            stack[-1] += inner
-            last, i = inner, i + 1
-        elif c == "{" and (m := _COUNTED.match(text, i)) and (m.group(1) or m.group(3)):
-            low = int(m.group(1) or 0)
-            high = int(m.group(3)) if m.group(2) and m.group(3) else (low if not m.group(2) else None)
-            times = high if high is not None else low
-            grown = last * max(times, 1)
-            stack[-1] += grown - last
-            last, i = grown, m.end()
-        elif c == "|":
-            last, i = 0, i + 1
-        elif c in "*+?":
-            i += 1  # unbounded or optional: compiled once, not unfolded
-        else:
-            stack[-1] += 1
-            last, i = 1, i + 1
-    return sum(stack)
-
-
-def compile_pattern(text: str, regex_mode: bool, case_sensitive: bool) -> regex.Pattern[str]:
-    """The search as a compiled pattern; a bad or over-long one raises DetoxInputError.
-
-    Patterns are compiled with the ``regex`` package (Python ``re`` syntax), whose
-    matching can be stopped by a timeout and releases the interpreter lock, so a
-    pattern with catastrophic backtracking cannot hold the server: see
-    :func:`search_mask`.
-    """
-    if len(text) > MAX_QUERY_CHARS:
-        raise DetoxInputError(f"the search is {len(text):,} characters long; at most {MAX_QUERY_CHARS} are accepted")
-    if not case_sensitive:
-        # The searched columns are lower-cased with ё folded into е; fold the pattern
-        # the same way (only ё: lower-casing a regex would turn \W into \w).
-        text = text.replace("ё", "е").replace("Ё", "Е")
-    pattern = text if regex_mode else re.escape(text)
-    if regex_mode and (size := pattern_size(pattern)) > MAX_PATTERN_SIZE:
-        raise DetoxInputError(
-            f"the regular expression repeats too much: it unfolds to about {size:,} units when compiled, "
-            f"at most {MAX_PATTERN_SIZE:,} are accepted; write large counts as + or * (x+ rather than "
-            "x{5000}) and do not nest counted repeats such as (?:x{100}){100}")
-    try:
-        # Not kept in the module's pattern cache: every distinct search would stay in
-        # memory (500 of them), whatever their size.
-        return regex.compile(pattern, regex.V0 | (0 if case_sensitive else regex.IGNORECASE), cache_pattern=False)
-    except ValueError as err:
-        # Flags that cannot go together, such as (?a)(?u) or a version flag (?V1)
-        # against the V0 the search is compiled with.
-        raise DetoxInputError(f"invalid regular expression: {err}; remove the inline flags such as (?a) or (?V1) "
-                              "at the start") from None
-    except (regex.error, OverflowError, RecursionError) as err:
-        pos = getattr(err, "pos", None)
-        where = f" at position {pos + 1}" if pos is not None else ""
-        msg = getattr(err, "msg", None) or str(err)
-        raise DetoxInputError(f"invalid regular expression{where}: {msg}", column=pos + 1 if pos is not None else None) from None
-
-
-def search_mask(pattern: regex.Pattern[str], texts: Iterable[str], budget_s: float = REGEX_BUDGET_S) -> list[bool]:
-    """Which ``texts`` ``pattern`` finds a match in, within ``budget_s`` seconds in all.
-
-    Every match runs with the time left of the budget as its timeout and with the
-    interpreter lock released, so other sessions go on meanwhile.
-
-    Raises:
-        DetoxInputError: the search did not finish within the budget (a pattern with
-            nested repetition such as ``(a+)+`` backtracks exponentially).
-    """
-    deadline = time.monotonic() + budget_s
-    out: list[bool] = []
-    for text in texts:
-        left = deadline - time.monotonic()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            out.append(pattern.search(text, timeout=left, concurrent=True) is not None)
-        except TimeoutError:
-            raise DetoxInputError(
-                f"the regular expression took longer than {budget_s:g} s over the corpus and was stopped; "
-                "simplify it: nested repetition such as (a+)+ or (\\w+\\s?)+ makes the search exponential"
-            ) from None
-    return out
-
-
 def filter_corpus(prepared: pd.DataFrame, query: CorpusQuery) -> pd.DataFrame:
     """Rows of a :func:`prepare_corpus` frame that match ``query``, in corpus order."""
     mask = pd.Series(True, index=prepared.index)
@@ -249,17 +107,14 @@ def filter_corpus(prepared: pd.DataFrame, query: CorpusQuery) -> pd.DataFrame:
             cols = {"toxic": ["toxic_comment"], "neutral": ["_neutral"], "both": ["toxic_comment", "_neutral"]}[query.search_in]
         else:
             cols = {"toxic": ["_toxic_lc"], "neutral": ["_neutral_lc"], "both": ["_toxic_lc", "_neutral_lc"]}[query.search_in]
-        if query.regex:
-            pattern = compile_pattern(query.text, True, query.case_sensitive)
+        if query.regex:  # compiled and matched in a capped worker process, never here
             texts = [t for c in cols for t in sub[c]]
-            found = search_mask(pattern, texts)
+            found = regex_search.search(query.text, query.case_sensitive, texts)
             hit = pd.Series(False, index=sub.index)
             for i in range(len(cols)):
                 hit |= pd.Series(found[i * len(sub):(i + 1) * len(sub)], index=sub.index, dtype=bool)
         else:
-            if len(query.text) > MAX_QUERY_CHARS:
-                raise DetoxInputError(
-                    f"the search is {len(query.text):,} characters long; at most {MAX_QUERY_CHARS} are accepted")
+            regex_search.checked_pattern(query.text, False, query.case_sensitive)  # its length
             needle = query.text if query.case_sensitive else normalise_word(query.text)
             hit = pd.Series(False, index=sub.index)
             for c in cols:

@@ -146,7 +146,7 @@ def test_catastrophic_regex_finishes_or_is_refused_within_a_second(whole_corpus,
 
 
 def test_regex_budget_refuses_with_a_clear_message(tiny):
-    from detox_core.analysis.corpus import compile_pattern, search_mask
+    from detox_core.analysis.regex_search import compile_pattern, search_mask
 
     pattern = compile_pattern(r"(a|aa)+$", True, True)
     with pytest.raises(DetoxInputError, match="took longer than 0.05 s"):
@@ -182,7 +182,7 @@ def test_language_statistics_count_each_language_and_say_what_has_no_paraphrase(
 @pytest.mark.parametrize("pattern", ["(?:x{65535}){65535}", "(?:a{1000}){1000}", "(?:a{1000}|b){1000}",
                                      "a{1000}{1000}", "x{65535}", "(?:(?:a{40}){40}){40}", "[ab]{3000}{10}"])
 def test_a_pattern_that_unfolds_too_much_is_refused_before_compiling(pattern):
-    from detox_core.analysis.corpus import compile_pattern
+    from detox_core.analysis.regex_search import compile_pattern
     with pytest.raises(DetoxInputError, match="repeats too much"):
         compile_pattern(pattern, True, False)
 
@@ -190,13 +190,13 @@ def test_a_pattern_that_unfolds_too_much_is_refused_before_compiling(pattern):
 @pytest.mark.parametrize("pattern", [r"\bду(р|б)\w{0,3}", r"\p{L}{3,5}", "x{,5}", "a{2,}", "(?:(?:a{20}){20}){20}",
                                      r"^.{10,200}$", "[а-я]{3}(?:ой|ый)"])
 def test_ordinary_counted_patterns_still_search(pattern):
-    from detox_core.analysis.corpus import compile_pattern
+    from detox_core.analysis.regex_search import compile_pattern
     assert compile_pattern(pattern, True, False).pattern
 
 
 @pytest.mark.parametrize("pattern", ["(?V1)x", "(?a)(?u)x"])
 def test_clashing_inline_flags_are_a_clear_error(pattern):
-    from detox_core.analysis.corpus import compile_pattern
+    from detox_core.analysis.regex_search import compile_pattern
     with pytest.raises(DetoxInputError, match="inline flags"):
         compile_pattern(pattern, True, False)
 
@@ -208,7 +208,7 @@ def test_the_largest_accepted_pattern_costs_a_few_megabytes_and_is_not_cached():
     import sys
     code = (
         "import regex._main\n"
-        "from detox_core.analysis.corpus import compile_pattern, MAX_PATTERN_SIZE, pattern_size\n"
+        "from detox_core.analysis.regex_search import compile_pattern, MAX_PATTERN_SIZE, pattern_size\n"
         "def rss(): return int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20\n"
         "p = '(?:a{140}){140}'\n"
         "assert pattern_size(p) <= MAX_PATTERN_SIZE\n"
@@ -223,3 +223,92 @@ def test_the_largest_accepted_pattern_costs_a_few_megabytes_and_is_not_cached():
     grown, cached = float(out[0]), int(out[1])
     assert grown < 40, f"{grown:.0f} MB kept by 6 searches"
     assert cached == 0
+
+
+def _peak_rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+
+
+# The three links that passed the size estimate and took 6 GB in 7.5 s: a "[" inside a set,
+# a comment between a group and its count, verbose whitespace between them.
+ESCAPED_ESTIMATE = ["[[](?:x{65535}){65535}", "(?:x{9000})(?#){9000}", "(?x)(?:x{1000}) {1000}"]
+
+
+def _fuzz(n: int = 40) -> list[str]:
+    """Nested counted repeats dressed in what a parser may read differently: sets,
+    comments, verbose whitespace, inline flags, escapes, alternation."""
+    import random
+
+    rnd = random.Random(37)
+    dressing = ["", "(?#)", "(?#x{9})", " ", "[[]", "[]]", r"\{", "(?i)", "(?s)", "|", "[{]", "(?:)"]
+    out = []
+    for _ in range(n):
+        inner = rnd.choice(["x", "a", "[ab]", r"\w", "(?:xy)"]) + "{" + str(rnd.choice([500, 3000, 9000, 65535])) + "}"
+        group = "(?:" + rnd.choice(dressing) + inner + rnd.choice(dressing) + ")"
+        flags = rnd.choice(["", "(?x)", "(?x)(?i)"])
+        sep = " " if flags.startswith("(?x)") and rnd.random() < 0.5 else rnd.choice(["", "(?#)", "(?#c)"])
+        out.append(flags + rnd.choice(dressing[:5]) + group + sep + "{" + str(rnd.choice([1000, 9000, 65535])) + "}")
+    return out
+
+
+@pytest.mark.parametrize("patterns", [ESCAPED_ESTIMATE, _fuzz()], ids=["issue-links", "fuzz"])
+def test_no_pattern_reaches_the_servers_memory(tiny, patterns):
+    """Patterns are compiled in a capped worker process: whatever the estimate misses is
+    refused there within seconds, and this process's peak memory does not move."""
+    import time
+
+    before = _peak_rss_mb()
+    refused = 0
+    for pattern in patterns:
+        start = time.monotonic()
+        try:
+            filter_corpus(tiny[0], CorpusQuery(text=pattern, regex=True))
+        except DetoxInputError as err:
+            refused += 1
+            assert "Traceback" not in str(err) and ("memory" in str(err) or "repeats too much" in str(err)
+                                                   or "invalid regular expression" in str(err)), str(err)
+        assert time.monotonic() - start < 5.0, pattern
+    assert _peak_rss_mb() - before < 30, "a pattern was compiled in this process"
+    if patterns is ESCAPED_ESTIMATE:
+        assert refused == 3
+
+
+def test_the_escaped_estimates_are_refused_for_their_memory_with_advice(tiny):
+    for pattern in ESCAPED_ESTIMATE:
+        with pytest.raises(DetoxInputError, match="needs more memory than a search may use") as err:
+            filter_corpus(tiny[0], CorpusQuery(text=pattern, regex=True))
+        assert "(?:x{100}){100}" in str(err.value)
+
+
+def test_a_dead_worker_is_replaced_and_searches_go_on(tiny):
+    from detox_core.analysis import regex_search
+
+    pool = regex_search.WorkerPool(size=1)
+    texts = ["ты дурак", "ты не прав"]
+    assert pool.search("ду(р|б)ак", False, texts) == [True, False]
+    worker = pool._idle[0]
+    worker.proc.kill()
+    worker.proc.wait()
+    # The next search finds it dead, retires it, and the one after starts a new worker.
+    try:
+        pool.search("прав", False, texts)
+    except DetoxInputError:
+        pass
+    assert pool.search(r"\bправ\b", False, texts) == [False, True]
+    assert pool._count == 1
+    pool.close()
+
+
+def test_python_regex_features_still_work_in_the_worker(tiny):
+    """Unicode \\w and \\b, look-arounds and back-references: what the regex module offers,
+    and what an engine such as RE2 would refuse."""
+    from detox_core.analysis import regex_search
+
+    texts = ["ты дурак дурак", "он не прав", "HELLO"]
+    assert regex_search.search(r"\b(\w+) \1\b", False, texts) == [True, False, False]
+    assert regex_search.search(r"(?<=не )прав", False, texts) == [False, True, False]
+    assert regex_search.search("hello", False, texts) == [False, False, True]  # case ignored unless asked
+    assert regex_search.search("hello", True, texts) == [False, False, False]
+    assert regex_search.search("HELLO", True, texts) == [False, False, True]
+    assert regex_search.search("ДУРАК", False, texts) == [True, False, False]

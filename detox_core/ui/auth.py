@@ -31,10 +31,11 @@ from typing import Any
 import streamlit as st
 
 from detox_core import config
+from detox_core.db import default_url, make_engine
 from detox_core.sessions import SessionTokens
 from detox_core.clients import UNKNOWN, client_address
 from detox_core.judge import access as judge_access
-from detox_core.ui.throttle import LoginThrottle
+from detox_core.ui.throttle import SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -153,9 +154,14 @@ ORGANIZER_ACCOUNT = "organizer"
 
 
 @st.cache_resource(show_spinner=False)
-def login_throttle() -> LoginThrottle:
-    """Failed sign-ins of this server process (organizers and annotators)."""
-    return LoginThrottle()
+def _login_throttle(url: str) -> SharedLoginThrottle:
+    return SharedLoginThrottle(make_engine(url))
+
+
+def login_throttle() -> SharedLoginThrottle:
+    """Sign-ins of every app process sharing the app's database (organizers and
+    annotators): :class:`detox_core.ui.throttle.SharedLoginThrottle`."""
+    return _login_throttle(default_url())
 
 
 def client_id() -> str:

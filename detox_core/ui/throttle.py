@@ -17,15 +17,31 @@ every sign-in of the server, the organizer's and every annotator's, for 5 minute
 A refused try is answered at once with the time to wait: no thread sleeps, so other users
 of the server never wait for an attacker. Memory is bounded: the least recently failing
 addresses and accounts are forgotten first.
+
+Every app process of a deployment sees the same counts (:class:`SharedLoginThrottle`): the
+sign-ins are kept in the app's database, so an address that spreads its guesses over the
+processes behind the proxy (the proxy's cookie picks the process, and a guesser can set it)
+gets five guesses in all, not five per process. Where the database cannot be read, each
+process falls back to its own counts (logged), never to no throttle.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, delete, false, insert, or_, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from detox_core.db import upgrade
+
+log = logging.getLogger(__name__)
 
 #: Addresses and accounts remembered at most (each table).
 MAX_TRACKED = 10_000
@@ -122,14 +138,135 @@ class LoginThrottle:
         now = self.clock()
         with self._lock:
             self._clients.pop(client, None)
-            if account is None:
-                return
-            a = self._accounts.pop(account, None) or _Account()
-            self._accounts[account] = a
-            a.known.pop(client, None)
-            a.known[client] = now
-            while len(a.known) > MAX_KNOWN_PER_ACCOUNT:
-                a.known.popitem(last=False)
-            a.next_try.pop(client, None)
-            while len(self._accounts) > MAX_TRACKED:
-                self._accounts.popitem(last=False)
+            if account is not None:
+                self._know(client, account, now)
+
+    def knows(self, client: str, account: str, at: float | None = None) -> None:
+        """Remember that ``client`` signed in to ``account`` (at ``at``), its failures kept."""
+        with self._lock:
+            self._know(client, account, self.clock() if at is None else at)
+
+    def _know(self, client: str, account: str, at: float) -> None:
+        a = self._accounts.pop(account, None) or _Account()
+        self._accounts[account] = a
+        a.known.pop(client, None)
+        a.known[client] = at
+        while len(a.known) > MAX_KNOWN_PER_ACCOUNT:
+            a.known.popitem(last=False)
+        a.next_try.pop(client, None)
+        while len(self._accounts) > MAX_TRACKED:
+            self._accounts.popitem(last=False)
+
+
+_meta = MetaData()
+signin_events = Table(
+    "signin_events", _meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),  # seconds since the epoch: every process's clock
+    Column("client", String(200), nullable=False),
+    Column("account", String(300), nullable=True),
+    Column("ok", Integer, nullable=False),  # 1: a right password; 0: a wrong one or a made-up code
+    Index("ix_signin_events_client_at", "client", "at"),
+    Index("ix_signin_events_account_at", "account", "at"),
+)
+#: How long an address that signed in to an account stays known to it (seconds).
+KNOWN_S = 90 * 24 * 3600
+#: The most sign-ins one check reads back (an account guessed from very many addresses).
+MAX_REPLAYED = 5_000
+
+
+def _key(text: str) -> str:
+    """An address or account as stored: itself, or past 160 characters its SHA-256."""
+    return text if len(text) <= 160 else "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SharedLoginThrottle:
+    """:class:`LoginThrottle`'s rules over the sign-ins of every app process, kept in the
+    app's database (table ``signin_events``).
+
+    A check reads the sign-ins that can still matter (those of the address, and of the
+    account, within the window and the lock) and replays them through a
+    :class:`LoginThrottle`, so both give the same answers. Each process also keeps its own
+    counts, used when the database cannot be read.
+
+    Args:
+        engine: the app's database.
+        clock: seconds since the epoch (shared by the processes; a parameter for tests).
+        **rules: :class:`LoginThrottle`'s thresholds.
+    """
+
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.time, **rules) -> None:
+        self.engine, self.clock, self.rules = engine, clock, rules
+        self.local = LoginThrottle(clock=lambda: self.clock(), **rules)
+        self.horizon_s = self.local.window_s + self.local.lock_s
+        self._pruned = 0.0
+        self._ready = False
+
+    def _table(self) -> None:
+        """Create the table on first use (again after a failure: the database may be back)."""
+        if not self._ready:
+            upgrade(self.engine, _meta)
+            self._ready = True
+
+    def wait_s(self, client: str, account: str | None = None) -> float:
+        now = self.clock()
+        try:
+            return self._replay(client, account, now).wait_s(client, account)
+        except SQLAlchemyError as err:
+            log.warning("sign-in throttle: the database could not be read (%s); this process's counts are used",
+                        type(err).__name__)
+            return self.local.wait_s(client, account)
+
+    def failed(self, client: str, account: str | None = None) -> None:
+        self.local.failed(client, account)
+        self._record(client, account, ok=False)
+
+    def succeeded(self, client: str, account: str | None = None) -> None:
+        self.local.succeeded(client, account)
+        self._record(client, account, ok=True)
+
+    def forget(self) -> None:
+        """Forget every sign-in, of every process (all addresses and accounts start afresh)."""
+        self.local = LoginThrottle(clock=lambda: self.clock(), **self.rules)
+        self._table()
+        with self.engine.begin() as conn:
+            conn.execute(delete(signin_events))
+
+    def _replay(self, client: str, account: str | None, now: float) -> LoginThrottle:
+        self._table()
+        client, account = _key(client), None if account is None else _key(account)
+        ev = signin_events.c
+        mine = or_(ev.client == client, ev.account == account if account is not None else false())
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(ev.at, ev.client, ev.account, ev.ok)
+                                .where(ev.at > now - self.horizon_s, mine)
+                                .order_by(ev.id.desc()).limit(MAX_REPLAYED)).all()
+            known = account is not None and conn.execute(
+                select(ev.at).where(ev.ok == 1, ev.client == client, ev.account == account, ev.at > now - KNOWN_S)
+                .order_by(ev.id.desc()).limit(1)).first()
+        at = [now]
+        replay = LoginThrottle(clock=lambda: at[0], **self.rules)
+        for when, who, what, ok in reversed(rows):
+            at[0] = when
+            (replay.succeeded if ok else replay.failed)(who, what)
+        at[0] = now
+        if known:
+            replay.knows(client, account, at=known[0])
+        return replay
+
+    def _record(self, client: str, account: str | None, ok: bool) -> None:
+        now = self.clock()
+        try:
+            self._table()
+            with self.engine.begin() as conn:
+                conn.execute(insert(signin_events).values(at=now, client=_key(client),
+                                                          account=None if account is None else _key(account),
+                                                          ok=int(ok)))
+                if now - self._pruned > 60:  # what can no longer matter goes, about once a minute
+                    self._pruned = now
+                    ev = signin_events.c
+                    conn.execute(delete(signin_events).where(
+                        or_(ev.at < now - KNOWN_S, (ev.ok == 0) & (ev.at < now - self.horizon_s))))
+        except SQLAlchemyError as err:
+            log.warning("sign-in throttle: the database could not be written (%s); this process's counts are used",
+                        type(err).__name__)

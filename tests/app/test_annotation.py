@@ -160,7 +160,7 @@ def test_low_control_accuracy_bans(store):
 def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     from detox_core.ui.auth import login_throttle
 
-    login_throttle.clear()
+    login_throttle().forget()
     # A frozen clock: the one-second wait after a wrong password must not pass while a slow
     # machine runs the next join.
     monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
@@ -173,14 +173,14 @@ def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     assert not annotate_pages(impostor) and "ann_id" not in impostor.session_state
     # A wrong password makes the next try from the same address wait.
     assert "Too many wrong tries" in join(p.access_code, "Zoya", "zoyas-own-password").error[0].value
-    login_throttle.clear()  # (the real annotator, from another address)
+    login_throttle().forget()  # (the real annotator, from another address)
     back = join(p.access_code, " Zoya ", "zoyas-own-password")
     assert annotate_pages(back)
     assert len(store.annotators(p.id)) == 1
-    login_throttle.clear()
+    login_throttle().forget()
     short = join(p.access_code, "Yan", "123")
     assert "at least 6 characters" in short.error[0].value
-    login_throttle.clear()
+    login_throttle().forget()
 
 
 def test_a_new_password_from_the_organizer_signs_the_open_session_out(store):
@@ -217,7 +217,7 @@ def _sign_in(at: AppTest, password: str) -> AppTest:
 def test_organizer_password(tiny_data, monkeypatch):
     from detox_core.ui.auth import login_throttle
 
-    login_throttle.clear()
+    login_throttle().forget()
     # A clock the test moves: on a loaded machine a real second can pass between two runs of the page.
     now = [1000.0]
     monkeypatch.setattr(login_throttle(), "clock", lambda: now[0])
@@ -235,7 +235,7 @@ def test_organizer_password(tiny_data, monkeypatch):
 def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch):
     from detox_core.ui.auth import login_throttle
 
-    login_throttle.clear()
+    login_throttle().forget()
     throttle = login_throttle()
     now = [1000.0]
     throttle.clock = lambda: now[0]
@@ -257,7 +257,7 @@ def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch
     now[0] += 15 * 60
     at = _sign_in(at, "s3cret")
     assert not at.error and at.tabs
-    login_throttle.clear()
+    login_throttle().forget()
 
 
 def _stored_submission(tiny_data, name: str, outputs: list[str]) -> None:
@@ -489,7 +489,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
     sign-in of the server (organizer, annotators, localhost) for 5 minutes."""
     import detox_core.ui.auth as auth
 
-    auth.login_throttle.clear()
+    auth.login_throttle().forget()
     monkeypatch.setattr(auth.login_throttle(), "clock", lambda: 1000.0)
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
     p = store.create_project("dos", ["toxicity"], pairs(4),
@@ -511,7 +511,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
     # The guessers' own addresses wait.
     address[0] = "203.0.113.29"
     assert "Too many wrong tries" in join(p.access_code, "Olga").error[0].value
-    auth.login_throttle.clear()
+    auth.login_throttle().forget()
 
 
 def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
@@ -545,7 +545,7 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
 def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(store, tiny_data, monkeypatch):
     from detox_core.ui.auth import login_throttle
 
-    login_throttle.clear()
+    login_throttle().forget()
     monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
     p = store.create_project("legacy", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
@@ -559,9 +559,9 @@ def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(st
     run(at)
     assert "New password of Dima" in at.success[0].value
     secret = at.code[0].value
-    login_throttle.clear()
+    login_throttle().forget()
     assert annotate_pages(join(p.access_code, "Dima", secret))
-    login_throttle.clear()
+    login_throttle().forget()
 
 
 def test_a_page_message_nested_100000_deep_is_refused_with_a_message(store, monkeypatch):

@@ -225,6 +225,45 @@ def test_an_organizer_scores_a_submission_and_a_visitor_on_another_process_sees_
     visitor.context.close()
 
 
+def test_wrong_passwords_spread_over_the_processes_are_counted_once(deployment, browser):
+    """One address guessing the organizer password, moving to the next process before each
+    try (the proxy's cookie, which a guesser sets at will): five wrong passwords in all lock
+    it out of every process for 15 minutes, as on one process. Before, each process counted
+    its own: 5 per process, 15 guesses before any lock with three."""
+    import re
+
+    said, locked_s = [], 0
+    for k in range(12):
+        ctx = pinned(browser, deployment, k % PROCESSES + 1, address="127.0.0.77")
+        page = ctx.new_page()
+        page.goto("/corpus")
+        page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
+        wait_idle(page)
+        assert process_of(page) == str(k % PROCESSES + 1)
+        page.get_by_text("Organizer sign-in").click()
+        page.get_by_label("Organizer password", exact=True).fill(f"guess-{k}")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("Wrong password.").or_(page.get_by_text("Too many wrong passwords")).first.wait_for(
+            timeout=60_000)
+        wait = re.search(r"try again in (\d+) s", page.inner_text("body"))
+        said.append(f"wait {wait.group(1)}" if wait else "wrong")
+        ctx.close()
+        if wait and int(wait.group(1)) > 600:
+            locked_s = int(wait.group(1))
+            break
+    assert said.count("wrong") == 5 and locked_s > 800, said  # locked after five, wherever they were tried
+    # Another address is not slowed by this one.
+    other = pinned(browser, deployment, 1, address="127.0.0.78").new_page()
+    other.goto("/corpus")
+    other.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
+    wait_idle(other)
+    other.get_by_text("Organizer sign-in").click()
+    other.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
+    other.get_by_role("button", name="Sign in").click()
+    other.get_by_text("Signed in as organizer").wait_for(timeout=60_000)
+    other.context.close()
+
+
 def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment, browser):
     store = AnnotationStore(deployment.db_url)
     outputs = [f"вежливый ответ номер {i}" for i in range(12)]

@@ -84,3 +84,80 @@ def test_memory_stays_bounded_under_many_addresses():
         t.failed(f"c{k}", f"acct{k}")
     assert len(t._clients) <= MAX_TRACKED and len(t._accounts) <= MAX_TRACKED
     assert t.wait_s(f"c{MAX_TRACKED + 499}") > 0  # the newest are kept
+
+
+# ---------------------------------------------------------------- shared by the processes
+
+
+def shared_pair(tmp_path):
+    """Two throttles on one database, as two app processes behind the proxy, one clock."""
+    from detox_core.db import make_engine
+    from detox_core.ui.throttle import SharedLoginThrottle
+
+    now = [1_800_000_000.0]
+    url = f"sqlite:///{tmp_path / 'detox.sqlite'}"
+    return (SharedLoginThrottle(make_engine(url), clock=lambda: now[0]),
+            SharedLoginThrottle(make_engine(url), clock=lambda: now[0]), now)
+
+
+def test_guesses_spread_over_processes_count_once(tmp_path):
+    """10 wrong passwords from one address alternating between two processes: the second
+    process makes it wait after the first process's failure, and five lock it everywhere."""
+    one, two, now = shared_pair(tmp_path)
+    procs = [one, two]
+    checked = 0
+    for k in range(10):  # 10 tries in 5 s, alternating
+        p = procs[k % 2]
+        if p.wait_s("10.0.0.9", "organizer") == 0:
+            checked += 1
+            p.failed("10.0.0.9", "organizer")
+        now[0] += 0.5
+    assert checked <= 3  # was 10 with a count per process
+    while checked < 5:  # waiting out each delay, alternating
+        p = procs[checked % 2]
+        now[0] += p.wait_s("10.0.0.9", "organizer")
+        assert p.wait_s("10.0.0.9", "organizer") == 0
+        p.failed("10.0.0.9", "organizer")
+        checked += 1
+    now[0] += 60
+    assert one.wait_s("10.0.0.9", "organizer") > 800 and two.wait_s("10.0.0.9", "organizer") > 800
+    assert one.wait_s("10.0.0.10", "organizer") == 0  # another address is not locked out
+    now[0] += 900
+    assert two.wait_s("10.0.0.9", "organizer") == 0
+
+
+def test_shared_answers_equal_one_process_answers(tmp_path):
+    """The same sign-ins through the shared throttle and through one in-memory throttle
+    give the same waits, accounts under attack and known addresses included."""
+    import random
+
+    one, two, now = shared_pair(tmp_path)
+    mem = LoginThrottle(clock=lambda: now[0])
+    rnd = random.Random(7)
+    clients = [f"10.0.{i}.1" for i in range(30)]
+    for step in range(400):
+        client, account = rnd.choice(clients), rnd.choice(["organizer", "p1:anna", None])
+        shared = (one, two)[step % 2]
+        wait = shared.wait_s(client, account)
+        assert abs(wait - mem.wait_s(client, account)) < 1e-6, step
+        if wait == 0:
+            if rnd.random() < 0.08:
+                shared.succeeded(client, account)
+                mem.succeeded(client, account)
+            else:
+                shared.failed(client, account)
+                mem.failed(client, account)
+        now[0] += rnd.choice([0.1, 1, 5, 30])
+
+
+def test_a_database_that_cannot_be_read_falls_back_to_the_processs_own_counts(tmp_path):
+    from sqlalchemy import create_engine
+
+    from detox_core.ui.throttle import SharedLoginThrottle
+
+    now = [1_800_000_000.0]
+    gone = SharedLoginThrottle(create_engine(f"sqlite:///{tmp_path / 'missing' / 'no.sqlite'}"),
+                               clock=lambda: now[0])
+    assert gone.wait_s("a", "organizer") == 0
+    gone.failed("a", "organizer")
+    assert gone.wait_s("a", "organizer") == 1  # still throttled, by this process

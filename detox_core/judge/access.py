@@ -10,11 +10,16 @@ and in dollars when the endpoint's prices are set).
 The app marks a visitor's run with :func:`visitor_run`; :meth:`LLMJudge.judge
 <detox_core.judge.runner.LLMJudge.judge>` asks :func:`charge` before it sends anything,
 with the requests it is about to send (answers in the cache are free) and their
-estimated cost. Counts are kept per server process, in memory.
+estimated cost. The app keeps the counts in its database (:class:`SharedVisitorAllowance`),
+so every app process behind the proxy counts the same requests: an address gets its hourly
+requests once, not once per process. The library's default (the CLI, a notebook) counts in
+memory. The limits themselves are each process's: ``secrets.toml``, or an organizer's
+change in the sidebar of the process it was made on.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -24,7 +29,14 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, delete, func, insert, select, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from detox_core.db import upgrade, writer
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
+
+log = logging.getLogger(__name__)
 
 #: Seconds in the windows of the limits.
 HOUR_S, DAY_S = 3600.0, 86400.0
@@ -78,6 +90,24 @@ class VisitorPolicy:
         return cls(**kw).validate()
 
 
+def check(p: VisitorPolicy, requests: int, cost: float | None, used_hour: int, used_day: int,
+          spent_day: float) -> None:
+    """Refuse a visitor's run of ``requests`` (costing ``cost``) that would pass a limit,
+    given what the address sent in the last hour and all visitors in the last day."""
+    if used_hour + requests > p.requests_per_hour:
+        raise JudgeLimitError(
+            f"This run needs {requests:,} LLM judge requests; visitors may send {p.requests_per_hour:,} an "
+            f"hour from one address and yours sent {used_hour:,}. Score fewer pairs, or wait.")
+    if used_day + requests > p.daily_requests:
+        raise JudgeLimitError(
+            f"The visitors' LLM judge requests for today are used up ({used_day:,} of {p.daily_requests:,}); "
+            f"this run needs {requests:,}. Try again tomorrow, or choose another metric preset.")
+    if p.daily_usd is not None and cost is not None and spent_day + cost > p.daily_usd:
+        raise JudgeLimitError(
+            f"The visitors' LLM judge budget for today is spent (${spent_day:.2f} of ${p.daily_usd:.2f}; "
+            f"this run would cost about ${cost:.2f}). Try again tomorrow, or choose another metric preset.")
+
+
 class VisitorAllowance:
     """The visitors' spending of one server process."""
 
@@ -112,21 +142,8 @@ class VisitorAllowance:
                 mine.popleft()
             while self._all and self._all[0][0] <= now - DAY_S:
                 self._all.popleft()
-            used_hour = sum(n for _t, n in mine)
-            used_day = sum(n for _t, n, _c in self._all)
-            spent_day = sum(c for _t, _n, c in self._all)
-            if used_hour + requests > p.requests_per_hour:
-                raise JudgeLimitError(
-                    f"This run needs {requests:,} LLM judge requests; visitors may send {p.requests_per_hour:,} an "
-                    f"hour from one address and yours sent {used_hour:,}. Score fewer pairs, or wait.")
-            if used_day + requests > p.daily_requests:
-                raise JudgeLimitError(
-                    f"The visitors' LLM judge requests for today are used up ({used_day:,} of {p.daily_requests:,}); "
-                    f"this run needs {requests:,}. Try again tomorrow, or choose another metric preset.")
-            if p.daily_usd is not None and cost is not None and spent_day + cost > p.daily_usd:
-                raise JudgeLimitError(
-                    f"The visitors' LLM judge budget for today is spent (${spent_day:.2f} of ${p.daily_usd:.2f}; "
-                    f"this run would cost about ${cost:.2f}). Try again tomorrow, or choose another metric preset.")
+            check(p, requests, cost, used_hour=sum(n for _t, n in mine), used_day=sum(n for _t, n, _c in self._all),
+                  spent_day=sum(c for _t, _n, c in self._all))
             mine.append((now, requests))
             self._all.append((now, requests, cost or 0.0))
             if len(self._by_client) > 10_000:
@@ -140,12 +157,100 @@ class VisitorAllowance:
         return {**asdict(self.policy), "requests_today": sum(n for n, _ in day), "usd_today": sum(c for _, c in day)}
 
 
-_ALLOWANCE = VisitorAllowance()
+_meta = MetaData()
+visitor_spend = Table(
+    "judge_visitor_spend", _meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),  # seconds since the epoch
+    Column("client", String(200), nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("usd", Float, nullable=False),
+    Index("ix_judge_visitor_spend_client_at", "client", "at"),
+    Index("ix_judge_visitor_spend_at", "at"),
+)
+#: The PostgreSQL advisory lock around one visitor charge (check, then count).
+_CHARGE_LOCK = 0x6A75646765  # "judge"
+
+
+class SharedVisitorAllowance(VisitorAllowance):
+    """The visitors' spending of every app process sharing the app's database (table
+    ``judge_visitor_spend``): a charge checks and counts in one transaction that the
+    processes take in turn. Where the database cannot be used, the process's own counts
+    decide (logged), never no limit.
+
+    Args:
+        engine: the app's database.
+        policy: this process's limits.
+        clock: seconds since the epoch (a parameter for tests).
+    """
+
+    def __init__(self, engine: Engine, policy: VisitorPolicy | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(policy, clock)
+        self.engine = engine
+        self._ready = False
+        self._pruned = 0.0
+
+    def _table(self) -> None:
+        if not self._ready:
+            upgrade(self.engine, _meta)
+            self._ready = True
+
+    def charge(self, client: str, requests: int, cost: float | None) -> None:
+        p = self.policy
+        if not p.visitors or requests <= 0:
+            super().charge(client, requests, cost)  # the refusal to visitors, or nothing to count
+            return
+        now, col = self.clock(), visitor_spend.c
+        try:
+            self._table()
+            with writer(self.engine).begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CHARGE_LOCK})
+                used_hour = conn.execute(select(func.coalesce(func.sum(col.requests), 0))
+                                         .where(col.client == client[:200], col.at > now - HOUR_S)).scalar_one()
+                used_day, spent_day = conn.execute(select(func.coalesce(func.sum(col.requests), 0),
+                                                          func.coalesce(func.sum(col.usd), 0.0))
+                                                   .where(col.at > now - DAY_S)).one()
+                check(p, requests, cost, int(used_hour), int(used_day), float(spent_day))  # a refusal rolls back
+                conn.execute(insert(visitor_spend).values(at=now, client=client[:200], requests=requests,
+                                                          usd=cost or 0.0))
+                if now - self._pruned > 600:
+                    self._pruned = now
+                    conn.execute(delete(visitor_spend).where(col.at < now - DAY_S))
+        except SQLAlchemyError as err:
+            log.warning("LLM judge allowance: the database could not be used (%s); this process's counts decide",
+                        type(err).__name__)
+            super().charge(client, requests, cost)
+
+    def state(self) -> dict[str, Any]:
+        now, col = self.clock(), visitor_spend.c
+        try:
+            self._table()
+            with self.engine.connect() as conn:
+                n, usd = conn.execute(select(func.coalesce(func.sum(col.requests), 0),
+                                             func.coalesce(func.sum(col.usd), 0.0)).where(col.at > now - DAY_S)).one()
+        except SQLAlchemyError:
+            return super().state()
+        return {**asdict(self.policy), "requests_today": int(n), "usd_today": float(usd)}
+
+
+_ALLOWANCE: VisitorAllowance = VisitorAllowance()
 _visitor: ContextVar[str | None] = ContextVar("llm_judge_visitor", default=None)
 
 
 def allowance() -> VisitorAllowance:
-    """The allowance of this server process."""
+    """The allowance of this server process (shared by the processes once the app called
+    :func:`share`)."""
+    return _ALLOWANCE
+
+
+def share(engine: Engine) -> VisitorAllowance:
+    """From now on, count the visitors' requests in ``engine``'s database, with the limits
+    this process has now (the app calls it once per process)."""
+    global _ALLOWANCE
+    if not (isinstance(_ALLOWANCE, SharedVisitorAllowance) and _ALLOWANCE.engine is engine):
+        _ALLOWANCE = SharedVisitorAllowance(engine, _ALLOWANCE.policy)
     return _ALLOWANCE
 
 
@@ -176,4 +281,4 @@ def charge(requests: int, cost: float | None) -> None:
     run, else counted or refused (:class:`JudgeLimitError`)."""
     client = _visitor.get()
     if client is not None:
-        _ALLOWANCE.charge(client, requests, cost)
+        allowance().charge(client, requests, cost)

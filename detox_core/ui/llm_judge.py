@@ -12,7 +12,8 @@ from typing import Any
 import streamlit as st
 
 from detox_core.errors import DetoxInputError
-from detox_core.judge.access import VisitorPolicy, allowance
+from detox_core.db import default_url, make_engine
+from detox_core.judge.access import VisitorPolicy, allowance, share
 from detox_core.judge.runner import MAX_CONCURRENCY, LLMJudge, cost_text
 from detox_core.judge.settings import KEYS, resolve, server_settings, set_server_settings
 from detox_core.ui import auth, render
@@ -35,6 +36,7 @@ def _apply_secrets_once() -> bool:
     endpoint = {k: v for k, v in secrets.items() if k in KEYS}
     if endpoint:
         set_server_settings(**endpoint)
+    share(make_engine(default_url()))  # the visitors' requests are counted where every process sees them
     allowance().set_policy(VisitorPolicy.from_mapping({k: v for k, v in secrets.items() if k in POLICY_KEYS}))
     return True
 

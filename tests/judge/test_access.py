@@ -57,3 +57,41 @@ def test_settings_from_secrets_are_checked():
         VisitorPolicy.from_mapping({"visitor_daily_requests": "lots"})
     with pytest.raises(DetoxInputError, match="cannot be negative"):
         VisitorPolicy.from_mapping({"visitor_requests_per_hour": -1})
+
+
+def test_visitor_requests_are_counted_once_across_processes(tmp_path):
+    """Two app processes on one database: an address's hourly requests and the day's cap
+    are shared, so moving to another process (the proxy's cookie) buys nothing."""
+    from detox_core.db import make_engine
+    from detox_core.judge.access import SharedVisitorAllowance
+
+    now = [1_800_000_000.0]
+    url = f"sqlite:///{tmp_path / 'detox.sqlite'}"
+    policy = VisitorPolicy(True, requests_per_hour=50, daily_requests=120, daily_usd=0.30)
+    one = SharedVisitorAllowance(make_engine(url), policy, clock=lambda: now[0])
+    two = SharedVisitorAllowance(make_engine(url), policy, clock=lambda: now[0])
+    one.charge("10.0.0.1", 30, 0.01)
+    with pytest.raises(JudgeLimitError, match="yours sent 30"):
+        two.charge("10.0.0.1", 30, 0.01)  # 60 > 50 an hour, though process two saw none
+    two.charge("10.0.0.1", 20, 0.01)
+    two.charge("10.0.0.2", 50, 0.01)
+    with pytest.raises(JudgeLimitError, match=r"used up \(100 of 120\)"):
+        one.charge("10.0.0.3", 30, 0.01)  # the day's cap of all visitors
+    assert one.state()["requests_today"] == two.state()["requests_today"] == 100
+    with pytest.raises(JudgeLimitError, match="budget for today is spent"):
+        one.charge("10.0.0.3", 5, 0.28)
+    now[0] += 3601  # an hour later the address may send again; the day still counts
+    one.charge("10.0.0.1", 20, 0.01)
+    assert two.state()["requests_today"] == 120
+
+
+def test_a_database_that_cannot_be_used_falls_back_to_the_processs_counts(tmp_path):
+    from sqlalchemy import create_engine
+
+    from detox_core.judge.access import SharedVisitorAllowance
+
+    gone = SharedVisitorAllowance(create_engine(f"sqlite:///{tmp_path / 'missing' / 'no.sqlite'}"),
+                                  VisitorPolicy(True, requests_per_hour=50, daily_requests=120))
+    gone.charge("a", 40, None)
+    with pytest.raises(JudgeLimitError, match="yours sent 40"):
+        gone.charge("a", 20, None)

@@ -13,6 +13,7 @@ import streamlit as st
 from detox_core.annotation.store import MIN_SECRET_CHARS, Page
 from detox_core.errors import AnnotationError, StorageError, WrongSecretError
 from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS, UI_LANGUAGES, localized
+from detox_core.annotation.names import name_key
 from detox_core.annotation.tasks import Example
 from detox_core.ui.auth import require_page
 from detox_core.ui import render
@@ -102,7 +103,7 @@ if ann_id is None:
     if joined:
         throttle, client = login_throttle(), client_id()
         # Throttled per address, and per name where a password did not match it.
-        account = f"annotator:{code.strip()}:{' '.join(name.split()).casefold()}"
+        account = f"annotator:{code.strip()}:{name_key(name)}"  # look-alikes of a name are that name
         wait = throttle.wait_s(f"annotator:{client}", account)
         if wait > 0:
             st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
@@ -290,7 +291,7 @@ tasks = list(project.tasks)
 # A task is always chosen (clicking the chosen one again does not clear it), and it stays
 # chosen across pages: the page's keys never reach this control (see annotate_page).
 task = st.segmented_control("Task", tasks, format_func=lambda t: localized(t, ui).title, key="ann_task",
-                            default=tasks[0], required=True,
+                            default=tasks[0], required=True, bind="query-params",  # a reload keeps it
                             on_change=lambda: st.session_state.pop("ann_notice", None)) or tasks[0]
 sp = localized(task, ui)
 try:

@@ -51,5 +51,61 @@ def test_direction_controls_are_refused_in_names_and_dropped_from_file_names(sto
     with pytest.raises(AnnotationError, match="direction-control"):
         store.create_project(f"pilot{char}2", ["toxicity"], make_pairs(2))
     assert clean_name(f"report{char}txt.exe") == "reporttxt.exe"
-    # Right-to-left names themselves are fine (and their marks U+200F).
-    assert store.join(p.access_code, "\u0645\u0631\u064a\u0645\u200f", "maryams-pw-1").name == "\u0645\u0631\u064a\u0645\u200f"
+    # Right-to-left names themselves are fine; an invisible direction mark in them is not.
+    assert store.join(p.access_code, "\u0645\u0631\u064a\u0645", "maryams-pw-1").name == "\u0645\u0631\u064a\u0645"
+    with pytest.raises(AnnotationError, match="U\\+200F RIGHT-TO-LEFT MARK"):
+        store.join(p.access_code, "\u0645\u0631\u064a\u0645\u200f", "maryams-pw-2")
+
+
+# What the round-4 probe joined as "alice", and all read "alice" in the organizer's lists.
+INVISIBLE = {"C1 control": "\u009b", "zero-width space": "\u200b", "zero-width joiner": "\u200d",
+             "word joiner": "\u2060", "byte-order mark": "\ufeff", "soft hyphen": "\u00ad",
+             "left-to-right mark": "\u200e", "right-to-left mark": "\u200f", "Arabic letter mark": "\u061c",
+             "private use": "\ue000", "noncharacter U+FFFF": "\uffff"}
+
+
+@pytest.mark.parametrize("what", list(INVISIBLE))
+def test_invisible_characters_are_refused_and_the_organizer_sees_why(store, what):
+    p = project(store)
+    char = INVISIBLE[what]
+    with pytest.raises(AnnotationError, match=f"U\\+{ord(char):04X}"):
+        store.join(p.access_code, f"ali{char}ce", "alices-pw-123", client="203.0.113.5")
+    assert store.annotators(p.id).empty
+    log = store.log(p.id)
+    refused = log[log["kind"] == "name_refused"]
+    assert len(refused) == 1 and f"U+{ord(char):04X}" in refused["detail"].iloc[0]
+
+
+def test_a_pile_of_combining_marks_is_refused_but_real_accents_are_not(store):
+    p = project(store)
+    with pytest.raises(AnnotationError, match="more than 3 accents"):
+        store.join(p.access_code, "alice" + "\u0301" * 190, "alices-pw-123")
+    for k, name in enumerate(["हिन्दी", "مُحَمَّد", "שָׁלוֹם", "Nguyễn Văn An", "Ольга", "李明", "Zoë", "ቴዎድሮስ"]):
+        assert store.join(p.access_code, name, f"password-{k:03d}").name == name
+
+
+def test_names_that_read_alike_are_one_name(store):
+    """Case aside, and a look-alike letter (Cyrillic а, a capital I for l, full-width
+    letters) is the same letter: only the first "alice" joins; the others need her password,
+    and each refused look-alike is logged with the letters that differ."""
+    from detox_core.annotation.names import same_name
+
+    p = project(store)
+    alice = store.join(p.access_code, "alice", "alices-own-pw", client="203.0.113.1")
+    look_alikes = ["Alice", "ALICE", "\u0430lice", "aIice", "\uff41\uff4c\uff49\uff43\uff45", "al\u0456ce"]
+    for k, name in enumerate(look_alikes):
+        assert same_name(name, "alice"), name
+        with pytest.raises(WrongSecretError, match="taken in this project"):
+            store.join(p.access_code, name, f"someone-else-{k}", client=f"203.0.113.{10 + k}")
+    assert list(store.annotators(p.id)["name"]) == ["alice"]
+    # The right password under another case is alice herself.
+    assert store.join(p.access_code, "ALICE", "alices-own-pw").id == alice.id
+    log = store.log(p.id)
+    refused = log[log["kind"] == "name_refused"]
+    assert "CYRILLIC SMALL LETTER A" in " ".join(refused["detail"]) and len(refused) >= 4
+    # Two different names stay two.
+    store.join(p.access_code, "Legacy_Lena", "lenas-own-pw")
+    with pytest.raises(WrongSecretError):
+        store.join(p.access_code, "legacy_lena", "not-lenas-pw")
+    assert store.join(p.access_code, "Lina", "linas-own-pw").name == "Lina"
+    assert not same_name("Anna", "Anya") and not same_name("Дима", "Дина")

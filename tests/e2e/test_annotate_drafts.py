@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from detox_core.annotation.store import AnnotationStore, Settings
-from tests.e2e.test_annotate_keys import join
+from tests.e2e.test_annotate_keys import _segment, join
 from tests.e2e.util import CHROMIUM, SHOTS, cut_off_controls, no_exception, wait_idle
 
 pytestmark = [
@@ -23,7 +23,7 @@ def answered(page) -> dict[str, str]:
     """{item text: chosen answer} of the items the page shows as answered."""
     out = {}
     for row in page.locator(".ap-item.answered").all():
-        out[row.locator(".ap-text").inner_text()] = row.locator(".ap-opt.chosen").inner_text()
+        out[" | ".join(row.locator(".ap-text").all_inner_texts())] = row.locator(".ap-opt.chosen").inner_text()
     return out
 
 
@@ -94,4 +94,44 @@ def test_a_half_done_page_comes_back_after_a_reload_and_in_a_new_tab(server, bro
     wait_idle(page)
     assert page.locator(".ap-item.answered").count() == 0
     assert page.get_by_text("answers of this page restored").count() == 0
+    ctx.close()
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_reload_right_after_the_last_answer_loses_nothing_and_keeps_the_task(server, browser, db_url, width):
+    """Answers given a moment before a reload (before their draft could reach the server)
+    come back from the tab's own copy, on the task that was open: a second task's page
+    reloaded stays on that task, with its answers."""
+    store = AnnotationStore(db_url)
+    pairs = pd.DataFrame({"system": "sys", "idx": range(10), "input": [f"ты дурак {i}" for i in range(10)],
+                          "output": [f"ответ {i}" for i in range(10)]})
+    project = store.create_project(f"quick-reload-{width}", ["toxicity", "content"], pairs,
+                                   settings=Settings(page_size=5, controls_per_page=0, min_page_seconds=0,
+                                                     training=False))
+    ctx = browser.new_context(viewport={"width": width, "height": 1000})
+    page = ctx.new_page()
+    join(page, server, project.access_code, f"Quick {width}")
+    _segment(page, "Content").click()  # the second task
+    page.get_by_text("item 1 of 5 · 0 answered").wait_for(timeout=60_000)
+    wait_idle(page)
+    question = page.locator(".ap-q").inner_text()
+    page.locator("h1").first.click()
+    for key in "12":
+        page.keyboard.press(key)
+    given = answered(page)
+    assert len(given) == 2
+    page.reload()  # at once: no draft has been sent yet
+    wait_restored(page, 2)
+    assert page.locator(".ap-q").inner_text() == question  # still the Content task
+    assert answered(page) == given
+    assert not cut_off_controls(page)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"annotate_quick_reload_{width}.png"), full_page=True)
+    # The tab's copy reached the server too: a new tab of the same annotator finds them.
+    time.sleep(2)
+    other = ctx.new_page()
+    join(other, server, project.access_code, f"Quick {width}")
+    _segment(other, "Content").click()
+    wait_restored(other, 2)
+    assert answered(other) == given
     ctx.close()

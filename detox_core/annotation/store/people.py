@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from detox_core.annotation.names import MAX_NAME_CHARS, clean_name, look_alike, name_keys
 from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
 from detox_core.annotation.quality import address_refusal, check_complete, check_label, draw_exam, exam_passed
 from detox_core.annotation.store.queries import get_row, has_exam, page_view, project_languages
@@ -24,7 +25,6 @@ from detox_core.annotation.store.views import Annotator, ExamResult, Page, Setti
 from detox_core.annotation.tasks import spec
 from detox_core.db import guard_public_methods
 from detox_core.errors import AnnotationError, WrongSecretError
-from detox_core.text import bidi_controls
 from detox_core.vocab import language_name
 
 
@@ -54,70 +54,101 @@ class AnnotatorActions:
         Raises:
             AnnotationError: a wrong or missing password, a bad name or access code.
         """
-        name = " ".join(name.split())
-        if not name:
-            raise AnnotationError("enter your name")
-        if len(name) > 200:
-            raise AnnotationError("the name is longer than 200 characters")
-        if any(ord(c) < 32 or c == "\x7f" for c in name):
-            raise AnnotationError("the name has a control character (such as NUL): type it again")
-        if bidi := bidi_controls(name):
-            raise AnnotationError(f"the name holds a direction-control character ({', '.join(bidi)}) that would show "
-                                  "it in another order: type it again without")
-        refused = None
+        try:
+            name, bad_name = clean_name(name), None
+        except AnnotationError as err:
+            name, bad_name = " ".join(name.split())[:MAX_NAME_CHARS], str(err)
+        refused, wrong = None, None
         with self._lock, self._write() as s, s.begin():
             project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
             if project is None:
                 raise AnnotationError("no project has this access code")
-            row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project.id,
-                                                       AnnotatorRow.name == name)).first()
-            if secret is not None and len(secret) < MIN_SECRET_CHARS:
-                raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
             client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
-            if row is None and project.status != "open":
-                raise AnnotationError("this project is closed")
-            if row is None:
-                settings = Settings.from_json(project.settings)
-                refused = address_refusal(self._refused_from(s, project.id, client_hash), settings) \
-                    if client_hash and settings.max_refused_per_address else None
-                if refused:
-                    # Logged (once per name and address) for the organizer, then refused below,
-                    # after this transaction stored the log line.
-                    logged = s.scalar(select(func.count()).select_from(EventRow).where(
-                        EventRow.project_id == project.id, EventRow.kind == "join_refused",
-                        EventRow.client == client_hash, EventRow.name == name,
-                        EventRow.created_at > self._allowed_at(s, project.id, client_hash)))
-                    if not logged:
-                        s.add(EventRow(project_id=project.id, name=name, kind="join_refused", client=client_hash,
-                                       detail=f"address limit: {settings.max_refused_per_address} refused "
-                                              "attempt(s) from the same address", created_at=utc_now()))
-                else:
-                    status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
-                    row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
-                                       secret_hash=hash_secret(secret) if secret is not None else None,
-                                       client=client_hash)
-                    s.add(row)
-                    s.flush()
-            elif row.secret_hash is not None:
-                if secret is None or not check_secret(secret, row.secret_hash):
-                    raise WrongSecretError("this name is taken in this project and the password does not match: "
-                                          "type your own password, or join under another name")
-            elif secret is not None:
-                # Joined before passwords were asked. Whoever first types the name must not
-                # become its owner: only the address it joined from may set its password;
-                # anyone else needs the organizer (set_secret).
-                if not (client_hash and row.client == client_hash):
-                    raise WrongSecretError(
-                        "this name joined before passwords were asked, from another address: ask the project's "
-                        "organizer to set a password for it (Annotation projects, Annotators), then sign in with it")
-                row.secret_hash = hash_secret(secret)
-                s.add(EventRow(project_id=project.id, annotator_id=row.id, name=row.name, kind="password_set",
-                               detail="set by the annotator, from the address they joined from",
-                               client=client_hash, created_at=utc_now()))
-            view = None if refused else annotator_view(row)
+            if bad_name is not None:
+                if name:  # the organizer sees what was refused, and why (once per name and address)
+                    self._log_name_refused(s, project.id, name, client_hash, bad_name)
+                refused, row = bad_name, None
+            else:
+                row = self._same_name(s, project.id, name)
+                if secret is not None and len(secret) < MIN_SECRET_CHARS:
+                    raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
+                if row is None and project.status != "open":
+                    raise AnnotationError("this project is closed")
+                if row is None:
+                    settings = Settings.from_json(project.settings)
+                    refused = address_refusal(self._refused_from(s, project.id, client_hash), settings) \
+                        if client_hash and settings.max_refused_per_address else None
+                    if refused:
+                        # Logged (once per name and address) for the organizer, then refused below,
+                        # after this transaction stored the log line.
+                        logged = s.scalar(select(func.count()).select_from(EventRow).where(
+                            EventRow.project_id == project.id, EventRow.kind == "join_refused",
+                            EventRow.client == client_hash, EventRow.name == name,
+                            EventRow.created_at > self._allowed_at(s, project.id, client_hash)))
+                        if not logged:
+                            s.add(EventRow(project_id=project.id, name=name, kind="join_refused", client=client_hash,
+                                           detail=f"address limit: {settings.max_refused_per_address} refused "
+                                                  "attempt(s) from the same address", created_at=utc_now()))
+                    else:
+                        status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
+                        row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
+                                           secret_hash=hash_secret(secret) if secret is not None else None,
+                                           client=client_hash)
+                        s.add(row)
+                        s.flush()
+                elif row.secret_hash is not None:
+                    if secret is None or not check_secret(secret, row.secret_hash):
+                        if row.name != name:  # a look-alike of a name in the project: logged for the organizer
+                            self._log_name_refused(s, project.id, name, client_hash, look_alike(name, row.name))
+                            wrong = (f"this name looks like “{row.name}”, already taken in this project, and the "
+                                     "password does not match: type your own password, or join under a clearly "
+                                     "different name")
+                        else:
+                            raise WrongSecretError("this name is taken in this project and the password does not "
+                                                   "match: type your own password, or join under another name")
+                elif secret is not None:
+                    # Joined before passwords were asked. Whoever first types the name must not
+                    # become its owner: only the address it joined from may set its password;
+                    # anyone else needs the organizer (set_secret).
+                    if not (client_hash and row.client == client_hash):
+                        raise WrongSecretError(
+                            "this name joined before passwords were asked, from another address: ask the project's "
+                            "organizer to set a password for it (Annotation projects, Annotators), then sign in with it")
+                    row.secret_hash = hash_secret(secret)
+                    s.add(EventRow(project_id=project.id, annotator_id=row.id, name=row.name, kind="password_set",
+                                   detail="set by the annotator, from the address they joined from",
+                                   client=client_hash, created_at=utc_now()))
+            view = None if refused or wrong else annotator_view(row)
+        if wrong:
+            raise WrongSecretError(wrong)
         if refused:
             raise AnnotationError(refused)
         return view
+
+    @staticmethod
+    def _same_name(s: Session, project_id: int, name: str) -> AnnotatorRow | None:
+        """The annotator of the project whose name is ``name``, or reads as it (case, look-alike
+        letters: :func:`~detox_core.annotation.names.name_keys`); the exact name first, then the
+        earliest look-alike."""
+        row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project_id,
+                                                   AnnotatorRow.name == name)).first()
+        if row is not None:
+            return row
+        keys = name_keys(name)
+        for other_id, other in s.execute(select(AnnotatorRow.id, AnnotatorRow.name)
+                                         .where(AnnotatorRow.project_id == project_id).order_by(AnnotatorRow.id)):
+            if keys & name_keys(other):
+                return s.get(AnnotatorRow, other_id)
+        return None
+
+    @staticmethod
+    def _log_name_refused(s: Session, project_id: int, name: str, client_hash: str | None, why: str) -> None:
+        logged = s.scalar(select(func.count()).select_from(EventRow).where(
+            EventRow.project_id == project_id, EventRow.kind == "name_refused", EventRow.name == name,
+            EventRow.client == client_hash))
+        if not logged:
+            s.add(EventRow(project_id=project_id, name=name, kind="name_refused", client=client_hash,
+                           detail=why[:500], created_at=utc_now()))
 
     @staticmethod
     def _allowed_at(s: Session, project_id: int, client_hash: str) -> datetime:

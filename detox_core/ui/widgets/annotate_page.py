@@ -100,6 +100,34 @@ export default function (component) {
   if (live && live.page === data.page && live.answers.length === n) {
     live.answers.forEach((a, k) => { if (a !== null) answers[k] = a; });
   }
+  // The tab's own copy of this page's answers (sessionStorage: this tab only, kept over a
+  // reload), written at every answer: a reload sooner than the draft's message, or one that
+  // cut it off, loses nothing. Read on the tab's first drawing of the page; the copies of
+  // other pages go.
+  const storeKey = "detox-ap:" + data.page;
+  const allowed = new Set(data.options.map((o) => o.value));
+  let fromTab = 0;
+  if (data.drafts) {
+    try {
+      for (let i = window.sessionStorage.length - 1; i >= 0; i--) {
+        const k = window.sessionStorage.key(i);
+        if (k && k.startsWith("detox-ap:") && k !== storeKey) window.sessionStorage.removeItem(k);
+      }
+      const kept = JSON.parse(window.sessionStorage.getItem(storeKey) || "null");
+      if (!live && Array.isArray(kept) && kept.length === n) {
+        kept.forEach((a, k) => {
+          if (allowed.has(a) && answers[k] !== a) {
+            if (answers[k] === null) fromTab += 1;
+            answers[k] = a;
+          }
+        });
+      }
+    } catch (err) { /* no storage in this tab (a private window's limit): the server's drafts hold */ }
+  }
+  const keepInTab = () => {
+    if (!data.drafts) return;
+    try { window.sessionStorage.setItem(storeKey, JSON.stringify(answers)); } catch (err) { /* as above */ }
+  };
   parentElement.__apLive = { page: data.page, answers: answers };
   let current = Math.max(0, answers.indexOf(null));  // the mark on the first item without an answer
   let sent = false;
@@ -113,9 +141,15 @@ export default function (component) {
     return e;
   };
   let notice = null;
-  if (data.notice) {
-    notice = el("div", "ap-notice " + data.notice.kind, data.notice.text);
-    notice.setAttribute("role", data.notice.kind === "success" ? "status" : "alert");
+  let noticeData = data.notice;
+  if (fromTab > 0) {  // answers the server had not got yet: the notice counts them all
+    const total = answers.filter((a) => a !== null).length;
+    const text = total === 1 ? data.words.restored_one : data.words.restored.replace("{n}", total);
+    noticeData = { kind: "success", text: text };
+  }
+  if (noticeData) {
+    notice = el("div", "ap-notice " + noticeData.kind, noticeData.text);
+    notice.setAttribute("role", noticeData.kind === "success" ? "status" : "alert");
     root.append(notice);
   }
   const head = el("div", "ap-head");
@@ -192,6 +226,7 @@ export default function (component) {
   function answer(k, value, byMouse) {
     if (sent) return;
     answers[k] = value;
+    keepInTab();
     current = nextUnanswered(k);
     msg.textContent = "";
     draw();
@@ -262,6 +297,10 @@ export default function (component) {
   document.addEventListener("keydown", onKey, true);
   document.addEventListener("pointerdown", onPointer, true);
   draw();
+  if (fromTab > 0) {  // the server gets what only the tab had
+    keepInTab();
+    draftTimer = setTimeout(sendDraft, data.draft_ms);
+  }
   // A control clicked before this page was drawn (the Task control) gives the focus up.
   const active = document.activeElement;
   if (!typing(active) && !(active && active.shadowRoot && typing(active.shadowRoot.activeElement))) {
@@ -320,7 +359,7 @@ RETRY_S = 20
 #: the page's draft: a run of keys is one message, and a reload loses at most this much.
 DRAFT_MS = 600
 
-_OWN_WORDS = ("keys", "language", "restored", "restored_one")
+_OWN_WORDS = ("keys", "language")
 
 
 def restored_text(n: int, ui: str = DEFAULT_UI) -> str:

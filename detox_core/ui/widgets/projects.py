@@ -16,7 +16,7 @@ from detox_core.ui.widgets.tables import MISSING
 EVENT_WORDS = {"exam_failed": "failed the exam", "banned": "banned by a quality rule",
                "join_refused": "refused at joining (address limit)", "readmitted": "admitted by an organizer",
                "unbanned": "unbanned by an organizer", "address_allowed": "address allowed again",
-               "password_set": "password set"}
+               "password_set": "password set", "name_refused": "name refused at joining"}
 
 
 def refused_section(store: AnnotationStore, project: Project) -> None:

@@ -27,7 +27,7 @@ from detox_core.ui.widgets.failure_groups import failure_kinds_section
 from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
-from detox_core.ui.sidebar import current_choice, split_picker
+from detox_core.ui.sidebar import current_choice, split_languages, split_picker
 from detox_core.ui.store import cached_scores, shared_store
 from detox_core.analysis.export import signature_caption, with_interval
 from detox_core.ui.widgets.tables import MISSING, paper_downloads
@@ -74,6 +74,7 @@ if not choice.ok:
 store = shared_store()
 c1, c2 = st.columns(2)
 split = split_picker(choice, c1)
+languages = split_languages(choice, split)  # the picked languages this test set has inputs in
 listed = store.list(dataset=choice.source, split=split)
 if listed.empty:
     st.info("Nothing scored for this test set yet: score submissions on the **Submissions** page.", icon=":material/info:")
@@ -82,7 +83,7 @@ groups = sorted({(p, c) for p, c in zip(listed["preset"], listed["calibrated"])}
 group = c2.selectbox("Preset", groups, key="cmp_preset",
                      format_func=lambda g: preset_label(*g))
 subset = listed[(listed["preset"] == group[0]) & (listed["calibrated"] == group[1])]
-agreement_note(group[0], group[1], choice.languages, key="cmp_agr")
+agreement_note(group[0], group[1], languages, key="cmp_agr")
 names = display_names(subset)
 if len(names) < 2:
     st.info("Score at least two submissions with this preset to compare them.", icon=":material/info:")
@@ -97,14 +98,14 @@ frames = {names[i]: cached_scores(i) for i in picked}
 by_language = choice.multilingual and all((f["lang"] != "").any() for f in frames.values())
 if by_language:
     answered_by = {names[i]: subset.set_index("id").at[i, "answered"] for i in picked}
-    frames, common, missing, uncovered = common_languages(frames, choice.languages, answered_by)
+    frames, common, missing, uncovered = common_languages(frames, languages, answered_by)
     for name, langs in missing.items():
         st.warning(f"{render.md(name, None)} is partial: it does not answer {_langs(langs)}; the systems are compared "
                    "on the languages all of them answer.", icon=":material/info:")
     if uncovered:
         st.info(f"The {preset_label(*group)} preset covers {render.md(preset_class(group[0]).coverage(), None)}: "
                 f"{_langs(uncovered)} are answered but not scored (n/a, never zero). The means below are over "
-                f"{len(common)} of {len(choice.languages)} languages, not the edition's average.",
+                f"{len(common)} of {len(languages)} languages, not the edition's average.",
                 icon=":material/info:")
     if not common:
         st.info("These systems answer no picked language in common.")

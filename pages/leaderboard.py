@@ -29,7 +29,7 @@ from detox_core.ui import render
 from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.widgets.scores import preset_label
-from detox_core.ui.sidebar import current_choice, split_picker
+from detox_core.ui.sidebar import current_choice, split_languages, split_picker
 from detox_core.ui.store import cached_boards, cached_human_scores, shared_store
 from detox_core.analysis.export import signature_caption, with_interval
 from detox_core.ui.widgets.human_scores import board_signature, human_source_note
@@ -149,6 +149,8 @@ def multilingual_page(choice, edition) -> None:
     axis = c2.segmented_control("Rank by", list(AXIS_NAMES), default="j", required=True, key="lb_axis", wrap=True,
                                 format_func=AXIS_NAMES.get, help="Bootstrap intervals and significance use this "
                                 "axis.") or "j"
+    here = set(split_languages(choice, split))  # the picked languages this test set has inputs in
+    langs = [c for c in langs if c in here] or langs
     store = shared_store()
     listed = store.list(dataset=choice.source, split=split)
     boards = cached_language_boards(store.url, choice.source, split, tuple(langs), axis,

@@ -51,7 +51,10 @@ top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap=
 codes = list(LANGUAGES)
 # A hand-made link may name the language by its code (?live_lang=zh) or name, not only the label.
 accept_plain_values("live_lang", codes, language_label, aliases=lambda code: [language_name(code)])
-language = top.selectbox("Language", codes, index=codes.index(_default_language()), key="live_lang",
+# The default only for a widget without a value yet (one set from a link above is its value:
+# Streamlit warns when a widget gets both).
+language = top.selectbox("Language", codes, key="live_lang",
+                         index=None if st.session_state.get("live_lang") in codes else codes.index(_default_language()),
                          bind="query-params", width=200,
                          format_func=language_label,
                          help="The language of the texts: only the metric presets that cover it are offered.")

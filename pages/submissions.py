@@ -33,7 +33,7 @@ from detox_core.ui.models import shared_pool
 from detox_core.ui.widgets.agreement import agreement_note
 from detox_core.ui.widgets.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
 from detox_core.ui.params import clamp_value
-from detox_core.ui.sidebar import current_choice, offer_answered_split, split_picker
+from detox_core.ui.sidebar import current_choice, offer_answered_split, split_languages, split_picker
 from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
                                  shared_store)
 from detox_core.ui.widgets.tables import MISSING
@@ -55,6 +55,7 @@ top = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap=
 split = split_picker(choice, top, width=180, help="The inputs the submission answers, one output per "
                      "input in this order.")
 preset, calibrated = preset_picker("sub_preset", top, languages=choice.languages)
+languages = split_languages(choice, split)  # the picked languages this test set has inputs in
 if preset is None:
     st.stop()
 multilingual = choice.multilingual
@@ -298,12 +299,12 @@ def manage(listed) -> None:
 
 if multilingual:
     # The task's numbers: each language's mean counts once, over the languages picked in the sidebar.
-    listed = with_language_means(listed, {int(i): cached_scores(int(i)) for i in listed["id"]}, choice.languages)
+    listed = with_language_means(listed, {int(i): cached_scores(int(i)) for i in listed["id"]}, languages)
 
 if flash := st.session_state.pop("sub_flash", None):
     st.success(flash, icon=":material/check_circle:")
 st.subheader("Stored submissions")
-agreement_note(preset, calibrated, choice.languages, key="sub_agr")
+agreement_note(preset, calibrated, languages, key="sub_agr")
 if organizer:
     manage(listed)
 if multilingual:
@@ -313,7 +314,7 @@ if multilingual:
     else:
         whose = (f"by {preset_label(preset, calibrated)}: not the official average"
                  + (f", which is the mean J by {preset_label(own_preset)}" if own_preset else ""))
-    st.caption(f"Scores are means over the {len(choice.languages)} language(s) picked in the sidebar, each language "
+    st.caption(f"Scores are means over the {len(languages)} language(s) picked in the sidebar, each language "
                f"counting once ({whose}); an empty cell is an axis no picked language could be scored on (a "
                "submission's By language section says why).")
 lang_cols = ["languages"] if multilingual else []
@@ -381,8 +382,8 @@ if multilingual:
 refs_key = hashlib.sha1(repr(references).encode()).hexdigest()
 table = cached_sentence_table(view_id, f"{choice.source}|{refs_key}", references, choice.lexicon)
 if multilingual:
-    show_languages(view_scores, choice.languages, listed.set_index("id").at[view_id, "answered"])
-    table = table[table["lang"].isin(choice.languages)]
+    show_languages(view_scores, languages, listed.set_index("id").at[view_id, "answered"])
+    table = table[table["lang"].isin(languages)]
 st.subheader(f"Sentences of {render.md(names[view_id])}")
 filters = st.container(horizontal=True, wrap=True, vertical_alignment="bottom", gap="medium")
 text = filters.text_input("Search input or output", key="sub_q", width=260)

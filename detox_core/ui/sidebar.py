@@ -299,3 +299,21 @@ def offer_answered_split(upload, choice: CorpusChoice, split: str) -> None:
             f"{counts.get(split, 0):,} of `{split}`.", icon=":material/swap_horiz:")
     st.button(f"Score it against {best}", key="sub_use_answered_split", icon=":material/swap_horiz:",
               on_click=choose_split, args=(best,))
+
+
+def split_languages(choice: CorpusChoice, split: str) -> tuple[str, ...]:
+    """The languages picked in the sidebar that have inputs in ``split`` (TextDetox 2025's
+    test split holds 9 of its 15 languages): what a submission of that split can answer.
+    Says which picked languages it has none of, once, under the test-set picker."""
+    whole = choice.whole if choice.whole is not None else choice.prepared
+    picked = tuple(choice.languages)
+    if not picked or whole is None or "lang" not in whole.columns or "split" not in whole.columns:
+        return picked
+    present = set(whole.loc[whole["split"] == split, "lang"])
+    here = tuple(c for c in picked if c in present)
+    absent = [c for c in picked if c not in present]
+    if absent and here:
+        st.caption(f"The {render.md(split, None)} split has inputs in {len(here)} of the {len(picked)} languages "
+                   f"picked: none in {', '.join(language_name(c) for c in absent)}. Scores and completeness here are "
+                   "over those it has.")
+    return here if here else picked

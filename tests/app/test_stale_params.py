@@ -151,3 +151,15 @@ def test_a_link_with_an_unknown_test_set_opens_on_test_not_on_the_first_split():
     at.run()
     assert not at.exception
     assert at.selectbox(key="split").value == "test"
+
+
+def test_a_language_link_by_code_or_name_opens_on_it_without_a_warning(tiny_data, caplog):
+    """?live_lang=zh and ?live_lang=Chinese pick Chinese, set the supported way: no
+    "default value but also ... Session State API" warning in the server's log."""
+    for value in ("zh", "Chinese", "ZH"):
+        caplog.clear()
+        live = AppTest.from_file(str(PROJECT_ROOT / "pages" / "live_scoring.py"), default_timeout=60)
+        live.query_params["live_lang"] = value
+        live.run()
+        assert not errors(live) and live.selectbox(key="live_lang").value == "zh", value
+        assert not [r for r in caplog.records if "Session State API" in r.getMessage()], caplog.text[-1500:]

@@ -62,3 +62,34 @@ def test_the_uploader_takes_the_codalab_zip_and_reads_it(sample):
     run(at)
     offer = " ".join(i.value for i in at.info)
     assert "This file answers the **dev** split: 6,000 of its rows are inputs of `dev`" in offer
+
+
+def test_a_whole_test_split_file_is_not_called_partial_for_languages_the_split_does_not_hold(sample):
+    """TextDetox 2025's test split holds 9 of the 15 languages picked in the sidebar: a file
+    answering all of it is complete, its mean is over those 9, and the page says which
+    picked languages the split has no inputs in (it said "Partial: the file does not answer
+    French, Hebrew, ..." before)."""
+    import pandas as pd
+
+    from detox_core import editions
+
+    root = sample.parents[2]
+    test = editions.load_dataset("textdetox2025", ("test",), root)
+    assert test["lang"].nunique() < 15  # the premise: the test split holds fewer languages
+    upload = pd.DataFrame({"toxic_sentence": test["toxic_comment"], "neutral_sentence": test["toxic_comment"],
+                           "lang": test["lang"]}).to_csv(sep="\t", index=False).encode()
+    at = AppTest.from_file(PAGE, default_timeout=600)
+    at.query_params["dataset"] = "TextDetox 2025"
+    run(at)
+    assert at.selectbox(key="split").value == "test"
+    at.file_uploader(key="sub_upload").upload("copy_test.tsv", upload, "text/tab-separated-values")
+    run(at)
+    next(b for b in at.button if b.label == "Score the upload").click()
+    run(at)
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "Partial" not in warnings, warnings
+    captions = " ".join(c.value for c in at.caption)
+    n = test["lang"].nunique()
+    assert f"has inputs in {n} of the 15 languages picked: none in" in captions and "French" in captions
+    assert f"Mean J over the {n} languages" in captions or f"over the {n} languages" in captions

@@ -372,7 +372,12 @@ with tabs["New project"]:
             examples = None
         if any(langs):
             st.markdown("**Control questions per language**")
-            st.dataframe(control_coverage(corpus, langs, uploaded, default_lang), hide_index=True, column_config={
+            coverage = control_coverage(corpus, langs, uploaded, default_lang)
+            if n_ctrl and (none := coverage[coverage["source"] == "none"]["language"].tolist()):
+                st.warning(f"No control questions can be made for {', '.join(none)}: the corpus has no pairs with "
+                           "references in them, and none are uploaded. Upload control items for them, leave them "
+                           "out, or set the generated control items to 0.", icon=":material/warning:")
+            st.dataframe(coverage, hide_index=True, column_config={
                 "lang": "Code", "language": "Language",
                 "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference, in the "
                                                               "splits other than the one judged"),

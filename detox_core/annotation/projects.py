@@ -97,6 +97,8 @@ class LanguageControls:
     controls: int
     exam: int
     problem: str = ""  # why the language has no control questions and what to upload
+    lacking: tuple[str, ...] = ()  # the tasks it has no control questions for
+    why: str = ""  # why none were made from the corpus
 
 
 CONTROL_UPLOAD_HINT = ("upload a control-items TSV (columns lang, task, text, golden; input for the content task; "
@@ -133,13 +135,14 @@ def language_controls(corpus: pd.DataFrame, tasks: Sequence[str], languages: Seq
         ctrl = [replace(c, lang=lang) for c in made[0]] + mine
         ex = [replace(c, lang=lang) for c in made[1]] + mine_exam
         source = " + ".join(n for n, has in (("corpus", made[0] or made[1]), ("uploaded", mine or mine_exam)) if has)
-        problem = ""
+        problem, lacking = "", []
         if per_task > 0:
             lacking = [t for t in tasks if not any(c.task == t for c in ctrl)]
             if lacking:
                 name = f"{language_name(lang)} ({lang})" if lang else "This project's language"
                 problem = f"{name} has no control questions for {', '.join(lacking)}: {why or 'none were made'}."
-        plan.append(LanguageControls(lang, source or "none", len(ctrl), len(ex), problem))
+        plan.append(LanguageControls(lang, source or "none", len(ctrl), len(ex), problem, tuple(lacking),
+                                     why or "none were made"))
         controls += ctrl
         exam += ex
     return controls, exam, plan
@@ -152,7 +155,16 @@ def controls_problem(plan: Sequence[LanguageControls]) -> str:
     if not lacking:
         return ""
     codes = ", ".join(p.lang for p in lacking if p.lang) or "left empty"
-    return (" ".join(p.problem for p in lacking) + " To go on, " + CONTROL_UPLOAD_HINT.format(lang=codes)
+    # One sentence per reason: 15 languages without references are one line, not fifteen.
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for p in lacking:
+        groups.setdefault((p.lacking, p.why), []).append(f"{language_name(p.lang)} ({p.lang})" if p.lang
+                                                         else "This project's language")
+    said = " ".join(
+        f"{names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]} "
+        f"{'has' if len(names) == 1 else 'have'} no control questions for {', '.join(tasks)}: {why}."
+        for (tasks, why), names in groups.items())
+    return (said + " To go on, " + CONTROL_UPLOAD_HINT.format(lang=codes)
             + "; or leave " + ("that language" if len(lacking) == 1 else "those languages")
             + " out, or set the generated control items to 0.")
 

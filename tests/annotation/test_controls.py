@@ -156,3 +156,20 @@ def test_a_lookup_of_the_public_corpus_does_not_answer_the_controls(real_data):
         for items in (controls, exam):
             accuracy, _found = cheat_accuracy(items, lookup)
             assert accuracy < Settings().ban_control_accuracy - 0.1, (task, accuracy)
+
+
+def test_languages_without_control_questions_for_one_reason_are_said_in_one_sentence():
+    """A corpus without references in 15 languages: one sentence naming them, not fifteen."""
+    import pandas as pd
+
+    from detox_core.annotation.projects import controls_problem, language_controls
+
+    langs = ["am", "ar", "de", "en"]
+    corpus = pd.DataFrame({"toxic_comment": [f"t {i}" for i in range(8)], "neutral_comment1": "",
+                           "neutral_comment2": "", "neutral_comment3": "",
+                           "lang": langs * 2, "split": "dev"})
+    _, _, plan = language_controls(corpus, ["toxicity"], langs, per_task=5, exam_per_task=0)
+    said = controls_problem(plan)
+    assert said.count("no control questions") == 1, said
+    assert "Amharic (am), Arabic (ar), German (de) and English (en) have no control questions for toxicity" in said
+    assert "leave those languages out, or set the generated control items to 0" in said

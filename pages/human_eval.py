@@ -242,39 +242,37 @@ def per_sentence() -> None:
         threshold = a3.slider("Metric says yes from", 0.0, 1.0, 0.5, 0.01, key="he_threshold")
         conf = confusion(frame, axis, metric, threshold)
         conf = conf.rename(index=lambda v: v.replace("human", WHO)).rename_axis(index=WHO)
-        m1, m2 = st.columns([1, 2])
-        with m1:
-            st.markdown("**Confusion matrix**")
-            st.dataframe(conf, placeholder=MISSING, column_config={c: st.column_config.NumberColumn(c) for c in conf.columns})
-            total = conf.values.sum()
-            st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
-        with m2:
-            view = st.segmented_control("Show", ["all", "human yes, metric no", "human no, metric yes"], default="all",
-                                        required=True, key="he_view", wrap=True,
-                                        format_func=lambda v: v.replace("human", WHO))
-            rows = frame if view == "all" else disagreements(frame, axis, metric, threshold)[view]
-            lang_col = ["lang"] if "lang" in rows else []
-            picked = st.dataframe(
-                rows[["participant_name", *lang_col, "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
-                      *HUMAN_AXES.values(), metric]],
-                hide_index=True, placeholder=MISSING, height=340, on_select="rerun", selection_mode="single-row",
-                key="he_rows",
-                column_config={
-                    "participant_name": st.column_config.TextColumn("System"),
-                    "lang": st.column_config.TextColumn("Language", width="small"),
-                    "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
-                    "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
-                    "neutral_sentence_reference": st.column_config.TextColumn("Reference", width="medium"),
-                    metric: st.column_config.NumberColumn(metric, format="%.2f"),
-                },
-            )
-            selected = picked.selection.rows if picked is not None and hasattr(picked, "selection") else []
-            if len(rows):
-                pair_detail(rows.iloc[selected[0] if selected and selected[0] < len(rows) else 0])
-                st.caption("The selected pair (the first one until a row is selected), "
-                           "right to left for Arabic and Hebrew.")
-            st.caption(f"{len(rows):,} rows")
-
+        # The matrix above the pairs, as wide as it needs: beside them it was cut at 800 px.
+        st.markdown("**Confusion matrix**")
+        st.dataframe(conf, placeholder=MISSING, width="content",
+                     column_config={c: st.column_config.NumberColumn(c) for c in conf.columns})
+        total = conf.values.sum()
+        st.caption(f"Agreement at this threshold: {(conf.iloc[0, 0] + conf.iloc[1, 1]) / max(total, 1):.1%}")
+        view = st.segmented_control("Show", ["all", "human yes, metric no", "human no, metric yes"], default="all",
+                                    required=True, key="he_view", wrap=True,
+                                    format_func=lambda v: v.replace("human", WHO))
+        rows = frame if view == "all" else disagreements(frame, axis, metric, threshold)[view]
+        lang_col = ["lang"] if "lang" in rows else []
+        picked = st.dataframe(
+            rows[["participant_name", *lang_col, "toxic_sentence", "neutral_sentence", "neutral_sentence_reference",
+                  *HUMAN_AXES.values(), metric]],
+            hide_index=True, placeholder=MISSING, height=340, on_select="rerun", selection_mode="single-row",
+            key="he_rows",
+            column_config={
+                "participant_name": st.column_config.TextColumn("System"),
+                "lang": st.column_config.TextColumn("Language", width="small"),
+                "toxic_sentence": st.column_config.TextColumn("Input", width="medium"),
+                "neutral_sentence": st.column_config.TextColumn("Output", width="medium"),
+                "neutral_sentence_reference": st.column_config.TextColumn("Reference", width="medium"),
+                metric: st.column_config.NumberColumn(metric, format="%.2f"),
+            },
+        )
+        selected = picked.selection.rows if picked is not None and hasattr(picked, "selection") else []
+        if len(rows):
+            pair_detail(rows.iloc[selected[0] if selected and selected[0] < len(rows) else 0])
+            st.caption("The selected pair (the first one until a row is selected), "
+                       "right to left for Arabic and Hebrew.")
+        st.caption(f"{len(rows):,} rows")
 
 
 def correlations() -> None:

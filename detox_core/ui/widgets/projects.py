@@ -8,7 +8,7 @@ import streamlit as st
 
 from detox_core.annotation.results import asks_all_tasks, MIN_JUDGED_PER_SYSTEM
 from detox_core.annotation.store import AnnotationStore, Project
-from detox_core.errors import AnnotationError
+from detox_core.errors import AnnotationError, DetoxError
 from detox_core.ui import render
 from detox_core.ui.widgets.tables import MISSING
 
@@ -84,12 +84,32 @@ def password_section(store: AnnotationStore, project: Project, people: pd.DataFr
         ids = [int(i) for i in people["id"]]
         names = dict(zip(ids, people["name"]))
         with st.form("org_set_password", border=False):
-            pick = st.selectbox("Annotator", ids, format_func=lambda i: names[i], key="org_pw_pick")
-            go = st.form_submit_button("Set a new password")
-        if go:
-            secret = store.set_secret(int(pick), actor="organizer")
-            st.success(f"New password of {render.md(names[int(pick)])}:", icon=":material/key:")
-            st.code(secret, language=None)
+            st.selectbox("Annotator", ids, format_func=lambda i: names[i], key="org_pw_pick")
+            # Set in the button's callback, which runs once per press even when Streamlit
+            # merges the press with another rerun of the page (the button's value is then
+            # False in the run it caused); the password waits in the session for that run.
+            st.form_submit_button("Set a new password", on_click=_set_password, args=(store, names))
+        if made := st.session_state.pop(_NEW_PASSWORD, None):
+            who, secret, problem = made
+            if problem:
+                st.error(f"Nothing changed: {render.md(problem, None)}", icon=":material/error:")
+            else:
+                st.success(f"New password of {render.md(who)}:", icon=":material/key:")
+                st.code(secret, language=None)
+
+
+_NEW_PASSWORD = "org_new_password"
+
+
+def _set_password(store: AnnotationStore, names: dict[int, str]) -> None:
+    pick = st.session_state.get("org_pw_pick")
+    if pick is None:
+        return
+    try:
+        secret, problem = store.set_secret(int(pick), actor="organizer"), None
+    except DetoxError as err:
+        secret, problem = "", str(err)
+    st.session_state[_NEW_PASSWORD] = (names.get(int(pick), ""), secret, problem)
 
 
 def public_leaderboard_control(store: AnnotationStore, project: Project, complete: pd.DataFrame) -> None:

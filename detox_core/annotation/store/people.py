@@ -61,8 +61,8 @@ class AnnotatorActions:
         refused, wrong = None, None
         with self._lock, self._write() as s, s.begin():
             project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
-            if project is None:
-                raise AnnotationError("no project has this access code")
+            if project is None:  # a name to fix is said first, whatever the code
+                raise AnnotationError(bad_name or "no project has this access code")
             client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
             if bad_name is not None:
                 if name:  # the organizer sees what was refused, and why (once per name and address)

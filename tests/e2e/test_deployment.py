@@ -131,6 +131,17 @@ def pinned(browser, deployment: Deployment, k: int, address: str | None = None, 
     return ctx
 
 
+def sign_in(page, corpus_url: str, password: str) -> None:
+    """Open the Corpus page at ``corpus_url`` and send ``password`` in the organizer's
+    sign-in form of its sidebar (the caller waits for the outcome it expects)."""
+    page.goto(corpus_url)
+    page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
+    wait_idle(page)
+    page.get_by_text("Organizer sign-in").click()
+    page.get_by_label("Organizer password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
 def process_of(page) -> str:
     return next((c["value"] for c in page.context.cookies() if c["name"] == "detox_process"), "")
 
@@ -197,12 +208,7 @@ def test_an_organizer_scores_a_submission_and_a_visitor_on_another_process_sees_
     organizer = pinned(browser, deployment, 1).new_page()
     organizer.goto(deployment.url + "/submissions")
     organizer.get_by_text("This page is for the organizers of this task").wait_for(timeout=120_000)
-    organizer.goto(deployment.url + "/corpus")
-    organizer.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
-    wait_idle(organizer)
-    organizer.get_by_text("Organizer sign-in").click()
-    organizer.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
-    organizer.get_by_role("button", name="Sign in").click()
+    sign_in(organizer, deployment.url + "/corpus", ORGANIZER_PASSWORD)
     organizer.get_by_text("Signed in as organizer").wait_for(timeout=60_000)
     wait_idle(organizer)
     organizer.goto(deployment.url + "/submissions")  # a new page load: the sign-in cookie holds
@@ -236,13 +242,8 @@ def test_wrong_passwords_spread_over_the_processes_are_counted_once(deployment, 
     for k in range(12):
         ctx = pinned(browser, deployment, k % PROCESSES + 1, address="127.0.0.77")
         page = ctx.new_page()
-        page.goto("/corpus")
-        page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
-        wait_idle(page)
+        sign_in(page, "/corpus", f"guess-{k}")
         assert process_of(page) == str(k % PROCESSES + 1)
-        page.get_by_text("Organizer sign-in").click()
-        page.get_by_label("Organizer password", exact=True).fill(f"guess-{k}")
-        page.get_by_role("button", name="Sign in").click()
         page.get_by_text("Wrong password.").or_(page.get_by_text("Too many wrong passwords")).first.wait_for(
             timeout=60_000)
         wait = re.search(r"try again in (\d+) s", page.inner_text("body"))
@@ -254,12 +255,7 @@ def test_wrong_passwords_spread_over_the_processes_are_counted_once(deployment, 
     assert said.count("wrong") == 5 and locked_s > 800, said  # locked after five, wherever they were tried
     # Another address is not slowed by this one.
     other = pinned(browser, deployment, 1, address="127.0.0.78").new_page()
-    other.goto("/corpus")
-    other.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=120_000)
-    wait_idle(other)
-    other.get_by_text("Organizer sign-in").click()
-    other.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
-    other.get_by_role("button", name="Sign in").click()
+    sign_in(other, "/corpus", ORGANIZER_PASSWORD)
     other.get_by_text("Signed in as organizer").wait_for(timeout=60_000)
     other.context.close()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, no_exception, shot, start_app, stop_app, wait_idle
+from tests.e2e.util import CHROMIUM, health_probe, no_exception, shot, start_app, stop_app, wait_idle
 
 pytestmark = [
     pytest.mark.e2e,
@@ -80,41 +80,20 @@ def test_links_that_escaped_the_size_estimate_leave_the_servers_memory_and_healt
     whitespace between a group and its count) on a real server: each gets a message, the
     server's peak memory stays within 100 MB of what it was, and its health check answers
     in under a second throughout."""
-    import threading
-    import time
-
     proc, server = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
                               "DETOX_ORGANIZER_PASSWORD": "", "DETOX_WARMUP": "0"})
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    health: list[float] = []
-    stop = threading.Event()
-
-    def probe() -> None:
-        while not stop.is_set():
-            start = time.monotonic()
-            try:
-                ok = healthy(server)
-            except OSError:
-                ok = False
-            health.append(time.monotonic() - start if ok else float("inf"))
-            time.sleep(0.1)
-
     try:
         pg = ctx.new_page()
         pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": "дурак", "regex": "true"}))  # corpus and a worker up
         wait_idle(pg, timeout=180)
         before = _peak_rss_mb(proc.pid)
-        prober = threading.Thread(target=probe)
-        prober.start()
-        try:
+        with health_probe(server) as health:
             for pattern in ("[[](?:x{65535}){65535}", "(?:x{9000})(?#){9000}", "(?x)(?:x{1000}) {1000}"):
                 pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": pattern, "regex": "true"}))
                 pg.get_by_text("needs more memory than a search may use").wait_for(timeout=60_000)
                 wait_idle(pg, timeout=60)
                 no_exception(pg)
-        finally:
-            stop.set()
-            prober.join()
         grown = _peak_rss_mb(proc.pid) - before
         assert grown < 100, f"the server's peak memory grew by {grown:.0f} MB"
         assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"

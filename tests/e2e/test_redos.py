@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, no_exception, wait_idle
+from tests.e2e.util import CHROMIUM, health_probe, no_exception, wait_idle
 
 pytestmark = [
     pytest.mark.e2e,
@@ -32,24 +30,7 @@ def test_catastrophic_regex_in_a_shared_link_leaves_other_sessions_responsive(se
 
     attacker = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     url = server + "/?" + urllib.parse.urlencode({"q": pattern, "regex": "true", "in": "both"})
-    health: list[float] = []
-    stop = threading.Event()
-
-    def probe() -> None:
-        # A second user's requests while the first one's search runs.
-        while not stop.is_set():
-            start = time.monotonic()
-            try:
-                with urllib.request.urlopen(server + "/_stcore/health", timeout=10) as r:
-                    ok = r.status == 200
-            except OSError:
-                ok = False
-            health.append(time.monotonic() - start if ok else float("inf"))
-            time.sleep(0.1)
-
-    prober = threading.Thread(target=probe)
-    prober.start()
-    try:
+    with health_probe(server) as health:
         attacker.goto(url)
         wait_idle(attacker, timeout=60)
         # Meanwhile another visitor opens a page of the app and sees it render.
@@ -59,9 +40,6 @@ def test_catastrophic_regex_in_a_shared_link_leaves_other_sessions_responsive(se
         other.get_by_role("heading", name="Live scoring").wait_for(timeout=15_000)
         other_load = time.monotonic() - start
         other.context.close()
-    finally:
-        stop.set()
-        prober.join()
     no_exception(attacker)
     body = attacker.inner_text("body")
     assert ("took longer than" in body and "simplify it" in body) == refused

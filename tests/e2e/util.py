@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 import time
 import urllib.parse
 import urllib.request
@@ -249,3 +251,30 @@ _CUT_OFF_JS = """
 def cut_off_controls(pg) -> list[str]:
     """Controls the user cannot fully see: outside the window, clipped, or with a label cut short."""
     return pg.evaluate(_CUT_OFF_JS)
+
+
+@contextmanager
+def health_probe(server: str, every_s: float = 0.1) -> Iterator[list[float]]:
+    """While inside: another user's health checks of ``server``, one every ``every_s``
+    seconds; yields the list of their answer times (inf: no answer), filled until the end."""
+    times: list[float] = []
+    stop = threading.Event()
+
+    def probe() -> None:
+        while not stop.is_set():
+            start = time.monotonic()
+            try:
+                with urllib.request.urlopen(server + "/_stcore/health", timeout=10) as r:
+                    ok = r.status == 200
+            except OSError:
+                ok = False
+            times.append(time.monotonic() - start if ok else float("inf"))
+            time.sleep(every_s)
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        yield times
+    finally:
+        stop.set()
+        prober.join()

@@ -10,6 +10,12 @@ password, so that
   nonce under the data folder), so a copied cookie stops working too;
 - it expires after :data:`LIFETIME_S` whatever happens.
 
+The browser keeps it in an ``HttpOnly`` cookie (:data:`COOKIE`) that the server sets
+(:mod:`detox_core.ui.asgi`), so no script of the page can read it. The page asks for the
+cookie with a **ticket** (:meth:`SessionTokens.ticket`): a random one-time word that the
+server redeems once, within :data:`TICKET_S` seconds, for the token or for clearing the
+cookie; the token itself never reaches the page.
+
 The token holds no password and no hash of one. The server's secret is
 ``$DETOX_SESSION_SECRET`` when set, else a random key kept in
 ``<data>/sessions/secret`` (created once, readable by the server's user only), shared by
@@ -34,7 +40,14 @@ from detox_core import config
 
 #: How long a sign-in lasts (12 hours: a working day of an organizer).
 LIFETIME_S = 12 * 3600
+#: The sign-in cookie's name (its value is a token, no password in it).
+COOKIE = "detox_organizer"
+#: How long a ticket for the cookie may wait to be redeemed.
+TICKET_S = 60
+#: What a ticket asks of the server: set the cookie to its token, or clear it.
+TICKET_ACTIONS = ("set", "clear")
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_TICKET = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _process_secret = secrets.token_bytes(32)
 _lock = threading.Lock()
 
@@ -145,6 +158,78 @@ class SessionTokens:
             return None
         return claims
 
+    # ------------------------------------------------------------------ cookie tickets
+
+    def ticket(self, action: str, token: str = "", now: float | None = None) -> str:
+        """A one-time ticket that the server's cookie route (:mod:`detox_core.ui.asgi`)
+        redeems for ``action`` ("set" the cookie to ``token``, or "clear" it).
+
+        Kept as a file under the sessions folder (readable by the server's user only), so
+        that any process of the deployment can redeem it (in this process alone where that
+        folder cannot be written)."""
+        if action not in TICKET_ACTIONS:
+            raise ValueError(f"unknown cookie action {action!r}")
+        now = time.time() if now is None else now
+        ticket = secrets.token_urlsafe(32)
+        record = json.dumps({"a": action, "t": token, "e": now + TICKET_S})
+        folder = self.folder / "tickets"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / self._ticket_name(ticket), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(record)
+            self._prune_tickets(folder, now)
+        except OSError:
+            with _lock:
+                _memory_tickets[self._ticket_name(ticket)] = record
+        return ticket
+
+    def redeem(self, ticket: str | None, now: float | None = None) -> tuple[str, str] | None:
+        """``(action, token)`` of a valid ticket, once: a second redemption, an expired,
+        unknown or malformed ticket give None."""
+        if not isinstance(ticket, str) or not _TICKET.match(ticket):
+            return None
+        now = time.time() if now is None else now
+        name = self._ticket_name(ticket)
+        with _lock:
+            record = _memory_tickets.pop(name, None)
+        if record is None:
+            path = self.folder / "tickets" / name
+            taken = path.with_name(f"{name}.{os.getpid()}.{secrets.token_hex(4)}")
+            try:
+                os.rename(path, taken)  # one process wins the rename: the ticket is used once
+            except OSError:
+                return None
+            try:
+                record = taken.read_text(encoding="ascii")
+            except OSError:
+                return None
+            finally:
+                taken.unlink(missing_ok=True)
+        try:
+            claims = json.loads(record)
+            action, token, expiry = claims["a"], claims["t"], float(claims["e"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if action not in TICKET_ACTIONS or not isinstance(token, str) or now >= expiry:
+            return None
+        return action, token
+
+    @staticmethod
+    def _ticket_name(ticket: str) -> str:
+        # The file is named by the ticket's hash: a listing of the folder redeems nothing.
+        return hashlib.sha256(ticket.encode("ascii")).hexdigest()
+
+    @staticmethod
+    def _prune_tickets(folder: Path, now: float) -> None:
+        """Drop tickets never redeemed (a tab closed at once) once they have expired."""
+        for path in list(folder.iterdir())[:200]:
+            try:
+                if path.stat().st_mtime < now - 2 * TICKET_S:
+                    path.unlink(missing_ok=True)
+            except OSError:
+                continue
+
     @staticmethod
     def _prune(revoked: Path, now: float | None = None) -> None:
         """Drop revocations of tokens that have expired anyway (they cannot verify)."""
@@ -158,3 +243,4 @@ class SessionTokens:
 
 
 _memory_revoked: set[str] = set()
+_memory_tickets: dict[str, str] = {}

@@ -62,3 +62,50 @@ def test_the_secret_from_the_environment(tmp_path, monkeypatch):
     token = SessionTokens(tmp_path / "a").issue("organizer", "pw")
     assert SessionTokens(tmp_path / "b").verify(token, "pw") == "organizer"
     assert not (tmp_path / "a" / "secret").exists()
+
+
+# ---------------------------------------------------------------------- cookie tickets
+
+def test_a_ticket_is_redeemed_once_for_its_action(tokens, tmp_path):
+    token = tokens.issue("organizer", "pw")
+    ticket = tokens.ticket("set", token)
+    assert token not in ticket and len(ticket) >= 32
+    # Another process of the deployment (same folder) redeems it; then nobody can.
+    other = SessionTokens(tmp_path / "sessions")
+    assert other.redeem(ticket) == ("set", token)
+    assert tokens.redeem(ticket) is None and other.redeem(ticket) is None
+    assert tokens.redeem(tokens.ticket("clear")) == ("clear", "")
+    # The folder names tickets by their hash: a listing gives nothing to redeem.
+    assert not any(ticket in p.name for p in (tmp_path / "sessions" / "tickets").iterdir())
+
+
+def test_an_expired_forged_or_foreign_ticket_redeems_nothing(tokens, tmp_path):
+    ticket = tokens.ticket("set", "t", now=1_000_000)
+    assert tokens.redeem(ticket, now=1_000_000 + 61) is None
+    real = tokens.ticket("set", "t")
+    assert tokens.redeem(real[:-1] + ("A" if real[-1] != "A" else "B")) is None
+    assert SessionTokens(tmp_path / "elsewhere").redeem(tokens.ticket("set", "t")) is None
+    for junk in (None, "", "../secret", "x" * 300, "a b", "é" * 40, 42):
+        assert tokens.redeem(junk) is None
+    with pytest.raises(ValueError):
+        tokens.ticket("steal", "t")
+
+
+def test_a_ticket_raced_by_many_threads_is_redeemed_once(tokens, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    ticket = tokens.ticket("set", "the token")
+    readers = [SessionTokens(tmp_path / "sessions") for _ in range(16)]
+    with ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(lambda r: r.redeem(ticket), readers))
+    assert got.count(("set", "the token")) == 1 and got.count(None) == 15
+
+
+def test_tickets_never_redeemed_are_pruned(tokens, tmp_path):
+    folder = tmp_path / "sessions" / "tickets"
+    tokens.ticket("set", "a", now=1_000_000)
+    old = next(folder.iterdir())
+    os.utime(old, (1_000_000, 1_000_000))
+    tokens.ticket("set", "b")
+    assert not old.exists() and len(list(folder.iterdir())) == 1
+    assert stat.S_IMODE(next(folder.iterdir()).stat().st_mode) == 0o600

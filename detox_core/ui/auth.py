@@ -25,6 +25,7 @@ from __future__ import annotations
 import hmac
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ import streamlit as st
 
 from detox_core import config
 from detox_core.db import default_url, make_engine
-from detox_core.sessions import SessionTokens
+from detox_core.sessions import COOKIE, SessionTokens
 from detox_core.clients import UNKNOWN, client_address
 from detox_core.judge import access as judge_access
 from detox_core.ui.throttle import SharedLoginThrottle
@@ -80,8 +81,8 @@ def is_open() -> bool:
     return organizer_secret() is None
 
 
-#: The sign-in cookie: a signed, expiring token (detox_core.sessions), no password in it.
-COOKIE = "detox_organizer"
+# The sign-in cookie (detox_core.sessions.COOKIE): a signed, expiring token, no password
+# in it, set HttpOnly by the server's cookie route (detox_core.ui.asgi).
 _TOKEN = "_organizer_token"
 _COOKIE_ACTION = "_organizer_cookie_action"
 
@@ -233,23 +234,45 @@ def sign_out() -> None:
     st.session_state[_COOKIE_ACTION] = ("clear", "")
 
 
-def _write_cookie() -> None:
-    """Set or clear the sign-in cookie in the browser (once, after a sign-in or sign-out).
+def cookie_route() -> str | None:
+    """The path of the server's cookie route when this process serves it (started by the
+    launcher, :mod:`detox_core.ui.asgi`), else None: a plain ``streamlit run app.py``,
+    where a sign-in holds for its tab only."""
+    module = sys.modules.get("detox_core.ui.asgi")
+    if module is None or not module.serving():
+        return None
+    return module.route_path()
 
-    The value is the server's own token (base64url and hex, nothing a user typed).
-    ``Secure`` when the page is served over https; ``SameSite=Strict`` keeps it off
-    requests from other sites."""
+
+def _write_cookie() -> None:
+    """Set or clear the sign-in cookie (once, after a sign-in or sign-out).
+
+    The page posts a one-time ticket to the server's cookie route, whose answer sets the
+    cookie ``HttpOnly`` (no script of the page can read the token), ``SameSite=Strict``,
+    ``Secure`` over https (:mod:`detox_core.ui.asgi`). The page only ever holds the ticket,
+    which the server redeems once. Without the route, nothing is written."""
     action = st.session_state.pop(_COOKIE_ACTION, None)
-    if not action:
+    path = cookie_route()
+    if not action or path is None:
         return
     kind, token = action
-    if not re.fullmatch(r"[A-Za-z0-9_\-.]*", token):
+    ticket = session_tokens().ticket(kind, token)
+    if not re.fullmatch(r"[A-Za-z0-9_\-]+", ticket) or not re.fullmatch(r"[A-Za-z0-9_/\-]+", path):
         return
-    age = session_tokens().lifetime_s if kind == "set" else 0
     st.html(f"""<script>
-document.cookie = "{COOKIE}={token}; Path=/; Max-Age={age}; SameSite=Strict"
-  + (window.location.protocol === "https:" ? "; Secure" : "");
+fetch("{path}", {{method: "POST", body: "{ticket}", credentials: "same-origin", cache: "no-store",
+                 headers: {{"Content-Type": "text/plain"}}}});
 </script>""", unsafe_allow_javascript=True, width=1)
+
+
+def signed_in_caption() -> str:
+    """What the sidebar says of a sign-in: how long it lasts, and where."""
+    if cookie_route() is None:
+        return (":material/verified_user: Signed in as organizer **in this tab**: a reload or a new tab asks "
+                "again (started with `streamlit run`; `make run` or `python -m detox_core serve` keep a sign-in "
+                "for 12 hours).")
+    return (":material/verified_user: Signed in as organizer: in this browser for 12 hours, also after a reload "
+            "or in a new tab, until you sign out.")
 
 
 def render_access_sidebar(sign_in_form: bool = True) -> None:
@@ -265,8 +288,7 @@ def render_access_sidebar(sign_in_form: bool = True) -> None:
                        "reach this server can use every page and setting. Set one before sharing the app "
                        "(README: Deploying for a shared task).")
         elif st.session_state.get(_SIGNED_IN):
-            st.caption(":material/verified_user: Signed in as organizer: in this browser for 12 hours, also after "
-                       "a reload or in a new tab, until you sign out.")
+            st.caption(signed_in_caption())
             st.button("Sign out", key="organizer_sign_out", on_click=sign_out, icon=":material/logout:")
         elif sign_in_form:
             with st.expander("Organizer sign-in", icon=":material/login:"):

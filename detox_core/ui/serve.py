@@ -7,16 +7,43 @@ the app would start with the first visitor, whose first screens would then wait 
 Streamlit's own command line (``streamlit run app.py ...``) in the same process: the
 sessions' scripts find the models it loads. ``streamlit run app.py`` keeps working; the
 app then starts the warm-up on its first session.
+
+The launcher serves ``app.py`` through :data:`detox_core.ui.asgi.app` (a ``st.App``, which
+Streamlit runs with uvicorn, as for a script that defines one): the same app plus the route
+that sets the organizer's sign-in cookie ``HttpOnly``. Streamlit decides between the two
+ways of serving by looking for an app object in the script; the launcher tells it that
+``app.py``'s is in :mod:`detox_core.ui.asgi`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from detox_core import warmup
 from detox_core.config import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app.py"
+#: uvicorn's import string of the app object (:mod:`detox_core.ui.asgi`).
+ASGI_APP = "detox_core.ui.asgi:app"
+
+
+def _serve_app_object() -> None:
+    """Make ``streamlit run app.py`` serve :data:`ASGI_APP`: Streamlit's command reads
+    from ``app_discovery.discover_asgi_app`` whether a script defines an app object."""
+    from streamlit.web.server import app_discovery
+
+    found = app_discovery.discover_asgi_app
+    if getattr(found, "detox_app", False):
+        return
+
+    def discover(path: Path, *args, **kwargs):
+        if Path(path).resolve() == APP.resolve():
+            return app_discovery.AppDiscoveryResult(is_asgi_app=True, app_name="app", import_string=ASGI_APP)
+        return found(path, *args, **kwargs)
+
+    discover.detox_app = True
+    app_discovery.discover_asgi_app = discover
 
 
 def serve(streamlit_args: Sequence[str] = ()) -> int:
@@ -26,6 +53,7 @@ def serve(streamlit_args: Sequence[str] = ()) -> int:
 
     from detox_core.ui.warming import app_steps
 
+    _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))
     try:
         # Streamlit's click group: it parses the options as `streamlit run` does, installs its

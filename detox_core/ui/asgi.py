@@ -1,0 +1,116 @@
+"""The app as an ASGI application: Streamlit's server plus the route that sets the
+organizer's sign-in cookie.
+
+A Streamlit page can only reach the browser through its scripts, and a cookie a script
+writes is a cookie any script of the page can read. So the launcher
+(:mod:`detox_core.ui.serve`: ``make run``, ``python -m detox_core serve``, every process of
+a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
+route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
+
+- the page posts a one-time ticket (:meth:`detox_core.sessions.SessionTokens.ticket`),
+  which the server redeems once, within a minute;
+- the answer sets the cookie ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no
+  other site's request carries it), ``Secure`` when the page is served over https (the
+  connection's scheme, or ``X-Forwarded-Proto`` from the proxy in front), ``Path=/``, for
+  the token's lifetime; or clears it on signing out.
+
+A plain ``streamlit run app.py`` has no such route: the sign-in then holds for the tab
+only (:func:`serving` is False there), and no cookie is written at all.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from detox_core.config import PROJECT_ROOT
+from detox_core.sessions import COOKIE, SessionTokens
+
+#: The cookie route's path below ``server.baseUrlPath``.
+SESSION_ROUTE = "_detox/session"
+#: A ticket is a few dozen characters: a longer body is refused unread.
+MAX_BODY = 256
+
+
+def route_path() -> str:
+    """The cookie route's absolute path, with the server's ``baseUrlPath``."""
+    from streamlit import config as st_config
+
+    base = str(st_config.get_option("server.baseUrlPath") or "").strip("/")
+    return "/" + "/".join(part for part in (base, SESSION_ROUTE) if part)
+
+
+_serving = False
+
+
+def serving() -> bool:
+    """Whether this process serves the cookie route: its :data:`app` is running. Read
+    without importing this module (importing it builds the app) by
+    :func:`detox_core.ui.auth.cookie_route`."""
+    return _serving
+
+
+@asynccontextmanager
+async def _lifespan(_app):
+    global _serving
+    _serving = True
+    try:
+        yield None
+    finally:
+        _serving = False
+
+
+def _https(request) -> bool:
+    if request.url.scheme == "https":
+        return True
+    # Behind the deployment's nginx: the scheme the browser used. A client that sends the
+    # header itself over http gets a cookie its browser then keeps off http: no gain.
+    forwarded = request.headers.get("x-forwarded-proto", "")
+    return forwarded.split(",")[0].strip().lower() == "https"
+
+
+async def session_cookie(request):
+    """``POST`` a ticket: 204 with the cookie set or cleared, 403 for a ticket that is
+    unknown, used, expired or malformed, 413 for a body over :data:`MAX_BODY`."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import Response
+
+    headers = {"Cache-Control": "no-store"}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return Response("ticket too long", status_code=413, headers=headers)
+    try:
+        ticket = body.decode("ascii").strip()
+    except UnicodeDecodeError:
+        return Response("not a ticket", status_code=403, headers=headers)
+    redeemed = await run_in_threadpool(SessionTokens().redeem, ticket)
+    if redeemed is None:
+        return Response("unknown, used or expired ticket", status_code=403, headers=headers)
+    action, token = redeemed
+    response = Response(status_code=204, headers=headers)
+    options = {"path": "/", "httponly": True, "samesite": "strict", "secure": _https(request)}
+    if action == "set":
+        response.set_cookie(COOKIE, token, max_age=SessionTokens().lifetime_s, **options)
+    else:
+        response.delete_cookie(COOKIE, **options)
+    return response
+
+
+def build_app():
+    """The ``st.App`` serving ``app.py`` with the cookie route."""
+    import streamlit as st
+    from starlette.routing import Route
+
+    return st.App(PROJECT_ROOT / "app.py", lifespan=_lifespan,
+                  routes=[Route(route_path(), session_cookie, methods=["POST"])])
+
+
+def __getattr__(name: str):
+    """``app``: what the launcher hands to uvicorn (``detox_core.ui.asgi:app``), built on
+    first use, after Streamlit has read its options (``server.baseUrlPath`` among them)."""
+    if name == "app":
+        value = build_app()
+        globals()["app"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

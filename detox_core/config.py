@@ -16,6 +16,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
 | ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 40 |
+| ``DETOX_MAX_SESSIONS`` | browser sessions one app process holds open, all addresses together (0 = no limit); a signed-in organizer always gets in | 100 |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
@@ -60,6 +61,11 @@ MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
 #: Default of ``DETOX_MAX_SESSIONS_PER_ADDRESS``: a lab of annotators behind one address
 #: fits, a script opening hundreds of tabs does not.
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 40
+MAX_PROCESS_SESSIONS_ENV = "DETOX_MAX_SESSIONS"
+#: Default of ``DETOX_MAX_SESSIONS``: a session of the Corpus page takes about 13 MB while
+#: many start at once (tests/e2e/test_hostile_visitor.py, benchmarks/bench_load.py --attacks),
+#: so 100 keep a process within its stated memory ceiling; a deployment adds processes.
+DEFAULT_MAX_SESSIONS = 100
 SESSION_SECRET_ENV = "DETOX_SESSION_SECRET"
 MODEL_ROOTS_ENV = "DETOX_MODEL_ROOTS"
 LLM_BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -154,16 +160,25 @@ def trusted_proxies() -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def max_sessions_per_address() -> int:
-    """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 40; 0 = no limit)."""
-    raw = _get(MAX_SESSIONS_ENV)
+def _count_setting(name: str, default: int) -> int:
+    raw = _get(name)
     try:
-        value = int(raw) if raw else DEFAULT_MAX_SESSIONS_PER_ADDRESS
+        value = int(raw) if raw else default
     except ValueError:
         value = -1
     if value < 0:
-        raise DetoxInputError(f"{MAX_SESSIONS_ENV} must be a whole number >= 0, got {raw!r}")
+        raise DetoxInputError(f"{name} must be a whole number >= 0, got {raw!r}")
     return value
+
+
+def max_sessions_per_address() -> int:
+    """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 40; 0 = no limit)."""
+    return _count_setting(MAX_SESSIONS_ENV, DEFAULT_MAX_SESSIONS_PER_ADDRESS)
+
+
+def max_sessions() -> int:
+    """``$DETOX_MAX_SESSIONS``: sessions of one app process, all addresses (default 100; 0 = no limit)."""
+    return _count_setting(MAX_PROCESS_SESSIONS_ENV, DEFAULT_MAX_SESSIONS)
 
 
 def public_pages() -> list[str] | None:

@@ -7,6 +7,12 @@ minutes and left the server 420 MB larger. A session from an address that alread
 message and does no work; it is admitted as soon as one of that address's sessions
 closes (a closed tab ends its session within a minute or so) or sits idle for
 :data:`IDLE_S`. Sessions already admitted are never turned away.
+
+Many addresses together (a crowd, a botnet) are held by a second limit,
+:func:`detox_core.config.max_sessions` sessions per process: each session of the Corpus
+page took about 13 MB while many started at once, and 200 from 200 addresses took a
+process past 2 GB. A session over it is answered the
+same way, except a signed-in organizer's (a valid sign-in cookie), which always gets in.
 """
 
 from __future__ import annotations
@@ -31,16 +37,20 @@ class SessionCounter:
         max_per_client: sessions one address may hold (0 = no limit).
         is_active: whether a session id is still connected (Streamlit's runtime).
         clock: seconds, monotonic (a parameter for tests).
+        max_total: sessions of every address together (0 = no limit).
     """
 
     def __init__(self, max_per_client: int, is_active: Callable[[str], bool] = lambda _sid: True,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_total: int = 0) -> None:
         self.max_per_client, self.is_active, self.clock = max_per_client, is_active, clock
+        self.max_total = max_total
         self._seen: dict[str, tuple[str, float]] = {}  # session id -> (client, last run)
         self._lock = threading.Lock()
 
-    def admit(self, client: str, session_id: str) -> bool:
-        """Whether ``session_id`` of ``client`` may run (and records that it ran)."""
+    def admit(self, client: str, session_id: str, vip: bool = False) -> bool:
+        """Whether ``session_id`` of ``client`` may run (and records that it ran).
+        ``vip``: a signed-in organizer, admitted over :attr:`max_total` (not over the
+        address's limit)."""
         now = self.clock()
         with self._lock:
             if session_id in self._seen:
@@ -51,12 +61,18 @@ class SessionCounter:
             live = sum(1 for c, _t in self._seen.values() if c == client)
             if self.max_per_client and client != UNKNOWN and live >= self.max_per_client:
                 return False
+            if self.max_total and not vip and client != UNKNOWN and len(self._seen) >= self.max_total:
+                return False
             self._seen[session_id] = (client, now)
             return True
 
     def live(self, client: str) -> int:
         with self._lock:
             return sum(1 for c, _t in self._seen.values() if c == client)
+
+    def total(self) -> int:
+        with self._lock:
+            return len(self._seen)
 
 
 def _is_active(session_id: str) -> bool:
@@ -71,14 +87,14 @@ def _is_active(session_id: str) -> bool:
 @st.cache_resource(show_spinner=False)
 def session_counter() -> SessionCounter:
     """The counter of this server process."""
-    return SessionCounter(config.max_sessions_per_address(), _is_active)
+    return SessionCounter(config.max_sessions_per_address(), _is_active, max_total=config.max_sessions())
 
 
 def admit_session() -> None:
     """Stop this run with a message when its address holds too many sessions already."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    from detox_core.ui.auth import client_id
+    from detox_core.ui.auth import client_id, is_open, is_organizer
 
     ctx = get_script_run_ctx()
     if ctx is None:
@@ -86,6 +102,14 @@ def admit_session() -> None:
     counter, client = session_counter(), client_id()
     if counter.admit(client, ctx.session_id):
         return
+    if not (counter.max_per_client and counter.live(client) >= counter.max_per_client):
+        # The process is full, not the address: a signed-in organizer still gets in.
+        if not is_open() and is_organizer() and counter.admit(client, ctx.session_id, vip=True):
+            return
+        st.error(f"**This server is full for now.** It keeps at most {counter.max_total} open sessions, and they "
+                 "are all taken. Try again in a minute or two (a closed tab frees its place within a minute).",
+                 icon=":material/group_off:")
+        st.stop()
     st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
              "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",
              icon=":material/tab_close:")

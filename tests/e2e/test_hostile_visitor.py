@@ -101,3 +101,63 @@ def test_links_that_escaped_the_size_estimate_leave_the_servers_memory_and_healt
     finally:
         ctx.close()
         stop_app(proc)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's memory from /proc")
+def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_url):
+    """Twenty visitors from twenty addresses (each within its own address's limit) on a
+    process that holds twelve sessions: twelve get the page, eight are told the server is
+    full and do no work; the process's peak memory grows by less than 20 MB a session
+    (13 MB measured; the figure behind DETOX_MAX_SESSIONS's default), its health answers in under a second,
+    and once the tabs close a new visitor gets in."""
+    import asyncio
+    import time
+
+    from tests.e2e.util import stream_session
+
+    limit, visitors = 12, 20
+    proc, server = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
+                              "DETOX_ORGANIZER_PASSWORD": "a password", "DETOX_WARMUP": "0",
+                              "DETOX_MAX_SESSIONS": str(limit)})
+
+    try:
+        first = asyncio.run(stream_session(server, "127.0.7.1"))  # the page's data prepared once
+        assert "Corpus" in first
+        before = _peak_rss_mb(proc.pid)
+        with health_probe(server) as health:
+            texts = asyncio.run(_crowd(server, [f"127.0.7.{10 + k}" for k in range(visitors)]))
+        full = [t for t in texts if any("This server is full" in x for x in t)]
+        served = [t for t in texts if "Corpus" in t]
+        assert len(served) == limit and len(full) == visitors - limit, (len(served), len(full))
+        assert not any("Corpus" in t for t in full)  # no page work for those
+        grown = _peak_rss_mb(proc.pid) - before
+        assert grown < 20 * limit, f"the server's peak memory grew by {grown:.0f} MB for {limit} sessions"
+        assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"
+        # The crowd's tabs are closed: a new visitor gets the page.
+        deadline = time.monotonic() + 60
+        while "Corpus" not in (late := asyncio.run(stream_session(server, "127.0.7.200"))):
+            assert time.monotonic() < deadline, f"still refused after the tabs closed: {late}"
+            time.sleep(2)
+    finally:
+        stop_app(proc)
+
+
+async def _crowd(server: str, addresses: list[str]) -> list[list[str]]:
+    """One session from each address, all open at once; their first runs' texts, once
+    every one is over (the sessions stay open until then)."""
+    import asyncio
+
+    from tests.e2e.util import stream_session
+
+    hold, ran = asyncio.Event(), []
+    tasks = [asyncio.create_task(stream_session(server, a, hold=hold, ran=ran)) for a in addresses]
+    try:
+        while len(ran) < len(addresses):
+            failed = [t for t in tasks if t.done() and t.exception()]
+            if failed:
+                raise failed[0].exception()
+            await asyncio.sleep(0.2)
+        return list(ran)
+    finally:
+        hold.set()
+        await asyncio.gather(*tasks, return_exceptions=True)

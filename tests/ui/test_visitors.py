@@ -60,3 +60,49 @@ def test_the_limit_is_a_setting(monkeypatch):
         config.max_sessions_per_address()
     monkeypatch.delenv("DETOX_MAX_SESSIONS_PER_ADDRESS")
     assert config.max_sessions_per_address() == 40
+
+
+def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets_in():
+    closed: set[str] = set()
+    c = SessionCounter(40, is_active=lambda sid: sid not in closed, max_total=5)
+    admitted = [c.admit(f"198.51.100.{k}", f"s{k}") for k in range(8)]
+    assert admitted == [True] * 5 + [False] * 3 and c.total() == 5
+    assert c.admit("198.51.100.1", "s1")  # an admitted session goes on
+    assert c.admit("203.0.113.9", "organizer", vip=True) and c.total() == 6
+    closed.update({"s0", "s2"})  # two tabs closed: two places
+    assert c.admit("198.51.100.6", "s6") and not c.admit("198.51.100.7", "s7")
+    assert SessionCounter(40).admit("x", "y")  # 0: no limit
+
+
+def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
+    import detox_core.ui.auth as auth
+    import detox_core.ui.visitors as visitors
+
+    counter = SessionCounter(40, max_total=2)
+    counter.admit("198.51.100.1", "tab-1")
+    counter.admit("198.51.100.2", "tab-2")
+    monkeypatch.setattr(visitors, "session_counter", lambda: counter)
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a password")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert "This server is full for now" in at.error[0].value and "at most 2 open sessions" in at.error[0].value
+    assert not at.title and not at.dataframe
+    # A signed-in organizer (this session's sign-in, as from a valid cookie) gets in.
+    at.session_state["organizer_ok"] = True
+    at.run()
+    assert not at.exception and at.title[0].value == "Corpus"
+
+
+def test_the_process_limit_is_a_setting(monkeypatch):
+    import pytest
+
+    from detox_core import config
+    from detox_core.errors import DetoxInputError
+
+    assert config.max_sessions() == 100
+    monkeypatch.setenv("DETOX_MAX_SESSIONS", "0")
+    assert config.max_sessions() == 0
+    monkeypatch.setenv("DETOX_MAX_SESSIONS", "-3")
+    with pytest.raises(DetoxInputError, match="DETOX_MAX_SESSIONS"):
+        config.max_sessions()

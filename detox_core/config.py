@@ -16,6 +16,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
 | ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 40 |
+| ``DETOX_SECURE_COOKIE`` | 1: the sign-in cookie is always ``Secure`` (TLS ends before the app's own proxy) | ``Secure`` over https only |
 | ``DETOX_MAX_SESSIONS`` | browser sessions one app process holds open, all addresses together (0 = no limit); a signed-in organizer always gets in | 100 |
 | ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
@@ -139,6 +140,14 @@ def hub_dir() -> Path | None:
     """``$DETOX_HUB_DIR``: a folder of ``<org>__<name>`` copies of hub datasets, or None."""
     value = _get(HUB_DIR_ENV)
     return Path(value) if value else None
+
+
+SECURE_COOKIE_ENV = "DETOX_SECURE_COOKIE"
+
+
+def secure_cookie() -> bool:
+    """``$DETOX_SECURE_COOKIE`` is 1 (true, yes): the sign-in cookie is always ``Secure``."""
+    return (_get(SECURE_COOKIE_ENV) or "").strip().lower() in ("1", "true", "yes")
 
 
 def session_secret() -> str | None:

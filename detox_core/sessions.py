@@ -13,8 +13,9 @@ password, so that
 The browser keeps it in an ``HttpOnly`` cookie (:data:`COOKIE`) that the server sets
 (:mod:`detox_core.ui.asgi`), so no script of the page can read it. The page asks for the
 cookie with a **ticket** (:meth:`SessionTokens.ticket`): a random one-time word that the
-server redeems once, within :data:`TICKET_S` seconds, for the token or for clearing the
-cookie; the token itself never reaches the page.
+server redeems once, within :data:`TICKET_S` seconds, and only for a request from the
+client address that signed in, for the token or for clearing the cookie; the token itself
+never reaches the page, and a ticket a script sends elsewhere is worth nothing there.
 
 The token holds no password and no hash of one. The server's secret is
 ``$DETOX_SESSION_SECRET`` when set, else a random key kept in
@@ -40,8 +41,9 @@ from detox_core import config
 
 #: How long a sign-in lasts (12 hours: a working day of an organizer).
 LIFETIME_S = 12 * 3600
-#: The sign-in cookie's name (its value is a token, no password in it).
-COOKIE = "detox_organizer"
+#: The sign-in cookie's name (its value is a token, no password in it). Cookies of the
+#: earlier name were written by a page script and are no longer read.
+COOKIE = "detox_signin"
 #: How long a ticket for the cookie may wait to be redeemed.
 TICKET_S = 60
 #: What a ticket asks of the server: set the cookie to its token, or clear it.
@@ -160,9 +162,10 @@ class SessionTokens:
 
     # ------------------------------------------------------------------ cookie tickets
 
-    def ticket(self, action: str, token: str = "", now: float | None = None) -> str:
+    def ticket(self, action: str, token: str = "", client: str = "", now: float | None = None) -> str:
         """A one-time ticket that the server's cookie route (:mod:`detox_core.ui.asgi`)
-        redeems for ``action`` ("set" the cookie to ``token``, or "clear" it).
+        redeems for ``action`` ("set" the cookie to ``token``, or "clear" it), for a
+        request from ``client`` (the address that signed in) only.
 
         Kept as a file under the sessions folder (readable by the server's user only), so
         that any process of the deployment can redeem it (in this process alone where that
@@ -171,22 +174,26 @@ class SessionTokens:
             raise ValueError(f"unknown cookie action {action!r}")
         now = time.time() if now is None else now
         ticket = secrets.token_urlsafe(32)
-        record = json.dumps({"a": action, "t": token, "e": now + TICKET_S})
+        record = json.dumps({"a": action, "t": token, "c": client, "e": now + TICKET_S})
         folder = self.folder / "tickets"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(folder / self._ticket_name(ticket), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="ascii") as f:
                 f.write(record)
-            self._prune_tickets(folder, now)
         except OSError:
             with _lock:
+                for name in [n for n, r in _memory_tickets.items() if json.loads(r)["e"] < now]:
+                    del _memory_tickets[name]
                 _memory_tickets[self._ticket_name(ticket)] = record
+        else:
+            self._prune_tickets(folder, now)
         return ticket
 
-    def redeem(self, ticket: str | None, now: float | None = None) -> tuple[str, str] | None:
-        """``(action, token)`` of a valid ticket, once: a second redemption, an expired,
-        unknown or malformed ticket give None."""
+    def redeem(self, ticket: str | None, client: str = "", now: float | None = None) -> tuple[str, str] | None:
+        """``(action, token)`` of a valid ticket asked for by ``client``, once: a second
+        redemption, an expired, unknown or malformed ticket, or one asked for from another
+        address give None (and a ticket tried from another address is spent)."""
         if not isinstance(ticket, str) or not _TICKET.match(ticket):
             return None
         now = time.time() if now is None else now
@@ -208,10 +215,12 @@ class SessionTokens:
                 taken.unlink(missing_ok=True)
         try:
             claims = json.loads(record)
-            action, token, expiry = claims["a"], claims["t"], float(claims["e"])
+            action, token, owner, expiry = claims["a"], claims["t"], claims["c"], float(claims["e"])
         except (ValueError, KeyError, TypeError):
             return None
         if action not in TICKET_ACTIONS or not isinstance(token, str) or now >= expiry:
+            return None
+        if not hmac.compare_digest(str(owner).encode(), str(client).encode()):
             return None
         return action, token
 
@@ -223,7 +232,11 @@ class SessionTokens:
     @staticmethod
     def _prune_tickets(folder: Path, now: float) -> None:
         """Drop tickets never redeemed (a tab closed at once) once they have expired."""
-        for path in list(folder.iterdir())[:200]:
+        try:
+            paths = list(folder.iterdir())[:200]
+        except OSError:
+            return
+        for path in paths:
             try:
                 if path.stat().st_mtime < now - 2 * TICKET_S:
                     path.unlink(missing_ok=True)

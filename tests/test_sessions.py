@@ -68,15 +68,21 @@ def test_the_secret_from_the_environment(tmp_path, monkeypatch):
 
 def test_a_ticket_is_redeemed_once_for_its_action(tokens, tmp_path):
     token = tokens.issue("organizer", "pw")
-    ticket = tokens.ticket("set", token)
+    ticket = tokens.ticket("set", token, "203.0.113.7")
     assert token not in ticket and len(ticket) >= 32
+    # The folder names tickets by their hash: a listing gives nothing to redeem.
+    assert not any(ticket in p.name or token in p.name for p in (tmp_path / "sessions" / "tickets").iterdir())
     # Another process of the deployment (same folder) redeems it; then nobody can.
     other = SessionTokens(tmp_path / "sessions")
-    assert other.redeem(ticket) == ("set", token)
-    assert tokens.redeem(ticket) is None and other.redeem(ticket) is None
+    assert other.redeem(ticket, "203.0.113.7") == ("set", token)
+    assert tokens.redeem(ticket, "203.0.113.7") is None and other.redeem(ticket, "203.0.113.7") is None
     assert tokens.redeem(tokens.ticket("clear")) == ("clear", "")
-    # The folder names tickets by their hash: a listing gives nothing to redeem.
-    assert not any(ticket in p.name for p in (tmp_path / "sessions" / "tickets").iterdir())
+
+
+def test_a_ticket_sent_from_another_address_redeems_nothing_and_is_spent(tokens):
+    ticket = tokens.ticket("set", "the token", "203.0.113.7")
+    assert tokens.redeem(ticket, "198.51.100.9") is None  # a script sent it to its own server
+    assert tokens.redeem(ticket, "203.0.113.7") is None
 
 
 def test_an_expired_forged_or_foreign_ticket_redeems_nothing(tokens, tmp_path):
@@ -97,7 +103,7 @@ def test_a_ticket_raced_by_many_threads_is_redeemed_once(tokens, tmp_path):
     ticket = tokens.ticket("set", "the token")
     readers = [SessionTokens(tmp_path / "sessions") for _ in range(16)]
     with ThreadPoolExecutor(16) as pool:
-        got = list(pool.map(lambda r: r.redeem(ticket), readers))
+        got = list(pool.map(lambda r: r.redeem(ticket, ""), readers))
     assert got.count(("set", "the token")) == 1 and got.count(None) == 15
 
 

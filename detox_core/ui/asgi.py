@@ -8,11 +8,16 @@ a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` 
 route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
 
 - the page posts a one-time ticket (:meth:`detox_core.sessions.SessionTokens.ticket`),
-  which the server redeems once, within a minute;
+  which the server redeems once, within a minute, for a request of the page's own origin
+  (``Origin``, ``Sec-Fetch-Site``) from the client address that signed in (the same
+  address the sign-in throttle sees, :func:`detox_core.clients.client_address`): a ticket
+  that a script sends elsewhere redeems nothing there;
 - the answer sets the cookie ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no
   other site's request carries it), ``Secure`` when the page is served over https (the
-  connection's scheme, or ``X-Forwarded-Proto`` from the proxy in front), ``Path=/``, for
-  the token's lifetime; or clears it on signing out.
+  connection's scheme, ``X-Forwarded-Proto`` from the proxy in front, or
+  ``DETOX_SECURE_COOKIE=1`` where TLS ends before that proxy), with the app's path
+  (``server.baseUrlPath``, else ``/``), for the token's lifetime; or clears it on signing
+  out.
 
 A plain ``streamlit run app.py`` has no such route: the sign-in then holds for the tab
 only (:func:`serving` is False there), and no cookie is written at all.
@@ -22,6 +27,10 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 
+from urllib.parse import urlsplit
+
+from detox_core import config
+from detox_core.clients import client_address
 from detox_core.config import PROJECT_ROOT
 from detox_core.sessions import COOKIE, SessionTokens
 
@@ -31,12 +40,17 @@ SESSION_ROUTE = "_detox/session"
 MAX_BODY = 256
 
 
-def route_path() -> str:
-    """The cookie route's absolute path, with the server's ``baseUrlPath``."""
+def app_path() -> str:
+    """The app's path on its host: ``/`` or ``/<server.baseUrlPath>/``."""
     from streamlit import config as st_config
 
     base = str(st_config.get_option("server.baseUrlPath") or "").strip("/")
-    return "/" + "/".join(part for part in (base, SESSION_ROUTE) if part)
+    return f"/{base}/" if base else "/"
+
+
+def route_path() -> str:
+    """The cookie route's absolute path, with the server's ``baseUrlPath``."""
+    return app_path() + SESSION_ROUTE
 
 
 _serving = False
@@ -60,7 +74,7 @@ async def _lifespan(_app):
 
 
 def _https(request) -> bool:
-    if request.url.scheme == "https":
+    if request.url.scheme == "https" or config.secure_cookie():
         return True
     # Behind the deployment's nginx: the scheme the browser used. A client that sends the
     # header itself over http gets a cookie its browser then keeps off http: no gain.
@@ -68,9 +82,25 @@ def _https(request) -> bool:
     return forwarded.split(",")[0].strip().lower() == "https"
 
 
+def _same_origin(request) -> bool:
+    """The request comes from a page of this very host (a browser's fetch says so)."""
+    if request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not a browser's cross-site request: they all send Origin with a POST
+    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+
+
+def _client(request) -> str:
+    peer = request.client.host if request.client else None
+    return client_address(peer, request.headers.getlist("x-forwarded-for"))
+
+
 async def session_cookie(request):
-    """``POST`` a ticket: 204 with the cookie set or cleared, 403 for a ticket that is
-    unknown, used, expired or malformed, 413 for a body over :data:`MAX_BODY`."""
+    """``POST`` a ticket: 204 with the cookie set or cleared; 403 for a ticket that is
+    unknown, used, expired, malformed, from another address or another site; 413 for a
+    body over :data:`MAX_BODY`."""
     from starlette.concurrency import run_in_threadpool
     from starlette.responses import Response
 
@@ -84,12 +114,14 @@ async def session_cookie(request):
         ticket = body.decode("ascii").strip()
     except UnicodeDecodeError:
         return Response("not a ticket", status_code=403, headers=headers)
-    redeemed = await run_in_threadpool(SessionTokens().redeem, ticket)
+    if not _same_origin(request):
+        return Response("not from this site", status_code=403, headers=headers)
+    redeemed = await run_in_threadpool(SessionTokens().redeem, ticket, _client(request))
     if redeemed is None:
         return Response("unknown, used or expired ticket", status_code=403, headers=headers)
     action, token = redeemed
     response = Response(status_code=204, headers=headers)
-    options = {"path": "/", "httponly": True, "samesite": "strict", "secure": _https(request)}
+    options = {"path": app_path(), "httponly": True, "samesite": "strict", "secure": _https(request)}
     if action == "set":
         response.set_cookie(COOKIE, token, max_age=SessionTokens().lifetime_s, **options)
     else:

@@ -38,7 +38,11 @@ def _serve_app_object() -> None:
         return
 
     def discover(path: Path, *args, **kwargs):
-        if Path(path).resolve() == APP.resolve():
+        from streamlit import config as st_config
+
+        # st.App does not listen on a Unix socket: there, the plain server (no cookie route).
+        unix = str(st_config.get_option("server.address") or "").startswith("unix://")
+        if Path(path).resolve() == APP.resolve() and not unix:
             return app_discovery.AppDiscoveryResult(is_asgi_app=True, app_name="app", import_string=ASGI_APP)
         return found(path, *args, **kwargs)
 

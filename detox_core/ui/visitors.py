@@ -6,13 +6,17 @@ minutes and left the server 420 MB larger. A session from an address that alread
 :func:`detox_core.config.max_sessions_per_address` live sessions is answered with a short
 message and does no work; it is admitted as soon as one of that address's sessions
 closes (a closed tab ends its session within a minute or so) or sits idle for
-:data:`IDLE_S`. Sessions already admitted are never turned away.
+:data:`IDLE_S`. Sessions already admitted are never turned away (their own state says
+so, also after an idle spell or a reconnection).
 
 Many addresses together (a crowd, a botnet) are held by a second limit,
 :func:`detox_core.config.max_sessions` sessions per process: each session of the Corpus
 page took about 13 MB while many started at once, and 200 from 200 addresses took a
 process past 2 GB. A session over it is answered the
-same way, except a signed-in organizer's (a valid sign-in cookie), which always gets in.
+same way, except a signed-in organizer's (a valid sign-in cookie, or the sign-in form
+shown with the message), which always gets in. Behind the deployment's nginx, the message
+also drops the cookie that pins the browser to this process, so that a reload goes to the
+least busy one.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from detox_core.clients import UNKNOWN
 
 #: A session that has not run for this long no longer counts (seconds).
 IDLE_S = 900.0
+#: Session state key: this session was admitted (it is never turned away after).
+_ADMITTED = "_visitor_admitted"
 
 
 class SessionCounter:
@@ -47,13 +53,15 @@ class SessionCounter:
         self._seen: dict[str, tuple[str, float]] = {}  # session id -> (client, last run)
         self._lock = threading.Lock()
 
-    def admit(self, client: str, session_id: str, vip: bool = False) -> bool:
+    def admit(self, client: str, session_id: str, vip: bool = False, admitted: bool = False) -> bool:
         """Whether ``session_id`` of ``client`` may run (and records that it ran).
         ``vip``: a signed-in organizer, admitted over :attr:`max_total` (not over the
-        address's limit)."""
+        address's limit). ``admitted``: the session was admitted before (its own state
+        says so), and goes on whatever the counts, also after an idle spell or a
+        reconnection."""
         now = self.clock()
         with self._lock:
-            if session_id in self._seen:
+            if session_id in self._seen or admitted:
                 self._seen[session_id] = (client, now)
                 return True
             self._seen = {sid: (c, t) for sid, (c, t) in self._seen.items()
@@ -90,6 +98,20 @@ def session_counter() -> SessionCounter:
     return SessionCounter(config.max_sessions_per_address(), _is_active, max_total=config.max_sessions())
 
 
+def _forget_process() -> None:
+    """Behind the deployment's nginx, drop the cookie that pins this browser to this full
+    process (:data:`detox_core.deploy.COOKIE`): its next load goes to the least busy one."""
+    from detox_core.deploy import COOKIE
+
+    try:
+        pinned = COOKIE in st.context.cookies
+    except Exception:  # noqa: BLE001 - no request context
+        pinned = False
+    if pinned:
+        st.html(f'<script>document.cookie = "{COOKIE}=; Path=/; Max-Age=0; SameSite=Lax";</script>',
+                unsafe_allow_javascript=True, width=1)
+
+
 def admit_session() -> None:
     """Stop this run with a message when its address holds too many sessions already."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -100,15 +122,23 @@ def admit_session() -> None:
     if ctx is None:
         return
     counter, client = session_counter(), client_id()
-    if counter.admit(client, ctx.session_id):
+    if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED))):
+        st.session_state[_ADMITTED] = True
         return
     if not (counter.max_per_client and counter.live(client) >= counter.max_per_client):
         # The process is full, not the address: a signed-in organizer still gets in.
         if not is_open() and is_organizer() and counter.admit(client, ctx.session_id, vip=True):
+            st.session_state[_ADMITTED] = True
             return
         st.error(f"**This server is full for now.** It keeps at most {counter.max_total} open sessions, and they "
-                 "are all taken. Try again in a minute or two (a closed tab frees its place within a minute).",
-                 icon=":material/group_off:")
+                 "are all taken. Reload this page in a minute or two (a closed tab frees its place within a "
+                 "minute).", icon=":material/group_off:")
+        _forget_process()
+        if not is_open():
+            from detox_core.ui.auth import organizer_sign_in
+
+            st.caption("Organizers of this task always get in:")
+            organizer_sign_in("full_server_login")
         st.stop()
     st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
              "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",

@@ -107,7 +107,7 @@ def test_links_that_escaped_the_size_estimate_leave_the_servers_memory_and_healt
 def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_url):
     """Twenty visitors from twenty addresses (each within its own address's limit) on a
     process that holds twelve sessions: twelve get the page, eight are told the server is
-    full and do no work; the process's peak memory grows by less than 20 MB a session
+    full, do no work and lose the proxy's cookie that pins them here; the process's peak memory grows by less than 20 MB a session
     (13 MB measured; the figure behind DETOX_MAX_SESSIONS's default), its health answers in under a second,
     and once the tabs close a new visitor gets in."""
     import asyncio
@@ -130,6 +130,8 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
         served = [t for t in texts if "Corpus" in t]
         assert len(served) == limit and len(full) == visitors - limit, (len(served), len(full))
         assert not any("Corpus" in t for t in full)  # no page work for those
+        # and the cookie that pins them to this full process is dropped: a reload goes elsewhere
+        assert all(any("detox_process=; Path=/; Max-Age=0" in x for x in t) for t in full)
         grown = _peak_rss_mb(proc.pid) - before
         assert grown < 20 * limit, f"the server's peak memory grew by {grown:.0f} MB for {limit} sessions"
         assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"
@@ -150,7 +152,9 @@ async def _crowd(server: str, addresses: list[str]) -> list[list[str]]:
     from tests.e2e.util import stream_session
 
     hold, ran = asyncio.Event(), []
-    tasks = [asyncio.create_task(stream_session(server, a, hold=hold, ran=ran)) for a in addresses]
+    # As behind the deployment's nginx: each browser pinned to this process by its cookie.
+    tasks = [asyncio.create_task(stream_session(server, a, hold=hold, ran=ran, cookie="detox_process=1"))
+             for a in addresses]
     try:
         while len(ran) < len(addresses):
             failed = [t for t in tasks if t.done() and t.exception()]

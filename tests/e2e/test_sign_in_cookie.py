@@ -55,18 +55,15 @@ def test_the_sign_in_survives_a_reload_and_a_new_tab_until_sign_out(deployed, br
     assert not signed_in(page)
     page.get_by_text("Organizer sign-in").click()
     page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    with page.expect_response(lambda r: r.url.endswith("/_detox/session"), timeout=60_000) as answer:
+        page.get_by_role("button", name="Sign in").click()
+    assert answer.value.status == 204
     page.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
     wait_idle(page)
-    cookie = None
-    for _ in range(50):  # the page's request for the cookie may still be on its way
-        cookie = next((c for c in context.cookies() if c["name"] == "detox_organizer"), None)
-        if cookie:
-            break
-        page.wait_for_timeout(100)
+    cookie = next((c for c in context.cookies() if c["name"] == "detox_signin"), None)
     assert cookie is not None and cookie["sameSite"] == "Strict" and ORGANIZER_PASSWORD not in cookie["value"]
     assert cookie["httpOnly"] and not cookie["secure"]  # served over http here
-    assert "detox_organizer" not in page.evaluate("document.cookie")  # no script of the page reads it
+    assert "detox_signin" not in page.evaluate("document.cookie")  # no script of the page reads it
     # A reload, and a new tab of the same browser: still signed in.
     page.reload()
     page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=60_000)
@@ -87,9 +84,11 @@ def test_the_sign_in_survives_a_reload_and_a_new_tab_until_sign_out(deployed, br
     tab.close()
     # Sign out: the cookie is cleared, a reload is signed out, and a copy of the old cookie
     # (taken before signing out) signs nobody in.
-    page.get_by_role("button", name="Sign out").click()
+    with page.expect_response(lambda r: r.url.endswith("/_detox/session"), timeout=60_000) as answer:
+        page.get_by_role("button", name="Sign out").click()
+    assert answer.value.status == 204
     wait_idle(page)
-    assert not any(c["name"] == "detox_organizer" and c["value"] for c in context.cookies())
+    assert not any(c["name"] == "detox_signin" and c["value"] for c in context.cookies())
     page.reload()
     page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=60_000)
     wait_idle(page)
@@ -133,7 +132,7 @@ def test_a_plain_streamlit_run_keeps_the_sign_in_to_its_tab(plain, browser, widt
     no_exception(page)
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"signed_in_tab_only_{width}.png"))
-    assert not any(c["name"] == "detox_organizer" for c in context.cookies())
+    assert not any(c["name"] == "detox_signin" for c in context.cookies())
     page.reload()
     page.get_by_role("heading", name="Corpus", exact=True).wait_for(timeout=60_000)
     wait_idle(page)

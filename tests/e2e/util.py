@@ -281,10 +281,11 @@ def health_probe(server: str, every_s: float = 0.1) -> Iterator[list[float]]:
 
 
 async def stream_session(url: str, address: str, page: str = "corpus", hold: "asyncio.Event | None" = None,
-                         timeout: float = 300, ran: list | None = None) -> list[str]:
+                         timeout: float = 300, ran: list | None = None, cookie: str = "") -> list[str]:
     """One browser session without a browser: Streamlit's own WebSocket, opened from the
     loopback address ``address`` (127.x.y.z), asking for a run of ``page``; returns the
-    texts of the headings, markdown and alerts that run drew. With ``hold``, the session
+    texts of the headings, markdown, alerts and HTML that run drew (``cookie``: the
+    browser's ``Cookie`` header). With ``hold``, the session
     stays open (it counts as a live tab) until the event is set; ``ran`` gets the texts as
     soon as the run is over."""
     import asyncio
@@ -296,7 +297,8 @@ async def stream_session(url: str, address: str, page: str = "corpus", hold: "as
     parts = urllib.parse.urlsplit(url)
     texts: list[str] = []
     async with websockets.connect(f"ws://{parts.netloc}/_stcore/stream", subprotocols=["streamlit"],
-                                  local_addr=(address, 0), max_size=2 ** 27, open_timeout=60) as ws:
+                                  local_addr=(address, 0), max_size=2 ** 27, open_timeout=60,
+                                  additional_headers={"Cookie": cookie} if cookie else None) as ws:
         msg = BackMsg()
         msg.rerun_script.page_name = page
         await ws.send(msg.SerializeToString())
@@ -307,7 +309,7 @@ async def stream_session(url: str, address: str, page: str = "corpus", hold: "as
             if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 which = element.WhichOneof("type")
-                if which in ("heading", "markdown", "alert"):
+                if which in ("heading", "markdown", "alert", "html"):
                     texts.append(getattr(element, which).body)
             elif kind == "script_finished" and forward.script_finished != forward.FINISHED_EARLY_FOR_RERUN:
                 break  # a run cut short for a rerun (a changed address, st.rerun) goes on

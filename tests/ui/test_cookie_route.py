@@ -19,7 +19,7 @@ def tokens(tmp_path, monkeypatch) -> SessionTokens:
     return SessionTokens()
 
 
-def post(body: bytes, scheme: str = "http", headers: dict[str, str] | None = None):
+def post(body: bytes, scheme: str = "http", headers: dict[str, str] | None = None, peer: str = "127.0.0.1"):
     chunks = [body[i:i + 64] for i in range(0, len(body), 64)] or [b""]
 
     async def receive():
@@ -27,7 +27,7 @@ def post(body: bytes, scheme: str = "http", headers: dict[str, str] | None = Non
         return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
 
     scope = {"type": "http", "method": "POST", "path": "/_detox/session", "scheme": scheme,
-             "server": ("127.0.0.1", 80), "query_string": b"", "root_path": "",
+             "server": ("127.0.0.1", 80), "client": (peer, 50000), "query_string": b"", "root_path": "",
              "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]}
     return asyncio.run(asgi.session_cookie(Request(scope, receive)))
 
@@ -38,8 +38,9 @@ def set_cookie(response) -> str:
 
 def test_a_ticket_sets_the_cookie_httponly_strict_once(tokens):
     token = tokens.issue("organizer", "pw")
-    ticket = tokens.ticket("set", token)
-    response = post(ticket.encode())
+    ticket = tokens.ticket("set", token, "127.0.0.1")
+    response = post(ticket.encode(), headers={"Origin": "http://127.0.0.1:8501", "Host": "127.0.0.1:8501",
+                                               "Sec-Fetch-Site": "same-origin"})
     assert response.status_code == 204
     cookie = set_cookie(response)
     assert f"{COOKIE}={token}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
@@ -51,12 +52,12 @@ def test_a_ticket_sets_the_cookie_httponly_strict_once(tokens):
 
 def test_over_https_the_cookie_is_secure(tokens):
     for scheme, headers in (("https", {}), ("http", {"X-Forwarded-Proto": "https"})):
-        response = post(tokens.ticket("set", "tok").encode(), scheme, headers)
+        response = post(tokens.ticket("set", "tok", "127.0.0.1").encode(), scheme, headers)
         assert response.status_code == 204 and "Secure" in set_cookie(response)
 
 
 def test_signing_out_clears_the_cookie(tokens):
-    response = post(tokens.ticket("clear").encode())
+    response = post(tokens.ticket("clear", "", "127.0.0.1").encode())
     cookie = set_cookie(response)
     assert response.status_code == 204 and f'{COOKIE}=""' in cookie and "Max-Age=0" in cookie
     assert "HttpOnly" in cookie
@@ -69,13 +70,32 @@ def test_anything_but_a_live_ticket_sets_nothing(tokens, body):
     assert (response.status_code == 413) == (len(body) > asgi.MAX_BODY)
 
 
-def test_the_route_follows_the_base_url_path(monkeypatch):
+def test_the_route_and_the_cookie_follow_the_base_url_path(tokens, monkeypatch):
     from streamlit import config as st_config
 
     assert asgi.route_path() == "/_detox/session"
     monkeypatch.setattr(st_config, "get_option",
                         lambda name: "/team/app/" if name == "server.baseUrlPath" else None)
     assert asgi.route_path() == "/team/app/_detox/session"
+    cookie = set_cookie(post(tokens.ticket("set", "tok", "127.0.0.1").encode()))
+    assert "Path=/team/app/" in cookie  # not sent to the host's other apps
+
+
+def test_a_ticket_from_another_site_or_address_sets_nothing(tokens):
+    for headers, peer in (({"Origin": "https://evil.example", "Host": "127.0.0.1:8501"}, "127.0.0.1"),
+                          ({"Sec-Fetch-Site": "cross-site"}, "127.0.0.1"),
+                          ({}, "198.51.100.9"),  # sent by a script to a server of its own, which asks from there
+                          ({"X-Forwarded-For": "198.51.100.9"}, "127.0.0.1")):  # through the proxy, from elsewhere
+        response = post(tokens.ticket("set", "tok", "127.0.0.1").encode(), headers=headers, peer=peer)
+        assert response.status_code == 403 and not set_cookie(response), (headers, peer)
+    # Through the proxy from the address that signed in: set.
+    ticket = tokens.ticket("set", "tok", "203.0.113.7")
+    assert post(ticket.encode(), headers={"X-Forwarded-For": "203.0.113.7"}).status_code == 204
+
+
+def test_tls_before_the_proxy_can_ask_for_a_secure_cookie(tokens, monkeypatch):
+    monkeypatch.setenv("DETOX_SECURE_COOKIE", "1")
+    assert "Secure" in set_cookie(post(tokens.ticket("set", "tok", "127.0.0.1").encode()))
 
 
 def test_without_the_launcher_a_sign_in_holds_for_the_tab(monkeypatch):

@@ -72,6 +72,8 @@ def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets
     closed.update({"s0", "s2"})  # two tabs closed: two places
     assert c.admit("198.51.100.6", "s6") and not c.admit("198.51.100.7", "s7")
     assert SessionCounter(40).admit("x", "y")  # 0: no limit
+    # A session admitted long ago (idle, reconnected) is never turned away.
+    assert c.admit("198.51.100.8", "s-old", admitted=True)
 
 
 def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
@@ -88,10 +90,13 @@ def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkey
     assert not at.exception
     assert "This server is full for now" in at.error[0].value and "at most 2 open sessions" in at.error[0].value
     assert not at.title and not at.dataframe
-    # A signed-in organizer (this session's sign-in, as from a valid cookie) gets in.
-    at.session_state["organizer_ok"] = True
-    at.run()
+    # The message has the organizer's sign-in form: the right password gets in.
+    at.text_input(key="full_server_login_password").input("a password")
+    at.button[0].click().run()
     assert not at.exception and at.title[0].value == "Corpus"
+    # Admitted: it stays in, whatever the counts.
+    at.run()
+    assert at.title[0].value == "Corpus"
 
 
 def test_the_process_limit_is_a_setting(monkeypatch):
@@ -100,6 +105,7 @@ def test_the_process_limit_is_a_setting(monkeypatch):
     from detox_core import config
     from detox_core.errors import DetoxInputError
 
+    monkeypatch.delenv("DETOX_MAX_SESSIONS", raising=False)
     assert config.max_sessions() == 100
     monkeypatch.setenv("DETOX_MAX_SESSIONS", "0")
     assert config.max_sessions() == 0

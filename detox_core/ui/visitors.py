@@ -130,7 +130,8 @@ def admit_session() -> None:
         if not is_open() and is_organizer() and counter.admit(client, ctx.session_id, vip=True):
             st.session_state[_ADMITTED] = True
             return
-        st.error(f"**This server is full for now.** It keeps at most {counter.max_total} open sessions, and they "
+        sessions = f"{counter.max_total} open session" + ("s" if counter.max_total != 1 else "")
+        st.error(f"**This server is full for now.** It keeps at most {sessions}, and they "
                  "are all taken. Reload this page in a minute or two (a closed tab frees its place within a "
                  "minute).", icon=":material/group_off:")
         _forget_process()

@@ -77,7 +77,10 @@ def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: i
     """Two-sided p-value of "mean(a) == mean(b)" by paired bootstrap over sentences.
 
     The share of resamples in which the sign of the difference flips relative to the
-    observed one, doubled (and capped at 1).
+    observed one, counted as (flips + 1) / (resamples + 1) (as sacrebleu's paired test
+    counts, so that a finite number of resamples never claims p = 0), doubled and capped
+    at 1. Under the null hypothesis it rejects at 5% about 5% of the time
+    (tests/analysis/test_stats.py).
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
@@ -94,8 +97,8 @@ def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: i
         return 1.0
     idx = resample_indices(diff.size, n_boot, seed) if indices is None or not keep.all() else indices
     resampled = _mean(diff[idx], weights, axis=1)
-    flips = np.mean(resampled <= 0) if observed > 0 else np.mean(resampled >= 0)
-    return float(min(1.0, 2 * flips))
+    flips = int(np.sum(resampled <= 0) if observed > 0 else np.sum(resampled >= 0))
+    return float(min(1.0, 2 * (flips + 1) / (resampled.size + 1)))
 
 
 @dataclass

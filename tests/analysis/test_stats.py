@@ -117,3 +117,21 @@ def test_roc_auc_is_sklearn_s_with_ties_and_the_human_ranks_are_shared_between_m
     again = stats.agreement(np.arange(400, dtype=float), human, n_boot=200, seed=1)
     fresh = stats.agreement(np.arange(400, dtype=float), human, n_boot=200, seed=1)
     assert again == fresh and a.n == b.n == 400
+
+
+def test_the_paired_p_value_is_never_zero():
+    rng = np.random.default_rng(3)
+    base = rng.random(300)
+    p = paired_bootstrap_p(base + 1.0, base, n_boot=1000)  # better on every sentence
+    assert p == pytest.approx(2 / 1001)
+
+
+def test_under_the_null_five_percent_of_comparisons_are_called_significant():
+    """Two systems whose scores come from the same distribution: p < 0.05 for about 5%
+    of 600 independent comparisons (a binomial 99.9% range around 30 of 600)."""
+    rng = np.random.default_rng(11)
+    rejected = 0
+    for _ in range(600):
+        a, b = rng.normal(0.5, 0.2, 150), rng.normal(0.5, 0.2, 150)
+        rejected += paired_bootstrap_p(a, b, n_boot=1000, seed=int(rng.integers(1 << 30))) < 0.05
+    assert 13 <= rejected <= 50, rejected

@@ -110,10 +110,9 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
     full, do no work and lose the proxy's cookie that pins them here; the process's peak memory grows by less than 20 MB a session
     (13 MB measured; the figure behind DETOX_MAX_SESSIONS's default), its health answers in under a second,
     and once the tabs close a new visitor gets in."""
-    import asyncio
     import time
 
-    from tests.e2e.util import stream_session
+    from tests.e2e.util import run_async, stream_session
 
     limit, visitors = 12, 20
     proc, server = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
@@ -121,11 +120,11 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
                               "DETOX_MAX_SESSIONS": str(limit)})
 
     try:
-        first = asyncio.run(stream_session(server, "127.0.7.1"))  # the page's data prepared once
+        first = run_async(stream_session(server, "127.0.7.1"))  # the page's data prepared once
         assert "Corpus" in first
         before = _peak_rss_mb(proc.pid)
         with health_probe(server) as health:
-            texts = asyncio.run(_crowd(server, [f"127.0.7.{10 + k}" for k in range(visitors)]))
+            texts = run_async(_crowd(server, [f"127.0.7.{10 + k}" for k in range(visitors)]))
         full = [t for t in texts if any("This server is full" in x for x in t)]
         served = [t for t in texts if "Corpus" in t]
         assert len(served) == limit and len(full) == visitors - limit, (len(served), len(full))
@@ -137,7 +136,7 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
         assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"
         # The crowd's tabs are closed: a new visitor gets the page.
         deadline = time.monotonic() + 60
-        while "Corpus" not in (late := asyncio.run(stream_session(server, "127.0.7.200"))):
+        while "Corpus" not in (late := run_async(stream_session(server, "127.0.7.200"))):
             assert time.monotonic() < deadline, f"still refused after the tabs closed: {late}"
             time.sleep(2)
     finally:

@@ -318,3 +318,13 @@ async def stream_session(url: str, address: str, page: str = "corpus", hold: "as
         if hold is not None:
             await hold.wait()
     return texts
+
+
+def run_async(coro):
+    """Run a coroutine to its end in a thread of its own: the browser tests' sync
+    Playwright keeps an event loop running in the main thread, where ``asyncio.run`` fails."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()

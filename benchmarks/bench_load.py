@@ -94,7 +94,7 @@ import numpy as np  # noqa: E402
 from detox_core import config  # noqa: E402
 from detox_core.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
 from tests.e2e.util import (  # noqa: E402
-    BUSY_JS, CHROMIUM, free_block, free_port, from_address, start_app, stop_app, stream_session)
+    BUSY_JS, CHROMIUM, free_block, free_port, from_address, peak_rss_mb, start_app, stop_app, stream_session)
 
 SENTENCES = [
     ("ты дебил, иди отсюда", "ты неправ, иди отсюда"),
@@ -241,12 +241,6 @@ def _server_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _server_hwm_mb(pid: int) -> float:
-    """The process's peak resident memory so far (VmHWM)."""
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
-
-
 #: Sessions from as many addresses in part 3 (the process keeps DETOX_MAX_SESSIONS).
 CROWD = 200
 #: What one session may take while many start at once (13 MB measured by
@@ -352,7 +346,7 @@ async def _attacks(url: str, pid: int) -> list[tuple[str, float, str]]:
     full = sum(any("This server is full" in x for x in t) for t in ran)
     served = sum("Corpus" in t for t in ran)
     rows.append((f"{CROWD} sessions from {CROWD} addresses ({served} served, {full} refused)", _server_rss_mb(pid),
-                 f"peak {_server_hwm_mb(pid):.0f} MB"))
+                 f"peak {peak_rss_mb(pid):.0f} MB"))
     hold.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     return rows
@@ -412,7 +406,7 @@ def part_attacks() -> None:
         proc, url = start_app({"DETOX_DB_URL": f"sqlite:///{Path(tmp) / 'detox.sqlite'}"})
         try:
             rows = asyncio.run(_attacks(url, proc.pid))
-            peak_mb = _server_hwm_mb(proc.pid)
+            peak_mb = peak_rss_mb(proc.pid)
         finally:
             stop_app(proc)
     base = next(r[1] for r in rows if r[0].startswith("baseline"))

@@ -116,14 +116,15 @@ async def session_cookie(request):
         return Response("not a ticket", status_code=403, headers=headers)
     if not _same_origin(request):
         return Response("not from this site", status_code=403, headers=headers)
-    redeemed = await run_in_threadpool(SessionTokens().redeem, ticket, _client(request))
+    tokens = SessionTokens()
+    redeemed = await run_in_threadpool(tokens.redeem, ticket, _client(request))
     if redeemed is None:
         return Response("unknown, used or expired ticket", status_code=403, headers=headers)
     action, token = redeemed
     response = Response(status_code=204, headers=headers)
     options = {"path": app_path(), "httponly": True, "samesite": "strict", "secure": _https(request)}
     if action == "set":
-        response.set_cookie(COOKIE, token, max_age=SessionTokens().lifetime_s, **options)
+        response.set_cookie(COOKIE, token, max_age=tokens.lifetime_s, **options)
     else:
         response.delete_cookie(COOKIE, **options)
     return response

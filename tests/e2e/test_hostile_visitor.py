@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, health_probe, no_exception, shot, start_app, stop_app, wait_idle
+from tests.e2e.util import CHROMIUM, health_probe, no_exception, peak_rss_mb, shot, start_app, stop_app, wait_idle
 
 pytestmark = [
     pytest.mark.e2e,
@@ -69,11 +69,6 @@ def test_a_zip_bomb_submission_is_refused_with_its_line_count(server, browser):
     pg.context.close()
 
 
-def _peak_rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's memory from /proc")
 def test_links_that_escaped_the_size_estimate_leave_the_servers_memory_and_health_alone(data_root, db_url, browser):
     """The three links that took 6 GB in 7.5 s (a "[" inside a set, a comment or verbose
@@ -87,14 +82,14 @@ def test_links_that_escaped_the_size_estimate_leave_the_servers_memory_and_healt
         pg = ctx.new_page()
         pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": "дурак", "regex": "true"}))  # corpus and a worker up
         wait_idle(pg, timeout=180)
-        before = _peak_rss_mb(proc.pid)
+        before = peak_rss_mb(proc.pid)
         with health_probe(server) as health:
             for pattern in ("[[](?:x{65535}){65535}", "(?:x{9000})(?#){9000}", "(?x)(?:x{1000}) {1000}"):
                 pg.goto(server + "/corpus?" + urllib.parse.urlencode({"q": pattern, "regex": "true"}))
                 pg.get_by_text("needs more memory than a search may use").wait_for(timeout=60_000)
                 wait_idle(pg, timeout=60)
                 no_exception(pg)
-        grown = _peak_rss_mb(proc.pid) - before
+        grown = peak_rss_mb(proc.pid) - before
         assert grown < 100, f"the server's peak memory grew by {grown:.0f} MB"
         assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"
         shot(pg, "hostile_regex_escaped_estimate", width=1400)
@@ -122,7 +117,7 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
     try:
         first = run_async(stream_session(server, "127.0.7.1"))  # the page's data prepared once
         assert "Corpus" in first
-        before = _peak_rss_mb(proc.pid)
+        before = peak_rss_mb(proc.pid)
         with health_probe(server) as health:
             texts = run_async(_crowd(server, [f"127.0.7.{10 + k}" for k in range(visitors)]))
         full = [t for t in texts if any("This server is full" in x for x in t)]
@@ -131,7 +126,7 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
         assert not any("Corpus" in t for t in full)  # no page work for those
         # and the cookie that pins them to this full process is dropped: a reload goes elsewhere
         assert all(any("detox_process=; Path=/; Max-Age=0" in x for x in t) for t in full)
-        grown = _peak_rss_mb(proc.pid) - before
+        grown = peak_rss_mb(proc.pid) - before
         assert grown < 20 * limit, f"the server's peak memory grew by {grown:.0f} MB for {limit} sessions"
         assert health and max(health) < 1.0, f"health took up to {max(health):.2f} s"
         # The crowd's tabs are closed: a new visitor gets the page.

@@ -43,6 +43,18 @@ def open_corpus(page, url: str) -> None:
     open_sidebar(page)
 
 
+def sign_in_from_the_sidebar(page, url: str, caption: str = "Signed in as organizer") -> None:
+    """Open Corpus on ``url``, send the organizer password from the sidebar and wait for ``caption``."""
+    open_corpus(page, url)
+    page.get_by_text("Organizer sign-in").click()
+    page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text(caption).wait_for(timeout=30_000)
+    wait_idle(page)
+    assert signed_in(page)
+    no_exception(page)
+
+
 def signed_in(page) -> bool:
     return "Annotation projects" in " ".join(nav(page))
 
@@ -107,14 +119,7 @@ def test_without_cookies_the_sign_in_still_works_for_the_tab(deployed, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.route("**/_detox/session", lambda route: route.abort())  # the cookie never arrives
     page = context.new_page()
-    open_corpus(page, deployed)
-    page.get_by_text("Organizer sign-in").click()
-    page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_text("Signed in as organizer").wait_for(timeout=30_000)
-    wait_idle(page)
-    assert signed_in(page)
-    no_exception(page)
+    sign_in_from_the_sidebar(page, deployed)
     context.close()
 
 
@@ -122,14 +127,7 @@ def test_without_cookies_the_sign_in_still_works_for_the_tab(deployed, browser):
 def test_a_plain_streamlit_run_keeps_the_sign_in_to_its_tab(plain, browser, width):
     context = browser.new_context(viewport={"width": width, "height": 1000})
     page = context.new_page()
-    open_corpus(page, plain)
-    page.get_by_text("Organizer sign-in").click()
-    page.get_by_label("Organizer password", exact=True).fill(ORGANIZER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_text("Signed in as organizer in this tab").wait_for(timeout=30_000)
-    wait_idle(page)
-    assert signed_in(page)
-    no_exception(page)
+    sign_in_from_the_sidebar(page, plain, "Signed in as organizer in this tab")
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"signed_in_tab_only_{width}.png"))
     assert not any(c["name"] == "detox_signin" for c in context.cookies())

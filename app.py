@@ -14,7 +14,7 @@ ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 # The first visit after a start imports the app's libraries (about a second): say so.
 with st.spinner("Starting the app…"):
-    from detox_core import warmup
+    from detox_core.metrics import warmup
     from detox_core.errors import StorageError
     from detox_core.ui import auth, render
     from detox_core.ui.llm_judge import render_llm_judge_settings

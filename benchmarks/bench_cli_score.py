@@ -1,7 +1,7 @@
 """Throughput of ``python -m detox_core score`` on the TextDetox 2024 files, for every preset
 that runs on this machine.
 
-Two workloads, each through :func:`detox_core.submissions.files.score_submissions` (what
+Two workloads, each through :func:`detox_core.submissions.batch.score_submissions` (what
 the command runs: validation, matching by text and language, scoring, writing the files):
 
 * ``test``: the 5,400-row 2024 test set with the Duplicate output (9 languages);
@@ -36,7 +36,7 @@ from detox_core.editions.textdetox import SAMPLE_SYSTEMS  # noqa: E402
 from detox_core.errors import DetoxError  # noqa: E402
 from detox_core.metrics.registry import registered  # noqa: E402
 from detox_core.models import ModelPool  # noqa: E402
-from detox_core.submissions.files import score_submissions  # noqa: E402
+from detox_core.submissions.batch import score_submissions  # noqa: E402
 
 
 def workloads() -> dict[str, tuple[str, list[Path]]]:

@@ -39,7 +39,7 @@ import pandas as pd  # noqa: E402
 from detox_core import data  # noqa: E402
 from detox_core.analysis import agreement  # noqa: E402
 from detox_core.editions import training_edition  # noqa: E402
-from detox_core.embedded import learn  # noqa: E402
+from detox_core.analysis import embedded_fit as learn  # noqa: E402
 from detox_core.embedded.loader import load_models  # noqa: E402
 from detox_core.errors import DetoxError  # noqa: E402
 from detox_core.metrics import score  # noqa: E402

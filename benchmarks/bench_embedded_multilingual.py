@@ -63,7 +63,7 @@ from detox_core.data.judges import load_llm_judgements, load_pairs  # noqa: E402
 from detox_core.lexicons import load_lexicons  # noqa: E402
 from detox_core.metrics.embedded import EmbeddedPreset  # noqa: E402
 from detox_core.metrics.registry import missing_models, preset_names  # noqa: E402
-from detox_core.submissions.baselines import delete_baseline  # noqa: E402
+from detox_core.rewriters.baselines import delete_baseline  # noqa: E402
 
 LANGS = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
 JUDGES = ("gpt-4.1-mini_fewshot", "llama_31_8b_tuned")

@@ -1,7 +1,7 @@
 """How fast the Live scoring page answers a new pair with warm models (embedded preset).
 
 Runs the page with Streamlit's AppTest in one process, as a server does: the server's
-warm-up (:mod:`detox_core.warmup`, what ``python -m detox_core serve`` starts) first, then
+warm-up (:mod:`detox_core.metrics.warmup`, what ``python -m detox_core serve`` starts) first, then
 the page opened with nothing typed, the first pair once the models are warm, then 20 runs
 with a new (toxic sentence, rewrite) pair from the test set each, timing the whole script
 run (scoring, the input's own STA, the cards). Targets: the first score once warm under
@@ -20,7 +20,8 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from detox_core import data, editions, warmup  # noqa: E402
+from detox_core import data, editions  # noqa: E402
+from detox_core.metrics import warmup  # noqa: E402
 
 FIRST_TARGET_S = 1.0
 WARM_TARGET_S = 0.3

@@ -92,7 +92,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from detox_core import config  # noqa: E402
-from detox_core.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
+from detox_core.server.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
 from tests.e2e.util import (  # noqa: E402
     BUSY_JS, CHROMIUM, free_block, free_port, from_address, peak_rss_mb, start_app, stop_app, stream_session)
 

@@ -20,7 +20,7 @@ from detox_core.ui import render
 from detox_core.annotation.submit import draft_answers, page_answers
 from detox_core.ui.widgets.annotate_page import annotate_page, restored_text
 from detox_core.ui.annotation import annotation_store, item_html
-from detox_core.clients import UNKNOWN
+from detox_core.server.addresses import UNKNOWN
 from detox_core.ui.auth import client_id, login_throttle, session_tokens
 from detox_core.ui.widgets import tab_session
 from detox_core.ui.navigation import ensure_app_navigation

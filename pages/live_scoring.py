@@ -6,15 +6,17 @@ import random
 
 import streamlit as st
 
-from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
+from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.data import REFERENCE_COLUMNS
-from detox_core import config, warmup
+from detox_core import config
+from detox_core.metrics import warmup
 from detox_core.embedded.language_id import SCRIPT_NAMES, languages_in_script, script_mismatch
 from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
+from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.submissions.best import choose_best
-from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, MAX_TEXT_CHARS, example_boxes,
+from detox_core.submissions.live import (MAX_CANDIDATES, MAX_REFERENCES, example_boxes,
                                          parse_request)
 from detox_core.metrics import preset_class, score
 from detox_core.metrics.reference import reference_notes

@@ -32,7 +32,7 @@ from scipy.stats import rankdata
 
 import detox_core.metrics
 from detox_core import config, data
-from detox_core.analysis.stats import agreement as sentence_agreement
+from detox_core.stats.bootstrap import agreement as sentence_agreement
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.editions import editions
 from detox_core.editions.base import Edition

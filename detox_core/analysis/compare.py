@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from detox_core.analysis.stats import bootstrap_ci, macro_weights, resample_indices, stratified_indices
+from detox_core.stats.bootstrap import bootstrap_ci, macro_weights, resample_indices, stratified_indices
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import SCORE_COLUMNS
 

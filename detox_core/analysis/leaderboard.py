@@ -17,8 +17,8 @@ import pandas as pd
 
 from detox_core import data, editions
 from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, label, language_name
-from detox_core.analysis.languages import LanguageBoard, coverage, language_board
-from detox_core.analysis.stats import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
+from detox_core.stats.languages import LanguageBoard, coverage, language_board
+from detox_core.stats.bootstrap import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
 from detox_core.annotation.results import INTERVAL_COLUMNS, MIN_JUDGED_PER_SYSTEM, system_means
 from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS
@@ -216,7 +216,7 @@ def language_boards(store: Store, dataset: str, split: str, languages: Sequence[
                     ) -> list[LanguagePresetBoard]:
     """Rankings by the mean over ``languages`` of the stored submissions, one per
     (preset, calibration), with the edition's official ``averages``: see
-    :func:`detox_core.analysis.languages.language_board`."""
+    :func:`detox_core.stats.languages.language_board`."""
     listed = store.list(dataset=dataset, split=split)
     boards = []
     for (preset, calibrated), group in listed.groupby(["preset", "calibrated"], sort=True):

@@ -21,7 +21,7 @@ import pandas as pd
 import detox_core.metrics
 from detox_core import config
 from detox_core.analysis.leaderboard import system_key
-from detox_core.analysis.stats import agreement, system_agreement
+from detox_core.stats.bootstrap import agreement, system_agreement
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
 from detox_core.metrics.embedded import EmbeddedPreset

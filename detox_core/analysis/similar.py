@@ -29,7 +29,7 @@ import pandas as pd
 from detox_core import config, data, editions
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.submissions.live import MAX_TEXT_CHARS
+from detox_core.limits import MAX_TEXT_CHARS
 
 KIND_INPUT = "input"
 KIND_OUTPUT = "output"

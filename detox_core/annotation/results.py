@@ -23,7 +23,7 @@ from detox_core.annotation.aggregation import (
 )
 from detox_core.annotation.store import AnnotationStore, Project, utc_now
 from detox_core.annotation.tasks import TASKS
-from detox_core.analysis.stats import bootstrap_ci
+from detox_core.stats.bootstrap import bootstrap_ci
 from detox_core.vocab import HUMAN_AXES, HUMAN_SYSTEM_COLUMNS, MODEL_AXES, SYSTEM_FROM_HUMAN
 
 ALPHA_LEVEL = {"toxicity": "nominal", "content": "nominal", "fluency": "ordinal"}

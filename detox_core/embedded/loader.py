@@ -78,7 +78,7 @@ def preload() -> None:
 def preload_in_background(delay: float = 1.5) -> None:
     """Load the embedded models, word vectors and morphology in a background thread,
     once per process, so that a first score does not wait for them (the app's server warms
-    them, and the other presets' local models, with :mod:`detox_core.warmup` instead,
+    them, and the other presets' local models, with :mod:`detox_core.metrics.warmup` instead,
     which shows its progress). The thread waits ``delay``
     seconds first: the page draws meanwhile, and a score asked for at once loads the
     models itself (with its spinner) instead of waiting behind the thread. Errors are

@@ -260,7 +260,7 @@ class Preset(ABC):
     @classmethod
     def warm_steps(cls) -> list[tuple[str, Callable[[], object]]]:
         """What a server loads for this preset at its start besides the models of
-        :attr:`model_kinds` (:mod:`detox_core.warmup` loads those through the pool when
+        :attr:`model_kinds` (:mod:`detox_core.metrics.warmup` loads those through the pool when
         they are on this machine), each step named for people; none by default."""
         return []
 

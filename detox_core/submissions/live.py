@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from detox_core.errors import DetoxInputError
+from detox_core.limits import MAX_TEXT_CHARS
 
-#: Longest toxic sentence, rewrite or reference (characters).
-MAX_TEXT_CHARS = 1_000
 #: Most candidate rewrites scored in one request.
 MAX_CANDIDATES = 10
 #: Most references of one request.

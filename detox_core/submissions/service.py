@@ -16,7 +16,7 @@ from detox_core.metrics.base import StepProgress
 from detox_core.data.multilingual import MultilingualSubmission, load_multilingual_submission
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.registry import get_preset, preset_class
-from detox_core.analysis.languages import language_mean, per_language
+from detox_core.stats.languages import language_mean, per_language
 from detox_core.vocab import SCORE_COLUMNS, in_language_order, language_name
 from detox_core.models import ModelPool
 from detox_core.submissions.store import clean_name, file_sha256, Store, StoredSubmission

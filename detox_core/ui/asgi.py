@@ -7,10 +7,10 @@ writes is a cookie any script of the page can read. So the launcher
 a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
 route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
 
-- the page posts a one-time ticket (:meth:`detox_core.sessions.SessionTokens.ticket`),
+- the page posts a one-time ticket (:meth:`detox_core.server.sessions.SessionTokens.ticket`),
   which the server redeems once, within a minute, for a request of the page's own origin
   (``Origin``, ``Sec-Fetch-Site``) from the client address that signed in (the same
-  address the sign-in throttle sees, :func:`detox_core.clients.client_address`): a ticket
+  address the sign-in throttle sees, :func:`detox_core.server.addresses.client_address`): a ticket
   that a script sends elsewhere redeems nothing there;
 - the answer sets the cookie ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no
   other site's request carries it), ``Secure`` when the page is served over https (the
@@ -30,9 +30,9 @@ from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
 from detox_core import config
-from detox_core.clients import client_address
+from detox_core.server.addresses import client_address
 from detox_core.config import PROJECT_ROOT
-from detox_core.sessions import COOKIE, SessionTokens
+from detox_core.server.sessions import COOKIE, SessionTokens
 
 #: The cookie route's path below ``server.baseUrlPath``.
 SESSION_ROUTE = "_detox/session"

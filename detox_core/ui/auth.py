@@ -33,8 +33,8 @@ import streamlit as st
 
 from detox_core import config
 from detox_core.db import default_url, make_engine
-from detox_core.sessions import COOKIE, SessionTokens
-from detox_core.clients import UNKNOWN, client_address
+from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.server.addresses import UNKNOWN, client_address
 from detox_core.judge import access as judge_access
 from detox_core.ui.throttle import SharedLoginThrottle
 
@@ -81,7 +81,7 @@ def is_open() -> bool:
     return organizer_secret() is None
 
 
-# The sign-in cookie (detox_core.sessions.COOKIE): a signed, expiring token, no password
+# The sign-in cookie (detox_core.server.sessions.COOKIE): a signed, expiring token, no password
 # in it, set HttpOnly by the server's cookie route (detox_core.ui.asgi).
 _TOKEN = "_organizer_token"
 _COOKIE_ACTION = "_organizer_cookie_action"
@@ -167,7 +167,7 @@ def login_throttle() -> SharedLoginThrottle:
 
 def client_id() -> str:
     """Who is signing in, for the throttle and the address limit: the connection's
-    address, or behind a trusted proxy the client's (:func:`detox_core.clients.client_address`);
+    address, or behind a trusted proxy the client's (:func:`detox_core.server.addresses.client_address`);
     ``"unknown client"`` outside a browser session (a test, a script)."""
     try:
         from streamlit.runtime.context import _get_client_context

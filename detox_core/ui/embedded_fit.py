@@ -1,5 +1,5 @@
 """Human vs automatic: organizers let the embedded preset learn from the judgements on
-screen (:mod:`detox_core.embedded.learn`), and see whether the fit scores and why."""
+screen (:mod:`detox_core.analysis.embedded_fit`), and see whether the fit scores and why."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.learn import LABELS, fit_from_judgements
+from detox_core.analysis.embedded_fit import LABELS, fit_from_judgements
 from detox_core.embedded.loader import load_models
 from detox_core.errors import DetoxError
 from detox_core.metrics.registry import preset_class, preset_label

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge import access
 from detox_core.judge.access import allowance
-from detox_core.judge.rewrite import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
+from detox_core.rewriters.llm import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
 from detox_core.judge.settings import resolve
 from detox_core.ui import auth
 from detox_core.ui.llm_judge import _apply_secrets_once

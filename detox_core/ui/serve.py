@@ -3,7 +3,7 @@ from the start.
 
 Streamlit runs ``app.py`` only when a browser session connects, so a warm-up started by
 the app would start with the first visitor, whose first screens would then wait for it
-(:mod:`detox_core.warmup` says why). This launcher starts the warm-up's thread and then
+(:mod:`detox_core.metrics.warmup` says why). This launcher starts the warm-up's thread and then
 Streamlit's own command line (``streamlit run app.py ...``) in the same process: the
 sessions' scripts find the models it loads. ``streamlit run app.py`` keeps working; the
 app then starts the warm-up on its first session.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from detox_core import warmup
+from detox_core.metrics import warmup
 from detox_core.config import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app.py"

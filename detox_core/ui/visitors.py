@@ -28,7 +28,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from detox_core import config
-from detox_core.clients import UNKNOWN
+from detox_core.server.addresses import UNKNOWN
 
 #: A session that has not run for this long no longer counts (seconds).
 IDLE_S = 900.0
@@ -100,8 +100,8 @@ def session_counter() -> SessionCounter:
 
 def _forget_process() -> None:
     """Behind the deployment's nginx, drop the cookie that pins this browser to this full
-    process (:data:`detox_core.deploy.COOKIE`): its next load goes to the least busy one."""
-    from detox_core.deploy import COOKIE
+    process (:data:`detox_core.server.deploy.COOKIE`): its next load goes to the least busy one."""
+    from detox_core.server.deploy import COOKIE
 
     try:
         pinned = COOKIE in st.context.cookies

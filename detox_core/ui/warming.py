@@ -1,4 +1,4 @@
-"""The models' warm-up (:mod:`detox_core.warmup`) as people see it: a line in the sidebar
+"""The models' warm-up (:mod:`detox_core.metrics.warmup`) as people see it: a line in the sidebar
 while the models warm, and a word on the Live scoring page when a score comes before them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from detox_core import warmup
+from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
 from detox_core.ui import render
 
@@ -100,7 +100,7 @@ def warming_notice(preset: str) -> Iterator[None]:
 
 def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
     """What the pages need before any model, for the warm-up to do first
-    (:func:`detox_core.warmup.start`): the modules the entry script and the pages import
+    (:func:`detox_core.metrics.warmup.start`): the modules the entry script and the pages import
     (about 3 s on a 2-core machine), then the corpus the sidebar opens on and the
     per-language lexicons (about 2.5 s). The first visitor of a fresh process finds them
     done; the caches are the pages' own (:mod:`detox_core.ui.cache`), so nothing is held twice.

@@ -51,7 +51,8 @@ def test_with_a_fit_in_use_no_figure_comes_from_a_model_that_saw_the_pairs(tmp_p
     """The leak guarantee: judged pairs scored by models that never saw them, and each
     model ranks only the systems it never saw (the Spearman is the mean over those)."""
     from detox_core.editions.base import Edition
-    from detox_core.embedded import fitted, learn
+    from detox_core.analysis import embedded_fit as learn
+    from detox_core.embedded import fitted
     from detox_core.embedded.recipe import train_embedded
     from tests.conftest import write_tiny_dataset
     from tests.embedded.test_fitted import PAIRS, judgements

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from detox_core import cli
-from detox_core.embedded import fitted, learn
+from detox_core.analysis import embedded_fit as learn
+from detox_core.embedded import fitted
 from tests.conftest import write_tiny_dataset
 from tests.embedded.test_fitted import judgements
 

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from detox_core.analysis import meta_eval
-from detox_core.embedded import fitted, learn
+from detox_core.analysis import embedded_fit as learn
+from detox_core.embedded import fitted
 from detox_core.embedded.recipe import train_embedded
 from detox_core.metrics.embedded import EmbeddedPreset
 from tests.conftest import write_tiny_dataset

@@ -82,8 +82,8 @@ def _multilingual(seed: int):
 
 def test_one_missing_answer_leaves_out_that_sentence_not_its_language():
     from detox_core.analysis.compare import paired_differences, side_by_side, system_means
-    from detox_core.analysis.languages import language_board
-    from detox_core.analysis.stats import rank_systems
+    from detox_core.stats.languages import language_board
+    from detox_core.stats.bootstrap import rank_systems
 
     a, b = _multilingual(1), _multilingual(2)
     board = language_board({"a": a, "b": b}, ["en", "ru"], "j", n_boot=50)

@@ -21,7 +21,7 @@ from detox_core.lexicons import (LexiconSource, ToxicLexicon, lexicon_for, load_
                                  write_lexicons)
 from detox_core.lexicons.build import LANGUAGES, build_language
 from detox_core.segment import available
-from detox_core.submissions.baselines import delete_baseline
+from detox_core.rewriters.baselines import delete_baseline
 from detox_core.text import words
 
 TSV = Path(__file__).with_name("everyday_insults.tsv")

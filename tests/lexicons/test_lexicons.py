@@ -22,7 +22,7 @@ from detox_core.lexicons import ToxicLexicon, lexicon_for, lexicon_note, read_le
 from detox_core.lexicons.base import LexiconSource
 from detox_core.lexicons.build import build_language, glin_words, read_hub_lexicon, seed_neighbour
 from detox_core.segment import available
-from detox_core.submissions.baselines import delete_baseline
+from detox_core.rewriters.baselines import delete_baseline
 from detox_core.text import lexicon_hits, lexicon_spans, word_diff, words
 
 DATA = config.data_dir()

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from starlette.requests import Request
 
-from detox_core.sessions import COOKIE, SessionTokens
+from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.ui import asgi
 
 

@@ -4,7 +4,7 @@ it names one annotator, and Leave ends it in every process."""
 from __future__ import annotations
 
 from detox_core.annotation.store import Annotator
-from detox_core.sessions import SessionTokens
+from detox_core.server.sessions import SessionTokens
 from detox_core.ui.widgets import tab_session
 
 

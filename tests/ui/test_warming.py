@@ -11,7 +11,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from detox_core import warmup
+from detox_core.metrics import warmup
 
 
 def _sidebar() -> None:

@@ -3,7 +3,7 @@ reconnect to another app process when the one the tab was on stops (``deploy/``)
 
 A Streamlit session lives in one process's memory; a reload or a move to another process
 starts a new one, which would ask the annotator to join again. After joining, the server
-hands the tab a signed, expiring token (:class:`detox_core.sessions.SessionTokens`, role
+hands the tab a signed, expiring token (:class:`detox_core.server.sessions.SessionTokens`, role
 ``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that
 every process of a deployment shares); the tab keeps it in ``sessionStorage``: this tab
 only (another tab, or another person at the same computer in another tab, is not signed
@@ -23,7 +23,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from detox_core.annotation.store import Annotator
-from detox_core.sessions import SessionTokens
+from detox_core.server.sessions import SessionTokens
 
 _JS = """
 export default function (component) {

@@ -11,7 +11,7 @@ import pytest
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge import access
 from detox_core.judge.client import ChatClient, Endpoint, RetryPolicy
-from detox_core.judge.rewrite import (
+from detox_core.rewriters.llm import (
     BUILTIN_PROMPT,
     LIVE_POLICY,
     LLMRewriter,

@@ -86,7 +86,7 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
     lines = [
         (f"# detox-dashboard behind nginx: {n} app process{'es' if n > 1 else ''} "
          f"(python -m detox_core serve) at {', '.join(addresses)}."),
-        "# Written by `python -m detox_core deploy-nginx`; detox_core/deploy.py says why each part is there.",
+        "# Written by `python -m detox_core deploy-nginx`; detox_core/server/deploy.py says why each part is there.",
         "",
         "# WebSocket upgrades pass through; other requests keep an ordinary connection.",
         "map $http_upgrade $detox_connection {",

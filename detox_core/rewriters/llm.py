@@ -10,7 +10,7 @@ One request asks for ``n`` rewrites at once (a numbered list), with a versioned 
 prompt per language (``rewrite_prompt.toml``; its provenance is written there). The
 answer is parsed leniently: a JSON list or object, a numbered or bulleted list, or plain
 lines. Rewrites are whitespace-normalised, deduplicated, capped at ``n``; empty ones and
-ones longer than :data:`~detox_core.submissions.live.MAX_TEXT_CHARS` are dropped (and
+ones longer than :data:`~detox_core.limits.MAX_TEXT_CHARS` are dropped (and
 counted). A rewrite equal to the input is **kept and marked** (``copies``): an LLM that
 copies the input is worth seeing scored. An answer that only declines ("I can't help
 with that") is a refusal, never a rewrite. Markup in the answer (``<b>``, ``**``) is
@@ -31,9 +31,9 @@ from typing import Any
 from detox_core.errors import DetoxInputError
 from detox_core.judge import access
 from detox_core.judge.client import ChatClient, JudgeUnavailableError, RetryPolicy, TransientError
-from detox_core.judge.rewrite_prompts import BUILTIN_PROMPT, Example, RewritePrompt, Shots, few_shot, key_of
+from detox_core.rewriters.prompts import BUILTIN_PROMPT, Example, RewritePrompt, Shots, few_shot, key_of
 from detox_core.judge.runner import CHARS_PER_TOKEN, JudgeSettings, cost_text
-from detox_core.submissions.live import MAX_TEXT_CHARS
+from detox_core.limits import MAX_TEXT_CHARS
 
 __all__ = ["BUILTIN_PROMPT", "LIVE_POLICY", "MAX_REWRITES", "Example", "LLMRewriter", "RewritePrompt", "RewriteResult",
            "RewriteUsage", "Shots", "few_shot", "live_policy", "parse_rewrites", "worst_wait"]

@@ -30,13 +30,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from detox_core import __version__, cli_embedded, config, data, editions
+from detox_core import __version__, config, data, editions
+from detox_core.cli import embedded as cli_embedded
 from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
-from detox_core.cli_human import add_commands as add_human_commands
-from detox_core.cli_score import add_score_command
+from detox_core.cli.human import add_commands as add_human_commands
+from detox_core.cli.score import add_score_command
 from detox_core.annotation.store import AnnotationStore
 from detox_core.db import health, make_engine
 from detox_core.embedded.recipe import train_embedded
@@ -252,7 +253,7 @@ def _cmd_build_lexicons(args: argparse.Namespace) -> int:
 
 
 def _cmd_deploy_nginx(args: argparse.Namespace) -> int:
-    from detox_core import deploy  # noqa: PLC0415
+    from detox_core.server import deploy  # noqa: PLC0415
 
     try:
         if args.run_dir:

@@ -12,7 +12,7 @@ from detox_core import data
 from detox_core.analysis import agreement
 from detox_core.editions import training_edition
 from detox_core.embedded.fitted import fitted_model, judgements_digest
-from detox_core.embedded.learn import fit_from_judgements
+from detox_core.analysis.embedded_fit import fit_from_judgements
 from detox_core.errors import DetoxError
 from detox_core.metrics.registry import has_calibration, preset_names
 

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from detox_core.sessions import SessionTokens
+from detox_core.server.sessions import SessionTokens
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def paired_bootstrap_p(a: np.ndarray, b: np.ndarray, n_boot: int = 1000, seed: i
     observed one, counted as (flips + 1) / (resamples + 1) (as sacrebleu's paired test
     counts, so that a finite number of resamples never claims p = 0), doubled and capped
     at 1. Under the null hypothesis it rejects at 5% about 5% of the time
-    (tests/analysis/test_stats.py).
+    (tests/stats/test_bootstrap.py).
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:

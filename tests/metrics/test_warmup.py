@@ -1,4 +1,4 @@
-"""The server's warm-up (detox_core.warmup): its state goes from warming to finished, a
+"""The server's warm-up (detox_core.metrics.warmup): its state goes from warming to finished, a
 failing step is recorded and never raised, it starts once however often it is asked, and
 only presets whose models are all on this machine are warmed (never a hub download)."""
 
@@ -9,7 +9,7 @@ import threading
 import pandas as pd
 import pytest
 
-from detox_core import warmup
+from detox_core.metrics import warmup
 from detox_core.errors import DataMissingError, ModelUnavailableError
 from detox_core.metrics import Preset, register_preset, unregister_preset
 from detox_core.models import ModelPool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core.clients import UNKNOWN, client_address
+from detox_core.server.addresses import UNKNOWN, client_address
 from detox_core.errors import DetoxInputError
 
 LOOP = ["127.0.0.1", "::1"]

@@ -1,5 +1,5 @@
 """The ``score`` command: whole submissions scored from the shell, as the editions'
-official scripts do (:func:`detox_core.submissions.files.score_submissions`)."""
+official scripts do (:func:`detox_core.submissions.batch.score_submissions`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
-from detox_core.submissions.files import score_submissions
+from detox_core.submissions.batch import score_submissions
 
 
 def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options) -> None:
@@ -110,7 +110,7 @@ def _calibrator_options(args: argparse.Namespace) -> dict:
     """``--calibrators FILE``: fitted calibrators, for the presets that take them (rudetox-mera)."""
     if not args.calibrators:
         return {}
-    from detox_core.cli_human import FITTED
+    from detox_core.cli.human import FITTED
     from detox_core.metrics.fitted_calibration import load
 
     if args.preset not in FITTED:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from detox_core.analysis.stats import Ranking, bootstrap_ci, macro_weights, rank_systems, stratified_indices
+from detox_core.stats.bootstrap import Ranking, bootstrap_ci, macro_weights, rank_systems, stratified_indices
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import SCORE_COLUMNS
 

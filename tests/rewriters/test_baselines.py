@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core.submissions.baselines import delete_baseline, Seq2SeqDetoxifier
+from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.models import ModelPool
 
 LEX = frozenset({"дебил", "сука", "нахрен", "блять"})

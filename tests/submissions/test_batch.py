@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from detox_core import cli
-from detox_core.submissions.files import load_inputs
+from detox_core.submissions.batch import load_inputs
 
 INPUTS_TSV = (
     "toxic_comment\tneutral_comment1\tneutral_comment2\n"

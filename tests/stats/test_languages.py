@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detox_core.analysis.languages import language_mean, per_language, rank_by_language_mean
-from detox_core.analysis.stats import bootstrap_ci, macro_weights, rank_systems, resample_indices, stratified_indices
+from detox_core.stats.languages import language_mean, per_language, rank_by_language_mean
+from detox_core.stats.bootstrap import bootstrap_ci, macro_weights, rank_systems, resample_indices, stratified_indices
 from detox_core.errors import DetoxInputError
 
 
@@ -85,7 +85,7 @@ def submission(j_by_lang: dict[str, list[float]]) -> pd.DataFrame:
 
 
 def test_board_ranks_complete_submissions_by_the_mean_over_languages_and_lists_partial_ones_apart():
-    from detox_core.analysis.languages import language_board
+    from detox_core.stats.languages import language_board
 
     # en has 12 sentences, ar 4: the mean over languages is not the mean over sentences.
     full_a = submission({"en": [0.9] * 12, "ar": [0.1, 0.2, 0.2, 0.1]})  # (0.9 + 0.15) / 2 = 0.525; sentences 0.7125
@@ -109,7 +109,7 @@ def test_board_ranks_complete_submissions_by_the_mean_over_languages_and_lists_p
 
 
 def test_board_says_which_languages_have_no_scores_instead_of_counting_zero():
-    from detox_core.analysis.languages import language_board
+    from detox_core.stats.languages import language_board
 
     a = submission({"en": [0.8, 0.6], "am": [np.nan, np.nan]})
     b = submission({"en": [0.4, 0.2], "am": [np.nan, np.nan]})
@@ -125,7 +125,7 @@ def test_board_says_which_languages_have_no_scores_instead_of_counting_zero():
 
 
 def test_the_official_averages_need_every_one_of_their_languages():
-    from detox_core.analysis.languages import language_board
+    from detox_core.stats.languages import language_board
 
     a = submission({"en": [0.8, 0.6], "ar": [0.2, 0.2], "fr": [np.nan, np.nan]})
     p = submission({"en": [1.0, 1.0]})
@@ -144,7 +144,7 @@ def _ru_only(j: float, n: int = 6) -> pd.DataFrame:
 
 
 def test_what_a_file_answers_is_kept_apart_from_what_the_preset_scored():
-    from detox_core.analysis.languages import language_board, mean_scope
+    from detox_core.stats.languages import language_board, mean_scope
 
     languages = ("en", "ru", "uk")
     scores = {"whole.tsv": _ru_only(0.6), "whole2.tsv": _ru_only(0.4), "two.tsv": _ru_only(0.5)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from detox_core.analysis.stats import bootstrap_ci, paired_bootstrap_p, rank_systems, resample_indices
+from detox_core.stats.bootstrap import bootstrap_ci, paired_bootstrap_p, rank_systems, resample_indices
 
 
 def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n():
@@ -53,7 +53,7 @@ def test_agreement_matches_scipy_and_sklearn():
     from scipy.stats import pearsonr, spearmanr
     from sklearn.metrics import roc_auc_score
 
-    from detox_core.analysis.stats import agreement
+    from detox_core.stats.bootstrap import agreement
 
     rng = np.random.default_rng(4)
     human = rng.integers(0, 2, 300).astype(float)
@@ -72,7 +72,7 @@ def test_agreement_matches_scipy_and_sklearn():
 
 
 def test_system_agreement():
-    from detox_core.analysis.stats import system_agreement
+    from detox_core.stats.bootstrap import system_agreement
 
     rng = np.random.default_rng(5)
     systems = np.repeat(["a", "b", "c", "d"], 200)
@@ -90,7 +90,7 @@ def test_system_agreement():
 def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
     from scipy.stats import rankdata
 
-    from detox_core.analysis.stats import resample_ranks
+    from detox_core.stats.bootstrap import resample_ranks
 
     rng = np.random.default_rng(distinct or 0)
     values = rng.normal(size=400) if distinct is None else rng.integers(0, distinct, 400).astype(float) / 2
@@ -101,7 +101,7 @@ def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
 def test_roc_auc_is_sklearn_s_with_ties_and_the_human_ranks_are_shared_between_metrics():
     from sklearn.metrics import roc_auc_score
 
-    from detox_core.analysis import stats
+    from detox_core.stats import bootstrap as stats
 
     rng = np.random.default_rng(3)
     human = rng.choice([0.0, 0.5, 1.0, 0.25], size=400)

@@ -354,7 +354,7 @@ def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str
     """One row per language of the split: ``lang``, ``language``, ``n`` (sentences answered),
     the mean of each score over the language's scored sentences, and ``note`` (why a
     language has no score: not answered, not covered by the preset, no references)."""
-    from detox_core.analysis.languages import per_language
+    from detox_core.stats.languages import per_language
 
     recipe = preset_class(preset)
     present = [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in table]

@@ -1,0 +1,1 @@
+"""Rewriters: the Delete baseline, seq2seq models, and rewrites from a chat LLM."""

@@ -42,7 +42,7 @@ class Axis:
     @property
     def auto_system(self) -> str:
         """The system-level automatic column of a published leaderboard (``sta_auto``)."""
-        return f"{self.key}_auto" if self.key not in REFERENCE_COLUMNS else self.key
+        return f"{self.key}_auto" if self.key not in REFERENCE_METRIC_COLUMNS else self.key
 
 
 AXES: tuple[Axis, ...] = (
@@ -81,7 +81,7 @@ BY_KEY: dict[str, Axis] = {a.key: a for a in AXES}
 SCORE_COLUMNS: tuple[str, ...] = tuple(a.key for a in AXES)
 #: The reference-based columns (against the human rewrites), computed by
 #: :mod:`detox_core.metrics.reference`; the rest are the axes and J.
-REFERENCE_COLUMNS: tuple[str, ...] = ("chrf", "bleu", "rouge_l", "bertscore")
+REFERENCE_METRIC_COLUMNS: tuple[str, ...] = ("chrf", "bleu", "rouge_l", "bertscore")
 #: The three axes a preset computes (J is their product, the reference columns are separate).
 MODEL_AXES: tuple[str, ...] = ("sta", "sim", "fl")
 #: The uncalibrated columns of a score frame.

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.analysis.corpus import corpus_stats, CorpusQuery, filter_corpus, language_stats, public_columns
-from detox_core.data import REFERENCE_COLUMNS
+from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.errors import DetoxInputError
 from detox_core.lexicons import lexicon_note
 from detox_core.text import edit_kind, word_diff
@@ -20,7 +20,7 @@ from detox_core.ui.widgets.similar import find_similar_section
 from detox_core.ui.widgets.tables import MISSING
 from detox_core.vocab import UNSPACED_LANGUAGES, language_name
 
-TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *REFERENCE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
+TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *PARAPHRASE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]
 EDIT_KIND_LABEL = {
     "unchanged": "unchanged copy",
     "deletion": "pure deletion",
@@ -183,7 +183,7 @@ def corpus_tsv() -> bytes:
         out = view[["toxic_comment", "lang", "neutral_comment1"]].rename(
             columns={"toxic_comment": "toxic_sentence", "neutral_comment1": "neutral_sentence"})
     else:
-        out = view[["toxic_comment", *REFERENCE_COLUMNS]]
+        out = view[["toxic_comment", *PARAPHRASE_COLUMNS]]
     return out.to_csv(sep="\t", index=False).encode("utf-8")
 
 
@@ -213,7 +213,7 @@ else:
         if row["lexicon_words"]:
             meta += f" · lexicon words: {render.md(row['lexicon_words'])}"
         st.caption(meta + " · the address bar now links to this pair")
-        refs = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+        refs = [row[c] for c in PARAPHRASE_COLUMNS if row[c]]
         row_lang = row.get("lang") if multilingual else None
         row_lexicon = choice.lexicon_for(row_lang)
         if not refs:

@@ -283,7 +283,7 @@ if edition.multilingual and choice.source == edition.name:
 official = official_chrf(edition.name)
 score_cfg = {
     **{a.auto_system: st.column_config.ProgressColumn(
-        f"{a.label} (auto)" if a.key not in vocab.REFERENCE_COLUMNS else a.label, help=vocab.axis_help(a.key),
+        f"{a.label} (auto)" if a.key not in vocab.REFERENCE_METRIC_COLUMNS else a.label, help=vocab.axis_help(a.key),
         min_value=0.0, max_value=1.0, format="%.2f") for a in vocab.AXES},
     # The published table's chrF is what the edition's official script computes.
     **({"chrf": st.column_config.ProgressColumn(official[0], help=official[1].help, min_value=0.0, max_value=1.0,
@@ -307,7 +307,7 @@ if published is not None:
             [c for c in ("j_human", "j_auto") if c in published][:1] or ["team"], ascending=False),
         hide_index=True, placeholder=MISSING,
         column_order=[c for c in ["team", "method", "j_human", "j_auto", "sta_human", "sim_human", "fl_human",
-                                  "sta_auto", "sim_auto", "fl_auto", *vocab.REFERENCE_COLUMNS] if c in published],
+                                  "sta_auto", "sim_auto", "fl_auto", *vocab.REFERENCE_METRIC_COLUMNS] if c in published],
         column_config={"team": st.column_config.TextColumn("Team"), "method": st.column_config.TextColumn("Method"),
                        **score_cfg},
     )

@@ -7,7 +7,7 @@ import random
 import streamlit as st
 
 from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
-from detox_core.data import REFERENCE_COLUMNS
+from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core import config
 from detox_core.metrics import warmup
 from detox_core.embedded.language_id import SCRIPT_NAMES, languages_in_script, script_mismatch
@@ -109,7 +109,7 @@ def load_example() -> None:
     frame = several if len(several) else frame
     row = frame.iloc[random.randrange(len(frame))]
     st.session_state["live_input"] = row["toxic_comment"]
-    paraphrases = [row[c] for c in REFERENCE_COLUMNS if row[c]]
+    paraphrases = [row[c] for c in PARAPHRASE_COLUMNS if row[c]]
     lang = st.session_state.get("live_lang")
     lexicon = live_lexicon(lang)
     deleted = delete_baseline(row["toxic_comment"], lexicon, lang) if lexicon else ""

@@ -142,7 +142,7 @@ def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]
 def _test_split(edition: Edition, root: Path) -> tuple[list[str], list[list[str]]]:
     corpus = data.load_corpus(edition.split_path("test", root))
     refs = [[r for r in row if isinstance(r, str) and r] for row in
-            corpus[[c for c in data.REFERENCE_COLUMNS if c in corpus]].itertuples(index=False)]
+            corpus[[c for c in data.PARAPHRASE_COLUMNS if c in corpus]].itertuples(index=False)]
     return corpus["toxic_comment"].tolist(), refs
 
 

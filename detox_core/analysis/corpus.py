@@ -15,7 +15,7 @@ from typing import Literal
 import pandas as pd
 
 from detox_core.analysis import regex_search
-from detox_core.data import REFERENCE_COLUMNS
+from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.text import normalise_word
 from detox_core.text import edit_kind_of_words, lexicon_hits, words
 from detox_core.vocab import language_name
@@ -52,8 +52,8 @@ def prepare_corpus(frame: pd.DataFrame, lexicon: frozenset[str] = frozenset(),
     out["lexicon_words"] = hits.map(lambda h: ", ".join(dict.fromkeys(h)))
     out["n_lexicon"] = hits.map(len).astype(int)
     out["_toxic_lc"] = out["toxic_comment"].map(normalise_word)
-    neutral = out[REFERENCE_COLUMNS[0]]
-    for col in REFERENCE_COLUMNS[1:]:
+    neutral = out[PARAPHRASE_COLUMNS[0]]
+    for col in PARAPHRASE_COLUMNS[1:]:
         neutral = neutral + "\n" + out[col]  # "\n".join of the row's paraphrases, column-wise
     out["_neutral"] = neutral
     out["_neutral_lc"] = neutral.map(normalise_word)
@@ -164,7 +164,7 @@ def prepare_edits(frame: pd.DataFrame) -> pd.DataFrame:
     statistics of any filtered subset are a cheap aggregation.
     """
     parts = []
-    for col in REFERENCE_COLUMNS:
+    for col in PARAPHRASE_COLUMNS:
         sub = frame[frame[col] != ""]
         parts.append(pd.DataFrame({"pair_id": sub["pair_id"], "toxic": sub["toxic_comment"], "neutral": sub[col]}))
     out = pd.concat(parts, ignore_index=True)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from detox_core.annotation.tasks import TASKS
 from detox_core.annotation.uploads import read_rows
-from detox_core.data import REFERENCE_COLUMNS, Source
+from detox_core.data import PARAPHRASE_COLUMNS, Source
 from detox_core.errors import DetoxInputError, UnknownNameError
 from detox_core.text import WORD_RE, lexicon_hits, removed_words
 
@@ -115,7 +115,7 @@ def drop_word(text: str, rng: random.Random, keep: frozenset[str] = frozenset())
 def _pairs(corpus: pd.DataFrame) -> list[tuple[str, str]]:
     pairs = []
     for row in corpus.itertuples(index=False):
-        refs = [getattr(row, c) for c in REFERENCE_COLUMNS if getattr(row, c)]
+        refs = [getattr(row, c) for c in PARAPHRASE_COLUMNS if getattr(row, c)]
         if refs and refs[0].strip() and refs[0].strip() != row.toxic_comment.strip():
             pairs.append((row.toxic_comment.strip(), refs[0].strip()))
     return pairs

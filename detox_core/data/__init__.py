@@ -10,7 +10,7 @@ Which files exist (an edition's splits, outputs, judgements) is said by
 
 from detox_core.config import PROJECT_ROOT, data_dir
 from detox_core.data.formats import (
-    REFERENCE_COLUMNS,
+    PARAPHRASE_COLUMNS,
     load_corpus,
     load_human_judgements,
     load_leaderboard,
@@ -23,7 +23,7 @@ from detox_core.data.io import MAX_FILE_BYTES, Source, Table, decode_utf8, parse
 from detox_core.errors import DataMissingError, DetoxInputError
 
 __all__ = [
-    "MAX_FILE_BYTES", "PROJECT_ROOT", "REFERENCE_COLUMNS", "DataMissingError", "DetoxInputError", "Source", "Table",
+    "MAX_FILE_BYTES", "PROJECT_ROOT", "PARAPHRASE_COLUMNS", "DataMissingError", "DetoxInputError", "Source", "Table",
     "data_dir", "decode_utf8", "load_corpus", "load_human_judgements", "load_leaderboard", "load_lexicon",
     "load_lines", "load_submission", "parse_table", "read_text", "references", "write_text_atomic",
 ]

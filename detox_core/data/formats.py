@@ -30,7 +30,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.text import normalise_word
 from detox_core.vocab import HUMAN_LABELS, LEADERBOARD_SCORES
 
-REFERENCE_COLUMNS = ("neutral_comment1", "neutral_comment2", "neutral_comment3")
+PARAPHRASE_COLUMNS = ("neutral_comment1", "neutral_comment2", "neutral_comment3")
 
 # --------------------------------------------------------------------------- corpus
 
@@ -60,7 +60,7 @@ def load_corpus(source: Source, *, name: str | None = None, split: str | None = 
     n = len(table.rows)
     if n == 0:
         raise DetoxInputError("expected at least one row after the header, found none", label)
-    cols = {c: (table.column(c) if c in table.header else [""] * n) for c in ("toxic_comment", *REFERENCE_COLUMNS)}
+    cols = {c: (table.column(c) if c in table.header else [""] * n) for c in ("toxic_comment", *PARAPHRASE_COLUMNS)}
     for i, (value, line) in enumerate(zip(cols["toxic_comment"], table.lines)):
         if not value.strip():
             raise DetoxInputError("toxic_comment is empty", label, line, "toxic_comment")
@@ -86,11 +86,11 @@ def load_corpus(source: Source, *, name: str | None = None, split: str | None = 
             "split": split,
             "index": ids,
             "toxic_comment": cols["toxic_comment"],
-            **{c: [v.strip() for v in cols[c]] for c in REFERENCE_COLUMNS},
+            **{c: [v.strip() for v in cols[c]] for c in PARAPHRASE_COLUMNS},
             "line": table.lines,
         }
     )
-    frame["n_refs"] = sum((frame[c] != "").astype(int) for c in REFERENCE_COLUMNS)
+    frame["n_refs"] = sum((frame[c] != "").astype(int) for c in PARAPHRASE_COLUMNS)
     if require_references:
         bad = frame.index[frame["n_refs"] == 0]
         if len(bad):
@@ -100,7 +100,7 @@ def load_corpus(source: Source, *, name: str | None = None, split: str | None = 
 
 def references(corpus: pd.DataFrame) -> list[list[str]]:
     """Per row of a corpus frame, its non-empty paraphrases (the references)."""
-    return [[r for r in row if r] for row in corpus[list(REFERENCE_COLUMNS)].itertuples(index=False)]
+    return [[r for r in row if r] for row in corpus[list(PARAPHRASE_COLUMNS)].itertuples(index=False)]
 
 
 # --------------------------------------------------------------------------- submissions

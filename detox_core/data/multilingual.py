@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from detox_core.data.formats import REFERENCE_COLUMNS, max_submission_lines
+from detox_core.data.formats import PARAPHRASE_COLUMNS, max_submission_lines
 from detox_core.data.io import (
     MAX_FILE_BYTES,
     Source,
@@ -93,10 +93,10 @@ def load_multilingual_inputs(source: Source, *, name: str | None = None, split: 
                                   "a submission are matched by text and language", label, line,
                                   cols["toxic_sentence"])
         seen[key] = line
-    refs = {c: [""] * len(toxic) for c in REFERENCE_COLUMNS}
+    refs = {c: [""] * len(toxic) for c in PARAPHRASE_COLUMNS}
     if "neutral_sentence" in table.header:
         refs["neutral_comment1"] = [v.strip() for v in table.column("neutral_sentence")]
-    for c in REFERENCE_COLUMNS:
+    for c in PARAPHRASE_COLUMNS:
         if c in table.header:
             refs[c] = [v.strip() for v in table.column(c)]
     split = split or Path(label).stem
@@ -107,7 +107,7 @@ def load_multilingual_inputs(source: Source, *, name: str | None = None, split: 
         counter[lang] = counter.get(lang, 0) + 1
     frame = pd.DataFrame({"pair_id": pair_ids, "split": split, "lang": langs, "index": range(len(toxic)),
                           "toxic_comment": toxic, **refs, "line": table.lines})
-    frame["n_refs"] = sum((frame[c] != "").astype(int) for c in REFERENCE_COLUMNS)
+    frame["n_refs"] = sum((frame[c] != "").astype(int) for c in PARAPHRASE_COLUMNS)
     return frame
 
 

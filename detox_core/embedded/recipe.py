@@ -334,9 +334,9 @@ def training_data(dataset_dir: Path) -> TrainingData:
     pairs: list[tuple[str, str]] = []
     for f in frames:
         toxic += f["toxic_comment"].tolist()
-        for col in data.REFERENCE_COLUMNS:
+        for col in data.PARAPHRASE_COLUMNS:
             neutral += [r for r in f[col] if r]
-        for refs in zip(*(f[col] for col in data.REFERENCE_COLUMNS)):
+        for refs in zip(*(f[col] for col in data.PARAPHRASE_COLUMNS)):
             given = [r for r in refs if r]
             if len(given) >= 2:
                 pairs.append((given[0], given[1]))

@@ -24,7 +24,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.metrics.chrf import chrf_signature
 from detox_core.metrics.reference import add_reference_columns
 from detox_core.models import ModelPool, default_pool
-from detox_core.vocab import RAW_COLUMNS, REFERENCE_COLUMNS, SCORE_COLUMNS, axis_help, language_name
+from detox_core.vocab import RAW_COLUMNS, REFERENCE_METRIC_COLUMNS, SCORE_COLUMNS, axis_help, language_name
 
 
 def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
@@ -97,7 +97,7 @@ def make_score_frame(
             "j_raw": np.asarray(sta_raw) * np.asarray(sim_raw) * np.asarray(fl_raw),
         }
     ).astype("float64")
-    for col in REFERENCE_COLUMNS:
+    for col in REFERENCE_METRIC_COLUMNS:
         if col not in frame:
             frame[col] = np.nan
     frame = frame[[*SCORE_COLUMNS, *RAW_COLUMNS]]

@@ -39,7 +39,7 @@ from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics import bertscore
 from detox_core.metrics.chrf import chrf_signature, sentence_chrf
 from detox_core.models import ModelPool
-from detox_core.vocab import REFERENCE_COLUMNS
+from detox_core.vocab import REFERENCE_METRIC_COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class ReferenceMetric:
     """A reference-based metric.
 
     Attributes:
-        key: its score-frame column (a key of :data:`detox_core.vocab.REFERENCE_COLUMNS`).
+        key: its score-frame column (a key of :data:`detox_core.vocab.REFERENCE_METRIC_COLUMNS`).
         compute: the scores of outputs against their references, NaN where an output has none.
         signature: what the numbers depend on (library, version, options).
         off_reason: why it is not computed now, or None when it is.
@@ -70,8 +70,8 @@ REFERENCE_METRICS: dict[str, ReferenceMetric] = {}
 
 def register_reference_metric(metric: ReferenceMetric) -> ReferenceMetric:
     """Add a metric to the registry (its key must be one of the vocabulary's columns)."""
-    if metric.key not in REFERENCE_COLUMNS:
-        raise ValueError(f"{metric.key!r} is not a reference column of detox_core.vocab: {REFERENCE_COLUMNS}")
+    if metric.key not in REFERENCE_METRIC_COLUMNS:
+        raise ValueError(f"{metric.key!r} is not a reference column of detox_core.vocab: {REFERENCE_METRIC_COLUMNS}")
     REFERENCE_METRICS[metric.key] = metric
     return metric
 

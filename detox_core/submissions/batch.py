@@ -90,7 +90,7 @@ def _multilingual_references(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
     keys = {(t.strip(), lang): i for i, (t, lang) in enumerate(zip(rows["toxic_comment"], rows["lang"]))}
     languages = set(rows["lang"])
     out = rows.copy()
-    for c in data.REFERENCE_COLUMNS:
+    for c in data.PARAPHRASE_COLUMNS:
         out[c] = ""
     for row in refs.itertuples(index=False):
         if row.lang not in languages:
@@ -101,9 +101,9 @@ def _multilingual_references(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
         if hit is None:
             raise DetoxInputError(f"this {language_name(row.lang)} input is not in the inputs file: "
                                   f"{row.toxic_comment.strip()[:60]!r}", path, int(row.line), "toxic_sentence")
-        for c in data.REFERENCE_COLUMNS:
+        for c in data.PARAPHRASE_COLUMNS:
             out.iat[hit, out.columns.get_loc(c)] = getattr(row, c)
-    out["n_refs"] = sum((out[c] != "").astype(int) for c in data.REFERENCE_COLUMNS)
+    out["n_refs"] = sum((out[c] != "").astype(int) for c in data.PARAPHRASE_COLUMNS)
     return out
 
 

@@ -29,7 +29,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
 from detox_core.text import BIDI_CONTROLS
-from detox_core.vocab import REFERENCE_COLUMNS
+from detox_core.vocab import REFERENCE_METRIC_COLUMNS
 
 
 class Base(DeclarativeBase):
@@ -273,7 +273,7 @@ class Store:
         """Write reference-metric columns (``bleu`` ...: one value per sentence, in ``idx``
         order; NaN stored empty) of a stored submission scored before they were computed,
         and record how they were computed in its signature (``signature["references"]``)."""
-        allowed = set(REFERENCE_COLUMNS)
+        allowed = set(REFERENCE_METRIC_COLUMNS)
         if not set(columns) <= allowed:
             raise ValueError(f"only reference columns can be filled: {sorted(allowed)}")
         with self._lock, Session(self.engine) as s, s.begin():

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from detox_core.data import REFERENCE_COLUMNS
+from detox_core.data import PARAPHRASE_COLUMNS
 
 _NON_WORD = re.compile(r"[^\w]+")
 
@@ -43,7 +43,7 @@ class CorpusLookup:
         self.texts: list[tuple[str, str, int]] = []  # (normalised, side, pair)
         for pair, row in enumerate(corpus.itertuples(index=False)):
             self.texts.append((normalise(row.toxic_comment), "toxic", pair))
-            for col in REFERENCE_COLUMNS:
+            for col in PARAPHRASE_COLUMNS:
                 ref = getattr(row, col, "")
                 if isinstance(ref, str) and ref.strip():
                     self.texts.append((normalise(ref), "neutral", pair))

@@ -113,9 +113,9 @@ def test_upload_errors_name_line_and_column(tmp_path, body, message):
 
 
 def _public_texts(corpus) -> set[str]:
-    from detox_core.data import REFERENCE_COLUMNS
+    from detox_core.data import PARAPHRASE_COLUMNS
 
-    cols = ["toxic_comment", *REFERENCE_COLUMNS]
+    cols = ["toxic_comment", *PARAPHRASE_COLUMNS]
     return {str(t).strip() for c in cols if c in corpus for t in corpus[c] if str(t).strip()}
 
 

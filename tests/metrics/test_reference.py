@@ -13,7 +13,7 @@ from detox_core.metrics import bertscore, reference
 from detox_core.metrics.chrf import nltk_corpus_chrf
 from detox_core.metrics.reference import REFERENCE_METRICS, UnicodeTokenizer, sentence_bleu, sentence_rouge_l
 from detox_core.models import ModelPool
-from detox_core.vocab import REFERENCE_COLUMNS, SCORE_COLUMNS
+from detox_core.vocab import REFERENCE_METRIC_COLUMNS, SCORE_COLUMNS
 
 PAIRS = [
     ("какой человек это придумывает", ["Кто это придумывает?"]),
@@ -25,8 +25,8 @@ PAIRS = [
 
 
 def test_the_registry_is_the_vocabulary_s_reference_columns():
-    assert tuple(REFERENCE_METRICS) == REFERENCE_COLUMNS
-    assert set(REFERENCE_COLUMNS) <= set(SCORE_COLUMNS)
+    assert tuple(REFERENCE_METRICS) == REFERENCE_METRIC_COLUMNS
+    assert set(REFERENCE_METRIC_COLUMNS) <= set(SCORE_COLUMNS)
 
 
 @pytest.mark.parametrize("hyp, refs", PAIRS)
@@ -143,7 +143,7 @@ def test_every_preset_frame_carries_the_reference_columns_and_says_why_bertscore
     monkeypatch.setattr(bertscore, "_SETTING", bertscore.BertScoreSetting(False, bertscore.DEFAULT_MODEL, 9))
     preset = get_preset("textdetox2024", models={"sta": str(tiny_models["sta"]), "sim": str(tiny_models["st"])})
     frame = preset.score(["ты дебил", "ну и погода"], ["ты неправ", "ну и погода"], [["ты неправ"], []])
-    assert set(REFERENCE_COLUMNS) <= set(frame.columns)
+    assert set(REFERENCE_METRIC_COLUMNS) <= set(frame.columns)
     assert frame.loc[0, "bleu"] == pytest.approx(1.0) and frame.loc[0, "rouge_l"] == pytest.approx(1.0)
     assert np.isnan(frame.loc[1, ["chrf", "bleu", "rouge_l"]].to_numpy(float)).all()  # no references
     assert np.isnan(frame["bertscore"]).all()

@@ -53,10 +53,10 @@ def run(preset: str, split: str, files: list[Path], pool: ModelPool, models: dic
     """Seconds, rows answered and pairs scored of one ``score`` run."""
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        written = score_submissions(None, files, Path(out), preset=preset, edition="textdetox2024", split=split,
-                                    pool=pool, models=models or None, quiet=True)
+        result = score_submissions(None, files, Path(out), preset=preset, edition="textdetox2024", split=split,
+                                   pool=pool, models=models or None)
         seconds = time.perf_counter() - start
-        summary = pd.read_csv([p for p in written if p.name == "summary.csv"][0])
+        summary = result.summary
     return seconds, int(summary["n"].sum()), int(summary["n_scored"].sum())
 
 

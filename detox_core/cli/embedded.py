@@ -1,6 +1,6 @@
-"""What ``train-embedded`` does after the corpus models (fit on people's judgements,
-leaving each system out, and measure the preset's agreement with people), and the
-``agreement`` command. Registered by :mod:`detox_core.cli`."""
+"""The embedded preset's commands: ``train-embedded`` (the corpus models, then a fit on
+people's judgements, leaving each system out, and the preset's agreement with people) and
+``agreement`` (presets' agreement with people, what ranking pages state)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from detox_core import data
+from detox_core import config, data
 from detox_core.analysis import agreement
+from detox_core.analysis.embedded_fit import fit_from_judgements
 from detox_core.editions import training_edition
 from detox_core.embedded.fitted import fitted_model, judgements_digest
-from detox_core.analysis.embedded_fit import fit_from_judgements
-from detox_core.errors import DetoxError
+from detox_core.embedded.recipe import train_embedded
+from detox_core.errors import DetoxError, EmbeddedMissingError
 from detox_core.metrics.registry import has_calibration, preset_names
 
 
@@ -21,7 +22,20 @@ def _say(msg: str) -> None:
     print(f"train-embedded: {msg}", file=sys.stderr)
 
 
-def add_train_options(train: argparse.ArgumentParser) -> None:
+def _cmd_train_embedded(args: argparse.Namespace) -> int:
+    try:
+        folder = train_embedded(Path(args.data_dir) if args.data_dir else None, force=args.force, step=_say)
+    except EmbeddedMissingError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if args.data_dir and Path(args.data_dir).resolve() != config.data_dir().resolve():
+        args.no_agreement = True  # measured on the app's data folder only
+    status = after_training(args, folder)
+    print(folder)
+    return status
+
+
+def _add_train_options(train: argparse.ArgumentParser) -> None:
     train.add_argument("--judgements", metavar="FILE",
                        help="human judgements to learn from (humaneval_textdetox_ru schema: the shipped RUSSE-2022 "
                             "human evaluation, an annotation project's `export-annotations`, your own file); "
@@ -79,6 +93,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub) -> None:
+    train = sub.add_parser("train-embedded", help="train the offline models of the embedded preset")
+    train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
+    train.add_argument("--force", action="store_true", help="train again even when the models exist")
+    _add_train_options(train)
+    train.set_defaults(func=_cmd_train_embedded)
+
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")
     ag.add_argument("--preset", action="append", choices=preset_names(), help="repeatable (default: embedded)")
     ag.add_argument("--raw", action="store_true", help="uncalibrated scores, for presets with a calibration")

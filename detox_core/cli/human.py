@@ -1,67 +1,48 @@
-"""Commands on human judgements: ``crowd-filter`` (three crowd exports -> the pairs
-people accept, scored) and ``fit-calibrators`` (a preset's calibrators from human
-labels, written as JSON). Registered by :mod:`detox_core.cli`."""
+"""Commands on human judgements: ``meta-eval`` (automatic metrics against people),
+``crowd-filter`` (three crowd exports -> the pairs people accept, scored) and
+``fit-calibrators`` (a preset's calibrators from human labels, written as JSON)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from detox_core import data
+from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.crowd_filter import KEEP, crowd_filter, read_pairs_table
+from detox_core.cli.args import (FITTED, add_bertscore_options, calibrator_options, fraction, int_in, interval, out_file,
+                                parse_models, step_bars)
 from detox_core.errors import DetoxInputError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.base import system_scores
 from detox_core.metrics.registry import get_preset, preset_class, preset_names
+from detox_core.metrics.rudetox_mera_published import published_set
+from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.models import ModelPool
 from detox_core.vocab import HUMAN_AXES
 
-#: Presets whose calibrators are fitted from human judgements (they take ``calibrators=``).
-FITTED = ("rudetox-mera",)
 
 
-def _progress(quiet: bool) -> tuple[Callable[[str, int, int], None], Callable[[], None]]:
-    """A tqdm bar per scoring step, and a function closing the last one."""
-    bars: dict[str, tqdm] = {}
-
-    def step(name: str, done: int, total: int) -> None:
-        bar = bars.get(name)
-        if bar is None:
-            for other in bars.values():
-                other.close()
-            bar = bars[name] = tqdm(total=total, desc=name, unit="text", file=sys.stderr, disable=quiet)
-        bar.n = done
-        bar.refresh()
-
-    return step, lambda: [b.close() for b in bars.values()]
-
-
-def _preset(args: argparse.Namespace, parse_models: Callable) -> object:
-    options = {}
-    if getattr(args, "calibrators", None):
-        if args.preset not in FITTED:
-            raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {args.preset}")
-        options["calibrators"] = fitted_calibration.load(Path(args.calibrators))
+def _preset(args: argparse.Namespace) -> object:
+    options = calibrator_options(args.preset, getattr(args, "calibrators", None))
     pool = ModelPool(device=args.device, batch_size=args.batch_size)
     return get_preset(args.preset, pool=pool, models=parse_models(args.model), **options)
 
 
 def _score_pairs(preset, inputs: list[str], outputs: list[str], calibrated: bool, quiet: bool) -> pd.DataFrame:
-    step, close = _progress(quiet)
+    step, close = step_bars(quiet)
     try:
         return preset.score(inputs, outputs, None, calibrated=calibrated, progress=step)
     finally:
         close()
 
 
-def cmd_crowd_filter(args: argparse.Namespace, parse_models: Callable, out_file: Callable) -> int:
+def _cmd_crowd_filter(args: argparse.Namespace) -> int:
     out = out_file(args.out)
     labels_out = out_file(args.labels) if args.labels else None
     pairs = read_pairs_table(Path(args.table))
@@ -75,7 +56,7 @@ def cmd_crowd_filter(args: argparse.Namespace, parse_models: Callable, out_file:
             print(f"  ... and {len(report.unmatched) - 10} more unmatched in {report.file}", file=sys.stderr)
     kept = result.kept
     if not args.no_score and len(kept):
-        preset = _preset(args, parse_models)
+        preset = _preset(args)
         scores = _score_pairs(preset, kept["input"].tolist(), kept["output"].tolist(), not args.raw, args.quiet)
         sig = scores.attrs["signature"]
         kept = pd.concat([kept, scores.drop(columns="chrf").reset_index(drop=True)], axis=1)
@@ -89,6 +70,29 @@ def cmd_crowd_filter(args: argparse.Namespace, parse_models: Callable, out_file:
     if labels_out:
         data.write_text_atomic(labels_out, result.table.to_csv(index=False))
     print(f"written: {out}" + (f", {labels_out}" if labels_out else ""), file=sys.stderr)
+    return 0
+
+
+def _cmd_meta_eval(args: argparse.Namespace) -> int:
+    out = out_file(args.out) if args.out else None
+    frame = add_reference_metrics(add_2025_recipes(data.load_human_judgements(Path(args.human))))
+    if args.scores:
+        if not Path(args.scores).is_dir():
+            raise DetoxInputError(f"--scores {args.scores}: no such folder (give the --out folder of a `score` run)")
+        frame = join_score_files(frame, Path(args.scores))
+    table = meta_eval(frame, n_boot=args.n_boot)
+    if table.empty:
+        print("no automatic metric found: pass --scores DIR or a file with metric columns", file=sys.stderr)
+        return 1
+    print(f"{'axis':<4} {'metric':<18} {'level':<8} {'n':>5}  {'Spearman':<24} {'Pearson':<24} {'ROC-AUC / ranking acc.':<24}")
+    for r in table.itertuples(index=False):
+        third = interval(r.roc_auc, r.roc_auc_low, r.roc_auc_high) if r.level == "sentence" else interval(
+            r.ranking_accuracy, r.ranking_accuracy_low, r.ranking_accuracy_high)
+        print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  {interval(r.spearman, r.spearman_low, r.spearman_high):<24} "
+              f"{interval(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
+    if out:
+        data.write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))
+        print(f"written: {args.out}", file=sys.stderr)
     return 0
 
 
@@ -109,11 +113,9 @@ def raw_scores_from_file(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["sta", "sim", "fl"], index=frame.index, dtype=float)
 
 
-def cmd_fit_calibrators(args: argparse.Namespace, parse_models: Callable, out_file: Callable) -> int:
+def _cmd_fit_calibrators(args: argparse.Namespace) -> int:
     out = out_file(args.out) if args.out else fitted_calibration.saved_path(args.preset)
     if args.published:
-        from detox_core.metrics.rudetox_mera_published import published_set
-
         path = fitted_calibration.save(published_set(args.preset), out)
         print(f"MERA's published calibrator (one isotonic map for STA, SIM and FL); written: {path}")
         return 0
@@ -127,7 +129,7 @@ def cmd_fit_calibrators(args: argparse.Namespace, parse_models: Callable, out_fi
     if args.scores:
         raw = raw_scores_from_file(Path(args.scores), frame)
     else:
-        preset = _preset(args, parse_models)
+        preset = _preset(args)
         scores = _score_pairs(preset, frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist(), False,
                               args.quiet)
         raw = pd.DataFrame({a: scores[f"{a}_raw"].to_numpy(float) for a in ("sta", "sim", "fl")}, index=frame.index)
@@ -148,8 +150,16 @@ def cmd_fit_calibrators(args: argparse.Namespace, parse_models: Callable, out_fi
     return 0
 
 
-def add_commands(sub, parse_models: Callable, out_file: Callable, fraction: Callable) -> None:
-    """Register ``crowd-filter`` and ``fit-calibrators`` on the CLI's subparsers."""
+def add_commands(sub) -> None:
+    meta = sub.add_parser("meta-eval", help="agreement of automatic metrics with human judgements")
+    meta.add_argument("--human", required=True, metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
+    meta.add_argument("--scores", metavar="DIR", help="a folder written by `score --out`, joined by system and text")
+    meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
+    meta.add_argument("--n-boot", type=int_in(1, 100_000), default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    add_bertscore_options(meta)
+    meta.set_defaults(func=_cmd_meta_eval)
+
+
 
     def scoring_options(p: argparse.ArgumentParser, choices) -> None:
         p.add_argument("--preset", default="rudetox-mera", choices=choices, help="the metric recipe (default: rudetox-mera)")
@@ -173,7 +183,7 @@ def add_commands(sub, parse_models: Callable, out_file: Callable, fraction: Call
     cf.add_argument("--raw", action="store_true", help="uncalibrated scores")
     cf.add_argument("--calibrators", metavar="FILE.json", help="fitted calibrators (default: those saved for the preset)")
     scoring_options(cf, preset_names())
-    cf.set_defaults(func=lambda a: cmd_crowd_filter(a, parse_models, out_file))
+    cf.set_defaults(func=_cmd_crowd_filter)
 
     fc = sub.add_parser("fit-calibrators", help="fit a preset's calibrators on human judgements (JSON, no pickle)")
     fc.add_argument("--human", metavar="FILE", help="human judgements (humaneval_textdetox_ru schema)")
@@ -187,4 +197,4 @@ def add_commands(sub, parse_models: Callable, out_file: Callable, fraction: Call
     fc.add_argument("--out", metavar="FILE.json", help="where to write them (default: the file the app and the "
                     "preset read, data/models/calibrators/<preset>.json)")
     scoring_options(fc, FITTED)
-    fc.set_defaults(func=lambda a: cmd_fit_calibrators(a, parse_models, out_file))
+    fc.set_defaults(func=_cmd_fit_calibrators)

@@ -7,37 +7,79 @@ import argparse
 import sys
 from pathlib import Path
 
+import pandas as pd
+from tqdm import tqdm
+
 from detox_core import editions
-from detox_core.errors import DetoxInputError, ScorerUnavailableError
+from detox_core.cli.args import add_bertscore_options, calibrator_options, int_in, out_dir, parse_models
+from detox_core.errors import ScorerUnavailableError
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
-from detox_core.submissions.batch import score_submissions
+from detox_core.submissions.batch import Reporter, score_submissions
 
 
-def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options) -> None:
-    """Add ``score`` to the subcommands ``sub`` (helpers shared with the other commands)."""
+class TerminalReporter(Reporter):
+    """A progress bar per submission on stderr, and its notes and languages there too."""
 
-    def _cmd_score(args: argparse.Namespace) -> int:
-        pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
-                         precision=args.precision, token_budget=args.token_budget,
-                         disk_cache=None if args.no_disk_cache else default_disk_cache())
-        try:
-            written = score_submissions(
-                Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
-                preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
-                references=Path(args.refs) if args.refs else None, quiet=args.quiet,
-                options={**_llm_options(args), **_calibrator_options(args)}, edition=args.edition, split=args.split,
-            )
-        except ScorerUnavailableError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 3
-        for path in written:
-            print(path)
-        return 0
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self._bar: tqdm | None = None
 
-    _int_in = int_in
-    _add_bertscore_options = add_bertscore_options
+    def note(self, name: str, text: str) -> None:
+        if not self.quiet:
+            print(f"{name}: {text}", file=sys.stderr)
+
+    def progress(self, name: str, total: int, unit: str):
+        bar = self._bar = tqdm(total=total, desc=name, unit=unit, file=sys.stderr, disable=self.quiet, leave=False)
+        last = {"step": None}
+
+        def step(label: str, done: int, total: int) -> None:
+            if label != last["step"]:
+                bar.set_postfix_str(label)
+                last["step"] = label
+            bar.total = max(total, 1)  # an LLM judge counts requests, not pairs
+            bar.n = done
+            bar.refresh()
+
+        return step
+
+    def finished(self, name: str) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def languages(self, name: str, described: str, table: pd.DataFrame) -> None:
+        if self.quiet:
+            return
+        print(f"{name}: {described}", file=sys.stderr)
+        for row in table.itertuples(index=False):
+            j = "n/a" if pd.isna(row.j) else f"{row.j:.3f}"
+            print(f"  {row.lang:<4} {row.language:<10} n={row.n:<5} J={j:<6} {row.note}", file=sys.stderr)
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
+                     precision=args.precision, token_budget=args.token_budget,
+                     disk_cache=None if args.no_disk_cache else default_disk_cache())
+    try:
+        result = score_submissions(
+            Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
+            preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
+            references=Path(args.refs) if args.refs else None, reporter=TerminalReporter(args.quiet),
+            options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
+            edition=args.edition, split=args.split,
+        )
+    except ScorerUnavailableError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 3
+    for path in result.written:
+        print(path)
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Add ``score`` to the subcommands ``sub``."""
     score = sub.add_parser(
         "score", help="score submissions with a metric preset",
         description="Score submission files as the editions' official scripts do: RUSSE-2022 style (one output "
@@ -72,9 +114,9 @@ def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options)
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")
-    score.add_argument("--batch-size", type=_int_in(1, 4096), default=32,
+    score.add_argument("--batch-size", type=int_in(1, 4096), default=32,
                        help="texts per forward pass at most (default: 32; short texts go 8x as many a batch)")
-    score.add_argument("--token-budget", type=_int_in(16, 10**7), metavar="TOKENS",
+    score.add_argument("--token-budget", type=int_in(16, 10**7), metavar="TOKENS",
                        help="tokens per forward pass at most, padding included (default: 64 x --batch-size)")
     score.add_argument("--precision", choices=["float32", "float16", "bfloat16"],
                        help="the models' floating-point type on a GPU (default: DETOX_PRECISION, else float32; "
@@ -82,11 +124,11 @@ def add_score_command(sub, int_in, parse_models, out_dir, add_bertscore_options)
     score.add_argument("--no-disk-cache", action="store_true",
                        help="do not read or fill the on-disk cache of model outputs (data/cache/model_outputs)")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    _add_bertscore_options(score)
+    add_bertscore_options(score)
     llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
     llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")
     llm.add_argument("--llm-model", metavar="NAME", help="model name (default $DETOX_LLM_MODEL)")
-    llm.add_argument("--llm-concurrency", type=_int_in(1, 64), help="requests in flight (default 8)")
+    llm.add_argument("--llm-concurrency", type=int_in(1, 64), help="requests in flight (default 8)")
     llm.add_argument("--llm-template", metavar="FILE.toml", help="a prompt template (default: the built-in one)")
     llm.add_argument("--llm-price-in", type=float, metavar="USD", help="price per 1M input tokens (for the cost)")
     llm.add_argument("--llm-price-out", type=float, metavar="USD", help="price per 1M output tokens")
@@ -104,18 +146,6 @@ def _llm_options(args: argparse.Namespace) -> dict:
               "timeout": args.llm_timeout}
     options: dict = {"local_model": args.llm_local} if args.llm_local else {}
     return {**options, **{k: v for k, v in values.items() if v is not None}}
-
-
-def _calibrator_options(args: argparse.Namespace) -> dict:
-    """``--calibrators FILE``: fitted calibrators, for the presets that take them (rudetox-mera)."""
-    if not args.calibrators:
-        return {}
-    from detox_core.cli.human import FITTED
-    from detox_core.metrics.fitted_calibration import load
-
-    if args.preset not in FITTED:
-        raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {args.preset}")
-    return {"calibrators": load(Path(args.calibrators))}
 
 
 def _score_examples() -> str:

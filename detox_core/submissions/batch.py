@@ -1,7 +1,9 @@
 """Scoring submission files from the shell: validation first, then one model pool (and its
 per-text memo) for all of them.
 
-``python -m detox_core score`` is a thin wrapper over :func:`score_submissions`. Two kinds
+``python -m detox_core score`` is a thin wrapper over :func:`score_submissions`, which
+tells its progress through a :class:`Reporter` (the command's prints to stderr and
+progress bars; nothing by default). Two kinds
 of task:
 
 * RUSSE-style: inputs are a corpus TSV (``toxic_comment``, references in
@@ -17,21 +19,60 @@ of task:
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from detox_core import data
+from detox_core import data, editions
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
+from detox_core.judge.runner import Usage
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, system_scores
 from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.models import ModelPool
+from detox_core.stats.languages import per_language
+from detox_core.submissions.service import (languages_elsewhere, prepare_multilingual, reference_map, run_scorer,
+                                            split_inputs, split_rows)
 from detox_core.vocab import in_language_order, language_name
+
+
+class Reporter:
+    """What a batch run tells whoever runs it, as it goes; this one tells nothing. The
+    ``score`` command's reporter prints to stderr and draws progress bars."""
+
+    def note(self, name: str, text: str) -> None:
+        """A line about one submission: an LLM judge's estimate before, its cost after."""
+
+    def progress(self, name: str, total: int, unit: str) -> Callable[[str, int, int], None]:
+        """A submission's scoring begins; the answer is called as ``(step, done, total)``."""
+        return lambda step, done, total: None
+
+    def finished(self, name: str) -> None:
+        """A submission's scoring is over (its progress is done)."""
+
+    def languages(self, name: str, described: str, table: pd.DataFrame) -> None:
+        """A multilingual submission's languages: J per language, what is n/a and why."""
+
+
+@dataclass
+class BatchResult:
+    """What :func:`score_submissions` wrote and scored.
+
+    Attributes:
+        written: every file written, in order (score files, signatures, languages, summary).
+        tables: each submission's per-sentence table (the ``<name>.scores.csv`` content), its
+            signature in ``attrs["signature"]``.
+        summary: one row per submission (the ``summary.csv`` content).
+        languages: a multilingual submission's table per language.
+    """
+
+    written: list[Path]
+    tables: dict[str, pd.DataFrame]
+    summary: pd.DataFrame
+    languages: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], list[list[str]]]:
@@ -116,9 +157,6 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
         DetoxInputError: neither or both given, an unknown split, a bad file.
         DataMissingError: the edition's split has not been fetched.
     """
-    from detox_core import editions
-    from detox_core.submissions.service import languages_elsewhere, split_inputs, split_rows
-
     if (inputs_path is None) == (edition is None):
         raise DetoxInputError("give the inputs as --inputs FILE or --edition NAME (one of them)")
     if edition is not None:
@@ -161,8 +199,6 @@ def load_inputs_references(path: Path, n: int) -> list[list[str]]:
 
 def _editions_codes() -> dict[str, set[str]]:
     """The editions' languages, to name a code an inputs file lacks as another edition's."""
-    from detox_core import editions
-
     return {f"{e.title}, not in the inputs file": set(e.languages) for e in editions.editions()
             if getattr(e, "languages", None)}
 
@@ -185,11 +221,11 @@ def score_submissions(
     models: dict[str, str] | None = None,
     pool: ModelPool | None = None,
     references: Path | None = None,
-    quiet: bool = False,
+    reporter: Reporter | None = None,
     options: dict | None = None,
     edition: str | None = None,
     split: str | None = None,
-) -> list[Path]:
+) -> BatchResult:
     """Score every submission and write ``<name>.scores.csv``, ``<name>.signature.json``
     and ``summary.csv`` into ``out_dir`` (and ``<name>.languages.csv`` for a multilingual
     task: one row per language, n/a with the reason where a language is not scored).
@@ -202,6 +238,7 @@ def score_submissions(
         DetoxInputError: a bad inputs or submission file.
         ModelUnavailableError: a model of the preset cannot be loaded.
     """
+    reporter = reporter or Reporter()
     task = load_task(inputs_path, references, edition=edition, split=split)
     names = [submission_name(p) for p in submissions]
     if len(set(names)) != len(names):
@@ -216,10 +253,10 @@ def score_submissions(
     results: dict[str, pd.DataFrame] = {}
     for name in names:
         if task.multilingual:
-            results[name] = _score_multilingual(task, prepared[name], scorer, name, calibrated, quiet)
+            results[name] = _score_multilingual(task, prepared[name], scorer, name, calibrated, reporter)
         else:
             outputs = prepared[name]["neutral_sentence"].tolist()
-            frame = _run(scorer, name, task.inputs, outputs, task.references, None, calibrated, quiet)
+            frame = _run(scorer, name, task.inputs, outputs, task.references, None, calibrated, reporter)
             refs = task.references
             table = pd.DataFrame({
                 "input": task.inputs,
@@ -232,6 +269,7 @@ def score_submissions(
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     rows = []
+    by_language: dict[str, pd.DataFrame] = {}
     for name, table in results.items():
         sig = table.attrs["signature"]
         path = out_dir / f"{name}.scores.csv"
@@ -246,14 +284,15 @@ def score_submissions(
             data.write_text_atomic(lang_path, languages.to_csv(index=False, float_format="%.6f"))
             written.append(lang_path)
             rows.append({**summary_row(task, name, prepared[name], languages), "signature": signature})
-            if not quiet:
-                _print_languages(name, prepared[name], languages)
+            by_language[name] = languages
+            reporter.languages(name, prepared[name].submission.describe(), languages)
         else:
             rows.append({"submission": name, "n": len(table), **system_scores(table), "signature": signature})
     summary = out_dir / "summary.csv"
-    data.write_text_atomic(summary, pd.DataFrame(rows).to_csv(index=False, float_format="%.6f"))
+    table = pd.DataFrame(rows)
+    data.write_text_atomic(summary, table.to_csv(index=False, float_format="%.6f"))
     written.append(summary)
-    return written
+    return BatchResult(written, results, table, by_language)
 
 
 def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str]) -> dict:
@@ -272,8 +311,6 @@ def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names:
 def _validate_multilingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str], preset: str) -> dict:
     """Every submission matched to the split (the page's matching), all problems of all
     files together, before anything is scored."""
-    from detox_core.submissions.service import prepare_multilingual
-
     prepared = {}
     problems: list[str] = []
     for path, name in zip(submissions, names):
@@ -290,50 +327,34 @@ def _validate_multilingual(task: ScoringTask, submissions: Sequence[Path], names
     return prepared
 
 
-def _run(scorer, name: str, inputs, outputs, references, langs, calibrated: bool, quiet: bool) -> pd.DataFrame:
-    """One submission through the scorer, with a progress bar (and an LLM judge's estimate
-    and cost)."""
-    from tqdm import tqdm
-
-    from detox_core.submissions.service import run_scorer
-
-    if hasattr(scorer, "estimate") and not quiet:
+def _run(scorer, name: str, inputs, outputs, references, langs, calibrated: bool, reporter: Reporter) -> pd.DataFrame:
+    """One submission through the scorer, its progress told to ``reporter`` (and an LLM
+    judge's estimate and cost)."""
+    if hasattr(scorer, "estimate"):
         if langs is not None and hasattr(scorer, "langs"):
             scorer.langs = list(langs)
         estimate = scorer.estimate(inputs, outputs)
         if estimate is not None:
-            print(f"{name}: {estimate.text()}", file=sys.stderr)
-    bar = tqdm(total=len(outputs), desc=name, unit="pair" if not hasattr(scorer, "estimate") else "request",
-               file=sys.stderr, disable=quiet, leave=False)
-    last = {"step": None}
-
-    def progress(step: str, done: int, total: int) -> None:
-        if step != last["step"]:
-            bar.set_postfix_str(step)
-            last["step"] = step
-        bar.total = max(total, 1)  # an LLM judge counts requests, not pairs
-        bar.n = done
-        bar.refresh()
-
-    frame = run_scorer(scorer, inputs, outputs, references, langs=langs, calibrated=calibrated, progress=progress)
-    bar.close()
-    if "llm_usage" in frame.attrs and not quiet:
-        from detox_core.judge.runner import Usage
-
-        print(f"{name}: {Usage(**frame.attrs['llm_usage']).text()}", file=sys.stderr)
+            reporter.note(name, estimate.text())
+    progress = reporter.progress(name, len(outputs), "pair" if not hasattr(scorer, "estimate") else "request")
+    try:
+        frame = run_scorer(scorer, inputs, outputs, references, langs=langs, calibrated=calibrated, progress=progress)
+    finally:
+        reporter.finished(name)
+    if "llm_usage" in frame.attrs:
+        reporter.note(name, Usage(**frame.attrs["llm_usage"]).text())
     return frame
 
 
-def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrated: bool, quiet: bool) -> pd.DataFrame:
+def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrated: bool,
+                        reporter: Reporter) -> pd.DataFrame:
     """Per-sentence scores of every answered input, in the split's order: the covered
     languages scored, the others n/a with the reason in ``note``."""
     sub = prepared.submission.frame
     frame = _run(scorer, name, prepared.inputs, prepared.outputs, prepared.references, prepared.langs,
-                 calibrated, quiet)
+                 calibrated, reporter)
     scored = pd.concat([prepared.frame[["input_line"]].reset_index(drop=True),
                         frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)].reset_index(drop=True)], axis=1)
-    from detox_core.submissions.service import reference_map
-
     refs_by_key = reference_map(task.rows)
     refs = [refs_by_key.get(k, []) for k in zip(sub["toxic_sentence"], sub["lang"])]
     table = pd.DataFrame({
@@ -354,8 +375,6 @@ def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str
     """One row per language of the split: ``lang``, ``language``, ``n`` (sentences answered),
     the mean of each score over the language's scored sentences, and ``note`` (why a
     language has no score: not answered, not covered by the preset, no references)."""
-    from detox_core.stats.languages import per_language
-
     recipe = preset_class(preset)
     present = [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in table]
     scored = per_language(table[table["note"] == ""], tuple(present)).set_index("lang") \
@@ -399,12 +418,3 @@ def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame)
     for lang, value in zip(languages["lang"], languages["j"]):
         row[f"j_{lang}"] = value
     return row
-
-
-def _print_languages(name: str, prepared, languages: pd.DataFrame) -> None:
-    """A submission's languages on stderr: J per language, the mean, what is n/a and why."""
-    sub = prepared.submission
-    print(f"{name}: {sub.describe()}", file=sys.stderr)
-    for row in languages.itertuples(index=False):
-        j = "n/a" if pd.isna(row.j) else f"{row.j:.3f}"
-        print(f"  {row.lang:<4} {row.language:<10} n={row.n:<5} J={j:<6} {row.note}", file=sys.stderr)

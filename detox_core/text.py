@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from detox_core.segment import SEGMENTERS
 
 #: Characters that reorder the display of the text around them (bidirectional embeddings,
 #: overrides and isolates): a name holding U+202E shows "txt.exe" as "exe.txt". Not the
@@ -172,7 +173,6 @@ def lexicon_spans(text: str, lexicon: frozenset[str] | set[str], lang: str | Non
     unspaced = unspaced_language(text, lang)
     if unspaced is None:
         return _spaced_spans(text, lexicon)
-    from detox_core.segment import SEGMENTERS  # noqa: PLC0415 - loads a segmenter only for CJK text
 
     spans: list[tuple[int, int]] = []
     pos = 0

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from detox_core.embedded import meaning
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import MODEL_AXES
 
@@ -193,7 +194,6 @@ def system_failures(scores: pd.DataFrame, n: int, k: int | None = None, embed=No
     if not len(worst):
         raise DetoxInputError("this system has no scored output (no J) to group")
     if embed is None:
-        from detox_core.embedded import meaning
 
         embed = meaning.embed
     m = len(worst)

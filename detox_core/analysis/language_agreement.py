@@ -36,6 +36,7 @@ from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.data.judges import load_llm_judgements, load_pairs
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
+from detox_core.metrics import preset_class
 
 #: The per-language human table of an edition with a judged sample.
 HUMAN_AXES = "leaderboard_human_axes.csv"
@@ -149,7 +150,6 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
         stem = Path(rel).stem
         if stem in JUDGES and edition.path(rel, root).is_file():
             labels[stem] = load_llm_judgements(edition.path(rel, root), pairs=pairs).set_index("id")
-    from detox_core.metrics import preset_class
 
     covers = preset_class(preset).covers
     pairs = pairs[pairs["lang"].map({c: covers(c) for c in pairs["lang"].unique()})].reset_index(drop=True)

@@ -19,16 +19,16 @@ import numpy as np
 import pandas as pd
 
 import detox_core.metrics
-from detox_core import config
+from detox_core import config, vocab
 from detox_core.analysis.leaderboard import system_key
-from detox_core.stats.bootstrap import agreement, system_agreement
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
 from detox_core.metrics.embedded import EmbeddedPreset
+from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_columns
 from detox_core.metrics.registry import get_preset, has_calibration
 from detox_core.metrics.textdetox2025 import FILE_METRICS
-from detox_core import vocab
-from detox_core.metrics.reference import add_reference_columns
+from detox_core.models import default_pool
+from detox_core.stats.bootstrap import agreement, system_agreement
 from detox_core.vocab import HUMAN_AXES
 
 
@@ -197,8 +197,6 @@ def add_reference_metrics(frame: pd.DataFrame, pool=None) -> pd.DataFrame:
     metric that is not computed (BERTScore switched off) stays NaN and out of the tables."""
     if "neutral_sentence_reference" not in frame:
         return frame
-    from detox_core.metrics.reference import REFERENCE_METRICS
-    from detox_core.models import default_pool
 
     refs = [[r.strip()] if isinstance(r, str) and r.strip() else [] for r in frame["neutral_sentence_reference"]]
     if not any(refs):

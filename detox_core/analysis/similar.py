@@ -27,9 +27,10 @@ import numpy as np
 import pandas as pd
 
 from detox_core import config, data, editions
+from detox_core.embedded import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
-from detox_core.lru import ByteLRU, cache_budget
 from detox_core.limits import MAX_TEXT_CHARS
+from detox_core.lru import ByteLRU, cache_budget
 
 KIND_INPUT = "input"
 KIND_OUTPUT = "output"
@@ -49,8 +50,6 @@ Progress = Callable[[int, int], None]
 
 
 def _default_embed() -> Embed:
-    from detox_core.embedded import meaning  # the model loads only when something is embedded
-
     return meaning.embed
 
 
@@ -273,8 +272,6 @@ _BUILD_LOCK = threading.Lock()
 
 
 def _key(scope: Scope, root: Path | None) -> Hashable:
-    from detox_core.embedded import meaning
-
     return (scope, str(root or config.data_dir()), scope_stamp(scope, root), meaning.NAMESPACE)
 
 

@@ -15,8 +15,8 @@ import pandas as pd
 from detox_core import data
 from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.crowd_filter import KEEP, crowd_filter, read_pairs_table
-from detox_core.cli.args import (FITTED, add_bertscore_options, calibrator_options, fraction, int_in, interval, out_file,
-                                parse_models, step_bars)
+from detox_core.cli.args import (FITTED, add_bertscore_options, calibrator_options, fraction, int_in, interval,
+                                 out_file, parse_models, step_bars)
 from detox_core.errors import DetoxInputError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.base import system_scores
@@ -25,7 +25,6 @@ from detox_core.metrics.rudetox_mera_published import published_set
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.models import ModelPool
 from detox_core.vocab import HUMAN_AXES
-
 
 
 def _preset(args: argparse.Namespace) -> object:

@@ -7,7 +7,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from detox_core.embedded import meaning, multilingual
+from detox_core.embedded.language_id import detector
 from detox_core.embedded.recipe import EmbeddedModels, find_artifacts, load_navec, morph_analyzer
+from detox_core.segment import SEGMENTERS
 
 _LOADED: dict[Path, EmbeddedModels] = {}
 _LOCK = threading.Lock()
@@ -31,9 +34,6 @@ def preload_steps() -> list[tuple[str, Callable[[], object]]]:
     models, their model of meaning (multilingual-e5-small), the language identifier and the
     Chinese and Japanese segmenters. The last three do nothing when the trained models hold
     no other language."""
-    from detox_core.embedded import multilingual
-    from detox_core.embedded.language_id import detector
-    from detox_core.segment import SEGMENTERS
 
     found: dict[str, object] = {}
 
@@ -54,8 +54,6 @@ def preload_steps() -> list[tuple[str, Callable[[], object]]]:
             SEGMENTERS["ja"]("こんにちは")
 
     def meaning_model() -> None:
-        from detox_core.embedded import meaning
-
         languages_models = found.get("languages")
         if languages_models and any(m.semantic is not None for m in languages_models.values()):
             # the model file's check (SHA-256 of 72 MB, ~0.2 s) and the engine's first call

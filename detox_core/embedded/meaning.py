@@ -35,6 +35,7 @@ import numpy as np
 
 from detox_core.errors import ScorerUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
+from detox_core.models.disk_cache import default_disk_cache
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,6 @@ def signature() -> dict[str, str]:
 def _disk():
     with _LOCK:
         if not _DISK:
-            from detox_core.models.disk_cache import default_disk_cache
 
             _DISK.append(default_disk_cache())
         return _DISK[0]

@@ -39,12 +39,14 @@ import numpy as np
 
 from detox_core.embedded import meaning, semantic
 from detox_core.embedded.grammar import CharLM
-from detox_core.embedded.training_inputs import (  # noqa: F401 - re-exported: the recipe reads them here
-    LANGUAGES, LEXICON_FILES, available, held_out_paths, input_paths, read_inputs, read_lexicon, training_files)
+from detox_core.embedded.language_id import IDENTIFIED  # noqa: F401 - re-exported for the recipe's callers
+from detox_core.embedded.language_id import MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language
+from detox_core.embedded.training_inputs import LANGUAGES  # noqa: F401 - re-exported: the recipe reads them here
+from detox_core.embedded.training_inputs import (LEXICON_FILES, available, held_out_paths, input_paths, read_inputs,
+                                                 read_lexicon, training_files)
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.embedded.language_id import (  # noqa: F401 - re-exported for the recipe's callers
-    IDENTIFIED, MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language)
-from detox_core.text import WORD_RE, normalise_word
+from detox_core.segment import SEGMENTERS
+from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
 #: wordfreq lists that are the language's own (wordfreq would answer am, hin, tt with
 #: its "nearest match": English, Hindi in Devanagari, Russian).
@@ -139,7 +141,6 @@ def char_wb_ngrams(text: str) -> list[str]:
 def tokens(text: str, lang: str) -> list[str]:
     """Normalised words: segmented in Chinese and Japanese (jieba, fugashi)."""
     if lang in UNSPACED:
-        from detox_core.segment import SEGMENTERS
 
         return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
     return [normalise_word(w) for w in WORD_RE.findall(text)]
@@ -178,8 +179,6 @@ class LanguageModels:
 def unspaced_lexicon_pieces(text: str, lang: str, lexicon: frozenset[str]) -> set[str]:
     """The segments of a Chinese or Japanese ``text`` inside a lexicon word found across
     segments (:func:`detox_core.text.lexicon_spans`)."""
-    from detox_core.segment import SEGMENTERS
-    from detox_core.text import lexicon_spans
 
     spans = lexicon_spans(text, lexicon, lang)
     if not spans:

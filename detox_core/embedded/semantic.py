@@ -40,7 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
+from detox_core.editions import training_edition
 from detox_core.embedded import meaning
+from detox_core.text import lexicon_spans
 
 #: Fewer input / lexicon-deleted pairs than this: the language's *kept* anchor is not its own.
 MIN_ANCHOR_PAIRS = 20
@@ -98,7 +100,6 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:،。，！？])")
 def without_lexicon_words(text: str, lang: str, lexicon: frozenset[str]) -> str:
     """``text`` as written (case and punctuation kept) less its lexicon words: the neutral side
     of a contrast that differs from its input in toxicity alone."""
-    from detox_core.text import lexicon_spans
 
     kept, pos = [], 0
     for a, b in lexicon_spans(text, lexicon, lang):
@@ -113,7 +114,6 @@ def russe_pairs(root: Path, n: int = RUSSE_PAIRS, seed: int = 0) -> list[tuple[s
     """``n`` (toxic, first neutral paraphrase) pairs of the RUSSE-2022 training split, when fetched."""
     import pandas as pd
 
-    from detox_core.editions import training_edition
 
     path = training_edition().root(root) / "train.tsv"
     if not path.is_file():

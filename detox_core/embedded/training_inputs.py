@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from detox_core import editions
+from detox_core.data.judges import load_pairs
 from detox_core.text import normalise_word
 
 #: The non-Russian languages of TextDetox 2025 (Russian keeps the RUSSE-2022 recipe).
@@ -14,8 +16,6 @@ LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 
 
 def _multilingual_editions():
-    from detox_core import editions  # noqa: PLC0415 - the registry, read when training
-
     return [e for e in editions.editions() if e.multilingual]
 
 
@@ -41,7 +41,6 @@ def read_inputs(root: Path) -> dict[str, list[str]]:
     """Unique toxic inputs per language of the editions' input files, the sample's left out."""
     import pandas as pd
 
-    from detox_core.data.judges import load_pairs
 
     held = {t for path in held_out_paths(root) for t in load_pairs(path)["toxic_sentence"]}
     out: dict[str, dict[str, None]] = {lang: {} for lang in LANGUAGES}

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from detox_core.lexicons.base import (LexiconSource, ToxicLexicon, read_lexicons, stamp, supplement_words,
                                       with_supplement, write_lexicons)
+from detox_core.vocab import language_name
 
 __all__ = ["LexiconSource", "ToxicLexicon", "lexicon_for", "load_lexicons", "read_lexicons", "stamp",
            "write_lexicons", "NOT_BUILT", "lexicon_help", "lexicon_note", "supplement_words", "with_supplement"]
@@ -38,7 +39,6 @@ def lexicon_for(lang: str, root: Path | None = None) -> ToxicLexicon:
 def lexicon_note(languages: Sequence[str], lexicons: Mapping[str, ToxicLexicon]) -> str:
     """One sentence for a page about the lexicons of ``languages``: which are weak, which
     are missing. Plain text (no user input), safe to show as Markdown."""
-    from detox_core.vocab import language_name  # noqa: PLC0415
 
     def names(codes: list[str]) -> str:
         return ", ".join(f"{language_name(c)} ({c})" for c in codes)

@@ -39,9 +39,11 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from detox_core import config
+from detox_core import config, editions
+from detox_core.data.formats import load_lexicon
 from detox_core.lexicons.base import (SUPPLEMENT_DETAIL, SUPPLEMENT_SOURCE, LexiconSource, ToxicLexicon,
                                       supplement_exclusions, supplement_words, write_lexicons)
+from detox_core.segment import SEGMENTERS
 from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
 LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
@@ -69,8 +71,6 @@ CURATED = ("glin-profanity", "RUSSE-2022 lexicon", "TextDetox hub lexicon")
 
 
 def _multilingual_editions():
-    from detox_core import editions  # noqa: PLC0415 - the registry, read when a build runs
-
     return [e for e in editions.editions() if e.multilingual]
 
 
@@ -91,7 +91,6 @@ def _pairs_paths(root: Path) -> list[Path]:
 
 def _russian_lexicon_path(root: Path) -> Path | None:
     """The lexicon of the Russian edition (RUSSE-2022), when fetched."""
-    from detox_core import editions  # noqa: PLC0415
 
     for e in editions.editions():
         if e.languages == ("ru",) and e.lexicon:
@@ -102,8 +101,6 @@ def _russian_lexicon_path(root: Path) -> Path | None:
 def tokenize(text: str, lang: str) -> list[str]:
     """Normalised words of ``text``: segmented in Chinese and Japanese."""
     if lang in ("zh", "ja"):
-        from detox_core.segment import SEGMENTERS  # noqa: PLC0415
-
         return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
     return [normalise_word(w) for w in WORD_RE.findall(text)]
 
@@ -315,7 +312,6 @@ def build_lexicons(root: Path | None = None, languages: Iterable[str] = LANGUAGE
     removed = removed_by_systems(root)
     russian_path = _russian_lexicon_path(root)
     if russian_path is not None:
-        from detox_core.data.formats import load_lexicon  # noqa: PLC0415
 
         russian = load_lexicon(russian_path)
     else:

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from detox_core import config
 from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
 from detox_core.embedded.loader import load_models, preload_steps
-from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, unit_vector
+from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
@@ -21,6 +22,7 @@ from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.text import words
 from detox_core.vocab import language_name
+
 
 class _TextMemo:
     """Per-text results shared by every call (inputs of a test set are scored once),
@@ -100,8 +102,6 @@ class EmbeddedPreset(Preset):
         import json
         import time
 
-        from detox_core import config
-        from detox_core.embedded.recipe import find_artifacts
 
         key, now = str(config.data_dir()), time.monotonic()
         kept = _TRAINED.get(key)
@@ -139,8 +139,6 @@ class EmbeddedPreset(Preset):
         import json
         import time
 
-        from detox_core import config
-        from detox_core.embedded.recipe import find_artifacts
 
         key, now = f"meaning:{config.data_dir()}", time.monotonic()
         kept = _TRAINED.get(key)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from detox_core.errors import UnknownNameError
 from detox_core.metrics.base import Preset, StepProgress
-from detox_core.models import ModelPool
+from detox_core.models import ModelPool, default_pool
 
 #: name -> preset class, in registration order.
 PRESETS: dict[str, type[Preset]] = {}
@@ -145,7 +145,6 @@ def missing_models(name: str, pool: ModelPool | None = None,
     ``what`` is the role in words ("toxicity classifier", "toxicity classifier's
     tokenizer"). Empty when every model can be had (a download may still take time).
     """
-    from detox_core.models import default_pool
 
     cls = preset_class(name)
     pool = pool or default_pool()

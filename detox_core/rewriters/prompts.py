@@ -10,13 +10,14 @@ import hashlib
 import json
 import logging
 import re
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import tomllib
-
+from detox_core.editions import editions as all_editions
+from detox_core.editions import get_edition
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.vocab import language_name
 
@@ -128,7 +129,6 @@ def _pairs_of(edition_name: str, split: str, path: str, mtime: float, lang: str,
               root: str | None) -> tuple[Example, ...]:
     """Short parallel pairs of ``lang`` in an edition's split, in a fixed order (by the
     hash of the toxic text: the same examples whatever the file's row order)."""
-    from detox_core.editions import get_edition
 
     frame = get_edition(edition_name).load([split], root=Path(root) if root else None)
     if "lang" in frame.columns:
@@ -148,8 +148,6 @@ def few_shot(lang: str, editions: Sequence[str] = (), root: Path | None = None, 
     first, then every registered one; train before dev, never test), else the prompt's
     built-in ones, else none (zero-shot). An example whose toxic text is ``exclude`` (the
     text to rewrite) is left out."""
-    from detox_core.editions import editions as all_editions
-    from detox_core.editions import get_edition
 
     order = [*editions, *(e.name for e in all_editions() if e.name not in editions)]
     for name in order:

@@ -23,6 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from detox_core import config
+from detox_core.embedded import meaning, semantic, training_inputs
+from detox_core.embedded.language_id import wrong_language
 from detox_core.submissions.explain import flags
 
 #: The share of pairs of two different inputs of a language whose cosine stays at or under
@@ -56,7 +59,6 @@ class BestChoice:
 
 def _inputs_of(lang: str, root: Path) -> list[str]:
     """Toxic inputs of ``lang`` the embedded preset is trained on (RUSSE-2022's for Russian)."""
-    from detox_core.embedded import semantic, training_inputs
 
     if lang == "ru":
         return [toxic for toxic, _ in semantic.russe_pairs(root)]
@@ -69,8 +71,6 @@ def unrelated_ceiling(lang: str, root: Path | None = None) -> float | None:
     """The :data:`UNRELATED_QUANTILE` quantile of the cosine between two different toxic
     inputs of ``lang`` (None: fewer than 20 inputs here). Raises
     :class:`~detox_core.embedded.meaning.MeaningUnavailableError` without the model."""
-    from detox_core import config
-    from detox_core.embedded import meaning
 
     root = root or config.data_dir()
     key = (lang, str(root))
@@ -103,7 +103,6 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
     rest = [k for k in range(n) if k not in excluded and candidates[k].strip()]
     if rest:
         try:
-            from detox_core.embedded.language_id import wrong_language
 
             wrong = wrong_language(lang, [source] * len(rest), [candidates[k] for k in rest])
             excluded.update({k: "language" for k, w in zip(rest, wrong) if w})
@@ -111,7 +110,6 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
             unchecked.append("language")
     rest = [k for k in rest if k not in excluded]
     if rest:
-        from detox_core.embedded import meaning
 
         try:
             ceiling = unrelated_ceiling(lang)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from detox_core.metrics.registry import PRESETS
 from detox_core.text import lexicon_hits, words
 
 #: The least sentence-level ROC-AUC (against people's judgement of the same axis) at which
@@ -59,7 +60,6 @@ def axis_agreement(preset: str | None, lang: str | None = None) -> dict[str, flo
     judgements' (a Russian figure says nothing of a Tatar sentence)."""
     if not preset or (lang and lang != AGREEMENT_LANGUAGE):  # "" or None: a monolingual (Russian) row
         return {}
-    from detox_core.metrics.registry import PRESETS
 
     cls = PRESETS.get(preset)
     return dict(getattr(cls, "axis_agreement", {}) or {}) if cls else {}

@@ -10,16 +10,16 @@ from typing import Any
 import pandas as pd
 
 from detox_core import data, editions
-from detox_core.errors import StorageError
-from detox_core.submissions.explain import explain_frame
-from detox_core.metrics.base import StepProgress
 from detox_core.data.multilingual import MultilingualSubmission, load_multilingual_submission
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, StorageError
+from detox_core.metrics.base import StepProgress
+from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_columns
 from detox_core.metrics.registry import get_preset, preset_class
+from detox_core.models import ModelPool, default_pool
 from detox_core.stats.languages import language_mean, per_language
+from detox_core.submissions.explain import explain_frame
+from detox_core.submissions.store import Store, StoredSubmission, clean_name, file_sha256
 from detox_core.vocab import SCORE_COLUMNS, in_language_order, language_name
-from detox_core.models import ModelPool
-from detox_core.submissions.store import clean_name, file_sha256, Store, StoredSubmission
 
 
 @dataclass
@@ -183,7 +183,6 @@ def languages_elsewhere(dataset: str, split: str, whole: pd.DataFrame) -> dict[s
     splits of the corpus (``whole``, with ``split`` and ``lang``), then the other editions.
     For :func:`load_multilingual_submission`'s ``elsewhere``, so that a valid code of
     another split or edition is named as such, not as unknown."""
-    from detox_core import editions
 
     places: dict[str, set[str]] = {}
     for other, part in whole.groupby("split", sort=False):
@@ -305,7 +304,6 @@ def missing_reference_columns(scores: pd.DataFrame, references: Sequence[Sequenc
     """The reference metrics a stored submission has no score for although its sentences
     have references (stored before they were computed, or BERTScore turned on since), and
     that can be computed now."""
-    from detox_core.metrics.reference import REFERENCE_METRICS
 
     if not any(references):
         return []
@@ -319,8 +317,6 @@ def fill_reference_metrics(store: Store, submission_id: int, references: Sequenc
     (:func:`missing_reference_columns`); ``references`` are its sentences' (in their
     order). Returns the columns filled (a metric that stays n/a, e.g. a BERTScore model
     that cannot load, is not filled and its reason is recorded)."""
-    from detox_core.metrics.reference import add_reference_columns
-    from detox_core.models import default_pool
 
     scores = store.scores(submission_id)
     if len(references) != len(scores):

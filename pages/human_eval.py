@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core import data, editions
-from detox_core.stats.bootstrap import agreement
+from detox_core.stats.agreement import agreement
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.vocab import HUMAN_AXES
 from detox_core.analysis.calibration import (Calibrator, calibration_curves, calibration_report, held_out_possible,

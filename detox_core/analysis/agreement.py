@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 import detox_core.metrics
 from detox_core import config, data
-from detox_core.stats.bootstrap import agreement as sentence_agreement
+from detox_core.stats.agreement import agreement as sentence_agreement, paired_system_spearman
+from detox_core.stats.bootstrap import percentile_interval
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
@@ -115,28 +115,11 @@ def _cache_path(key: str) -> Path:
     return config.data_dir() / "cache" / "agreement" / f"{key}.json"
 
 
-def _spearman_boot(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> np.ndarray:
-    """Spearman of the systems' mean J against their human J: the observed value, then
-    ``N_BOOT`` values over resampled inputs (the same resamples for every call)."""
-    names = list(j_by_system)
-    matrix = np.vstack([j_by_system[n] for n in names])  # systems x inputs
-    rng = np.random.default_rng(0)
-    idx = np.vstack([np.arange(matrix.shape[1]), rng.integers(0, matrix.shape[1], size=(N_BOOT, matrix.shape[1]))])
-    means = np.stack([np.nanmean(matrix[:, row], axis=1) for row in idx])  # (N_BOOT + 1) x systems
-    h = rankdata([human[n] for n in names])
-    ranks = rankdata(means, axis=1)
-    hc = h - h.mean()
-    rc = ranks - ranks.mean(axis=1, keepdims=True)
-    return (rc @ hc) / (np.sqrt((rc ** 2).sum(axis=1)) * np.sqrt((hc ** 2).sum()))
-
-
-def _summary(rho: np.ndarray) -> list[float]:
-    lo, hi = np.nanpercentile(rho[1:], [2.5, 97.5])
-    return [float(rho[0]), float(lo), float(hi)]
-
-
 def _system_spearman(j_by_system: dict[str, np.ndarray], human: dict[str, float]) -> list[float]:
-    return _summary(_spearman_boot(j_by_system, human))
+    """Spearman of the systems' mean J against their human J, with its 95% interval over
+    resampled inputs (the same resamples for every call)."""
+    rho = paired_system_spearman(j_by_system, human, N_BOOT)
+    return list(percentile_interval(float(rho[0]), rho[1:]))
 
 
 def _test_split(edition: Edition, root: Path) -> tuple[list[str], list[list[str]]]:
@@ -166,10 +149,11 @@ def _with_fit(fit, human: pd.DataFrame, inputs, outputs_by_system: dict[str, lis
         if len(unseen) < 3:
             continue
         by_system = {n: np.prod(predict_axes(fit.model(name), frames[n]), axis=0) for n in unseen}
-        boots.append(_spearman_boot(by_system, human_j))
+        boots.append(paired_system_spearman(by_system, human_j, N_BOOT))
         for n, v in by_system.items():
             shown[n].append(float(v.mean()))
-    rho = _summary(np.mean(boots, axis=0)) if boots else [float("nan")] * 3
+    mean = np.mean(boots, axis=0) if boots else None
+    rho = list(percentile_interval(float(mean[0]), mean[1:])) if boots else [float("nan")] * 3
     return j, rho, {n: float(np.mean(v)) for n, v in shown.items() if v}, len(boots)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from detox_core.stats.bootstrap import agreement
+from detox_core.stats.agreement import agreement
 from detox_core.errors import DetoxInputError
 from detox_core.text import lexicon_hits, words
 

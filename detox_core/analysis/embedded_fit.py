@@ -13,16 +13,10 @@ import pandas as pd
 from detox_core.embedded.fitted import FittedModel, features, fit_axes, judgements_digest, pair_hash, predict_axes
 from detox_core.embedded.loader import load_models
 from detox_core.metrics.embedded import EmbeddedPreset
+from detox_core.stats.agreement import roc_auc
 
 LABELS = ["non-toxicity", "content", "fluency", "J"]
 Say = Callable[[str], None]
-
-
-def _auc(score: np.ndarray, label: np.ndarray) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    y = np.asarray(label, float) >= 0.5
-    return float(roc_auc_score(y, score)) if 0 < y.sum() < len(y) else float("nan")
 
 
 #: Systems whose mean human J differ by less than this are a tie: no order to get right.
@@ -33,9 +27,9 @@ def _figures(j: np.ndarray, judged: pd.DataFrame) -> dict:
     systems = judged["participant_name"].to_numpy()
     human = judged["J"].to_numpy(float)
     names = sorted(set(systems))
-    by_system = {s: _auc(j[systems == s], human[systems == s]) for s in names}
+    by_system = {s: roc_auc(j[systems == s], human[systems == s]) for s in names}
     finite = [v for v in by_system.values() if np.isfinite(v)]
-    return {"auc": _auc(j, human), "auc_by_system": by_system,
+    return {"auc": roc_auc(j, human), "auc_by_system": by_system,
             "worst_system_auc": min(finite) if len(finite) == len(names) else float("nan"),
             "system_means": {s: float(np.mean(j[systems == s])) for s in names}}
 

@@ -31,11 +31,13 @@ import pandas as pd
 
 import detox_core.metrics
 from detox_core import config
-from detox_core.analysis.agreement import WEAK_SPEARMAN, _spearman_boot, _summary, keep
+from detox_core.analysis.agreement import N_BOOT, WEAK_SPEARMAN, keep
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.data.judges import load_llm_judgements, load_pairs
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
+from detox_core.stats.agreement import paired_system_spearman, roc_auc
+from detox_core.stats.bootstrap import percentile_interval
 from detox_core.metrics import preset_class
 
 #: The per-language human table of an edition with a judged sample.
@@ -126,14 +128,6 @@ def human_j(edition: Edition, root: Path | None = None) -> pd.DataFrame:
     return pd.read_csv(edition.path(HUMAN_AXES, root or config.data_dir()))
 
 
-def _auc(score: np.ndarray, label: np.ndarray) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    ok = np.isfinite(label) & np.isfinite(score)
-    y = label[ok] >= 1
-    return float(roc_auc_score(y, score[ok])) if 0 < y.sum() < len(y) else float("nan")
-
-
 def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
             edition: Edition | None = None) -> LanguageAgreement:
     """Score the judged sample with ``preset`` in the languages it covers (each language told
@@ -166,8 +160,10 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
         systems = [s for s in wide.index if TEAM_NAMES.get(s, s) in table.index]
         by_system = {s: wide.loc[s].to_numpy(float) for s in systems}
         h = {s: float(table[TEAM_NAMES.get(s, s)]) for s in systems}
-        rho = _summary(_spearman_boot(by_system, h)) if len(systems) >= 3 else [float("nan")] * 3
-        auc = {j: _auc(g["j"].to_numpy(float), lab["J"].reindex(g["id"]).to_numpy(float))  # unlabelled: NaN, left out
+        draws = paired_system_spearman(by_system, h, N_BOOT)
+        rho = list(percentile_interval(float(draws[0]), draws[1:])) if len(systems) >= 3 else [float("nan")] * 3
+        # A judge's J is 0 or 1; unlabelled pairs are NaN and left out.
+        auc = {j: roc_auc(g["j"].to_numpy(float), lab["J"].reindex(g["id"]).to_numpy(float), positive_from=1)
                for j, lab in labels.items()}
         figures[str(lang)] = LanguageFigure(
             lang=str(lang), n_systems=len(systems), n_inputs=int(wide.shape[1]), spearman=rho,

@@ -18,7 +18,8 @@ import pandas as pd
 from detox_core import data, editions
 from detox_core.vocab import HUMAN_SYSTEM_COLUMNS, label, language_name
 from detox_core.stats.languages import LanguageBoard, coverage, language_board
-from detox_core.stats.bootstrap import bootstrap_ci, rank_systems, Ranking, resample_indices, spearman
+from detox_core.stats.agreement import spearman
+from detox_core.stats.bootstrap import Ranking, bootstrap_ci, rank_systems, resample_indices
 from detox_core.annotation.results import INTERVAL_COLUMNS, MIN_JUDGED_PER_SYSTEM, system_means
 from detox_core.data.leaderboards import PublishedTable
 from detox_core.metrics.base import SCORE_COLUMNS

@@ -28,7 +28,7 @@ from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_column
 from detox_core.metrics.registry import get_preset, has_calibration
 from detox_core.metrics.textdetox2025 import FILE_METRICS
 from detox_core.models import default_pool
-from detox_core.stats.bootstrap import agreement, system_agreement
+from detox_core.stats.agreement import agreement, system_agreement
 from detox_core.vocab import HUMAN_AXES
 
 

@@ -10,6 +10,7 @@ from detox_core.editions import textdetox  # noqa: F401  (registers TextDetox 20
 from detox_core.editions.base import DataFile, Edition, FetchReport, FetchResult
 from detox_core.editions.registry import (
     EDITIONS,
+    all_languages,
     default_edition,
     editions,
     get_edition,
@@ -22,7 +23,7 @@ from detox_core.editions.registry import (
 )
 
 __all__ = [
-    "EDITIONS", "DataFile", "Edition", "FetchReport", "FetchResult", "default_edition", "editions", "get_edition",
+    "EDITIONS", "DataFile", "all_languages", "Edition", "FetchReport", "FetchResult", "default_edition", "editions", "get_edition",
     "load_dataset", "load_dataset_lexicon", "register_edition", "system_aliases", "training_edition",
     "unregister_edition",
 ]

@@ -13,6 +13,7 @@ import pandas as pd
 
 from detox_core.editions.base import Edition
 from detox_core.errors import UnknownNameError
+from detox_core.vocab import in_language_order
 
 #: name -> edition, in the order they were registered (the first is the default).
 EDITIONS: dict[str, Edition] = {}
@@ -44,6 +45,12 @@ def get_edition(name: str) -> Edition:
 def editions() -> list[Edition]:
     """Every registered edition, in registration order."""
     return list(EDITIONS.values())
+
+
+def all_languages() -> tuple[str, ...]:
+    """Every language of the registered editions, once each, in :data:`detox_core.vocab.LANGUAGES`'s order:
+    the one list of the task's languages (lexicons, the embedded preset's models)."""
+    return tuple(in_language_order([lang for e in EDITIONS.values() for lang in e.languages]))
 
 
 def default_edition() -> Edition:

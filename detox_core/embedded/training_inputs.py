@@ -10,8 +10,8 @@ from detox_core import editions
 from detox_core.data.judges import load_pairs
 from detox_core.text import normalise_word
 
-#: The non-Russian languages of TextDetox 2025 (Russian keeps the RUSSE-2022 recipe).
-LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
+#: The editions' languages other than the training edition's (Russian keeps the RUSSE-2022 recipe).
+LANGUAGES = tuple(lang for lang in editions.all_languages() if lang not in editions.training_edition().languages)
 LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 
 

@@ -46,7 +46,8 @@ from detox_core.lexicons.base import (SUPPLEMENT_DETAIL, SUPPLEMENT_SOURCE, Lexi
 from detox_core.segment import SEGMENTERS
 from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
-LANGUAGES = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
+#: The languages a lexicon is built for: every language of the editions.
+LANGUAGES = editions.all_languages()
 #: glin-profanity's dictionary file per language of the editions (``hindi`` is romanised).
 GLIN_FILES = {"ar": "arabic", "zh": "chinese", "en": "english", "fr": "french", "de": "german", "hin": "hindi",
               "it": "italian", "ja": "japanese", "ru": "russian", "es": "spanish"}

@@ -9,7 +9,6 @@ one the number of systems minus those significantly worse.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -155,149 +154,12 @@ def rank_systems(scores: Mapping[str, np.ndarray], n_boot: int = 1000, alpha: fl
     return Ranking(table, p)
 
 
-# ------------------------------------------------------------------ agreement with humans
-
-
-@dataclass
-class Agreement:
-    """Agreement of an automatic score with a human label, each with a 95% interval."""
-
-    n: int
-    spearman: tuple[float, float, float]
-    pearson: tuple[float, float, float]
-    roc_auc: tuple[float, float, float]
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman correlation: Pearson of average ranks (NaN when one side is constant)."""
-    from scipy.stats import rankdata
-
-    return _pearson(rankdata(x), rankdata(y))
-
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    if np.std(x) == 0 or np.std(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
-
-
-def _auc(score: np.ndarray, label: np.ndarray) -> float:
-    """ROC-AUC of ``score`` against ``label >= 0.5``: the Mann-Whitney statistic of the
-    scores' average ranks (ties count half), as ``sklearn.metrics.roc_auc_score`` gives it."""
-    from scipy.stats import rankdata
-
-    binary = label >= 0.5
-    n_pos = int(binary.sum())
-    n_neg = binary.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    return float((rankdata(score)[binary].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-def _rowwise_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
-    den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (a * b).sum(axis=1) / den, np.nan)
-
-
-def _rowwise_auc(score_ranks: np.ndarray, positive: np.ndarray) -> np.ndarray:
-    """Mann-Whitney AUC per row from average ranks of the scores (ties count half)."""
-    n_pos = positive.sum(axis=1)
-    n_neg = positive.shape[1] - n_pos
-    rank_sum = (score_ranks * positive).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where((n_pos > 0) & (n_neg > 0), (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg), np.nan)
-
-
-def _interval(point: float, boots: np.ndarray, alpha: float) -> tuple[float, float, float]:
+def percentile_interval(point: float, boots: np.ndarray, alpha: float = 0.05) -> tuple[float, float, float]:
+    """``(point, low, high)``: the percentile interval of the bootstrap values ``boots``
+    (NaN ones left out); low and high are NaN when there is no value or no point."""
+    boots = np.asarray(boots, float)
     boots = boots[~np.isnan(boots)]
     if boots.size == 0 or point != point:
         return point, float("nan"), float("nan")
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return point, float(lo), float(hi)
-
-
-def resample_ranks(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Average ranks (ties share their mean rank, as ``scipy.stats.rankdata``) of
-    ``values[idx]``, row by row, without sorting each resample.
-
-    A resample holds only values of ``values``: with their ranks among the distinct values
-    known once, a row's ranks follow from how many times it draws each distinct value
-    (a counting sort), in O(rows x (n + distinct)) instead of O(rows x n log n).
-    """
-    distinct, codes = np.unique(values, return_inverse=True)
-    k, rows = distinct.size, idx.shape[0]
-    picked = codes.reshape(-1)[idx]
-    counts = np.bincount((picked + (np.arange(rows) * k)[:, None]).ravel(), minlength=rows * k).reshape(rows, k)
-    below = np.cumsum(counts, axis=1) - counts
-    return np.take_along_axis(below + (counts + 1) / 2.0, picked, axis=1)
-
-
-_HUMAN_RANKS: dict[tuple, np.ndarray] = {}
-
-
-def _human_ranks(y: np.ndarray, idx: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """:func:`resample_ranks` of the human labels, shared by the metrics judged against the
-    same labels (the resamples depend only on the size, ``n_boot`` and ``seed``); the last
-    two are kept (an n_boot x n array each: 21 MB for 2,625 pairs), read-only."""
-    key = (y.size, n_boot, seed, hashlib.sha1(y.tobytes()).hexdigest())
-    ranks = _HUMAN_RANKS.get(key)
-    if ranks is None:
-        ranks = resample_ranks(y, idx)
-        ranks.flags.writeable = False
-        if len(_HUMAN_RANKS) >= 2:
-            _HUMAN_RANKS.pop(next(iter(_HUMAN_RANKS)))
-        _HUMAN_RANKS[key] = ranks
-    return ranks
-
-
-def agreement(metric: np.ndarray, human: np.ndarray, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> Agreement:
-    """Sentence-level Spearman, Pearson and ROC-AUC (human label >= 0.5 is positive) of a
-    metric against human labels, with percentile bootstrap intervals over sentences."""
-    x, y = np.asarray(metric, dtype=np.float64), np.asarray(human, dtype=np.float64)
-    keep = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[keep], y[keep]
-    idx = resample_indices(x.size, n_boot, seed)
-    # Vectorised over resamples: Spearman is Pearson of average ranks, ROC-AUC the
-    # Mann-Whitney statistic of the score ranks (both exact, ties included).
-    xs, ys = x[idx], y[idx]
-    rx, ry = resample_ranks(x, idx), _human_ranks(y, idx, n_boot, seed)
-    return Agreement(
-        int(x.size),
-        _interval(spearman(x, y), _rowwise_pearson(rx, ry), alpha),
-        _interval(_pearson(x, y), _rowwise_pearson(xs, ys), alpha),
-        _interval(_auc(x, y), _rowwise_auc(rx, ys >= 0.5), alpha),
-    )
-
-
-def system_agreement(metric: np.ndarray, human: np.ndarray, systems: np.ndarray, n_boot: int = 1000,
-                     alpha: float = 0.05, seed: int = 0) -> dict[str, tuple[float, float, float] | int]:
-    """System-level agreement: Spearman and Pearson of per-system means, and the ranking
-    accuracy (share of system pairs both order the same way); intervals by resampling
-    sentences within each system."""
-    from scipy.stats import rankdata
-
-    x, y, s = np.asarray(metric, float), np.asarray(human, float), np.asarray(systems)
-    names = sorted(set(s))
-    groups = [np.flatnonzero(s == name) for name in names]
-    rng = np.random.default_rng(seed)
-    # (n_boot + 1) x n_systems matrices of means; row 0 is the observed data.
-    xm = np.empty((n_boot + 1, len(names)))
-    ym = np.empty_like(xm)
-    for k, g in enumerate(groups):
-        idx = np.vstack([np.arange(len(g)), rng.integers(0, len(g), size=(n_boot, len(g)))])
-        xm[:, k] = np.nanmean(x[g][idx], axis=1)
-        ym[:, k] = np.nanmean(y[g][idx], axis=1)
-    spearman = _rowwise_pearson(rankdata(xm, axis=1), rankdata(ym, axis=1))
-    pearson = _rowwise_pearson(xm, ym)
-    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if pairs:
-        agree = np.mean([np.sign(xm[:, i] - xm[:, j]) == np.sign(ym[:, i] - ym[:, j]) for i, j in pairs], axis=0)
-    else:
-        agree = np.full(n_boot + 1, np.nan)
-    out: dict[str, tuple[float, float, float] | int] = {"n_systems": len(names)}
-    for name, values in (("spearman", spearman), ("pearson", pearson), ("ranking_accuracy", agree)):
-        out[name] = _interval(float(values[0]), values[1:], alpha)
-    return out

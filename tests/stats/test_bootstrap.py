@@ -53,7 +53,7 @@ def test_agreement_matches_scipy_and_sklearn():
     from scipy.stats import pearsonr, spearmanr
     from sklearn.metrics import roc_auc_score
 
-    from detox_core.stats.bootstrap import agreement
+    from detox_core.stats.agreement import agreement
 
     rng = np.random.default_rng(4)
     human = rng.integers(0, 2, 300).astype(float)
@@ -72,7 +72,7 @@ def test_agreement_matches_scipy_and_sklearn():
 
 
 def test_system_agreement():
-    from detox_core.stats.bootstrap import system_agreement
+    from detox_core.stats.agreement import system_agreement
 
     rng = np.random.default_rng(5)
     systems = np.repeat(["a", "b", "c", "d"], 200)
@@ -90,7 +90,7 @@ def test_system_agreement():
 def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
     from scipy.stats import rankdata
 
-    from detox_core.stats.bootstrap import resample_ranks
+    from detox_core.stats.agreement import resample_ranks
 
     rng = np.random.default_rng(distinct or 0)
     values = rng.normal(size=400) if distinct is None else rng.integers(0, distinct, 400).astype(float) / 2
@@ -101,13 +101,13 @@ def test_resample_ranks_equal_scipy_rankdata_ties_included(distinct):
 def test_roc_auc_is_sklearn_s_with_ties_and_the_human_ranks_are_shared_between_metrics():
     from sklearn.metrics import roc_auc_score
 
-    from detox_core.stats import bootstrap as stats
+    from detox_core.stats import agreement as stats
 
     rng = np.random.default_rng(3)
     human = rng.choice([0.0, 0.5, 1.0, 0.25], size=400)
     for metric in (rng.random(400), np.round(rng.random(400), 1), human * 0.5 + rng.random(400) * 0.1):
-        assert stats._auc(metric, human) == pytest.approx(roc_auc_score(human >= 0.5, metric), abs=1e-12)
-    assert np.isnan(stats._auc(rng.random(10), np.ones(10)))
+        assert stats.roc_auc(metric, human) == pytest.approx(roc_auc_score(human >= 0.5, metric), abs=1e-12)
+    assert np.isnan(stats.roc_auc(rng.random(10), np.ones(10)))
     # The same labels against two metrics: resampled ranks computed once, intervals unchanged.
     stats._HUMAN_RANKS.clear()
     a = stats.agreement(rng.random(400), human, n_boot=200, seed=1)

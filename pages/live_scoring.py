@@ -11,7 +11,6 @@ from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core import config
 from detox_core.metrics import warmup
 from detox_core.embedded.language_id import SCRIPT_NAMES, languages_in_script, script_mismatch
-from detox_core.embedded.loader import preload_in_background
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.judge.runner import Usage
 from detox_core.limits import MAX_TEXT_CHARS
@@ -67,7 +66,7 @@ preset, calibrated = preset_picker(container=top, languages=[language])
 if config.warmup_enabled():
     warmup.start(delay=1.5)
 elif preset == "embedded":
-    preload_in_background()
+    warmup.warm_preset(preset)
 # Checked in seconds, before anything is typed: a preset whose models are not here says so
 # (and what would score this language) instead of failing after a minute of loading.
 ready = preset is not None and preset_ready(preset, [language])

@@ -40,25 +40,47 @@ def without_words(text: str, drop: set[str]) -> str:
     return " ".join(w for w in (normalise_word(t) for t in _word_re(text).findall(text)) if w not in drop)
 
 
-def soft_recall(kept: Sequence[str], output_words: Sequence[str], vector: Vector) -> float:
-    """Mean over ``kept`` of 1 (the output has the word) or its best cosine with an output word."""
+#: output words -> how close a word comes to the closest of them, in [0, 1]
+Closeness = Callable[[set[str]], Callable[[str], float]]
+
+
+def soft_recall(kept: Sequence[str], output_words: Sequence[str], closeness: Closeness) -> float:
+    """Mean over ``kept`` of 1 (the output has the word) or how close the word comes to an
+    output word (:func:`vector_closeness` for Russian, :func:`bigram_closeness` for the
+    other languages); 1 when nothing is to be kept."""
     if not kept:
         return 1.0
     present = set(output_words)
-    vecs = [v for v in (vector(w) for w in present) if v is not None]
-    matrix = np.array(vecs) if vecs else None
-    total = 0.0
-    for w in kept:
-        if w in present:
-            total += 1.0
-            continue
-        v = vector(w)
-        if v is None or matrix is None:
-            continue
-        total += max(0.0, float((matrix @ v).max()))
-    return total / len(kept)
+    best = closeness(present)
+    return sum(1.0 if w in present else best(w) for w in kept) / len(kept)
+
+
+def vector_closeness(vector: Vector) -> Closeness:
+    """The best cosine (floored at 0) of a word's vector with an output word's; 0 for a
+    word the embeddings do not know."""
+    def closeness(present: set[str]) -> Callable[[str], float]:
+        vecs = [v for v in (vector(w) for w in present) if v is not None]
+        matrix = np.array(vecs) if vecs else None
+
+        def best(word: str) -> float:
+            v = vector(word)
+            return 0.0 if v is None or matrix is None else max(0.0, float((matrix @ v).max()))
+        return best
+    return closeness
+
+
+def bigram_closeness(bigrams: Callable[[str], frozenset[str]]) -> Closeness:
+    """The best Dice coefficient of a word's character bigrams with an output word's."""
+    def closeness(present: set[str]) -> Callable[[str], float]:
+        grams = [bigrams(w) for w in present]
+
+        def best(word: str) -> float:
+            g = bigrams(word)
+            return max((2 * len(g & o) / (len(g) + len(o)) for o in grams), default=0.0)
+        return best
+    return closeness
 
 
 def recall_of_pair(source: str, output: str, toxic: set[str], vector: Vector) -> float:
     kept = [w for w in words(source) if w not in toxic]
-    return soft_recall(kept, words(output), vector)
+    return soft_recall(kept, words(output), vector_closeness(vector))

@@ -1,9 +1,9 @@
-"""The trained embedded models, loaded once per process, and their background preload."""
+"""The trained embedded models, loaded once per process, and the steps that warm them
+(run by :mod:`detox_core.metrics.warmup`, the one background warm-up)."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,9 +23,6 @@ def load_models(folder: Path | None = None) -> EmbeddedModels:
         if folder not in _LOADED:
             _LOADED[folder] = EmbeddedModels.load(folder)
         return _LOADED[folder]
-
-
-_PRELOAD: list[threading.Thread] = []
 
 
 def preload_steps() -> list[tuple[str, Callable[[], object]]]:
@@ -71,27 +68,3 @@ def preload() -> None:
     the Chinese and Japanese segmenters."""
     for _, step in preload_steps():
         step()
-
-
-def preload_in_background(delay: float = 1.5) -> None:
-    """Load the embedded models, word vectors and morphology in a background thread,
-    once per process, so that a first score does not wait for them (the app's server warms
-    them, and the other presets' local models, with :mod:`detox_core.metrics.warmup` instead,
-    which shows its progress). The thread waits ``delay``
-    seconds first: the page draws meanwhile, and a score asked for at once loads the
-    models itself (with its spinner) instead of waiting behind the thread. Errors are
-    left for the first real score to report."""
-    with _LOCK:
-        if _PRELOAD:
-            return
-
-        def work() -> None:
-            time.sleep(delay)
-            try:
-                preload()
-            except Exception:  # noqa: BLE001 - reported by the first score, with its message
-                pass
-
-        thread = threading.Thread(target=work, name="embedded-preload", daemon=True)
-        _PRELOAD.append(thread)
-    thread.start()

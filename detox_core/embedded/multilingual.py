@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from detox_core.embedded import meaning, semantic
+from detox_core.embedded.content import bigram_closeness, soft_recall
 from detox_core.embedded.grammar import CharLM
 from detox_core.embedded.language_id import IDENTIFIED  # noqa: F401 - re-exported for the recipe's callers
 from detox_core.embedded.language_id import MIN_LETTERS, UNSPACED, identify, main_script, script_shares, wrong_language
@@ -306,25 +307,8 @@ def _bigrams(word: str) -> frozenset[str]:
     return grams
 
 
-def soft_recall(kept: Sequence[str], output_words: Sequence[str]) -> float:
-    """Mean over ``kept`` of 1 (the output has it) or its best Dice of character bigrams."""
-    if not kept:
-        return 1.0
-    present = set(output_words)
-    grams = [_bigrams(w) for w in present]
-    total = 0.0
-    for w in kept:
-        if w in present:
-            total += 1.0
-            continue
-        g = _bigrams(w)
-        best = 0.0
-        for o in grams:
-            d = 2 * len(g & o) / (len(g) + len(o))
-            if d > best:
-                best = d
-        total += best
-    return total / len(kept)
+#: SIM's soft recall matches words by their character bigrams (no word vectors here)
+_CLOSENESS = bigram_closeness(_bigrams)
 
 
 def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
@@ -363,7 +347,7 @@ def axes(models: LanguageModels, inputs: Sequence[str], outputs: Sequence[str],
 
     parsed_in = many("toxic", inputs, toxic_of)
     out_words = many("tokens", outputs, lambda ts: [tuple(tokens(t, lang)) for t in ts])
-    recall = np.array([soft_recall([w for w in ws if w not in tox], ow)
+    recall = np.array([soft_recall([w for w in ws if w not in tox], ow, _CLOSENESS)
                        for (ws, tox), ow in zip(parsed_in, out_words)], dtype=np.float64)
     chrf_ref = sentence_chrf(outputs, references)
     chrf_lc = chrf_ref.copy()

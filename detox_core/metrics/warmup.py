@@ -343,6 +343,21 @@ def start(delay: float = 0.0, app_steps: Sequence[Step] = ()) -> bool:
     return default_warmup().start(delay, app_steps)
 
 
+_ONE_PRESET: dict[str, Warmup] = {}
+
+
+def warm_preset(preset: str, delay: float = 1.5) -> Warmup:
+    """One preset's models warming in a background thread, once per process: what a page
+    starts while the user types when the process's warm-up is off (``DETOX_WARMUP=0``).
+    ``delay``: the page draws first, and a score asked for at once loads the models itself
+    (with its spinner) instead of waiting behind the thread. Failures are left for the
+    first score to report."""
+    with _DEFAULT_LOCK:
+        warmup = _ONE_PRESET.setdefault(preset, Warmup(presets=[preset]))
+    warmup.start(delay)
+    return warmup
+
+
 def state() -> State:
     """The process's warm-up state (reading it starts nothing)."""
     return default_warmup().state()

@@ -146,14 +146,15 @@ def test_models_of_an_older_recipe_are_refused_with_what_to_run(tiny_trained, tm
 
 def test_preload_loads_the_models_once_in_the_background(tiny_trained, monkeypatch):
     from detox_core.embedded import loader as preset
+    from detox_core.metrics import warmup
 
     root, folder = tiny_trained
     monkeypatch.setenv("DETOX_DATA_DIR", str(root))
-    monkeypatch.setattr(preset, "_PRELOAD", [])
+    monkeypatch.setattr(warmup, "_ONE_PRESET", {})
     monkeypatch.setattr(preset, "_LOADED", {})
-    preset.preload_in_background()
-    preset.preload_in_background()  # a second page's call starts nothing more
-    assert len(preset._PRELOAD) == 1
-    preset._PRELOAD[0].join(timeout=60)
+    first = warmup.warm_preset("embedded", delay=0)
+    assert warmup.warm_preset("embedded", delay=0) is first  # a second page's call starts nothing more
+    state = first.wait(timeout=60)
+    assert state.finished and state.item("embedded").status == "ready", state
     assert folder in preset._LOADED  # the first score finds the models loaded
     assert preset.load_models() is preset._LOADED[folder]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from detox_core.embedded.content import soft_recall, toxic_words, without_words
+from detox_core.embedded.content import soft_recall, toxic_words, vector_closeness, without_words
 from detox_core.embedded.grammar import TagLM
 from detox_core.embedded.recipe import morph_analyzer, tag_of_parse, unit_vector
 
@@ -46,14 +46,14 @@ def test_content_recall_forgives_deleted_insults_not_deleted_content():
     toxic = toxic_words(src, lexicon, no_model, 0.25)
     assert toxic == {"дебил"}
     kept = [w for w in src if w not in toxic]
-    assert soft_recall(kept, ["ты", "купил", "новую", "машину"], unit_vector) == 1.0
-    lost = soft_recall(kept, ["ты", "купил"], unit_vector)
+    assert soft_recall(kept, ["ты", "купил", "новую", "машину"], vector_closeness(unit_vector)) == 1.0
+    lost = soft_recall(kept, ["ты", "купил"], vector_closeness(unit_vector))
     assert 0.5 <= lost < 1.0
     # A synonym keeps part of the meaning (navec vectors), an unrelated word less.
-    near = soft_recall(["машину"], ["автомобиль"], unit_vector)
-    far = soft_recall(["машину"], ["погоду"], unit_vector)
+    near = soft_recall(["машину"], ["автомобиль"], vector_closeness(unit_vector))
+    far = soft_recall(["машину"], ["погоду"], vector_closeness(unit_vector))
     assert 0 < far < near < 1.0
-    assert soft_recall([], ["что", "угодно"], unit_vector) == 1.0  # nothing but insults to keep
+    assert soft_recall([], ["что", "угодно"], vector_closeness(unit_vector)) == 1.0  # nothing but insults to keep
     assert without_words("Ты ДЕБИЛ, купил машину!", {"дебил"}) == "ты купил машину"
 
 
@@ -62,3 +62,18 @@ def test_the_classifier_finds_toxic_words_the_lexicon_misses():
     assert toxic_words(["эта", "мразь", "погода"], frozenset(), lambda ws: {w: scores.get(w, 0.8) for w in ws},
                        0.25) == {"мразь"}
     assert np.isfinite(unit_vector("погода")).all() and unit_vector("ыфвафыва") is None
+
+
+def test_one_soft_recall_for_word_vectors_and_character_bigrams():
+    from detox_core.embedded.content import bigram_closeness
+
+    def bigrams(word):
+        s = f"^{word}$"
+        return frozenset(s[i:i + 2] for i in range(len(s) - 1))
+
+    kept = ["house", "green", "tree"]
+    # A word the output has counts 1; another its best Dice: "house" shares 5 of its 6 bigrams
+    # with the 7 of "houses", "tree" 2 of its 5 with the 6 of "green".
+    recall = soft_recall(kept, ["houses", "green"], bigram_closeness(bigrams))
+    assert recall == pytest.approx((2 * 5 / 13 + 1.0 + 2 * 2 / 11) / 3)
+    assert soft_recall([], ["any"], bigram_closeness(bigrams)) == 1.0

@@ -63,6 +63,7 @@ class Calibrator:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def fit(self, frame: pd.DataFrame) -> "Calibrator":
+        # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
         from sklearn.isotonic import IsotonicRegression
         from sklearn.linear_model import LinearRegression, LogisticRegression
 

@@ -70,6 +70,7 @@ def pair_features(input_vectors: np.ndarray, output_vectors: np.ndarray) -> np.n
 
 
 def _cluster(features: np.ndarray, k: int) -> np.ndarray:
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.cluster import AgglomerativeClustering
 
     return AgglomerativeClustering(n_clusters=k, linkage="ward").fit_predict(features)
@@ -78,6 +79,7 @@ def _cluster(features: np.ndarray, k: int) -> np.ndarray:
 def choose_k(features: np.ndarray, k_range: range = K_RANGE) -> tuple[int, dict[int, float]]:
     """The number of groups with the best silhouette in ``k_range`` (the smallest on a tie),
     and the silhouette of each candidate; 1 when there are too few rows to split."""
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.metrics import silhouette_score
 
     n = len(features)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import kendalltau
 
 import detox_core.metrics
 from detox_core import config, vocab
@@ -322,7 +323,6 @@ ALL_LANGUAGES = "all"
 
 def _kendall(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b (ties in either side accounted for); NaN when one side is constant."""
-    from scipy.stats import kendalltau
 
     if x.size < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")

@@ -217,6 +217,7 @@ def _read_exact(stream, n: int) -> bytes | None:
 def _cap_memory(extra_mb: int) -> None:
     """Cap this process's address space at its present size plus ``extra_mb``."""
     try:
+        # Imported here: Unix only.
         import resource
 
         with open("/proc/self/status", encoding="ascii") as f:

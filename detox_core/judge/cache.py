@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Column, DateTime, Float, Integer, MetaData, String, Table, Text, event, select
 from sqlalchemy.engine import Engine
+from sqlalchemy.dialects import postgresql, sqlite
 
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade, writer
 
@@ -54,12 +55,10 @@ def _dialect_insert(name: str):
     """The INSERT with ON CONFLICT of the database's dialect (the app runs on SQLite or
     PostgreSQL)."""
     if name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:
-        raise ValueError(f"the LLM judge's response cache runs on SQLite or PostgreSQL, not {name}")
-    return insert
+        return postgresql.insert
+    if name == "sqlite":
+        return sqlite.insert
+    raise ValueError(f"the LLM judge's response cache runs on SQLite or PostgreSQL, not {name}")
 
 
 @dataclass(frozen=True)

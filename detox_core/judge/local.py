@@ -28,6 +28,7 @@ MAX_ANSWERS = 3
 
 
 def _load(loaded: Any, cache_only: bool) -> None:
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -50,6 +51,7 @@ def render_chat(tokenizer: Any, messages: list[dict[str, str]]) -> str:
 def _run(loaded: Any, items: list[str]) -> list[np.ndarray]:
     """Per item (JSON ``{"messages", "answers"}``): the summed log-probability of each
     answer's tokens after the prompt, padded to :data:`MAX_ANSWERS` with -inf."""
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     tok, model = loaded.tokenizer, loaded.model

@@ -37,6 +37,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from importlib.resources import files
 from pathlib import Path
 
 from detox_core import config, editions
@@ -128,7 +129,6 @@ def glin_words(lang: str) -> set[str]:
     if name is None:
         return set()
     try:
-        from importlib.resources import files  # noqa: PLC0415
 
         path = files("glin_profanity") / "data" / "dictionaries" / f"{name}.json"
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -101,6 +101,7 @@ def signature() -> str:
 
 
 def _load(loaded, cache_only: bool) -> None:
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -120,6 +121,7 @@ def _encode(tok, model, sentence: str) -> list[int]:
 
 def _embeddings(loaded, layer: int, sentences: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """sentence -> (L2-normalised token embeddings of ``layer``, token weights)."""
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     tok, model = loaded.tokenizer, loaded.model

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import sacrebleu
 from sacrebleu.metrics import CHRF
 from sacrebleu.metrics.helpers import extract_all_char_ngrams
 
@@ -30,7 +31,6 @@ _LOCK = threading.Lock()
 
 def chrf_signature() -> str:
     """sacrebleu-style signature of the chrF computed here."""
-    import sacrebleu
 
     return (f"chrF{_CHRF.beta}|nc:{_CHRF.char_order}|nw:{_CHRF.word_order}|space:no|eff:yes|"
             f"version:{sacrebleu.__version__}")
@@ -92,6 +92,7 @@ def nltk_corpus_chrf(outputs: Sequence[str], references: Sequence[Sequence[str]]
 
     This is the number the published 2022 leaderboard's ChrF column holds.
     """
+    # Imported here: nltk only for its chrF variant.
     from nltk.translate.chrf_score import corpus_chrf
 
     if not outputs or not any(any(r for r in refs) for refs in references):
@@ -100,6 +101,7 @@ def nltk_corpus_chrf(outputs: Sequence[str], references: Sequence[Sequence[str]]
 
 
 def nltk_corpus_chrf_signature() -> str:
+    # Imported here: nltk only for its chrF variant.
     import nltk
 
     return f"nltk {nltk.__version__} corpus_chrf|n:1-6|beta:3|refs:joined|space:removed"

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -99,8 +101,6 @@ class EmbeddedPreset(Preset):
         others once ``train-embedded`` has read the TextDetox inputs (``meta.json`` says
         which); Russian alone when nothing is trained yet (scoring then says how to train).
         Looked up again at most every few seconds (a page asks it per language)."""
-        import json
-        import time
 
 
         key, now = str(config.data_dir()), time.monotonic()
@@ -136,8 +136,6 @@ class EmbeddedPreset(Preset):
     def _trained_with_meaning(cls) -> bool:
         """Whether the trained models read the model of meaning (``meta.json``), looked up again
         at most every few seconds; True when nothing is trained (scoring says how to train)."""
-        import json
-        import time
 
 
         key, now = f"meaning:{config.data_dir()}", time.monotonic()

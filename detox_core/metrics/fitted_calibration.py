@@ -203,6 +203,7 @@ def fit_axis(x: np.ndarray, y: np.ndarray, kind: Kind) -> AxisCalibrator:
     if len(x) < 2:
         raise DetoxInputError(f"expected at least 2 pairs with a score and a human label, found {len(x)}")
     if kind == "isotonic":
+        # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
         from sklearn.isotonic import IsotonicRegression
 
         model = IsotonicRegression(increasing=True, y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x, y)
@@ -213,6 +214,7 @@ def fit_axis(x: np.ndarray, y: np.ndarray, kind: Kind) -> AxisCalibrator:
     labels = (y >= 0.5).astype(int)
     if len(set(labels)) < 2:
         raise DetoxInputError("a logistic calibrator needs both human answers (yes and no) among the pairs")
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(max_iter=1000).fit(x[:, None], labels)

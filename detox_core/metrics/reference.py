@@ -29,10 +29,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 
 import numpy as np
 import pandas as pd
 import regex
+import sacrebleu
+from sacrebleu.metrics import BLEU
 
 from detox_core.errors import ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
@@ -103,7 +106,6 @@ def sentence_bleu(outputs: Sequence[str], references: Sequence[Sequence[str]]) -
     computed once and kept."""
     global _BLEU
     if _BLEU is None:
-        from sacrebleu.metrics import BLEU
 
         _BLEU = BLEU(effective_order=True)
     bleu = _BLEU
@@ -119,8 +121,6 @@ def sentence_bleu(outputs: Sequence[str], references: Sequence[Sequence[str]]) -
 
 
 def bleu_signature() -> str:
-    import sacrebleu
-
     return f"BLEU|nrefs:all|case:mixed|eff:yes|tok:13a|smooth:exp|version:{sacrebleu.__version__}"
 
 
@@ -142,6 +142,7 @@ class UnicodeTokenizer:
 
 def sentence_rouge_l(outputs: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
     """ROUGE-L F-measure of ``rouge-score`` with :class:`UnicodeTokenizer`, the best reference."""
+    # Imported here: only ROUGE-L needs it.
     from rouge_score.rouge_scorer import RougeScorer
 
     scorer = RougeScorer(["rougeL"], tokenizer=UnicodeTokenizer())
@@ -150,8 +151,6 @@ def sentence_rouge_l(outputs: Sequence[str], references: Sequence[Sequence[str]]
 
 
 def rouge_signature() -> str:
-    from importlib.metadata import version
-
     return f"rouge-score {version('rouge-score')}|rougeL|F|tok:unicode-words+cjk-chars,lower|refs:best"
 
 

@@ -61,6 +61,7 @@ def run_batches(pool: Any, loaded: Any, texts: list[str], pairs: bool = False):
     ``(texts, values)`` per batch, longest texts first, each batch within the pool's token
     budget (:func:`plan_batches`), padded to its own longest text. Values: class
     probabilities (a single logit's sigmoid) or L2-normalised pooler outputs."""
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     prof = pool.profile
@@ -125,6 +126,7 @@ def run_batches(pool: Any, loaded: Any, texts: list[str], pairs: bool = False):
 
 def torch_dtype(name: str):
     """The torch type of a precision name (``"float32"``, ``"float16"``, ``"bfloat16"``)."""
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     return {"float16": torch.float16, "bfloat16": torch.bfloat16}.get(name, torch.float32)

@@ -37,6 +37,7 @@ def in_hub_cache(model_id: str) -> bool:
     """Whether the local Hugging Face cache holds a downloaded copy of ``model_id`` (a
     snapshot folder with files), found by listing folders: no weights are read."""
     try:
+        # Imported here: the hub client only for a download or a cache lookup.
         from huggingface_hub.constants import HF_HUB_CACHE
     except ImportError:  # pragma: no cover - the hub client comes with transformers
         return False
@@ -48,6 +49,7 @@ def in_hub_cache(model_id: str) -> bool:
 
 
 def default_device() -> str:
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -69,6 +71,7 @@ def hub_commit(model_id: str) -> str | None:
     """The commit of the local Hugging Face cache's copy of ``model_id`` (the snapshot
     its ``config.json`` lies in), or None when it is not cached."""
     try:
+        # Imported here: the hub client only for a download or a cache lookup.
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # pragma: no cover - the hub client comes with transformers
         return None

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 def onnx_session(model: Any, loaded: Any, cache_dir: Path) -> Any:
     """Export ``model`` (a loaded model record's torch module) to ONNX once, cached under
     ``cache_dir`` by content hash, and open an ONNX Runtime session on it."""
+    # Imported here: optional: the ONNX backend, used when installed.
     import onnxruntime as ort
     import torch
 
@@ -61,6 +62,7 @@ def optimise_transformer(path: Path, config: Any) -> None:
     (fp32 kept: the scores stay those of PyTorch within 1e-5). Skipped silently for
     architectures it does not know."""
     try:
+        # Imported here: optional: the ONNX backend, used when installed.
         from onnxruntime.transformers import optimizer
     except ImportError:
         return

@@ -178,7 +178,7 @@ class ModelPool:
                 raise DetoxInputError("the ONNX backend runs on the CPU only; use backend='torch' on CUDA")
             return "torch"
         try:
-            import onnxruntime  # noqa: F401
+            import onnxruntime  # noqa: F401 - optional: is it installed?
         except ImportError:
             if backend == "onnx":
                 raise DetoxInputError("backend='onnx' needs the onnxruntime package") from None
@@ -282,14 +282,14 @@ class ModelPool:
                 loaded.revision = loaded.revision or revision(source, local)
                 return loaded
             if kind == "sentence-transformer":
-                from sentence_transformers import SentenceTransformer
-
+                from sentence_transformers import SentenceTransformer  # seconds to import: here, when needed
                 model = SentenceTransformer(source, device=self.device, local_files_only=cache_only)
                 if self.dtype != "float32":
                     model = model.to(torch_dtype(self.dtype))
                 loaded.model = model
                 loaded.revision = revision(source, local)
                 return loaded
+            # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
             import torch
             from transformers import AutoModel, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
 

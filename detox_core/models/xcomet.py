@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ def _file(where: str, local: bool, name: str, cache_only: bool) -> Path | None:
     if local:
         path = Path(where) / name
         return path if path.is_file() else None
+    # Imported here: the hub client only for a download or a cache lookup.
     from huggingface_hub import hf_hub_download
 
     try:
@@ -73,8 +75,8 @@ def _file(where: str, local: bool, name: str, cache_only: bool) -> Path | None:
 
 def _tokenizer(where: str, local: bool, cache_only: bool):
     """mdeberta's tokenizer with the normaliser transformers 4.x gives it (see module doc)."""
-    from types import SimpleNamespace
 
+    # Imported here: transformers takes seconds to import: only a model's load needs it.
     from transformers import AutoTokenizer
     from transformers.convert_slow_tokenizer import DebertaV2Converter
 
@@ -91,6 +93,7 @@ def _tokenizer(where: str, local: bool, cache_only: bool):
 
 
 def _build(config: dict[str, Any], encoder_config):
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
     from torch import nn
     from transformers import AutoModel
@@ -122,6 +125,7 @@ def _build(config: dict[str, Any], encoder_config):
 
 
 def _load(loaded, cache_only: bool) -> None:
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
     from transformers import AutoConfig
 
@@ -138,6 +142,7 @@ def _load(loaded, cache_only: bool) -> None:
     model = _build(config, encoder_config)
     weights = _file(loaded.source, loaded.local, "model.safetensors", cache_only)
     if weights is not None:
+        # Imported here: read with the model's weights only.
         from safetensors.torch import load_file
 
         state = load_file(str(weights))
@@ -167,6 +172,7 @@ def _encode(tok, texts: list[str], limit: int) -> list[list[int]]:
 
 def _forward(loaded, seqs: list[list[int]], mt_lens: list[int]):
     """(sentence scores, word-tag probabilities) of joined sequences, as float32 tensors."""
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     model, tok = loaded.model, loaded.tokenizer
@@ -204,6 +210,7 @@ def _mqm(labels: list[int]) -> float:
 
 
 def _run(loaded, items: list[str]) -> list[np.ndarray]:
+    # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 
     tok, limit = loaded.tokenizer, loaded.model.max_positions

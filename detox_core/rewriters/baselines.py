@@ -85,6 +85,7 @@ class Seq2SeqDetoxifier:
         self.max_new_tokens = max_new_tokens
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
+        # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
         import torch
 
         loaded = self.pool.get(self.model_id, "seq2seq", role="rewrite")

@@ -1,8 +1,8 @@
-"""The file formats of DESIGN.md: loaders that validate and return DataFrames.
+"""The file formats of docs/DESIGN.md: loaders that validate and return DataFrames.
 
 Each loader takes a path or the raw bytes of an upload and returns a validated
 :class:`pandas.DataFrame` (or a set, for the lexicon). Anything that breaks a data
-contract of DESIGN.md raises :class:`~detox_core.errors.DetoxInputError` naming the
+contract of docs/DESIGN.md raises :class:`~detox_core.errors.DetoxInputError` naming the
 file, the 1-based line and, where it applies, the column. Loaders never fix input
 silently: an empty output line or a missing column is an error, not a blank score.
 

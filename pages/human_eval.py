@@ -21,17 +21,17 @@ from detox_core.metrics import bertscore
 from detox_core.analysis.meta_eval import (add_reference_metrics, available_metrics, confusion, disagreements,
                                            join_stored_report, meta_eval)
 from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
-from detox_core.ui.auth import require_page
-from detox_core.ui.calibrators import fitted_calibrators_section
-from detox_core.ui.embedded_fit import embedded_fit_section
-from detox_core.ui import render
-from detox_core.ui.annotation import project_judgements, project_judgements_csv
-from detox_core.ui.sidebar import current_choice
-from detox_core.ui.models import shared_pool
-from detox_core.ui.store import shared_store
-from detox_core.ui.widgets.judgements import (add_embedded, automatic_notice, edition_judges, judges_tab, language_filter,
+from detox_core.ui.app.auth import require_page
+from detox_core.ui.sections.calibrators import fitted_calibrators_section
+from detox_core.ui.sections.embedded_fit import embedded_fit_section
+from detox_core.ui.app import render
+from detox_core.ui.sections.annotation import project_judgements, project_judgements_csv
+from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.app.submission_store import shared_store
+from detox_core.ui.sections.judgements import (add_embedded, automatic_notice, edition_judges, judges_tab, language_filter,
                                               metric_picker, pair_detail, per_language_tab, preset_section)
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.sections.tables import MISSING
 from detox_core import vocab
 
 AXIS_NAMES = {a.key: a.label if a.key == "j" else f"{a.label} ({a.short})" for a in vocab.AXES if a.human}

@@ -24,16 +24,16 @@ from detox_core.analysis.leaderboard import (
 )
 from detox_core.data.leaderboards import load_published
 from detox_core.submissions.service import split_inputs
-from detox_core.ui.auth import require_page
-from detox_core.ui import render
-from detox_core.ui.widgets.agreement import agreement_note
+from detox_core.ui.app.auth import require_page
+from detox_core.ui.app import render
+from detox_core.ui.sections.agreement import agreement_note
 from detox_core.metrics.registry import preset_class
-from detox_core.ui.widgets.scores import preset_label
-from detox_core.ui.sidebar import current_choice, split_languages, split_picker
-from detox_core.ui.store import cached_boards, cached_human_scores, shared_store
+from detox_core.ui.sections.scores import preset_label
+from detox_core.ui.sections.sidebar import current_choice, split_languages, split_picker
+from detox_core.ui.app.submission_store import cached_boards, cached_human_scores, shared_store
 from detox_core.analysis.export import signature_caption, with_interval
-from detox_core.ui.widgets.human_scores import board_signature, human_source_note
-from detox_core.ui.widgets.tables import MISSING, paper_downloads
+from detox_core.ui.sections.human_scores import board_signature, human_source_note
+from detox_core.ui.sections.tables import MISSING, paper_downloads
 
 #: Rank-by choices: J first, then the other axes.
 AXIS_NAMES = {"j": vocab.label("j"), **{k: v for k, v in vocab.LABELS.items() if k != "j"}}

@@ -25,18 +25,18 @@ from detox_core.submissions.service import (
     with_language_means,
 )
 from detox_core.submissions.store import display_names
-from detox_core.ui.auth import is_organizer, require_page
-from detox_core.ui import render
+from detox_core.ui.app.auth import is_organizer, require_page
+from detox_core.ui.app import render
 from detox_core.judge.runner import Usage
-from detox_core.ui.llm_judge import estimate_caption
-from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.agreement import agreement_note
-from detox_core.ui.widgets.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
-from detox_core.ui.params import clamp_value
-from detox_core.ui.sidebar import current_choice, offer_answered_split, split_languages, split_picker
-from detox_core.ui.store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
+from detox_core.ui.sections.llm_judge import estimate_caption
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.scores import preset_label, preset_picker, preset_ready, score_card, show_scoring_error
+from detox_core.ui.app.params import clamp_value
+from detox_core.ui.sections.sidebar import current_choice, offer_answered_split, split_languages, split_picker
+from detox_core.ui.app.submission_store import (cached_official_chrf, cached_scores, cached_sentence_table, fill_reference_metrics_of,
                                  shared_store)
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.sections.tables import MISSING
 from detox_core import vocab
 from detox_core.analysis.leaderboard import is_official, official_chrf
 from detox_core.metrics.reference import reference_notes

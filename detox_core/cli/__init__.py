@@ -269,7 +269,7 @@ def _cmd_deploy_nginx(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from detox_core.ui.serve import serve  # noqa: PLC0415 - imports Streamlit's server
+    from detox_core.ui.app.serve import serve  # noqa: PLC0415 - imports Streamlit's server
 
     return serve(args.streamlit_args)
 

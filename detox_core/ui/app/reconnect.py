@@ -11,7 +11,7 @@ process that drew the page in the browser tab's memory (not in storage: a reload
 afresh and is not a reconnect); when a page is drawn by a process with another token in
 the same tab, the browser reports it and the page says that it reconnected, what was kept
 (everything stored: submitted annotation pages, stored submissions and scores; an
-annotator's sign-in, which the tab holds: :mod:`detox_core.ui.widgets.tab_session`) and
+annotator's sign-in, which the tab holds: :mod:`detox_core.ui.app.tab_session`) and
 what must be given again (what was only on the page).
 """
 

@@ -16,7 +16,7 @@ from detox_core.db import default_url, make_engine
 from detox_core.judge.access import VisitorPolicy, allowance, share
 from detox_core.judge.runner import MAX_CONCURRENCY, LLMJudge, cost_text
 from detox_core.judge.settings import KEYS, resolve, server_settings, set_server_settings
-from detox_core.ui import auth, render
+from detox_core.ui.app import auth, render
 
 #: secrets.toml keys of the visitors' access under ``[llm_judge]``.
 POLICY_KEYS = ("visitors", "visitor_requests_per_hour", "visitor_daily_requests", "visitor_daily_usd")

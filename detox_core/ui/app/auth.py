@@ -36,7 +36,7 @@ from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.server.addresses import UNKNOWN, client_address
 from detox_core.judge import access as judge_access
-from detox_core.ui.throttle import SharedLoginThrottle
+from detox_core.ui.app.throttle import SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -82,7 +82,7 @@ def is_open() -> bool:
 
 
 # The sign-in cookie (detox_core.server.sessions.COOKIE): a signed, expiring token, no password
-# in it, set HttpOnly by the server's cookie route (detox_core.ui.asgi).
+# in it, set HttpOnly by the server's cookie route (detox_core.ui.app.asgi).
 _TOKEN = "_organizer_token"
 _COOKIE_ACTION = "_organizer_cookie_action"
 
@@ -161,7 +161,7 @@ def _login_throttle(url: str) -> SharedLoginThrottle:
 
 def login_throttle() -> SharedLoginThrottle:
     """Sign-ins of every app process sharing the app's database (organizers and
-    annotators): :class:`detox_core.ui.throttle.SharedLoginThrottle`."""
+    annotators): :class:`detox_core.ui.app.throttle.SharedLoginThrottle`."""
     return _login_throttle(default_url())
 
 
@@ -189,7 +189,7 @@ def client_id() -> str:
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
     """The organizer password form; signs this session in when the password is right.
-    Wrong tries are throttled (:class:`detox_core.ui.throttle.LoginThrottle`)."""
+    Wrong tries are throttled (:class:`detox_core.ui.app.throttle.LoginThrottle`)."""
     secret = organizer_secret()
     if secret is None or st.session_state.get(_SIGNED_IN):
         return
@@ -236,9 +236,9 @@ def sign_out() -> None:
 
 def cookie_route() -> str | None:
     """The path of the server's cookie route when this process serves it (started by the
-    launcher, :mod:`detox_core.ui.asgi`), else None: a plain ``streamlit run app.py``,
+    launcher, :mod:`detox_core.ui.app.asgi`), else None: a plain ``streamlit run app.py``,
     where a sign-in holds for its tab only."""
-    module = sys.modules.get("detox_core.ui.asgi")
+    module = sys.modules.get("detox_core.ui.app.asgi")
     if module is None or not module.serving():
         return None
     return module.route_path()
@@ -249,7 +249,7 @@ def _write_cookie() -> None:
 
     The page posts a one-time ticket to the server's cookie route, whose answer sets the
     cookie ``HttpOnly`` (no script of the page can read the token), ``SameSite=Strict``,
-    ``Secure`` over https (:mod:`detox_core.ui.asgi`). The page only ever holds the ticket,
+    ``Secure`` over https (:mod:`detox_core.ui.app.asgi`). The page only ever holds the ticket,
     which the server redeems once. Without the route, nothing is written."""
     action = st.session_state.pop(_COOKIE_ACTION, None)
     path = cookie_route()

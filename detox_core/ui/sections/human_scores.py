@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from detox_core.ui import render
-from detox_core.ui.store import shared_store
+from detox_core.ui.app import render
+from detox_core.ui.app.submission_store import shared_store
 
 
 def board_signature(preset: str, calibrated: bool, dataset: str, split: str) -> dict:

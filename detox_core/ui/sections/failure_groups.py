@@ -12,9 +12,9 @@ from detox_core.analysis.failure_groups import GROUP_AXES, K_RANGE, N_EXAMPLES, 
 from detox_core.embedded import meaning
 from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, approx_bytes
-from detox_core.ui import render
-from detox_core.ui.params import clamp_value, keep_options
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.params import clamp_value, keep_options
+from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import LABELS
 
 #: The worst outputs grouped by default, and at most (Ward's clustering and the silhouettes

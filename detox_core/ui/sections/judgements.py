@@ -18,9 +18,9 @@ from detox_core.data.judges import (column_judge, default_metric, judge_agreemen
 from detox_core.editions import Edition
 from detox_core.errors import ScorerUnavailableError
 from detox_core.metrics.registry import preset_class, preset_label
-from detox_core.ui import render
-from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import HUMAN_AXES, RTL_LANGUAGES, language_name
 
 #: What a language filter offers first: every language together.

@@ -8,11 +8,11 @@ Streamlit's own command line (``streamlit run app.py ...``) in the same process:
 sessions' scripts find the models it loads. ``streamlit run app.py`` keeps working; the
 app then starts the warm-up on its first session.
 
-The launcher serves ``app.py`` through :data:`detox_core.ui.asgi.app` (a ``st.App``, which
+The launcher serves ``app.py`` through :data:`detox_core.ui.app.asgi.app` (a ``st.App``, which
 Streamlit runs with uvicorn, as for a script that defines one): the same app plus the route
 that sets the organizer's sign-in cookie ``HttpOnly``. Streamlit decides between the two
 ways of serving by looking for an app object in the script; the launcher tells it that
-``app.py``'s is in :mod:`detox_core.ui.asgi`.
+``app.py``'s is in :mod:`detox_core.ui.app.asgi`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from detox_core.metrics import warmup
 from detox_core.config import PROJECT_ROOT
 
 APP = PROJECT_ROOT / "app.py"
-#: uvicorn's import string of the app object (:mod:`detox_core.ui.asgi`).
-ASGI_APP = "detox_core.ui.asgi:app"
+#: uvicorn's import string of the app object (:mod:`detox_core.ui.app.asgi`).
+ASGI_APP = "detox_core.ui.app.asgi:app"
 
 
 def _serve_app_object() -> None:
@@ -55,7 +55,7 @@ def serve(streamlit_args: Sequence[str] = ()) -> int:
     until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status."""
     from streamlit.web import cli as streamlit_cli
 
-    from detox_core.ui.warming import app_steps
+    from detox_core.ui.app.warming import app_steps
 
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))

@@ -3,7 +3,7 @@ organizer's sign-in cookie.
 
 A Streamlit page can only reach the browser through its scripts, and a cookie a script
 writes is a cookie any script of the page can read. So the launcher
-(:mod:`detox_core.ui.serve`: ``make run``, ``python -m detox_core serve``, every process of
+(:mod:`detox_core.ui.app.serve`: ``make run``, ``python -m detox_core serve``, every process of
 a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
 route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
 
@@ -59,7 +59,7 @@ _serving = False
 def serving() -> bool:
     """Whether this process serves the cookie route: its :data:`app` is running. Read
     without importing this module (importing it builds the app) by
-    :func:`detox_core.ui.auth.cookie_route`."""
+    :func:`detox_core.ui.app.auth.cookie_route`."""
     return _serving
 
 
@@ -140,7 +140,7 @@ def build_app():
 
 
 def __getattr__(name: str):
-    """``app``: what the launcher hands to uvicorn (``detox_core.ui.asgi:app``), built on
+    """``app``: what the launcher hands to uvicorn (``detox_core.ui.app.asgi:app``), built on
     first use, after Streamlit has read its options (``server.baseUrlPath`` among them)."""
     if name == "app":
         value = build_app()

@@ -14,9 +14,9 @@ import streamlit as st
 from detox_core import editions
 from detox_core.errors import DetoxInputError
 from detox_core.lexicons import ToxicLexicon
-from detox_core.ui import cache, render
-from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.ui.params import accept_plain_values, keep_options
+from detox_core.ui.app import cache, render
+from detox_core.ui.app.navigation import ensure_app_navigation
+from detox_core.ui.app.params import accept_plain_values, keep_options
 from detox_core.vocab import in_language_order, language_label, language_name
 
 CHOICE_KEY = "_corpus_choice"
@@ -253,7 +253,7 @@ def split_picker(choice: CorpusChoice, container=st, **kwargs) -> str:
         st.session_state[SPLIT_KEY] = chosen
     elif SPLIT_KEY not in st.session_state and st.query_params.get(SPLIT_KEY) not in splits and splits:
         # (a link's split that is not one of these is dropped by Streamlit: the default holds)
-        from detox_core.ui.store import shared_store
+        from detox_core.ui.app.submission_store import shared_store
 
         try:
             scored = set(shared_store().splits(choice.source))

@@ -12,9 +12,9 @@ import streamlit as st
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.registry import get_preset, preset_class, preset_label
-from detox_core.ui import render
-from detox_core.ui.auth import is_organizer
-from detox_core.ui.models import shared_pool
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.models import shared_pool
 from detox_core.vocab import HUMAN_AXES
 
 #: Presets whose calibration is fitted here rather than shipped.

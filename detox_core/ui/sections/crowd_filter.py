@@ -14,9 +14,9 @@ from detox_core.annotation.tasks import spec
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics.base import system_scores
 from detox_core.metrics.registry import get_preset, preset_class, preset_label, registered
-from detox_core.ui import render
-from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.sections.tables import MISSING
 
 DEFAULT_PRESET = "rudetox-mera"
 

@@ -116,7 +116,7 @@ def admit_session() -> None:
     """Stop this run with a message when its address holds too many sessions already."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    from detox_core.ui.auth import client_id, is_open, is_organizer
+    from detox_core.ui.app.auth import client_id, is_open, is_organizer
 
     ctx = get_script_run_ctx()
     if ctx is None:
@@ -136,7 +136,7 @@ def admit_session() -> None:
                  "minute).", icon=":material/group_off:")
         _forget_process()
         if not is_open():
-            from detox_core.ui.auth import organizer_sign_in
+            from detox_core.ui.app.auth import organizer_sign_in
 
             st.caption("Organizers of this task always get in:")
             organizer_sign_in("full_server_login")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
-from detox_core.ui import render
+from detox_core.ui.app import render
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
     (:func:`detox_core.metrics.warmup.start`): the modules the entry script and the pages import
     (about 3 s on a 2-core machine), then the corpus the sidebar opens on and the
     per-language lexicons (about 2.5 s). The first visitor of a fresh process finds them
-    done; the caches are the pages' own (:mod:`detox_core.ui.cache`), so nothing is held twice.
+    done; the caches are the pages' own (:mod:`detox_core.ui.app.cache`), so nothing is held twice.
 
     ``wait_for_server``: first wait (at most 30 s) until Streamlit's runtime exists, as the
     launcher starts the warm-up before the server: the pages' data caches then live in the
@@ -170,7 +170,7 @@ def prepare_default_corpus() -> None:
     """The corpus the sidebar opens on (the first edition, every split that is here), its
     lexicon, and the per-language lexicons Live scoring reads; nothing when it is not fetched."""
     from detox_core import editions
-    from detox_core.ui import cache
+    from detox_core.ui.app import cache
 
     name = next(iter(editions.EDITIONS))
     splits = editions.EDITIONS[name].available_splits()

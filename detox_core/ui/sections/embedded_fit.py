@@ -11,9 +11,9 @@ from detox_core.analysis.embedded_fit import LABELS, fit_from_judgements
 from detox_core.embedded.loader import load_models
 from detox_core.errors import DetoxError
 from detox_core.metrics.registry import preset_class, preset_label
-from detox_core.ui import render
-from detox_core.ui.auth import is_organizer
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.sections.tables import MISSING
 
 PRESET = "embedded"
 

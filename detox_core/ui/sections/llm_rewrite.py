@@ -18,8 +18,8 @@ from detox_core.judge import access
 from detox_core.judge.access import allowance
 from detox_core.rewriters.llm import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
 from detox_core.judge.settings import resolve
-from detox_core.ui import auth
-from detox_core.ui.llm_judge import _apply_secrets_once
+from detox_core.ui.app import auth
+from detox_core.ui.sections.llm_judge import _apply_secrets_once
 
 __all__ = ["MAX_REWRITES", "Offer", "offer", "suggest"]
 

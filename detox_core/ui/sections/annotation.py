@@ -1,5 +1,5 @@
 """Widgets of the annotation pages: the shared store and item cards (the organizer's
-sign-in lives in :mod:`detox_core.ui.auth`)."""
+sign-in lives in :mod:`detox_core.ui.app.auth`)."""
 
 from __future__ import annotations
 

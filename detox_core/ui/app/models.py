@@ -17,7 +17,7 @@ from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
 from detox_core.metrics import bertscore
 from detox_core.metrics.registry import model_roles
 from detox_core.models import ModelPool, default_pool
-from detox_core.ui import auth, render
+from detox_core.ui.app import auth, render
 
 
 def official_models() -> dict[tuple, str]:
@@ -86,7 +86,7 @@ def render_model_settings() -> None:
     """Sidebar expander: embedded status, local folders for the official models, a check.
 
     The folders are an organizer setting (they apply to the whole server) and must lie
-    inside the configured model roots (:func:`detox_core.ui.auth.model_roots`); visitors
+    inside the configured model roots (:func:`detox_core.ui.app.auth.model_roots`); visitors
     see the status only.
     """
     pool = shared_pool()

@@ -11,9 +11,9 @@ import streamlit as st
 from detox_core.analysis import agreement, language_agreement
 from detox_core.editions import get_edition
 from detox_core.metrics import registry
-from detox_core.ui import render
-from detox_core.ui.auth import is_organizer
-from detox_core.ui.models import shared_pool
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.models import shared_pool
 from detox_core.vocab import language_name
 
 #: Presets measured at once when a page finds no measurement (seconds on a CPU).

@@ -13,9 +13,9 @@ from detox_core.judge import access as judge_access
 from detox_core.metrics import registry
 from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
-from detox_core.ui import render
-from detox_core.ui.auth import is_organizer
-from detox_core.ui.models import shared_pool
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.models import shared_pool
 from detox_core.vocab import language_name
 
 #: (axis key, label, a few words) of the score card, in order.

@@ -34,7 +34,7 @@ import streamlit as st
 from detox_core.annotation.store import Page
 from detox_core.annotation.instructions import DEFAULT_UI
 from detox_core.annotation.tasks import TaskSpec
-from detox_core.ui.annotation import item_parts
+from detox_core.ui.sections.annotation import item_parts
 from detox_core.vocab import language_name
 
 _CSS = """

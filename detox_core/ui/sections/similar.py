@@ -10,10 +10,10 @@ from detox_core import editions
 from detox_core.analysis import similar
 from detox_core.embedded import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
-from detox_core.ui import render
-from detox_core.ui.auth import is_organizer
-from detox_core.ui.params import clamp_value, keep_options
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.params import clamp_value, keep_options
+from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import in_language_order, language_name
 
 KIND_LABEL = {similar.KIND_INPUT: "toxic inputs", similar.KIND_OUTPUT: "system outputs"}

@@ -9,8 +9,8 @@ import streamlit as st
 from detox_core.annotation.results import asks_all_tasks, MIN_JUDGED_PER_SYSTEM
 from detox_core.annotation.store import AnnotationStore, Project
 from detox_core.errors import AnnotationError, DetoxError
-from detox_core.ui import render
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.sections.tables import MISSING
 
 #: Why someone is kept out, and what each log line records, in the organizer's words.
 EVENT_WORDS = {"exam_failed": "failed the exam", "banned": "banned by a quality rule",

@@ -19,7 +19,8 @@ from detox_core.ui.app.auth import require_page
 from detox_core.ui.app import render
 from detox_core.annotation.submit import draft_answers, page_answers
 from detox_core.ui.sections.annotate_page import annotate_page, restored_text
-from detox_core.ui.sections.annotation import annotation_store, item_html
+from detox_core.ui.app.annotation_store import annotation_store
+from detox_core.ui.sections.annotation import item_html
 from detox_core.server.addresses import UNKNOWN
 from detox_core.ui.app.auth import client_id, login_throttle, session_tokens
 from detox_core.ui.app import tab_session

@@ -27,14 +27,8 @@ from detox_core.submissions.store import display_names
 from detox_core.ui.app import render
 from detox_core.ui.app.auth import organizer_gate
 from detox_core.ui.sections.crowd_filter import crowd_filter_section
-from detox_core.ui.sections.annotation import (
-    EXAMPLES_HELP,
-    annotation_store,
-    settings_form,
-    item_html,
-    project_progress,
-    project_results,
-)
+from detox_core.ui.app.annotation_store import annotation_store, project_progress, project_results
+from detox_core.ui.sections.annotation import EXAMPLES_HELP, item_html, settings_form
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.sections.sidebar import current_choice
 from detox_core.ui.app.submission_store import shared_store

@@ -25,7 +25,7 @@ from detox_core.ui.app.auth import require_page
 from detox_core.ui.sections.calibrators import fitted_calibrators_section
 from detox_core.ui.sections.embedded_fit import embedded_fit_section
 from detox_core.ui.app import render
-from detox_core.ui.sections.annotation import project_judgements, project_judgements_csv
+from detox_core.ui.app.annotation_store import project_judgements, project_judgements_csv
 from detox_core.ui.sections.sidebar import current_choice
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.submission_store import shared_store

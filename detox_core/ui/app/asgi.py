@@ -29,6 +29,12 @@ from contextlib import asynccontextmanager
 
 from urllib.parse import urlsplit
 
+import streamlit as st
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.routing import Route
+from streamlit import config as st_config
+
 from detox_core import config
 from detox_core.server.addresses import client_address
 from detox_core.config import PROJECT_ROOT
@@ -42,8 +48,6 @@ MAX_BODY = 256
 
 def app_path() -> str:
     """The app's path on its host: ``/`` or ``/<server.baseUrlPath>/``."""
-    from streamlit import config as st_config
-
     base = str(st_config.get_option("server.baseUrlPath") or "").strip("/")
     return f"/{base}/" if base else "/"
 
@@ -101,9 +105,6 @@ async def session_cookie(request):
     """``POST`` a ticket: 204 with the cookie set or cleared; 403 for a ticket that is
     unknown, used, expired, malformed, from another address or another site; 413 for a
     body over :data:`MAX_BODY`."""
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import Response
-
     headers = {"Cache-Control": "no-store"}
     body = b""
     async for chunk in request.stream():
@@ -132,9 +133,6 @@ async def session_cookie(request):
 
 def build_app():
     """The ``st.App`` serving ``app.py`` with the cookie route."""
-    import streamlit as st
-    from starlette.routing import Route
-
     return st.App(PROJECT_ROOT / "app.py", lifespan=_lifespan,
                   routes=[Route(route_path(), session_cookie, methods=["POST"])])
 

@@ -170,6 +170,7 @@ def client_id() -> str:
     address, or behind a trusted proxy the client's (:func:`detox_core.server.addresses.client_address`);
     ``"unknown client"`` outside a browser session (a test, a script)."""
     try:
+        # A private module of Streamlit, imported here: a Streamlit that moved it falls back below.
         from streamlit.runtime.context import _get_client_context
 
         context = _get_client_context()

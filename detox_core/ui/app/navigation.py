@@ -22,6 +22,7 @@ def ensure_app_navigation(entry: bool = False) -> None:
             takes over in this very run (a rerun would drop a pending button click).
     """
     try:
+        # Imported here, as a version guard: a Streamlit without the legacy mode has no such module.
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # a Streamlit without the legacy mode
         return

@@ -20,8 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from streamlit import config as st_config
+from streamlit.web import cli as streamlit_cli
+from streamlit.web.server import app_discovery
+
 from detox_core.metrics import warmup
 from detox_core.config import PROJECT_ROOT
+from detox_core.ui.app.warming import app_steps
 
 APP = PROJECT_ROOT / "app.py"
 #: uvicorn's import string of the app object (:mod:`detox_core.ui.app.asgi`).
@@ -31,15 +36,11 @@ ASGI_APP = "detox_core.ui.app.asgi:app"
 def _serve_app_object() -> None:
     """Make ``streamlit run app.py`` serve :data:`ASGI_APP`: Streamlit's command reads
     from ``app_discovery.discover_asgi_app`` whether a script defines an app object."""
-    from streamlit.web.server import app_discovery
-
     found = app_discovery.discover_asgi_app
     if getattr(found, "detox_app", False):
         return
 
     def discover(path: Path, *args, **kwargs):
-        from streamlit import config as st_config
-
         # st.App does not listen on a Unix socket: there, the plain server (no cookie route).
         unix = str(st_config.get_option("server.address") or "").startswith("unix://")
         if Path(path).resolve() == APP.resolve() and not unix:
@@ -53,10 +54,6 @@ def _serve_app_object() -> None:
 def serve(streamlit_args: Sequence[str] = ()) -> int:
     """Start the warm-up, then serve the app with ``streamlit run app.py *streamlit_args``
     until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status."""
-    from streamlit.web import cli as streamlit_cli
-
-    from detox_core.ui.app.warming import app_steps
-
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))
     try:

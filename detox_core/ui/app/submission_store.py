@@ -13,7 +13,7 @@ from detox_core.db import default_url, health
 from detox_core.errors import StorageError
 from detox_core.submissions.service import fill_reference_metrics, sentence_table
 from detox_core.submissions.store import Store
-from detox_core.ui.sections.annotation import annotation_store
+from detox_core.ui.app.annotation_store import annotation_store
 
 
 @st.cache_resource(show_spinner=False)

@@ -26,9 +26,13 @@ import time
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from detox_core import config
+from detox_core.server import deploy
 from detox_core.server.addresses import UNKNOWN
+from detox_core.ui.app import auth
 
 #: A session that has not run for this long no longer counts (seconds).
 IDLE_S = 900.0
@@ -85,8 +89,6 @@ class SessionCounter:
 
 def _is_active(session_id: str) -> bool:
     try:
-        from streamlit import runtime
-
         return runtime.get_instance().is_active_session(session_id) is not False
     except Exception:  # noqa: BLE001 - no runtime (a test): count it as live
         return True
@@ -101,33 +103,27 @@ def session_counter() -> SessionCounter:
 def _forget_process() -> None:
     """Behind the deployment's nginx, drop the cookie that pins this browser to this full
     process (:data:`detox_core.server.deploy.COOKIE`): its next load goes to the least busy one."""
-    from detox_core.server.deploy import COOKIE
-
     try:
-        pinned = COOKIE in st.context.cookies
+        pinned = deploy.COOKIE in st.context.cookies
     except Exception:  # noqa: BLE001 - no request context
         pinned = False
     if pinned:
-        st.html(f'<script>document.cookie = "{COOKIE}=; Path=/; Max-Age=0; SameSite=Lax";</script>',
+        st.html(f'<script>document.cookie = "{deploy.COOKIE}=; Path=/; Max-Age=0; SameSite=Lax";</script>',
                 unsafe_allow_javascript=True, width=1)
 
 
 def admit_session() -> None:
     """Stop this run with a message when its address holds too many sessions already."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    from detox_core.ui.app.auth import client_id, is_open, is_organizer
-
     ctx = get_script_run_ctx()
     if ctx is None:
         return
-    counter, client = session_counter(), client_id()
+    counter, client = session_counter(), auth.client_id()
     if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED))):
         st.session_state[_ADMITTED] = True
         return
     if not (counter.max_per_client and counter.live(client) >= counter.max_per_client):
         # The process is full, not the address: a signed-in organizer still gets in.
-        if not is_open() and is_organizer() and counter.admit(client, ctx.session_id, vip=True):
+        if not auth.is_open() and auth.is_organizer() and counter.admit(client, ctx.session_id, vip=True):
             st.session_state[_ADMITTED] = True
             return
         sessions = f"{counter.max_total} open session" + ("s" if counter.max_total != 1 else "")
@@ -135,11 +131,9 @@ def admit_session() -> None:
                  "are all taken. Reload this page in a minute or two (a closed tab frees its place within a "
                  "minute).", icon=":material/group_off:")
         _forget_process()
-        if not is_open():
-            from detox_core.ui.app.auth import organizer_sign_in
-
+        if not auth.is_open():
             st.caption("Organizers of this task always get in:")
-            organizer_sign_in("full_server_login")
+            auth.organizer_sign_in("full_server_login")
         st.stop()
     st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
              "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",

@@ -3,15 +3,21 @@ while the models warm, and a word on the Live scoring page when a score comes be
 
 from __future__ import annotations
 
+import ast
+import importlib
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit import runtime
 
+from detox_core import editions
+from detox_core.config import PROJECT_ROOT
 from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
-from detox_core.ui.app import render
+from detox_core.ui.app import cache, render
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,7 @@ def _stop_refreshing() -> None:
     it the line stays right and the fragment goes on rerunning every second until the
     page's next run."""
     try:
+        # Streamlit's internals, imported here: another Streamlit without them falls back below.
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
         from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
 
@@ -114,10 +121,6 @@ def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
 
 
 def _await_runtime(timeout: float = 30.0) -> None:
-    import time
-
-    from streamlit import runtime
-
     deadline = time.monotonic() + timeout
     while not runtime.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -138,10 +141,6 @@ logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").add
 def page_modules() -> list[str]:
     """The modules ``app.py`` and ``pages/*.py`` import, in the order they name them (read
     from their source: the pages are scripts, not modules)."""
-    import ast
-
-    from detox_core.config import PROJECT_ROOT
-
     names: list[str] = []
     for path in [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]:
         try:
@@ -157,8 +156,6 @@ def page_modules() -> list[str]:
 
 
 def import_page_modules() -> None:
-    import importlib
-
     for name in page_modules():
         try:
             importlib.import_module(name)
@@ -169,9 +166,6 @@ def import_page_modules() -> None:
 def prepare_default_corpus() -> None:
     """The corpus the sidebar opens on (the first edition, every split that is here), its
     lexicon, and the per-language lexicons Live scoring reads; nothing when it is not fetched."""
-    from detox_core import editions
-    from detox_core.ui.app import cache
-
     name = next(iter(editions.EDITIONS))
     splits = editions.EDITIONS[name].available_splits()
     if splits:

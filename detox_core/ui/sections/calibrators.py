@@ -12,6 +12,7 @@ import streamlit as st
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.registry import get_preset, preset_class, preset_label
+from detox_core.metrics.rudetox_mera_published import published_set
 from detox_core.ui.app import render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.models import shared_pool
@@ -53,8 +54,6 @@ def fitted_calibrators_section(frame: pd.DataFrame, source: str, preset: str = "
             "Use MERA's published calibrator instead", key=f"he_published_{preset}", icon=":material/public:",
             help="The benchmark's own isotonic map (from its lm-eval filter, as plain numbers), applied to all three "
             "axes as the benchmark does: reproduces MERA's calibrated numbers; not fitted on these judgements."):
-        from detox_core.metrics.rudetox_mera_published import published_set
-
         path = fitted_calibration.save(published_set(preset))
         # Shown after a rerun, so that the caption above already reads the new state.
         st.session_state[f"he_fit_{preset}_flash"] = (f"Saved MERA's published calibrator as `{path.name}`: "

@@ -1,44 +1,20 @@
-"""The LLM judge's endpoint in the app: ``[llm_judge]`` of ``.streamlit/secrets.toml``
-(read once per server process) and the organizers' settings in the sidebar, both
-server-wide like the model pool's folders. The key is kept in memory only and never
-shown: the page says only whether one is set. Visitors see whether they may run the
-judge and within which limits (:mod:`detox_core.judge.access`), never the endpoint.
+"""The LLM judge's settings in the sidebar: organizers edit the server-wide endpoint (started
+from ``secrets.toml`` by :mod:`detox_core.ui.app.llm_endpoint`), like the model pool's
+folders. The key is kept in memory only and never shown: the page says only whether one is
+set. Visitors see whether they may run the judge and within which limits
+(:mod:`detox_core.judge.access`), never the endpoint.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from detox_core.errors import DetoxInputError
-from detox_core.db import default_url, make_engine
-from detox_core.judge.access import VisitorPolicy, allowance, share
+from detox_core.judge.access import VisitorPolicy, allowance
 from detox_core.judge.runner import MAX_CONCURRENCY, LLMJudge, cost_text
-from detox_core.judge.settings import KEYS, resolve, server_settings, set_server_settings
+from detox_core.judge.settings import resolve, server_settings, set_server_settings
 from detox_core.ui.app import auth, render
-
-#: secrets.toml keys of the visitors' access under ``[llm_judge]``.
-POLICY_KEYS = ("visitors", "visitor_requests_per_hour", "visitor_daily_requests", "visitor_daily_usd")
-#: secrets.toml keys read under ``[llm_judge]`` (``template``: a TOML file on the server).
-SECRET_KEYS = KEYS + POLICY_KEYS
-
-
-def _secrets() -> dict[str, Any]:
-    return {k: v for k in SECRET_KEYS if (v := auth._secret("llm_judge", k)) not in (None, "")}
-
-
-@st.cache_resource(show_spinner=False)
-def _apply_secrets_once() -> bool:
-    """Start the server-wide settings from ``secrets.toml`` (once per process: an organizer's
-    later change is not undone by the next rerun)."""
-    secrets = _secrets()
-    endpoint = {k: v for k, v in secrets.items() if k in KEYS}
-    if endpoint:
-        set_server_settings(**endpoint)
-    share(make_engine(default_url()))  # the visitors' requests are counted where every process sees them
-    allowance().set_policy(VisitorPolicy.from_mapping({k: v for k, v in secrets.items() if k in POLICY_KEYS}))
-    return True
+from detox_core.ui.app.llm_endpoint import apply_secrets_once
 
 
 def _visitor_caption(policy: VisitorPolicy) -> str:
@@ -51,7 +27,7 @@ def _visitor_caption(policy: VisitorPolicy) -> str:
 
 def render_llm_judge_settings() -> None:
     """Sidebar expander: the judge's endpoint (organizers edit it; visitors see its state)."""
-    _apply_secrets_once()
+    apply_secrets_once()
     try:
         settings = resolve()
         problem = None

@@ -19,7 +19,7 @@ from detox_core.judge.access import allowance
 from detox_core.rewriters.llm import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
 from detox_core.judge.settings import resolve
 from detox_core.ui.app import auth
-from detox_core.ui.sections.llm_judge import _apply_secrets_once
+from detox_core.ui.app.llm_endpoint import apply_secrets_once
 
 __all__ = ["MAX_REWRITES", "Offer", "offer", "suggest"]
 
@@ -36,7 +36,7 @@ class Offer:
 
 def offer() -> Offer:
     """Whether this session is offered LLM rewrites, and what the control says."""
-    _apply_secrets_once()
+    apply_secrets_once()
     organizer = auth.is_organizer()
     if not organizer and not allowance().policy.visitors:
         return Offer(False, False, "")

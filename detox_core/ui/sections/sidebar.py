@@ -12,11 +12,13 @@ import pandas as pd
 import streamlit as st
 
 from detox_core import editions
-from detox_core.errors import DetoxInputError
+from detox_core.data.multilingual import answered_splits
+from detox_core.errors import DetoxError, DetoxInputError
 from detox_core.lexicons import ToxicLexicon
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.params import accept_plain_values, keep_options
+from detox_core.ui.app.submission_store import shared_store
 from detox_core.vocab import in_language_order, language_label, language_name
 
 CHOICE_KEY = "_corpus_choice"
@@ -253,8 +255,6 @@ def split_picker(choice: CorpusChoice, container=st, **kwargs) -> str:
         st.session_state[SPLIT_KEY] = chosen
     elif SPLIT_KEY not in st.session_state and st.query_params.get(SPLIT_KEY) not in splits and splits:
         # (a link's split that is not one of these is dropped by Streamlit: the default holds)
-        from detox_core.ui.app.submission_store import shared_store
-
         try:
             scored = set(shared_store().splits(choice.source))
         except Exception:  # noqa: BLE001 - the store's outage is said by the page itself
@@ -281,9 +281,6 @@ def choose_split(split: str) -> None:
 def offer_answered_split(upload, choice: CorpusChoice, split: str) -> None:
     """A multilingual file that answers another split than the one picked (the shipped 2025
     sample is ``dev``; the picker starts on ``test``): say so, and switch with one click."""
-    from detox_core.data.multilingual import answered_splits
-    from detox_core.errors import DetoxError
-
     key = (upload.file_id, choice.source)
     if st.session_state.get("_sub_answered_key") != key:
         try:

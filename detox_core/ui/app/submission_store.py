@@ -7,7 +7,7 @@ import hashlib
 import streamlit as st
 
 from detox_core import editions
-from detox_core.analysis.leaderboard import human_scores, local_boards, official_chrf
+from detox_core.analysis.leaderboard import human_scores, language_boards, local_boards, official_chrf
 from detox_core.annotation.results import project_human_scores
 from detox_core.db import default_url, health
 from detox_core.errors import StorageError
@@ -73,6 +73,14 @@ def cached_boards(dataset: str, split: str, axis: str, references=None):
     refs_key = hashlib.sha1(repr(references).encode()).hexdigest() if references is not None else ""
     return _boards(store.url, dataset, split, axis, tuple(zip(listed["id"].tolist(), listed["name"].tolist())),
                    refs_key, references)
+
+
+@st.cache_data(show_spinner="Bootstrapping within each language…", max_entries=32)
+def cached_language_boards(url: str, dataset: str, split: str, languages: tuple[str, ...], axis: str,
+                           shown: tuple[tuple[int, str], ...], averages: tuple[tuple[str, tuple[str, ...]], ...] = ()):
+    """Rankings of a multilingual edition's stored submissions by the mean over ``languages``,
+    recomputed only when the shown submissions (``shown``: ids and names) change."""
+    return language_boards(shared_store(), dataset, split, languages, axis, averages=dict(averages))
 
 
 def fill_reference_metrics_of(references_of: dict[int, list[list[str]]], pool=None) -> dict[int, list[str]]:

@@ -8,7 +8,7 @@ Pages live in ``pages/``; this file sets up the page, the navigation and the sha
 
 import streamlit as st
 
-from detox_core.ui.navigation import ensure_app_navigation
+from detox_core.ui.app.navigation import ensure_app_navigation
 
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
@@ -16,14 +16,14 @@ st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_s
 with st.spinner("Starting the app…"):
     from detox_core.metrics import warmup
     from detox_core.errors import StorageError
-    from detox_core.ui import auth, render
-    from detox_core.ui.llm_judge import render_llm_judge_settings
-    from detox_core.ui.models import render_model_settings
-    from detox_core.ui.reconnect import render_reconnect_notice
-    from detox_core.ui.sidebar import render_sidebar
-    from detox_core.ui.store import database_problem
-    from detox_core.ui.visitors import admit_session
-    from detox_core.ui.warming import render_warmup_status
+    from detox_core.ui.app import auth, render
+    from detox_core.ui.sections.llm_judge import render_llm_judge_settings
+    from detox_core.ui.sections.model_settings import render_model_settings
+    from detox_core.ui.app.reconnect import render_reconnect_notice
+    from detox_core.ui.sections.sidebar import render_sidebar
+    from detox_core.ui.app.submission_store import database_problem
+    from detox_core.ui.app.visitors import admit_session
+    from detox_core.ui.app.warming import render_warmup_status
 
 admit_session()  # an address holding too many sessions gets a message, and no work
 # Started with `python -m detox_core serve`, the models are warming already; started with
@@ -35,7 +35,7 @@ st.html("<style>textarea, input[type=text] {unicode-bidi: plaintext; text-align:
 
 SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
             "Humans": ["human_eval", "annotate", "annotation_projects"]}
-# Each role's menu shows its own pages (detox_core.ui.auth). The others stay routable but
+# Each role's menu shows its own pages (detox_core.ui.app.auth). The others stay routable but
 # hidden, so their address answers with the page's own refusal and sign-in.
 # Every page has its own path (/corpus, /live_scoring, ...); the root address forwards to
 # Corpus with its parameters, so older links such as /?q=...&pair=... keep working.

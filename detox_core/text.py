@@ -1,7 +1,7 @@
 """Words, lexicon matches and word-level diffs of a toxic sentence and its rewrite.
 
 Pure functions over strings; the HTML rendering of a diff lives in
-:mod:`detox_core.ui.render`.
+:mod:`detox_core.ui.app.render`.
 """
 
 from __future__ import annotations

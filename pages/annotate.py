@@ -15,15 +15,16 @@ from detox_core.errors import AnnotationError, StorageError, WrongSecretError
 from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES, LABELS, UI_LANGUAGES, localized
 from detox_core.annotation.names import name_key
 from detox_core.annotation.tasks import Example
-from detox_core.ui.auth import require_page
-from detox_core.ui import render
+from detox_core.ui.app.auth import require_page
+from detox_core.ui.app import render
 from detox_core.annotation.submit import draft_answers, page_answers
-from detox_core.ui.widgets.annotate_page import annotate_page, restored_text
-from detox_core.ui.annotation import annotation_store, item_html
+from detox_core.ui.sections.annotate_page import annotate_page, restored_text
+from detox_core.ui.app.annotation_store import annotation_store
+from detox_core.ui.sections.annotation import item_html
 from detox_core.server.addresses import UNKNOWN
-from detox_core.ui.auth import client_id, login_throttle, session_tokens
-from detox_core.ui.widgets import tab_session
-from detox_core.ui.navigation import ensure_app_navigation
+from detox_core.ui.app.auth import client_id, login_throttle, session_tokens
+from detox_core.ui.app import tab_session
+from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.vocab import language_name
 
 ensure_app_navigation()

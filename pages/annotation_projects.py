@@ -24,22 +24,16 @@ from detox_core.annotation.store import Settings
 from detox_core.annotation.tasks import TASKS, spec
 from detox_core.errors import DetoxInputError
 from detox_core.submissions.store import display_names
-from detox_core.ui import render
-from detox_core.ui.auth import organizer_gate
-from detox_core.ui.crowd_filter import crowd_filter_section
-from detox_core.ui.annotation import (
-    EXAMPLES_HELP,
-    annotation_store,
-    settings_form,
-    item_html,
-    project_progress,
-    project_results,
-)
-from detox_core.ui.navigation import ensure_app_navigation
-from detox_core.ui.sidebar import current_choice
-from detox_core.ui.store import shared_store
-from detox_core.ui.widgets.projects import password_section, public_leaderboard_control, refused_section
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import organizer_gate
+from detox_core.ui.sections.crowd_filter import crowd_filter_section
+from detox_core.ui.app.annotation_store import annotation_store, project_progress, project_results
+from detox_core.ui.sections.annotation import EXAMPLES_HELP, item_html, settings_form
+from detox_core.ui.app.navigation import ensure_app_navigation
+from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.app.submission_store import shared_store
+from detox_core.ui.sections.projects import password_section, public_leaderboard_control, refused_section
+from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import HUMAN_PARTS, HUMAN_SYSTEM_COLUMNS, language_name
 
 ensure_app_navigation()

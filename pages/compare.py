@@ -19,18 +19,18 @@ from detox_core.analysis.compare import (
 )
 from detox_core.text import word_diff
 from detox_core.submissions.store import display_names
-from detox_core.ui.auth import require_page
-from detox_core.ui.params import keep_options
-from detox_core.ui import render
-from detox_core.ui.widgets.agreement import agreement_note
-from detox_core.ui.widgets.failure_groups import failure_kinds_section
+from detox_core.ui.app.auth import require_page
+from detox_core.ui.app.params import keep_options
+from detox_core.ui.app import render
+from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.failure_groups import failure_kinds_section
 from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
-from detox_core.ui.widgets.scores import preset_label
-from detox_core.ui.sidebar import current_choice, split_languages, split_picker
-from detox_core.ui.store import cached_scores, shared_store
+from detox_core.ui.sections.scores import preset_label
+from detox_core.ui.sections.sidebar import current_choice, split_languages, split_picker
+from detox_core.ui.app.submission_store import cached_scores, shared_store
 from detox_core.analysis.export import signature_caption, with_interval
-from detox_core.ui.widgets.tables import MISSING, paper_downloads
+from detox_core.ui.sections.tables import MISSING, paper_downloads
 from detox_core import vocab
 
 AXIS_NAMES = vocab.LABELS

@@ -12,12 +12,12 @@ from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.errors import DetoxInputError
 from detox_core.lexicons import lexicon_note
 from detox_core.text import edit_kind, word_diff
-from detox_core.ui.auth import require_page
-from detox_core.ui import render
-from detox_core.ui.params import clamp_range, keep_options
-from detox_core.ui.sidebar import current_choice
-from detox_core.ui.widgets.similar import find_similar_section
-from detox_core.ui.widgets.tables import MISSING
+from detox_core.ui.app.auth import require_page
+from detox_core.ui.app import render
+from detox_core.ui.app.params import clamp_range, keep_options
+from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.sections.similar import find_similar_section
+from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import UNSPACED_LANGUAGES, language_name
 
 TABLE_COLUMNS = ["pair_id", "split", "toxic_comment", *PARAPHRASE_COLUMNS, "n_refs", "toxic_words", "lexicon_words"]

@@ -21,16 +21,16 @@ from detox_core.metrics import preset_class, score
 from detox_core.metrics.reference import reference_notes
 from detox_core.lexicons import lexicon_help
 from detox_core.text import lexicon_spans
-from detox_core.ui.auth import is_organizer, model_folder_allowed, require_page
-from detox_core.ui import cache, render
-from detox_core.ui.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
-from detox_core.ui.models import shared_pool
-from detox_core.ui.widgets.agreement import ranking_trust, weak_parts_note
-from detox_core.ui.warming import warming_notice
-from detox_core.ui.widgets.scores import preset_picker, preset_ready, score_card, show_scoring_error
-from detox_core.ui.sidebar import current_choice
+from detox_core.ui.app.auth import is_organizer, model_folder_allowed, require_page
+from detox_core.ui.app import cache, render
+from detox_core.ui.sections.llm_rewrite import MAX_REWRITES, offer as llm_offer, suggest as llm_suggest
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.sections.agreement import ranking_trust, weak_parts_note
+from detox_core.ui.app.warming import warming_notice
+from detox_core.ui.sections.scores import preset_picker, preset_ready, score_card, show_scoring_error
+from detox_core.ui.sections.sidebar import current_choice
 from detox_core.vocab import LANGUAGES, label, language_label, language_name
-from detox_core.ui.params import accept_plain_values
+from detox_core.ui.app.params import accept_plain_values
 
 DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 #: The texts live in the address (a link shares them, with the preset) and survive a page change.

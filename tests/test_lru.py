@@ -99,7 +99,7 @@ def test_get_many_computes_each_missing_key_once_and_keeps_the_order():
 def test_uploaded_corpora_live_in_the_cache_budget(monkeypatch):
     """Three 45 MB corpus uploads used to stay 4 x 1 hour outside any budget (1.2 -> 3 GB);
     now an upload over 10 MB is refused and prepared uploads share the cache budget."""
-    import detox_core.ui.cache as cache
+    import detox_core.ui.app.cache as cache
     from detox_core.errors import DetoxInputError
 
     with pytest.raises(DetoxInputError, match="at most 10 MB"):

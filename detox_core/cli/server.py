@@ -38,7 +38,7 @@ def _cmd_deploy_nginx(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     # Imported here: Streamlit's server is heavy to import and only this command needs it.
-    from detox_core.ui.serve import serve  # noqa: PLC0415
+    from detox_core.ui.app.serve import serve  # noqa: PLC0415
 
     return serve(args.streamlit_args)
 

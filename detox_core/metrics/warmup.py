@@ -9,7 +9,7 @@ started with ``streamlit run app.py`` starts it on its first session (:func:`sta
 idempotent: one warm-up per process).
 
 What is warmed, in order: first what the app's pages need before any model (the steps a
-caller gives :func:`start`: :func:`detox_core.ui.warming.app_steps` imports the pages'
+caller gives :func:`start`: :func:`detox_core.ui.app.warming.app_steps` imports the pages'
 modules and prepares the default corpus, so the first visitor of a fresh process does
 not pay for them), then the default preset (its :meth:`Preset.warm_steps`), then every
 other registered preset that can run here (:meth:`Preset.unavailable`) and whose models,

@@ -5,7 +5,7 @@ state), so the proxy keeps a browser on one process: the first request of a brow
 to the process with the fewest connections, and every response sets the cookie
 ``detox_process`` to the number of the process that answered; later requests with that
 cookie go to that process. (The page reads the cookie, which holds nothing but that
-number: a change tells it that its process stopped, see :mod:`detox_core.ui.reconnect`.) When it does not answer (stopped, restarting), nginx passes the
+number: a change tells it that its process stopped, see :mod:`detox_core.ui.app.reconnect`.) When it does not answer (stopped, restarting), nginx passes the
 request to the next process and the cookie follows, so the browser's reconnect, its
 uploads and its next page all land on the same new process (the app then says that the
 tab reconnected). Stickiness by address (``ip_hash``) would put a whole lab behind one

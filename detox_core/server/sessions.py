@@ -11,7 +11,7 @@ password, so that
 - it expires after :data:`LIFETIME_S` whatever happens.
 
 The browser keeps it in an ``HttpOnly`` cookie (:data:`COOKIE`) that the server sets
-(:mod:`detox_core.ui.asgi`), so no script of the page can read it. The page asks for the
+(:mod:`detox_core.ui.app.asgi`), so no script of the page can read it. The page asks for the
 cookie with a **ticket** (:meth:`SessionTokens.ticket`): a random one-time word that the
 server redeems once, within :data:`TICKET_S` seconds, and only for a request from the
 client address that signed in, for the token or for clearing the cookie; the token itself
@@ -163,7 +163,7 @@ class SessionTokens:
     # ------------------------------------------------------------------ cookie tickets
 
     def ticket(self, action: str, token: str = "", client: str = "", now: float | None = None) -> str:
-        """A one-time ticket that the server's cookie route (:mod:`detox_core.ui.asgi`)
+        """A one-time ticket that the server's cookie route (:mod:`detox_core.ui.app.asgi`)
         redeems for ``action`` ("set" the cookie to ``token``, or "clear" it), for a
         request from ``client`` (the address that signed in) only.
 

@@ -1,1 +1,2 @@
-"""The only Streamlit-aware code of the package: cached loaders, sidebar, rendering."""
+"""The only Streamlit-aware code of the package: the app's infrastructure (:mod:`.app`) and
+the sections pages draw (:mod:`.sections`)."""

@@ -55,7 +55,7 @@ def _result(figures: dict[str, float]) -> la.LanguageAgreement:
 
 
 def _page(languages):
-    from detox_core.ui.widgets.agreement import language_note
+    from detox_core.ui.sections.agreement import language_note
 
     language_note("embedded", True, languages, key="t")
 

@@ -158,7 +158,7 @@ def test_low_control_accuracy_bans(store):
 
 
 def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
-    from detox_core.ui.auth import login_throttle
+    from detox_core.ui.app.auth import login_throttle
 
     login_throttle().forget()
     # A frozen clock: the one-second wait after a wrong password must not pass while a slow
@@ -215,7 +215,7 @@ def _sign_in(at: AppTest, password: str) -> AppTest:
 
 
 def test_organizer_password(tiny_data, monkeypatch):
-    from detox_core.ui.auth import login_throttle
+    from detox_core.ui.app.auth import login_throttle
 
     login_throttle().forget()
     # A clock the test moves: on a loaded machine a real second can pass between two runs of the page.
@@ -233,7 +233,7 @@ def test_organizer_password(tiny_data, monkeypatch):
 
 
 def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch):
-    from detox_core.ui.auth import login_throttle
+    from detox_core.ui.app.auth import login_throttle
 
     login_throttle().forget()
     throttle = login_throttle()
@@ -487,7 +487,7 @@ def test_organizer_chooses_the_project_that_feeds_the_leaderboard(trained, monke
 def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(store, tiny_data, monkeypatch):
     """30 wrong organizer passwords or 30 joins with a made-up code used to lock every
     sign-in of the server (organizer, annotators, localhost) for 5 minutes."""
-    import detox_core.ui.auth as auth
+    import detox_core.ui.app.auth as auth
 
     auth.login_throttle().forget()
     monkeypatch.setattr(auth.login_throttle(), "clock", lambda: 1000.0)
@@ -519,7 +519,7 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
     not on what the browser wrote in X-Forwarded-For."""
     import streamlit.runtime.context as context
 
-    import detox_core.ui.auth as auth
+    import detox_core.ui.app.auth as auth
 
     class Client:
         remote_ip = "203.0.113.7"
@@ -543,7 +543,7 @@ def test_a_forged_forwarded_for_header_does_not_change_the_address(monkeypatch):
 
 
 def test_an_old_name_is_not_taken_over_and_the_organizer_hands_out_a_password(store, tiny_data, monkeypatch):
-    from detox_core.ui.auth import login_throttle
+    from detox_core.ui.app.auth import login_throttle
 
     login_throttle().forget()
     monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
@@ -569,7 +569,7 @@ def test_a_page_message_nested_100000_deep_is_refused_with_a_message(store, monk
     nested 100,000 deep raised RecursionError there, shown as a traceback."""
     from streamlit.components.v2.bidi_component.serialization import deserialize_trigger_list
 
-    import detox_core.ui.widgets.annotate_page as widget
+    import detox_core.ui.sections.annotate_page as widget
 
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(RecursionError):

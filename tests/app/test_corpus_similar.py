@@ -99,7 +99,7 @@ def test_a_visitor_cannot_embed_a_scope_larger_than_the_cap(tiny_data, monkeypat
     thousands of texts would hold the engine for everyone); an organizer's is not."""
     if not meaning.available():
         pytest.skip(meaning.unavailable_reason())
-    from detox_core.ui.widgets import similar as widget
+    from detox_core.ui.sections import similar as widget
 
     monkeypatch.setattr(widget, "VISITOR_MAX_TEXTS", 1)
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")

@@ -1,4 +1,4 @@
-"""The server's cookie route (detox_core.ui.asgi): a one-time ticket sets the organizer's
+"""The server's cookie route (detox_core.ui.app.asgi): a one-time ticket sets the organizer's
 sign-in cookie HttpOnly, SameSite=Strict, Secure over https; anything else sets nothing."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from starlette.requests import Request
 
 from detox_core.server.sessions import COOKIE, SessionTokens
-from detox_core.ui import asgi
+from detox_core.ui.app import asgi
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_tls_before_the_proxy_can_ask_for_a_secure_cookie(tokens, monkeypatch):
 
 
 def test_without_the_launcher_a_sign_in_holds_for_the_tab(monkeypatch):
-    from detox_core.ui import auth
+    from detox_core.ui.app import auth
 
     monkeypatch.setattr(asgi, "_serving", False)
     assert auth.cookie_route() is None and "in this tab" in auth.signed_in_caption()

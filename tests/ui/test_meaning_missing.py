@@ -9,7 +9,7 @@ from detox_core.embedded import meaning
 
 
 def _page(languages):
-    from detox_core.ui.widgets.agreement import weak_parts_note
+    from detox_core.ui.sections.agreement import weak_parts_note
 
     weak_parts_note("embedded", languages)
 

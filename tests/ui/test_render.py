@@ -6,7 +6,7 @@ import html
 import re
 
 from detox_core.text import word_diff
-from detox_core.ui.render import diff_html
+from detox_core.ui.app.render import diff_html
 
 LEX = frozenset({"тупой"})
 
@@ -33,7 +33,7 @@ def test_md_shows_user_text_literally():
     """File names, annotator names and URL parameters reach Markdown as text."""
     import markdown_it
 
-    from detox_core.ui.render import md
+    from detox_core.ui.app.render import md
 
     parser = markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     hostile = [

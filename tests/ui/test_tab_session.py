@@ -1,11 +1,11 @@
-"""An annotator's tab token (detox_core.ui.widgets.tab_session): only the server makes one,
+"""An annotator's tab token (detox_core.ui.app.tab_session): only the server makes one,
 it names one annotator, and Leave ends it in every process."""
 
 from __future__ import annotations
 
 from detox_core.annotation.store import Annotator
 from detox_core.server.sessions import SessionTokens
-from detox_core.ui.widgets import tab_session
+from detox_core.ui.app import tab_session
 
 
 def annotator(id_: int = 42, project: int = 3, name: str = "Olga") -> Annotator:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.ui.visitors import IDLE_S, SessionCounter
+from detox_core.ui.app.visitors import IDLE_S, SessionCounter
 
 
 def test_an_address_holds_at_most_its_sessions_and_others_are_not_affected():
@@ -30,8 +30,8 @@ def test_two_hundred_sessions_of_one_client_keep_forty(monkeypatch):
 
 
 def test_the_app_answers_an_address_over_its_limit_with_a_message_and_no_page(tiny_data, monkeypatch):
-    import detox_core.ui.auth as auth
-    import detox_core.ui.visitors as visitors
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
 
     counter = SessionCounter(2)
     counter.admit("203.0.113.7", "tab-1")
@@ -77,8 +77,8 @@ def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets
 
 
 def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
-    import detox_core.ui.auth as auth
-    import detox_core.ui.visitors as visitors
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
 
     counter = SessionCounter(40, max_total=2)
     counter.admit("198.51.100.1", "tab-1")

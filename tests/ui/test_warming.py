@@ -15,7 +15,7 @@ from detox_core.metrics import warmup
 
 
 def _sidebar() -> None:
-    from detox_core.ui.warming import render_warmup_status
+    from detox_core.ui.app.warming import render_warmup_status
 
     render_warmup_status()
 
@@ -23,7 +23,7 @@ def _sidebar() -> None:
 def _score(preset: str) -> None:
     import streamlit as st
 
-    from detox_core.ui.warming import warming_notice
+    from detox_core.ui.app.warming import warming_notice
 
     with warming_notice(preset):
         st.write("scored")
@@ -111,10 +111,10 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
     import sys
 
     from detox_core.analysis import corpus
-    from detox_core.ui import cache, warming
+    from detox_core.ui.app import cache, warming
 
     modules = warming.page_modules()
-    assert {"detox_core.ui.sidebar", "detox_core.submissions.best", "detox_core.ui.widgets.scores",
+    assert {"detox_core.ui.sections.sidebar", "detox_core.submissions.best", "detox_core.ui.sections.scores",
             "plotly.graph_objects"} <= set(modules)
     assert "__future__" not in modules and len(modules) == len(set(modules))
     warming.import_page_modules()
@@ -128,7 +128,7 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
     assert prepared == [1]
 
     def page() -> None:
-        from detox_core.ui.sidebar import render_sidebar
+        from detox_core.ui.sections.sidebar import render_sidebar
 
         render_sidebar()
 
@@ -141,7 +141,7 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
 def test_the_warmups_missing_context_warning_is_dropped_for_its_thread_only():
     import logging
 
-    from detox_core.ui import warming  # noqa: F401 - installs the filter
+    from detox_core.ui.app import warming  # noqa: F401 - installs the filter
 
     logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
     record = logger.makeRecord(logger.name, logging.WARNING, __file__, 1,
@@ -154,7 +154,7 @@ def test_the_warmups_missing_context_warning_is_dropped_for_its_thread_only():
 def test_the_launcher_warms_the_pages_before_the_models_once_its_server_is_up(monkeypatch):
     from streamlit.web import cli as streamlit_cli
 
-    from detox_core.ui import serve
+    from detox_core.ui.app import serve
 
     asked: list[list[str]] = []
     monkeypatch.setattr(warmup, "start", lambda delay=0.0, app_steps=(): asked.append([s[0] for s in app_steps]))

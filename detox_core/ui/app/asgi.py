@@ -1,0 +1,147 @@
+"""The app as an ASGI application: Streamlit's server plus the route that sets the
+organizer's sign-in cookie.
+
+A Streamlit page can only reach the browser through its scripts, and a cookie a script
+writes is a cookie any script of the page can read. So the launcher
+(:mod:`detox_core.ui.app.serve`: ``make run``, ``python -m detox_core serve``, every process of
+a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
+route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
+
+- the page posts a one-time ticket (:meth:`detox_core.server.sessions.SessionTokens.ticket`),
+  which the server redeems once, within a minute, for a request of the page's own origin
+  (``Origin``, ``Sec-Fetch-Site``) from the client address that signed in (the same
+  address the sign-in throttle sees, :func:`detox_core.server.addresses.client_address`): a ticket
+  that a script sends elsewhere redeems nothing there;
+- the answer sets the cookie ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no
+  other site's request carries it), ``Secure`` when the page is served over https (the
+  connection's scheme, ``X-Forwarded-Proto`` from the proxy in front, or
+  ``DETOX_SECURE_COOKIE=1`` where TLS ends before that proxy), with the app's path
+  (``server.baseUrlPath``, else ``/``), for the token's lifetime; or clears it on signing
+  out.
+
+A plain ``streamlit run app.py`` has no such route: the sign-in then holds for the tab
+only (:func:`serving` is False there), and no cookie is written at all.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from urllib.parse import urlsplit
+
+import streamlit as st
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+from starlette.routing import Route
+from streamlit import config as st_config
+
+from detox_core import config
+from detox_core.server.addresses import client_address
+from detox_core.config import PROJECT_ROOT
+from detox_core.server.sessions import COOKIE, SessionTokens
+
+#: The cookie route's path below ``server.baseUrlPath``.
+SESSION_ROUTE = "_detox/session"
+#: A ticket is a few dozen characters: a longer body is refused unread.
+MAX_BODY = 256
+
+
+def app_path() -> str:
+    """The app's path on its host: ``/`` or ``/<server.baseUrlPath>/``."""
+    base = str(st_config.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}/" if base else "/"
+
+
+def route_path() -> str:
+    """The cookie route's absolute path, with the server's ``baseUrlPath``."""
+    return app_path() + SESSION_ROUTE
+
+
+_serving = False
+
+
+def serving() -> bool:
+    """Whether this process serves the cookie route: its :data:`app` is running. Read
+    without importing this module (importing it builds the app) by
+    :func:`detox_core.ui.app.auth.cookie_route`."""
+    return _serving
+
+
+@asynccontextmanager
+async def _lifespan(_app):
+    global _serving
+    _serving = True
+    try:
+        yield None
+    finally:
+        _serving = False
+
+
+def _https(request) -> bool:
+    if request.url.scheme == "https" or config.secure_cookie():
+        return True
+    # Behind the deployment's nginx: the scheme the browser used. A client that sends the
+    # header itself over http gets a cookie its browser then keeps off http: no gain.
+    forwarded = request.headers.get("x-forwarded-proto", "")
+    return forwarded.split(",")[0].strip().lower() == "https"
+
+
+def _same_origin(request) -> bool:
+    """The request comes from a page of this very host (a browser's fetch says so)."""
+    if request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not a browser's cross-site request: they all send Origin with a POST
+    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+
+
+def _client(request) -> str:
+    peer = request.client.host if request.client else None
+    return client_address(peer, request.headers.getlist("x-forwarded-for"))
+
+
+async def session_cookie(request):
+    """``POST`` a ticket: 204 with the cookie set or cleared; 403 for a ticket that is
+    unknown, used, expired, malformed, from another address or another site; 413 for a
+    body over :data:`MAX_BODY`."""
+    headers = {"Cache-Control": "no-store"}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return Response("ticket too long", status_code=413, headers=headers)
+    try:
+        ticket = body.decode("ascii").strip()
+    except UnicodeDecodeError:
+        return Response("not a ticket", status_code=403, headers=headers)
+    if not _same_origin(request):
+        return Response("not from this site", status_code=403, headers=headers)
+    tokens = SessionTokens()
+    redeemed = await run_in_threadpool(tokens.redeem, ticket, _client(request))
+    if redeemed is None:
+        return Response("unknown, used or expired ticket", status_code=403, headers=headers)
+    action, token = redeemed
+    response = Response(status_code=204, headers=headers)
+    options = {"path": app_path(), "httponly": True, "samesite": "strict", "secure": _https(request)}
+    if action == "set":
+        response.set_cookie(COOKIE, token, max_age=tokens.lifetime_s, **options)
+    else:
+        response.delete_cookie(COOKIE, **options)
+    return response
+
+
+def build_app():
+    """The ``st.App`` serving ``app.py`` with the cookie route."""
+    return st.App(PROJECT_ROOT / "app.py", lifespan=_lifespan,
+                  routes=[Route(route_path(), session_cookie, methods=["POST"])])
+
+
+def __getattr__(name: str):
+    """``app``: what the launcher hands to uvicorn (``detox_core.ui.app.asgi:app``), built on
+    first use, after Streamlit has read its options (``server.baseUrlPath`` among them)."""
+    if name == "app":
+        value = build_app()
+        globals()["app"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

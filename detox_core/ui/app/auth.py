@@ -1,0 +1,318 @@
+"""Who may see which page: the roles of a shared task's deployment.
+
+- **Organizer**: every page and every setting (stored submissions, annotation projects,
+  model folders). Signs in with the organizer password in the sidebar.
+- **Annotator**: the Annotate page, with their own password chosen on joining (see
+  :meth:`detox_core.annotation.store.AnnotationStore.join`).
+- **Visitor** (a demo's public): the public pages, by default Corpus, Live scoring,
+  Leaderboard and Annotate (so annotators reach their page).
+
+Configured in ``.streamlit/secrets.toml``::
+
+    [access]
+    organizer_password = "a long password"      # or [annotation] organizer_password
+    public_pages = ["corpus", "live_scoring", "leaderboard", "annotate"]
+    model_roots = ["/srv/models"]                # folders organizers may load models from
+
+or with the environment variables ``DETOX_ORGANIZER_PASSWORD``, ``DETOX_PUBLIC_PAGES``
+(comma-separated page ids) and ``DETOX_MODEL_ROOTS`` (``os.pathsep``-separated). With no
+organizer password set, the app is **open**: every page and setting is available to
+whoever reaches it, as on one's own machine, and the sidebar says so.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from detox_core import config
+from detox_core.db import default_url, make_engine
+from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.server.addresses import UNKNOWN, client_address
+from detox_core.judge import access as judge_access
+from detox_core.ui.app.throttle import SharedLoginThrottle
+
+SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
+PUBLIC_ENV = config.PUBLIC_PAGES_ENV
+ROOTS_ENV = config.MODEL_ROOTS_ENV
+
+#: Page id (the file name in ``pages/``) -> (title, icon), in the navigation's order.
+PAGES = {
+    "corpus": ("Corpus", ":material/menu_book:"),
+    "live_scoring": ("Live scoring", ":material/bolt:"),
+    "submissions": ("Submissions", ":material/upload_file:"),
+    "leaderboard": ("Leaderboard", ":material/leaderboard:"),
+    "compare": ("Compare systems", ":material/compare_arrows:"),
+    "human_eval": ("Human vs automatic", ":material/groups:"),
+    "annotate": ("Annotate", ":material/edit_note:"),
+    "annotation_projects": ("Annotation projects", ":material/assignment:"),
+}
+DEFAULT_PUBLIC = ("corpus", "live_scoring", "leaderboard", "annotate")
+#: Pages only organizers ever see, whatever ``public_pages`` says.
+ORGANIZER_ONLY = ("annotation_projects",)
+_SIGNED_IN = "organizer_ok"
+
+
+def _secret(section: str, key: str) -> Any:
+    try:
+        return st.secrets.get(section, {}).get(key)
+    except FileNotFoundError:  # no secrets.toml at all
+        return None
+    except Exception:  # noqa: BLE001 - a malformed secrets.toml must not open anything
+        return None
+
+
+def organizer_secret() -> str | None:
+    """The organizer password: ``[access]`` or ``[annotation]`` ``organizer_password`` in
+    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
+    value = _secret("access", "organizer_password") or _secret("annotation", "organizer_password")
+    value = value or config.organizer_password()
+    return str(value) if value else None
+
+
+def is_open() -> bool:
+    """No organizer password is set: everything is open to whoever reaches the app."""
+    return organizer_secret() is None
+
+
+# The sign-in cookie (detox_core.server.sessions.COOKIE): a signed, expiring token, no password
+# in it, set HttpOnly by the server's cookie route (detox_core.ui.app.asgi).
+_TOKEN = "_organizer_token"
+_COOKIE_ACTION = "_organizer_cookie_action"
+
+
+@st.cache_resource(show_spinner=False)
+def session_tokens() -> SessionTokens:
+    """This server's sign-in tokens (the secret shared by its processes through the data folder)."""
+    return SessionTokens()
+
+
+def _restore_from_cookie(secret: str) -> None:
+    """Sign this session in from a valid cookie (a reload or a new tab), and sign it out
+    when its token was revoked (signed out elsewhere) or has expired."""
+    tokens = session_tokens()
+    token = st.session_state.get(_TOKEN)
+    if st.session_state.get(_SIGNED_IN):
+        if token and tokens.verify(token, secret) != "organizer":
+            st.session_state.pop(_SIGNED_IN, None)
+            st.session_state.pop(_TOKEN, None)
+        return
+    try:
+        cookie = st.context.cookies.get(COOKIE)
+    except Exception:  # noqa: BLE001 - no request context (a script run outside a browser session)
+        cookie = None
+    if cookie and tokens.verify(cookie, secret) == "organizer":
+        st.session_state[_SIGNED_IN] = True
+        st.session_state[_TOKEN] = cookie
+
+
+def is_organizer() -> bool:
+    """This session may do everything (open app, or signed in as organizer, in this tab
+    or through a valid sign-in cookie)."""
+    secret = organizer_secret()
+    if secret is None:
+        return True
+    _restore_from_cookie(secret)
+    return bool(st.session_state.get(_SIGNED_IN))
+
+
+def public_pages() -> tuple[str, ...]:
+    """Page ids a visitor sees (``[access] public_pages`` or ``$DETOX_PUBLIC_PAGES``)."""
+    value = _secret("access", "public_pages")
+    if value is None:
+        value = config.public_pages()
+    if value is None:
+        return DEFAULT_PUBLIC
+    return tuple(p for p in value if p in PAGES and p not in ORGANIZER_ONLY)
+
+
+def allowed(page_id: str) -> bool:
+    """Whether this session may open page ``page_id``."""
+    return is_organizer() or page_id in public_pages()
+
+
+def require_page(page_id: str) -> None:
+    """Stop the page unless this session may see it (a page reached by its URL too).
+
+    Also marks this run as an organizer's or a visitor's for the paid LLM judge
+    (:mod:`detox_core.judge.access`): a visitor's runs are limited, or refused."""
+    judge_access.mark(None if is_organizer() else client_id())
+    if allowed(page_id):
+        return
+    st.error("**This page is for the organizers of this task.** Sign in as organizer in the sidebar to open it.",
+             icon=":material/lock:")
+    st.stop()
+
+
+#: The throttle's account name of the organizer password.
+ORGANIZER_ACCOUNT = "organizer"
+
+
+@st.cache_resource(show_spinner=False)
+def _login_throttle(url: str) -> SharedLoginThrottle:
+    return SharedLoginThrottle(make_engine(url))
+
+
+def login_throttle() -> SharedLoginThrottle:
+    """Sign-ins of every app process sharing the app's database (organizers and
+    annotators): :class:`detox_core.ui.app.throttle.SharedLoginThrottle`."""
+    return _login_throttle(default_url())
+
+
+def client_id() -> str:
+    """Who is signing in, for the throttle and the address limit: the connection's
+    address, or behind a trusted proxy the client's (:func:`detox_core.server.addresses.client_address`);
+    ``"unknown client"`` outside a browser session (a test, a script)."""
+    try:
+        # A private module of Streamlit, imported here: a Streamlit that moved it falls back below.
+        from streamlit.runtime.context import _get_client_context
+
+        context = _get_client_context()
+        if context is None:
+            return UNKNOWN
+        peer = context.remote_ip
+    except Exception:  # noqa: BLE001 - Streamlit moved it: the loopback-normalised address
+        peer = st.context.ip_address
+    if peer is not None and not isinstance(peer, str):
+        return UNKNOWN  # a test harness's stand-in of a connection
+    try:
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
+    except Exception:  # noqa: BLE001 - no request headers
+        forwarded = []
+    return client_address(peer, forwarded)
+
+
+def organizer_sign_in(form_key: str = "organizer_login") -> None:
+    """The organizer password form; signs this session in when the password is right.
+    Wrong tries are throttled (:class:`detox_core.ui.app.throttle.LoginThrottle`)."""
+    secret = organizer_secret()
+    if secret is None or st.session_state.get(_SIGNED_IN):
+        return
+    with st.form(form_key):
+        key = "organizer_password" if form_key == "organizer_login" else f"{form_key}_password"
+        typed = st.text_input("Organizer password", type="password", key=key)
+        sent = st.form_submit_button("Sign in", type="primary")
+    if not sent:
+        return
+    throttle, client = login_throttle(), client_id()
+    wait = throttle.wait_s(client, ORGANIZER_ACCOUNT)
+    if wait > 0:
+        st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+        return
+    if hmac.compare_digest(typed.encode(), secret.encode()):
+        throttle.succeeded(client, ORGANIZER_ACCOUNT)
+        st.session_state[_SIGNED_IN] = True
+        token = session_tokens().issue("organizer", secret)
+        st.session_state[_TOKEN] = token
+        st.session_state[_COOKIE_ACTION] = ("set", token)  # written by the sidebar on the next run
+        st.rerun()
+    throttle.failed(client, ORGANIZER_ACCOUNT)
+    st.error("Wrong password.", icon=":material/lock:")
+
+
+def organizer_gate() -> None:
+    """Stop the page unless this session is an organizer; shows the sign-in form."""
+    if is_organizer():
+        return
+    organizer_sign_in()
+    st.stop()
+
+
+def sign_out() -> None:
+    """Sign this session out, revoke its token (a copy of the cookie stops working in
+    every process) and clear the cookie."""
+    token = st.session_state.pop(_TOKEN, None)
+    secret = organizer_secret()
+    if token and secret:
+        session_tokens().revoke(token, secret)
+    st.session_state.pop(_SIGNED_IN, None)
+    st.session_state[_COOKIE_ACTION] = ("clear", "")
+
+
+def cookie_route() -> str | None:
+    """The path of the server's cookie route when this process serves it (started by the
+    launcher, :mod:`detox_core.ui.app.asgi`), else None: a plain ``streamlit run app.py``,
+    where a sign-in holds for its tab only."""
+    module = sys.modules.get("detox_core.ui.app.asgi")
+    if module is None or not module.serving():
+        return None
+    return module.route_path()
+
+
+def _write_cookie() -> None:
+    """Set or clear the sign-in cookie (once, after a sign-in or sign-out).
+
+    The page posts a one-time ticket to the server's cookie route, whose answer sets the
+    cookie ``HttpOnly`` (no script of the page can read the token), ``SameSite=Strict``,
+    ``Secure`` over https (:mod:`detox_core.ui.app.asgi`). The page only ever holds the ticket,
+    which the server redeems once. Without the route, nothing is written."""
+    action = st.session_state.pop(_COOKIE_ACTION, None)
+    path = cookie_route()
+    if not action or path is None:
+        return
+    kind, token = action
+    ticket = session_tokens().ticket(kind, token, client_id())
+    # JSON strings; "<" escaped so that no value can close the script element.
+    target, body = (json.dumps(v).replace("<", "\\u003c") for v in (path, ticket))
+    st.html(f"""<script>
+fetch({target}, {{method: "POST", body: {body}, credentials: "same-origin", cache: "no-store",
+                 headers: {{"Content-Type": "text/plain"}}}});
+</script>""", unsafe_allow_javascript=True, width=1)
+
+
+def signed_in_caption() -> str:
+    """What the sidebar says of a sign-in: how long it lasts, and where."""
+    if cookie_route() is None:
+        return (":material/verified_user: Signed in as organizer **in this tab**: a reload or a new tab asks "
+                "again (started with `streamlit run`; `make run` or `python -m detox_core serve` keep a sign-in "
+                "for 12 hours).")
+    return (":material/verified_user: Signed in as organizer: in this browser for 12 hours, also after a reload "
+            "or in a new tab, until you sign out.")
+
+
+def render_access_sidebar(sign_in_form: bool = True) -> None:
+    """The sidebar's access box: open-app note, or organizer sign-in / sign-out.
+
+    Args:
+        sign_in_form: False on a page that shows the sign-in form itself.
+    """
+    with st.sidebar:
+        _write_cookie()
+        if is_open():
+            st.caption(":material/lock_open: **Open app**: no organizer password is set, so everyone who can "
+                       "reach this server can use every page and setting. Set one before sharing the app "
+                       "(README: Deploying for a shared task).")
+        elif st.session_state.get(_SIGNED_IN):
+            st.caption(signed_in_caption())
+            st.button("Sign out", key="organizer_sign_out", on_click=sign_out, icon=":material/logout:")
+        elif sign_in_form:
+            with st.expander("Organizer sign-in", icon=":material/login:"):
+                organizer_sign_in("organizer_sidebar_login")
+
+
+def model_roots() -> list[Path]:
+    """Folders under which organizers may point the models (``[access] model_roots`` or
+    ``$DETOX_MODEL_ROOTS``; by default the data folder's ``models/`` and
+    ``$DETOX_MODEL_DIR``)."""
+    value = _secret("access", "model_roots")
+    if value is None:
+        value = config.model_roots()
+    if value is None:
+        extra = config.model_dir()
+        value = [str(config.data_dir() / "models")] + ([str(extra)] if extra else [])
+    return [Path(v).expanduser().resolve() for v in value if str(v).strip()]
+
+
+def model_folder_allowed(folder: str) -> bool:
+    """Whether ``folder`` may be used as a model folder: anywhere in an open app, else
+    only inside :func:`model_roots` (checked on the resolved path, links followed)."""
+    if is_open():
+        return True
+    path = Path(folder).expanduser().resolve()
+    return any(path == root or root in path.parents for root in model_roots())

@@ -1,0 +1,84 @@
+"""A tab that lost its app process says so once it runs on another one.
+
+Behind a proxy with several app processes (``deploy/``), a browser's session lives in one
+process. When that process stops (a crash, a restart, an update), the page's WebSocket
+reconnects through the proxy to another process, which knows nothing of the tab: it
+starts a new session and draws the page afresh. Without a word the person would find a
+form emptied or be asked to sign in again, and wonder what they lost.
+
+Each process has a random token. A small component in every page keeps the token of the
+process that drew the page in the browser tab's memory (not in storage: a reload starts
+afresh and is not a reconnect); when a page is drawn by a process with another token in
+the same tab, the browser reports it and the page says that it reconnected, what was kept
+(everything stored: submitted annotation pages, stored submissions and scores; an
+annotator's sign-in, which the tab holds: :mod:`detox_core.ui.app.tab_session`) and
+what must be given again (what was only on the page).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+import streamlit as st
+
+#: This process, as the browser sees it (random: nothing about the machine).
+PROCESS_TOKEN = secrets.token_hex(8)
+_STATE = "_reconnected_at"
+
+_JS = """
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  const previous = window.__detoxProcess;
+  window.__detoxProcess = data.process;
+  if (previous && previous !== data.process) setTriggerValue("moved", Date.now());
+  // Behind the proxy of deploy/, the cookie names the process that answered last: when it
+  // changes, the tab's WebSocket has gone (or is going) to another process, whose new
+  // session has drawn nothing yet. A rerun draws the page there at once, and this component
+  // again, which then tells the processes apart; Streamlit alone would wait for the next
+  // click. The cookie changes on the reconnect's first HTTP replies, before the WebSocket
+  // is up (a message sent then is dropped), so the request is sent again every second, until
+  // the new drawing stops this timer (at most 30 times: a loaded server may take a while to
+  // take the WebSocket back). An empty cookie is a reply nginx made itself: ignored.
+  const read = () => (document.cookie.match(/(?:^|; )detox_process=([^;]*)/) || [])[1] || "";
+  let seen = read();
+  let resend = 0;
+  clearInterval(window.__detoxProcessTimer);
+  window.__detoxProcessTimer = setInterval(() => {
+    const now = read();
+    if (now && now !== seen) {
+      if (seen) resend = 30;
+      seen = now;
+    }
+    if (resend > 0) {
+      resend -= 1;
+      setTriggerValue("redraw", Date.now());
+    }
+  }, 1000);
+}
+"""
+
+_COMPONENT = st.components.v2.component("detox_reconnect", js=_JS)
+
+NOTICE = ("**Reconnected.** The server process this tab was on stopped, so the tab now runs on another "
+          "one. Everything saved is kept: submitted annotation pages, stored submissions and scores, "
+          "settings, and an annotator's sign-in in this tab. What was only on the page (answers not yet "
+          "submitted, a form, an upload) must be given again.")
+
+
+def _moved() -> None:
+    st.session_state[_STATE] = time.time()
+
+
+def render_reconnect_notice() -> None:
+    """At the top of the page: the notice after a reconnect to another process (until
+    dismissed); and the component that notices one (draws nothing)."""
+    if st.session_state.get(_STATE):
+        with st.container():
+            st.info(NOTICE, icon=":material/sync:")
+            if st.button("Dismiss", key="reconnect_dismiss", icon=":material/close:"):
+                st.session_state.pop(_STATE, None)
+                st.rerun()
+    with st.sidebar:
+        _COMPONENT(data={"process": PROCESS_TOKEN}, key="detox_reconnect", on_moved_change=_moved,
+                   on_redraw_change=lambda: None)

@@ -1,0 +1,66 @@
+"""``python -m detox_core serve [streamlit options]``: the app's server, its models warming
+from the start.
+
+Streamlit runs ``app.py`` only when a browser session connects, so a warm-up started by
+the app would start with the first visitor, whose first screens would then wait for it
+(:mod:`detox_core.metrics.warmup` says why). This launcher starts the warm-up's thread and then
+Streamlit's own command line (``streamlit run app.py ...``) in the same process: the
+sessions' scripts find the models it loads. ``streamlit run app.py`` keeps working; the
+app then starts the warm-up on its first session.
+
+The launcher serves ``app.py`` through :data:`detox_core.ui.app.asgi.app` (a ``st.App``, which
+Streamlit runs with uvicorn, as for a script that defines one): the same app plus the route
+that sets the organizer's sign-in cookie ``HttpOnly``. Streamlit decides between the two
+ways of serving by looking for an app object in the script; the launcher tells it that
+``app.py``'s is in :mod:`detox_core.ui.app.asgi`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from streamlit import config as st_config
+from streamlit.web import cli as streamlit_cli
+from streamlit.web.server import app_discovery
+
+from detox_core.metrics import warmup
+from detox_core.config import PROJECT_ROOT
+from detox_core.ui.app.warming import app_steps
+
+APP = PROJECT_ROOT / "app.py"
+#: uvicorn's import string of the app object (:mod:`detox_core.ui.app.asgi`).
+ASGI_APP = "detox_core.ui.app.asgi:app"
+
+
+def _serve_app_object() -> None:
+    """Make ``streamlit run app.py`` serve :data:`ASGI_APP`: Streamlit's command reads
+    from ``app_discovery.discover_asgi_app`` whether a script defines an app object."""
+    found = app_discovery.discover_asgi_app
+    if getattr(found, "detox_app", False):
+        return
+
+    def discover(path: Path, *args, **kwargs):
+        # st.App does not listen on a Unix socket: there, the plain server (no cookie route).
+        unix = str(st_config.get_option("server.address") or "").startswith("unix://")
+        if Path(path).resolve() == APP.resolve() and not unix:
+            return app_discovery.AppDiscoveryResult(is_asgi_app=True, app_name="app", import_string=ASGI_APP)
+        return found(path, *args, **kwargs)
+
+    discover.detox_app = True
+    app_discovery.discover_asgi_app = discover
+
+
+def serve(streamlit_args: Sequence[str] = ()) -> int:
+    """Start the warm-up, then serve the app with ``streamlit run app.py *streamlit_args``
+    until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status."""
+    _serve_app_object()
+    warmup.start(app_steps=app_steps(wait_for_server=True))
+    try:
+        # Streamlit's click group: it parses the options as `streamlit run` does, installs its
+        # own signal handlers and blocks until the server stops.
+        streamlit_cli.main(["run", str(APP), *streamlit_args], prog_name="streamlit", standalone_mode=True)
+    except SystemExit as done:  # click's standalone mode ends with sys.exit
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return 0

@@ -1,0 +1,194 @@
+"""Corpus page: "Find similar", the nearest sentences by meaning in every edition and
+language (:mod:`detox_core.analysis.similar`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from detox_core import editions
+from detox_core.analysis import similar
+from detox_core.embedded import meaning
+from detox_core.errors import DataMissingError, DetoxInputError
+from detox_core.ui.app import render
+from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.params import clamp_value, keep_options
+from detox_core.ui.sections.tables import MISSING
+from detox_core.vocab import in_language_order, language_name
+
+KIND_LABEL = {similar.KIND_INPUT: "toxic inputs", similar.KIND_OUTPUT: "system outputs"}
+#: Texts embedded a second on the two-core development machine (30-60 when idle, 13-16 under load),
+#: for the time a scope is said to take.
+TEXTS_PER_SECOND = 30
+#: A visitor's scope holds at most this many distinct texts (a few minutes of the engine);
+#: organizers (and everyone on an open app) may build any scope.
+VISITOR_MAX_TEXTS = 3000
+#: Where the cosine bar starts (see the column's help).
+COSINE_FLOOR = 0.7
+FROM_PAIR, TYPED = "the selected pair's toxic sentence", "a sentence I type"
+
+
+def _fetched() -> dict[str, editions.Edition]:
+    return {e.name: e for e in editions.editions() if e.available_splits()}
+
+
+def _multiselect(container, label: str, options: list, default: list, key: str, **kwargs) -> list:
+    """A multiselect whose remembered value is kept valid when its options change, starting
+    from ``default`` (the sidebar's choice) on the first visit."""
+    first = keep_options(key, options) is not None
+    return container.multiselect(label, options, default=[d for d in default if d in options] if first else None,
+                                 key=key, wrap=True, **kwargs)
+
+
+def _scope(choice) -> similar.Scope | None:
+    """The scope pickers, defaulting to the sidebar's edition, splits and languages."""
+    fetched = _fetched()
+    row = st.container(horizontal=True, wrap=True, gap="small", vertical_alignment="top")
+    picked = _multiselect(row, "Editions", list(fetched), [choice.source], "sim_editions", width=300,
+                          format_func=lambda n: fetched[n].short, placeholder="pick editions",
+                          help="Editions whose texts are searched (fetched ones).")
+    chosen = [fetched[n] for n in picked]
+    split_options = list(dict.fromkeys(s for e in chosen for s in e.available_splits()))
+    splits = _multiselect(row, "Splits", split_options, list(choice.splits), "sim_splits", width=260,
+                          placeholder="pick splits", help="A split an edition does not have is skipped for it.")
+    kinds = row.pills("Texts", list(similar.KINDS), selection_mode="multi", default=[similar.KIND_INPUT],
+                      key="sim_kinds", format_func=KIND_LABEL.get,
+                      help="Toxic inputs of the corpus, and the shipped system outputs (an output that copies its "
+                           "input is left out).")
+    # A row of its own: fifteen languages' chips wrap over the width instead of pushing the
+    # other pickers down.
+    lang_options = list(in_language_order(c for e in chosen for c in e.languages))
+    langs = _multiselect(st, "Languages", lang_options, list(choice.languages) or lang_options, "sim_langs",
+                         format_func=lambda c: f"{language_name(c)} ({c})", placeholder="pick languages")
+    if not (picked and splits and langs and kinds):
+        st.info("Pick at least one edition, split, language and kind of text to search.", icon=":material/info:")
+        return None
+    return similar.Scope(tuple(picked), tuple(splits), tuple(langs), tuple(k for k in similar.KINDS if k in kinds))
+
+
+def _build(scope: similar.Scope) -> similar.SimilarityIndex | None:
+    bar = st.progress(0.0, text="Reading the texts…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Embedding new texts: {done:,} of {total:,}")
+
+    try:
+        return similar.index_for(scope, progress=progress)
+    except meaning.MeaningUnavailableError as err:
+        st.warning(f"The model of meaning cannot run: {render.md(err, None)}", icon=":material/warning:")
+        return None
+    finally:
+        bar.empty()
+
+
+def _edition_labels(names: str) -> str:
+    known = editions.EDITIONS
+    return ", ".join(known[n].short if n in known else n for n in names.split(", ") if n)
+
+
+def _results(index: similar.SimilarityIndex, pair_text: str | None) -> None:
+    row = st.container(horizontal=True, wrap=True, gap="small", vertical_alignment="bottom")
+    source = TYPED
+    if pair_text:
+        source = row.segmented_control("Search for", [FROM_PAIR, TYPED], default=FROM_PAIR, required=True,
+                                       key="sim_from") or FROM_PAIR
+    clamp_value("sim_k", 1, similar.MAX_K)
+    k = int(row.number_input("Results", 1, similar.MAX_K, 10, step=5, key="sim_k", width=140))
+    if source == FROM_PAIR and pair_text:
+        query = pair_text
+        st.caption(f"Query: {render.md(pair_text, 200)}")
+    else:
+        query = st.text_area("Sentence", key="sim_query", max_chars=similar.MAX_QUERY_CHARS, height=80,
+                             placeholder="a sentence in any language") or ""
+        if not query.strip():
+            st.caption("Type a sentence in any language and press Ctrl+Enter"
+                       + ("." if pair_text else ", or select a row of the table to search for its toxic sentence."))
+            return
+    try:
+        found = index.nearest(query, k, exclude_text=query)
+    except DetoxInputError as err:
+        st.error(render.md(err, None), icon=":material/error:")
+        return
+    if found.empty:
+        st.caption("Nothing else is in the chosen texts.")
+        return
+    view = pd.DataFrame({
+        "cosine": found["cosine"],
+        "lang": found["lang"],  # before the text: what a narrow window shows beside it
+        "text": found["text"],
+        "kind": [f"output · {system}" if kind == similar.KIND_OUTPUT else "input"
+                 for kind, system in zip(found["kind"], found["system"])],
+        "edition": found["edition"].map(_edition_labels),
+        "split": found["split"],
+    })
+    st.dataframe(view, hide_index=True, placeholder=MISSING, key="sim_results", column_config={
+        # The bar starts at 0.7: this model puts unrelated sentences at about 0.7-0.8, so a bar
+        # from 0 would look full for every row.
+        "cosine": st.column_config.ProgressColumn("Cosine", min_value=COSINE_FLOOR, max_value=1.0, format="%.3f",
+                                                  width=130,
+                                                  help="Cosine of the two sentences' embeddings "
+                                                       "(multilingual-e5-small): "
+                                                       "1 = same meaning; unrelated sentences still score about "
+                                                       f"0.7-0.8, so the bar runs from {COSINE_FLOOR} to 1."),
+        "text": st.column_config.TextColumn("Text", width="large"),
+        "kind": st.column_config.TextColumn("Kind", width="medium",
+                                            help="A toxic input, or an output with the systems that wrote it."),
+        "edition": st.column_config.TextColumn("Edition"),
+        "lang": st.column_config.TextColumn("Lang", width="small", help="Language (ISO code)"),
+        "split": st.column_config.TextColumn("Split", width="small"),
+    })
+    st.caption("Most similar first. A text found in several editions or splits, or written by several systems, is one "
+               "row; the query's own text is left out.")
+
+
+def find_similar_section(choice, pair_text: str | None) -> None:
+    """The "Find similar" expander: scope pickers, the cost of the scope, the index built
+    on request (with a progress bar), a query (the selected pair's toxic sentence or a typed
+    one) and its nearest neighbours. Its content runs only while it is open."""
+    box = st.expander("Find similar sentences by meaning, in every language", key="sim_open", on_change="rerun",
+                      icon=":material/travel_explore:")
+    if box.open is not True:
+        return
+    with box:
+        reason = meaning.unavailable_reason()
+        if reason is not None:
+            st.info(f"Search by meaning is not available here: {render.md(reason, None)}", icon=":material/info:")
+            return
+        st.caption("Nearest neighbours by meaning (multilingual-e5-small, cross-lingual: a sentence and its "
+                   "translation are close) among the toxic inputs and the shipped system outputs you choose.")
+        scope = _scope(choice)
+        if scope is None:
+            return
+        try:
+            texts = similar.cached_scope_texts(scope)
+        except (DetoxInputError, DataMissingError) as err:  # a file changed or removed since the fetch
+            st.error(f"The texts could not be read: {render.md(err, None)}", icon=":material/error:")
+            return
+        if texts.empty:
+            st.info("The chosen editions have no text in these splits and languages.", icon=":material/info:")
+            return
+        distinct = int(texts["text"].nunique())
+        index = similar.built_index(scope)
+        if index is None:
+            minutes = distinct / TEXTS_PER_SECOND / 60
+            offer = st.empty()  # the offer goes once the index is built
+            with offer.container():
+                st.caption(f"{len(texts):,} texts ({distinct:,} distinct) in the chosen scope. Embedding them takes "
+                           f"about {'%.0f min' % minutes if minutes >= 1 else 'a minute or less'} here the first time "
+                           f"(~{TEXTS_PER_SECOND} texts a second, slower while the server is busy); texts embedded "
+                           "before are read from the cache, so a second build is quick.")
+                too_many = distinct > VISITOR_MAX_TEXTS and not is_organizer()
+                if too_many:
+                    st.warning(f"A visitor's search covers at most {VISITOR_MAX_TEXTS:,} distinct texts (embedding "
+                               "more would hold the server for everyone): choose fewer editions, splits or "
+                               "languages.", icon=":material/block:")
+                clicked = st.button(f"Embed {distinct:,} texts and search", key="sim_build",
+                                    icon=":material/play_arrow:", disabled=too_many)
+            if not clicked:
+                return
+            offer.empty()
+            index = _build(scope)
+            if index is None:
+                return
+        st.caption(f"Searching {len(index):,} texts ({distinct:,} distinct).")
+        _results(index, pair_text)

@@ -1,1 +1,0 @@
-"""Widgets shared by pages: score cards and the preset picker, tables, the annotation page."""

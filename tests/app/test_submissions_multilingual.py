@@ -25,6 +25,7 @@ pytestmark = needs_mirror
 def textdetox(tmp_path, tiny_models, monkeypatch):
     base = small_textdetox(tmp_path)
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'detox.sqlite'}")  # not the environment's database
     monkeypatch.setenv("DETOX_MODEL_DIR", str(hub_named_models(tiny_models, tmp_path / "hub_models")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     return base

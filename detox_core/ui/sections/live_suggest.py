@@ -1,0 +1,129 @@
+"""Live scoring: the buttons' callbacks that fill the boxes (an example of the corpus) and
+add suggested rewrites (the Delete baseline, the LLM, a seq2seq model) to the candidates,
+remembering who suggested each; their notes wait in the session for the next run."""
+
+from __future__ import annotations
+
+import random
+
+import streamlit as st
+
+from detox_core.data import PARAPHRASE_COLUMNS
+from detox_core.errors import ScorerUnavailableError
+from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
+from detox_core.submissions.live import MAX_CANDIDATES, example_boxes
+from detox_core.submissions.live_inputs import corpus_rows, live_lexicon
+from detox_core.text import lexicon_spans
+from detox_core.ui.app import cache, render
+from detox_core.ui.app.auth import is_organizer, model_folder_allowed
+from detox_core.ui.app.models import shared_pool
+from detox_core.ui.sections.llm_rewrite import suggest as llm_suggest
+from detox_core.ui.sections.sidebar import CorpusChoice
+from detox_core.vocab import language_name
+
+DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
+
+
+def load_example(choice: CorpusChoice) -> None:
+    """A random corpus pair: its first paraphrase and the Delete baseline's rewrite as the candidates.
+
+    The other paraphrases are the references, so chrF compares the candidates with human
+    rewrites they were not copied from (a pair with one paraphrase has no references).
+    """
+    frame = corpus_rows(choice, st.session_state.get("live_lang"))
+    if frame is None or not len(frame):  # never a sentence in another language than the one picked
+        return
+    several = frame[frame["n_refs"] >= 2]  # pairs with a paraphrase left over as a reference, when there are any
+    frame = several if len(several) else frame
+    row = frame.iloc[random.randrange(len(frame))]
+    st.session_state["live_input"] = row["toxic_comment"]
+    paraphrases = [row[c] for c in PARAPHRASE_COLUMNS if row[c]]
+    lang = st.session_state.get("live_lang")
+    lexicon = live_lexicon(choice, lang, cache.language_lexicons())
+    deleted = delete_baseline(row["toxic_comment"], lexicon, lang) if lexicon else ""
+    candidates, references = example_boxes(paraphrases, deleted)
+    st.session_state["live_refs"] = "\n".join(references)
+    st.session_state["live_candidates"] = "\n".join(candidates)
+    if not paraphrases:
+        st.session_state["_live_example_note"] = (
+            "Example: a toxic sentence of the corpus that has no paraphrase there (no public references for its "
+            "split), so there is no reference and chrF is n/a"
+            + ("; rewrite 1 is the Delete baseline." if candidates else ": type a rewrite."))
+        return
+    st.session_state["_live_example_note"] = (
+        "Example: rewrite 1 is a human paraphrase from the corpus"
+        + (", rewrite 2 the Delete baseline" if len(candidates) > 1 else "")
+        + (f"; the pair's other {len(references)} paraphrase(s) are the references." if references
+           else "; the pair has no other paraphrase, so there is no reference and chrF is n/a."))
+
+
+def suggest_delete(choice: CorpusChoice) -> None:
+    text = st.session_state.get("live_input", "")
+    lang = st.session_state.get("live_lang")
+    lexicon = live_lexicon(choice, lang, cache.language_lexicons())
+    rewrite = delete_baseline(text, lexicon, lang)
+    if not lexicon_spans(text, lexicon, lang):  # nothing to remove: say so
+        st.session_state["_live_delete_note"] = (
+            f"The Delete baseline found no word of the {language_name(lang)} toxic lexicon in the sentence, so it "
+            "removes nothing.")
+        return
+    if not rewrite:
+        st.session_state["_live_delete_note"] = (
+            f"The sentence is made of words of the {language_name(lang)} toxic lexicon only: the Delete baseline "
+            "would leave nothing.")
+        return
+    _add_candidate(rewrite, "Delete baseline")
+
+
+def suggest_llm(choice: CorpusChoice) -> None:
+    """Ask the LLM for rewrites and add them to the candidates (scored with the typed ones
+    on this run); a failure is one warning, and the typed candidates still score."""
+    text = st.session_state.get("live_input", "").strip()
+    room = MAX_CANDIDATES - len(_candidate_lines())
+    if not text or room <= 0:
+        st.session_state["_live_llm_warning"] = (
+            "Type a toxic sentence first." if not text else
+            f"The candidate box is full ({MAX_CANDIDATES} rewrites): remove some to make room for the LLM's.")
+        return
+    n = min(int(st.session_state.get("live_llm_n") or 3), room)
+    editions = [choice.edition.name] if choice.edition is not None else []
+    result, problem = llm_suggest(text, st.session_state.get("live_lang", "ru"), n, editions)
+    if problem:
+        st.session_state["_live_llm_warning"] = problem
+    if result is None or not result.rewrites:
+        return
+    for rewrite, copy in zip(result.rewrites, result.copies):
+        _add_candidate(rewrite, "LLM" + (" (a copy of the input)" if copy else ""))
+    dropped = f" · {result.dropped} item(s) of the answer left out (empty, repeated or too long)" if result.dropped else ""
+    # The prompt's tag is ours (a code span); the examples' source and the cost go through render.md.
+    st.session_state["_live_llm_info"] = (
+        f"**LLM rewrites:** prompt `{result.prompt_tag}` · examples: {render.md(result.examples, None)} · "
+        + render.md(result.usage.text() + dropped, None) + ".")
+
+
+def suggest_seq2seq() -> None:
+    # Which model runs is an organizer setting: a visitor gets the default one.
+    model_id = (st.session_state.get("live_seq2seq", "").strip() if is_organizer() else "") or DEFAULT_SEQ2SEQ
+    looks_local = model_id.startswith((".", "/", "~")) or "\\" in model_id or model_id.count("/") > 1
+    if looks_local and not model_folder_allowed(model_id):
+        st.session_state["_live_seq2seq_error"] = "That folder is not inside the model folders configured here."
+        return
+    try:
+        rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool()).rewrite([st.session_state.get("live_input", "")])[0]
+    except ScorerUnavailableError as err:
+        st.session_state["_live_seq2seq_error"] = str(err)
+        return
+    _add_candidate(rewrite, "seq2seq model")
+
+
+def _candidate_lines() -> list[str]:
+    return [ln for ln in st.session_state.get("live_candidates", "").split("\n") if ln.strip()]
+
+
+def _add_candidate(rewrite: str, source: str) -> None:
+    """Add ``rewrite`` to the candidates, remembering who suggested it (while its line is unchanged)."""
+    lines = _candidate_lines()
+    if rewrite and rewrite not in lines:
+        lines.append(rewrite)
+        st.session_state.setdefault("_live_sources", {})[rewrite.strip()] = source
+    st.session_state["live_candidates"] = "\n".join(lines)

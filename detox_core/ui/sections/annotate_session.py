@@ -1,0 +1,176 @@
+"""Annotate: signing in and out (the join form, a tab's kept token, Leave), the
+annotator's languages, and the messages carried from one run to the next."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from detox_core.annotation.instructions import LABELS, UI_LANGUAGES
+from detox_core.annotation.names import name_key
+from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationStore, Annotator, Project
+from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.server.addresses import UNKNOWN
+from detox_core.ui.app import auth, render, tab_session
+from detox_core.vocab import language_name
+
+
+@dataclass(frozen=True)
+class Annotating:
+    """A signed-in annotator at work.
+
+    Attributes:
+        store: the annotation database.
+        ann: the annotator.
+        project: their project.
+        ui: the instructions' language.
+        lang: the language of the texts they judge ("" where the project's are unmarked).
+    """
+
+    store: AnnotationStore
+    ann: Annotator
+    project: Project
+    ui: str
+    lang: str
+
+
+def flash(kind: str, message: str) -> None:
+    st.session_state["ann_flash"] = (kind, message)
+
+
+def show_flash() -> None:
+    kind, message = st.session_state.pop("ann_flash", (None, None))
+    if kind == "success":
+        st.success(message, icon=":material/check_circle:")
+    elif kind == "warning":
+        st.warning(message, icon=":material/warning:")
+    elif kind == "error":
+        st.error(message, icon=":material/block:")
+
+
+def notify(kind: str, message: str) -> None:
+    """The outcome of a submit or skip, kept until the next one (or a change of task):
+    drawn at the top of the next page, where the annotator is looking."""
+    seq = st.session_state["ann_seq"] = st.session_state.get("ann_seq", 0) + 1
+    st.session_state["ann_notice"] = {"kind": kind, "text": message, "seq": seq}
+
+
+def show_notice() -> None:
+    """The last outcome as a Streamlit message (where no page is drawn to carry it)."""
+    notice = st.session_state.get("ann_notice")
+    if notice:
+        show = {"success": st.success, "warning": st.warning}.get(notice["kind"], st.error)
+        show(render.md(notice["text"], None),
+             icon=":material/check_circle:" if notice["kind"] == "success" else ":material/warning:")
+
+
+def leave(store: AnnotationStore) -> None:
+    """Sign out: the open pages go back to the others at once (the answers on them were
+    not submitted; they are not kept, drafts included)."""
+    if (ann_id := st.session_state.get("ann_id")) is not None:
+        try:
+            store.release_pages(int(ann_id))
+        except Exception:  # noqa: BLE001 - leaving never fails; the pages expire anyway
+            pass
+    tab_session.revoke(auth.session_tokens(), st.session_state.get("ann_token"))
+    for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
+        del st.session_state[key]
+    st.session_state["tab_forget"] = True  # the tab's token goes too
+
+
+def restore(token: str) -> None:
+    """A new session of a tab that holds an annotator's token (a reload, or another app
+    process after this one stopped): that annotator, where they were."""
+    found = tab_session.claimed(auth.session_tokens(), token)
+    if found is not None:  # checked against the annotator below, once the store has them
+        st.session_state["ann_id"], st.session_state["ann_token"] = found, token
+
+
+def join_section(store: AnnotationStore) -> None:
+    """Nobody signed in in this tab: a kept token signs them back in, else the join form."""
+    forget = st.session_state.pop("tab_forget", False)
+    tab_session.tab_session("tab_restore", forget=forget, on_token=None if forget else restore)
+    st.markdown("Join an annotation project with the **access code** its organizer gave you, your name and a "
+                "password you choose now. Come back later with the same name, code and password to go on where "
+                "you stopped: nobody else can answer under your name.")
+    with st.form("ann_join"):
+        code = st.text_input("Access code", key="ann_code", max_chars=100)
+        name = st.text_input("Your name", key="ann_name", max_chars=200)
+        secret = st.text_input("Your password", key="ann_secret", type="password", max_chars=200,
+                               help=f"At least {MIN_SECRET_CHARS} characters. Chosen when you join for the first "
+                                    "time; asked whenever you come back.")
+        joined = st.form_submit_button("Join", type="primary")
+    if joined:
+        throttle, client = auth.login_throttle(), auth.client_id()
+        # Throttled per address, and per name where a password did not match it.
+        account = f"annotator:{code.strip()}:{name_key(name)}"  # look-alikes of a name are that name
+        wait = throttle.wait_s(f"annotator:{client}", account)
+        if wait > 0:
+            st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+            st.stop()
+        try:
+            known = client if client != UNKNOWN else None
+            joined = store.join(code, name, secret, client=known)  # with the password just stored
+            st.session_state["ann_id"] = joined.id
+            st.session_state["ann_token"] = tab_session.issue(auth.session_tokens(), joined)
+        except AnnotationError as err:
+            throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)
+            st.error(render.md(err, None), icon=":material/error:")
+        else:
+            throttle.succeeded(f"annotator:{client}", account)
+            st.rerun()
+
+
+def signed_in(store: AnnotationStore, ann_id: int) -> tuple[Annotator, Project]:
+    """The annotator of this tab and their project, with the header and Leave (signed out
+    and run again where the annotator or the tab's token no longer holds)."""
+    try:
+        ann = store.annotator(ann_id)
+        project = store.project(ann.project_id)
+    except AnnotationError:
+        leave(store)
+        st.rerun()
+    if (token := st.session_state.get("ann_token")) and not tab_session.holds(auth.session_tokens(), token, ann):
+        leave(store)  # signed out elsewhere (Leave in a copy of this tab), expired, or not this annotator
+        st.rerun()
+    c1, c2 = st.columns([4, 1], vertical_alignment="center")
+    c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
+    c2.button("Leave", key="ann_leave", on_click=leave, args=(store,), icon=":material/logout:",
+              help="Sign out of this tab (a reload or a reconnect keeps you signed in until then).")
+    if token := st.session_state.get("ann_token"):
+        tab_session.tab_session("tab_keep", keep=token)
+    return ann, project
+
+
+def instructions_language(project: Project) -> str:
+    """The instructions' language: the project's choice first, each annotator can switch."""
+    return st.segmented_control("Instructions in", list(UI_LANGUAGES), format_func=UI_LANGUAGES.get, key="ann_ui",
+                                default=project.settings.ui_language) or project.settings.ui_language
+
+
+def text_language(store: AnnotationStore, ann: Annotator, project: Project, ui: str) -> str:
+    """The language of the texts the annotator judges; one not chosen yet in a project of
+    several is asked for first (the page stops there)."""
+    languages = store.languages(project.id)
+    if ann.lang is None and len(languages) > 1 and ann.status not in ("banned", "failed"):
+        # One language per annotator: pages, control questions and the exam are in it.
+        st.markdown("This project judges texts in several languages. Choose the one you read fluently: your "
+                    "examples, exam and pages are in it.")
+        with st.form("ann_language"):
+            picked = st.selectbox("Language of the texts", languages,
+                                  format_func=lambda c: f"{language_name(c)} ({c})", key="ann_lang_pick")
+            chosen = st.form_submit_button("Judge texts in this language", type="primary")
+        if chosen:
+            try:
+                store.choose_language(ann.id, picked)
+            except AnnotationError as err:
+                st.error(render.md(err, None), icon=":material/error:")
+            else:
+                st.rerun()
+        st.stop()
+    lang = ann.lang if ann.lang is not None else (languages[0] if len(languages) == 1 else "")
+    if lang:
+        st.caption(f"{LABELS[ui]['language']}: **{language_name(lang)}**")
+    return lang

@@ -160,8 +160,10 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
         systems = [s for s in wide.index if TEAM_NAMES.get(s, s) in table.index]
         by_system = {s: wide.loc[s].to_numpy(float) for s in systems}
         h = {s: float(table[TEAM_NAMES.get(s, s)]) for s in systems}
-        draws = paired_system_spearman(by_system, h, N_BOOT)
-        rho = list(percentile_interval(float(draws[0]), draws[1:])) if len(systems) >= 3 else [float("nan")] * 3
+        rho = [float("nan")] * 3
+        if len(systems) >= 3:  # fewer systems rank nothing: no resampling
+            draws = paired_system_spearman(by_system, h, N_BOOT)
+            rho = list(percentile_interval(float(draws[0]), draws[1:]))
         # A judge's J is 0 or 1; unlabelled pairs are NaN and left out.
         auc = {j: roc_auc(g["j"].to_numpy(float), lab["J"].reindex(g["id"]).to_numpy(float), positive_from=1)
                for j, lab in labels.items()}

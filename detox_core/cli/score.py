@@ -24,6 +24,7 @@ class TerminalReporter(Reporter):
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
+        self.wants_estimates = not quiet
         self._bar: tqdm | None = None
 
     def note(self, name: str, text: str) -> None:

@@ -43,6 +43,9 @@ class Reporter:
     """What a batch run tells whoever runs it, as it goes; this one tells nothing. The
     ``score`` command's reporter prints to stderr and draws progress bars."""
 
+    #: Whether an LLM judge's estimate (its requests planned, the cache read) is wanted before scoring.
+    wants_estimates = False
+
     def note(self, name: str, text: str) -> None:
         """A line about one submission: an LLM judge's estimate before, its cost after."""
 
@@ -330,7 +333,7 @@ def _validate_multilingual(task: ScoringTask, submissions: Sequence[Path], names
 def _run(scorer, name: str, inputs, outputs, references, langs, calibrated: bool, reporter: Reporter) -> pd.DataFrame:
     """One submission through the scorer, its progress told to ``reporter`` (and an LLM
     judge's estimate and cost)."""
-    if hasattr(scorer, "estimate"):
+    if hasattr(scorer, "estimate") and reporter.wants_estimates:
         if langs is not None and hasattr(scorer, "langs"):
             scorer.langs = list(langs)
         estimate = scorer.estimate(inputs, outputs)

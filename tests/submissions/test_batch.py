@@ -157,3 +157,38 @@ def test_a_second_score_run_reads_the_models_outputs_from_disk(files, tiny_model
     pd.testing.assert_frame_equal(one, two)
     assert cli.main([*args, "--out", str(files / "three"), "--no-disk-cache"]) == 0
     assert runs[2].disk is None and runs[2].forward_texts > 0
+
+
+def test_an_llm_judge_s_estimate_is_asked_for_only_when_it_is_shown(capsys):
+    """`score --quiet` plans no request and reads no cache before scoring; without it the
+    estimate and the cost are said on stderr, nothing on stdout."""
+    import pandas as pd
+
+    from detox_core.cli.score import TerminalReporter
+    from detox_core.submissions.batch import Reporter, _run
+
+    class Estimate:
+        def text(self) -> str:
+            return "2 requests, about $0.01"
+
+    class Judge:
+        langs: list[str] = []
+
+        def __init__(self) -> None:
+            self.estimated = 0
+
+        def estimate(self, inputs, outputs):
+            self.estimated += 1
+            return Estimate()
+
+        def score(self, inputs, outputs, references, calibrated, progress):
+            progress("judge", len(outputs), len(outputs))
+            return pd.DataFrame({"j": [0.5] * len(outputs)})
+
+    for reporter, asked in ((Reporter(), 0), (TerminalReporter(quiet=True), 0), (TerminalReporter(quiet=False), 1)):
+        judge = Judge()
+        frame = _run(judge, "team", ["a", "b"], ["c", "d"], [[], []], ["en", "en"], True, reporter)
+        assert judge.estimated == asked and list(frame["j"]) == [0.5, 0.5]
+        assert judge.langs == ["en", "en"]  # the judge is told the languages either way
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("team: 2 requests, about $0.01") == 1

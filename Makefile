@@ -1,6 +1,7 @@
 # detox-dashboard: the two commands of the README are `make run` and `make test`.
-# Both create .venv in the project, install requirements.txt into it (again only when
-# the file changes), fetch the data (from ../shared/data/russe2022 when it is there,
+# Both create .venv in the project, install requirements.txt (the tests also requirements-test.txt)
+# and the package itself (editable: the `detox` command) into it (again only when a file changes),
+# fetch the data (from ../shared/data/russe2022 when it is there,
 # else from the public sources) and train the offline models of the embedded preset
 # when they are missing. When the data cannot be had they say what is missing and go
 # on: the app still starts and the tests that need the data are skipped.
@@ -9,6 +10,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.requirements-installed
+TEST_STAMP := $(VENV)/.test-requirements-installed
 PORT   ?= 8501
 # `make run` answers this machine only; a shared server sets its address (and an organizer
 # password) itself: `make run ADDRESS=0.0.0.0`, or deploy/ (README: Deploying for a shared task).
@@ -27,13 +29,19 @@ run: $(STAMP) data
 test: setup data
 	$(BIN)/python -m pytest
 
-setup: $(STAMP) $(COMET_STAMP)
+setup: $(STAMP) $(TEST_STAMP) $(COMET_STAMP)
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $(STAMP)
+
+# The tests' tools (pytest, Playwright's driver, bert-score): not in the app's image.
+$(TEST_STAMP): requirements-test.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	@touch $(TEST_STAMP)
 
 $(COMET_STAMP): $(COMET_REQS)
 	@test -x $(COMET_VENV)/bin/python || $(PYTHON) -m venv $(COMET_VENV)

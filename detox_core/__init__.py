@@ -1,5 +1,10 @@
 """detox-dashboard: evaluation of text detoxification systems.
 
+In a notebook::
+
+    import detox_core
+    result = detox_core.score(inputs, outputs, preset="embedded")   # see detox_core.api
+
 The package is importable without Streamlit; only :mod:`detox_core.ui` talks to it.
 """
 
@@ -7,4 +12,15 @@ from detox_core.errors import DetoxError, DetoxInputError
 
 __version__ = "0.1.0"
 
-__all__ = ["DetoxError", "DetoxInputError", "__version__"]
+__all__ = ["DetoxError", "DetoxInputError", "Scores", "__version__", "score"]
+
+
+def __getattr__(name: str):
+    """``detox_core.score`` and ``detox_core.Scores``, imported on first use: ``import detox_core``
+    stays light (the metrics bring in the models' code)."""
+    if name in ("score", "Scores"):
+        # Imported here: the metrics only when a notebook scores, not for every import of the package.
+        from detox_core import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'detox_core' has no attribute {name!r}")

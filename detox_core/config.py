@@ -87,10 +87,21 @@ def _get(name: str) -> str:
     return os.environ.get(name, "").strip()
 
 
+#: Whether the package runs from a checkout of the project (``make``, ``pip install -e .``) rather
+#: than from an installed copy in site-packages.
+IN_CHECKOUT = (PROJECT_ROOT / "app.py").is_file()
+
+
 def data_dir() -> Path:
-    """Where datasets and trained models live: ``$DETOX_DATA_DIR`` or ``<project>/data``."""
+    """Where datasets and trained models live: ``$DETOX_DATA_DIR``; else the checkout's ``data/``;
+    for an installed package (``pip install detox-dashboard``) ``$XDG_DATA_HOME/detox-dashboard``
+    (``~/.local/share/detox-dashboard``)."""
     env = _get(DATA_DIR_ENV)
-    return Path(env) if env else PROJECT_ROOT / "data"
+    if env:
+        return Path(env)
+    if IN_CHECKOUT:
+        return PROJECT_ROOT / "data"
+    return Path(_get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "detox-dashboard"
 
 
 def db_url() -> str:

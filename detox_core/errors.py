@@ -4,7 +4,8 @@
 
     DetoxError                      anything the library refuses or cannot do, said for people
     ├── DetoxInputError (ValueError)      bad input: a file, a form field, an option
-    │   └── UnknownNameError (KeyError)   a preset, edition or aggregator that is not registered
+    │   ├── UnknownNameError (KeyError)   a preset, edition or aggregator that is not registered
+    │   └── UsageError                    a command's options that cannot work together
     ├── DataMissingError (FileNotFoundError)   data that has not been fetched or trained yet
     │   └── EmbeddedMissingError               the embedded models are not trained (also a
     │                                          ScorerUnavailableError: the preset cannot run)
@@ -66,6 +67,13 @@ class DetoxInputError(DetoxError, ValueError):
 
     def __str__(self) -> str:
         return self._format()
+
+
+class UsageError(DetoxInputError):
+    """A command line that cannot be run as written: options missing or in conflict, an
+    option's value of the wrong form or naming what does not exist (an output folder that is
+    a file). The command exits with 2, as for argparse's own errors; a file whose content is
+    wrong is a plain :class:`DetoxInputError` (exit 1)."""
 
 
 class UnknownNameError(DetoxInputError, KeyError):

@@ -65,7 +65,7 @@ def test_min_control_accuracy_must_be_a_fraction(capsys, crowd, tmp_path, value)
 def test_unsupported_database_url(capsys, tmp_path):
     code, err = run_cli(capsys, ["export-annotations", "--project", "p", "--db", "mysql://u:secret@h/db",
                                  "--out", str(tmp_path / "o.csv")])
-    assert code == 2 and "unsupported database URL 'mysql'" in err and "secret" not in err
+    assert code == 1 and "unsupported database URL 'mysql'" in err and "secret" not in err
 
 
 def test_missing_scores_folder(capsys, tmp_path, real_data):
@@ -79,7 +79,7 @@ def test_bad_golden_value_names_the_golden_column(capsys, tmp_path):
     path.write_text(CROWD_HEAD + "ты дебил\tyes\tmaybe\tw1\n", encoding="utf-8")
     code, err = run_cli(capsys, ["aggregate", "--crowd", str(path), "--task", "toxicity", "--out",
                                  str(tmp_path / "o.csv")])
-    assert code == 2 and "line 2, column 'GOLDEN:toxic'" in err and "'maybe'" in err
+    assert code == 1 and "line 2, column 'GOLDEN:toxic'" in err and "'maybe'" in err
 
 
 def test_empty_worker_id_is_refused_with_its_line(capsys, tmp_path):
@@ -87,7 +87,7 @@ def test_empty_worker_id_is_refused_with_its_line(capsys, tmp_path):
     path.write_text(CROWD_HEAD + "ты дебил\tyes\t\tw1\nну и погода\tno\t\t \n", encoding="utf-8")
     code, err = run_cli(capsys, ["aggregate", "--crowd", str(path), "--task", "toxicity", "--out",
                                  str(tmp_path / "o.csv")])
-    assert code == 2 and "line 3, column 'ASSIGNMENT:worker_id': the worker id is empty" in err
+    assert code == 1 and "line 3, column 'ASSIGNMENT:worker_id': the worker id is empty" in err
 
 
 def test_a_field_over_131072_characters_is_read(tmp_path):

@@ -26,5 +26,5 @@ def test_meta_eval_prints_and_writes(real_data, tmp_path, capsys):
 def test_meta_eval_bad_file(tmp_path, capsys):
     bad = tmp_path / "h.csv"
     bad.write_text("original,method_output\na,b\n", encoding="utf-8")
-    assert cli.main(["meta-eval", "--human", str(bad)]) == 2
+    assert cli.main(["meta-eval", "--human", str(bad)]) == 1
     assert "participant_name" in capsys.readouterr().err

@@ -18,6 +18,9 @@ Commands:
     health           check that the database answers (for monitoring a deployment).
     serve            start the app's server with its models warming from the start
                      (options after it go to ``streamlit run app.py``).
+
+Conventions (also ``detox --help``): results (figures, tables, ``--json``) on stdout, every
+message (progress, notes, "written: ...", errors) on stderr; exit codes in :data:`EXIT_CODES`.
 """
 
 from __future__ import annotations
@@ -30,12 +33,35 @@ from collections.abc import Sequence
 
 from detox_core import __version__
 from detox_core.cli import annotation, data, embedded, human, score, server
-from detox_core.errors import DetoxError
+from detox_core.errors import DetoxError, ScorerUnavailableError, UnknownNameError, UsageError
 from detox_core.metrics import bertscore
 
 
+#: What each exit code of a command means (documented in ``--help`` and the README).
+EXIT_CODES = {
+    0: "done",
+    1: "bad data: a file's content, data not fetched or trained, the database",
+    2: "usage: unknown, missing or conflicting options, an option's value of the wrong form",
+    3: "a model or judge that cannot load or run here",
+    130: "interrupted (Ctrl-C or SIGTERM); what was done so far is kept",
+}
+
+
+def exit_code(err: BaseException) -> int:
+    """The exit code of a command that failed with ``err`` (see :data:`EXIT_CODES`)."""
+    if isinstance(err, (UsageError, UnknownNameError)):
+        return 2
+    if isinstance(err, ScorerUnavailableError):
+        return 3
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m detox_core", description="Evaluate text detoxification systems.")
+    parser = argparse.ArgumentParser(
+        prog="detox", description="Evaluate text detoxification systems (also: python -m detox_core).",
+        epilog="results go to stdout, messages to stderr; exit codes: "
+               + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
+    )
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     data.add_commands(sub)  # fetch-data, build-lexicons
@@ -70,12 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted: the answers received so far are kept; run the same command again to go on",
               file=sys.stderr)
         return 130
-    except DetoxError as err:  # bad input, missing data, the database: said for people
+    except DetoxError as err:  # bad input, missing data, the database, a model: said for people
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:  # writing the output failed (disk full, permissions)
+        return exit_code(err)
+    except OSError as err:  # reading an input or writing the output failed (disk full, permissions)
         print(f"error: {err.filename or 'output'}: {err.strerror or err}", file=sys.stderr)
-        return 2
+        return 1
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

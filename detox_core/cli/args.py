@@ -4,6 +4,8 @@ model and calibrator options, and progress bars on stderr."""
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from detox_core.errors import DetoxInputError
+from detox_core.errors import UsageError
 from detox_core.metrics import bertscore, fitted_calibration
 
 #: Presets whose calibrators are fitted from human judgements (they take ``calibrators=``).
@@ -46,7 +48,7 @@ def out_file(path: str) -> Path:
     """An output file: not a folder, in a folder that exists or can be made, writable."""
     out = Path(path)
     if out.is_dir():
-        raise DetoxInputError(f"--out {path} is a folder; give a file name, such as {out / 'out.csv'}")
+        raise UsageError(f"--out {path} is a folder; give a file name, such as {out / 'out.csv'}")
     writable_folder(out.parent, f"--out {path}")
     return out
 
@@ -55,7 +57,7 @@ def out_dir(path: str) -> Path:
     """An output folder: refused when it is a file or cannot be made or written."""
     out = Path(path)
     if out.exists() and not out.is_dir():
-        raise DetoxInputError(f"--out {path} is a file; give a folder for the score files")
+        raise UsageError(f"--out {path} is a file; give a folder for the score files")
     writable_folder(out, f"--out {path}")
     return out
 
@@ -67,9 +69,9 @@ def writable_folder(folder: Path, what: str) -> None:
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise DetoxInputError(f"{what}: cannot create the folder {folder} ({existing} is a file)")
+        raise UsageError(f"{what}: cannot create the folder {folder} ({existing} is a file)")
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise DetoxInputError(f"{what}: the folder {existing} is not writable")
+        raise UsageError(f"{what}: the folder {existing} is not writable")
 
 
 def parse_models(items: list[str] | None) -> dict[str, str]:
@@ -77,7 +79,7 @@ def parse_models(items: list[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise DetoxInputError(f"--model expects ROLE=DIR_OR_ID (roles: sta, sim, fl), found {item!r}")
+            raise UsageError(f"--model expects ROLE=DIR_OR_ID (roles: sta, sim, fl), found {item!r}")
         role, value = item.split("=", 1)
         out[role.strip()] = value.strip()
     return out
@@ -88,7 +90,7 @@ def calibrator_options(preset: str, path: str | None) -> dict:
     if not path:
         return {}
     if preset not in FITTED:
-        raise DetoxInputError(f"--calibrators applies to {', '.join(FITTED)}, not {preset}")
+        raise UsageError(f"--calibrators applies to {', '.join(FITTED)}, not {preset}")
     return {"calibrators": fitted_calibration.load(Path(path))}
 
 
@@ -112,6 +114,38 @@ def interval(value: float, lo: float, hi: float) -> str:
 def say(msg: str) -> None:
     """A message for the person at the terminal (stderr; results go to stdout)."""
     print(msg, file=sys.stderr)
+
+
+def written(*paths: object) -> None:
+    """Say which files a command wrote (a message: stderr)."""
+    say("written: " + ", ".join(str(p) for p in paths))
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object on stdout (what was scored, the figures, the signature) "
+                             "instead of the table")
+
+
+def plain(value: object) -> object:
+    """``value`` with NaN and infinities as None, numpy numbers as Python ones, paths as
+    strings: what JSON can hold (it has no NaN)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # a numpy scalar
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def emit_json(obj: dict) -> None:
+    """The command's result as one JSON object on stdout (NaN as null)."""
+    print(json.dumps(plain(obj), ensure_ascii=False, allow_nan=False))
 
 
 def step_bars(quiet: bool) -> tuple[Callable[[str, int, int], None], Callable[[], None]]:

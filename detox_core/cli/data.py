@@ -10,14 +10,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from detox_core import config, editions
-from detox_core.errors import DetoxInputError
+from detox_core.errors import UsageError
 from detox_core.lexicons.build import build_lexicons
 
 
 def _cmd_fetch_data(args: argparse.Namespace) -> int:
     chosen = [editions.get_edition(args.edition)] if args.edition else editions.editions()
     if args.target and len(chosen) > 1:
-        raise DetoxInputError(f"--target names one edition's folder: add --edition (one of "
+        raise UsageError(f"--target names one edition's folder: add --edition (one of "
                               f"{', '.join(e.name for e in chosen)})")
     mirrors = [Path(m) for m in args.mirror] if args.mirror else None
     failed = 0

@@ -15,7 +15,9 @@ from detox_core.editions import training_edition
 from detox_core.embedded.fitted import fitted_model, judgements_digest
 from detox_core.embedded.recipe import train_embedded
 from detox_core.errors import DetoxError, EmbeddedMissingError
-from detox_core.metrics.registry import has_calibration, preset_names
+from detox_core.cli.args import add_json_option, emit_json
+from detox_core.metrics.base import signature_text
+from detox_core.metrics.registry import get_preset, has_calibration, preset_names
 
 
 def _say(msg: str) -> None:
@@ -82,14 +84,33 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if not agreement.measurable_editions():
         print("error: no edition ships human judgements with its judged systems' outputs", file=sys.stderr)
         return 1
-    presets = args.preset or ["embedded"]
+    presets, found = args.preset or ["embedded"], []
     for name in presets:
-        result = agreement.measure(name, calibrated=not args.raw or not has_calibration(name))
+        calibrated = not args.raw or not has_calibration(name)
+        result = agreement.measure(name, calibrated=calibrated)
+        found.append((name, calibrated, result))
+        if args.json:
+            continue
         weak = " (weak: the ranking may not be people's)" if result.weak else ""
         print(f"{name}: {result.sentence()}; {result.system()}{weak}")
         for system, j in result.system_j.items():
             print(f"  {system:<24} preset J {j:.3f}   human J {result.human_j[system]:.3f}")
+    if args.json:
+        emit_json({"command": "agreement", "presets": [_agreement_json(n, c, r) for n, c, r in found]})
     return 0
+
+
+def _agreement_json(name: str, calibrated: bool, result) -> dict:
+    """A preset's agreement with people, and the signature of the scores it was measured on."""
+    return {
+        "preset": name, "calibrated": calibrated, "edition": result.edition, "languages": result.languages,
+        "judged_pairs": result.n_pairs, "roc_auc": dict(zip(("value", "low", "high"), result.auc)),
+        "systems": result.n_systems, "spearman": dict(zip(("value", "low", "high"), result.spearman)),
+        "weak": result.weak, "held_out": result.held_out,
+        "system_j": {s: {"preset": j, "human": result.human_j.get(s)} for s, j in result.system_j.items()},
+        "signature": signature_text(get_preset(name).signature(calibrated).as_dict(),
+                                    edition=result.edition, measured="roc-auc+spearman"),
+    }
 
 
 def add_commands(sub) -> None:
@@ -102,4 +123,5 @@ def add_commands(sub) -> None:
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")
     ag.add_argument("--preset", action="append", choices=preset_names(), help="repeatable (default: embedded)")
     ag.add_argument("--raw", action="store_true", help="uncalibrated scores, for presets with a calibration")
+    add_json_option(ag)
     ag.set_defaults(func=cmd_agreement)

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detox_core import data
+from detox_core import __version__, data
 from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.crowd_filter import KEEP, crowd_filter, read_pairs_table
-from detox_core.cli.args import (FITTED, add_bertscore_options, calibrator_options, fraction, int_in, interval,
-                                 out_file, parse_models, step_bars)
-from detox_core.errors import DetoxInputError
+from detox_core.cli.args import (FITTED, add_bertscore_options, add_json_option, calibrator_options, emit_json, fraction,
+                                 int_in, interval, out_file, parse_models, step_bars, written)
+from detox_core.errors import DetoxInputError, UsageError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.base import system_scores
 from detox_core.metrics.registry import get_preset, preset_class, preset_names
@@ -68,7 +68,7 @@ def _cmd_crowd_filter(args: argparse.Namespace) -> int:
     data.write_text_atomic(out, kept.to_csv(index=False))
     if labels_out:
         data.write_text_atomic(labels_out, result.table.to_csv(index=False))
-    print(f"written: {out}" + (f", {labels_out}" if labels_out else ""), file=sys.stderr)
+    written(out, *([labels_out] if labels_out else []))
     return 0
 
 
@@ -77,21 +77,30 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
     frame = add_reference_metrics(add_2025_recipes(data.load_human_judgements(Path(args.human))))
     if args.scores:
         if not Path(args.scores).is_dir():
-            raise DetoxInputError(f"--scores {args.scores}: no such folder (give the --out folder of a `score` run)")
+            raise UsageError(f"--scores {args.scores}: no such folder (give the --out folder of a `score` run)")
         frame = join_score_files(frame, Path(args.scores))
     table = meta_eval(frame, n_boot=args.n_boot)
     if table.empty:
         print("no automatic metric found: pass --scores DIR or a file with metric columns", file=sys.stderr)
         return 1
-    print(f"{'axis':<4} {'metric':<18} {'level':<8} {'n':>5}  {'Spearman':<24} {'Pearson':<24} {'ROC-AUC / ranking acc.':<24}")
-    for r in table.itertuples(index=False):
-        third = interval(r.roc_auc, r.roc_auc_low, r.roc_auc_high) if r.level == "sentence" else interval(
-            r.ranking_accuracy, r.ranking_accuracy_low, r.ranking_accuracy_high)
-        print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  {interval(r.spearman, r.spearman_low, r.spearman_high):<24} "
-              f"{interval(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
     if out:
         data.write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))
-        print(f"written: {args.out}", file=sys.stderr)
+    if args.json:
+        emit_json({"command": "meta-eval", "human": args.human, "scores": args.scores,
+                   "judged_pairs": len(frame), "rows": table.to_dict("records"),
+                   "signature": f"meta-eval|boot:{args.n_boot}|ci:95|lib:{__version__}",
+                   "written": [str(out)] if out else []})
+    else:
+        print(f"{'axis':<4} {'metric':<18} {'level':<8} {'n':>5}  {'Spearman':<24} {'Pearson':<24} "
+              f"{'ROC-AUC / ranking acc.':<24}")
+        for r in table.itertuples(index=False):
+            third = interval(r.roc_auc, r.roc_auc_low, r.roc_auc_high) if r.level == "sentence" else interval(
+                r.ranking_accuracy, r.ranking_accuracy_low, r.ranking_accuracy_high)
+            print(f"{r.axis:<4} {r.metric:<18} {r.level:<8} {r.n:>5}  "
+                  f"{interval(r.spearman, r.spearman_low, r.spearman_high):<24} "
+                  f"{interval(r.pearson, r.pearson_low, r.pearson_high):<24} {third:<24}")
+    if out:
+        written(args.out)
     return 0
 
 
@@ -116,10 +125,11 @@ def _cmd_fit_calibrators(args: argparse.Namespace) -> int:
     out = out_file(args.out) if args.out else fitted_calibration.saved_path(args.preset)
     if args.published:
         path = fitted_calibration.save(published_set(args.preset), out)
-        print(f"MERA's published calibrator (one isotonic map for STA, SIM and FL); written: {path}")
+        print("MERA's published calibrator (one isotonic map for STA, SIM and FL)")
+        written(path)
         return 0
     if not args.human:
-        raise DetoxInputError("give --human FILE (the judgements to fit on) or --published")
+        raise UsageError("give --human FILE (the judgements to fit on) or --published")
     frame = data.load_human_judgements(Path(args.human))
     if "lang" in frame:
         frame = frame[frame["lang"].map(preset_class(args.preset).covers)]
@@ -145,7 +155,8 @@ def _cmd_fit_calibrators(args: argparse.Namespace) -> int:
     if missing:
         print(f"{missing:,} judged pairs without a score were left out", file=sys.stderr)
     print(f"{args.kind} calibrators for {args.preset} fitted on {cals.fitted_on['n']:,} pairs "
-          f"(sha256 {cals.fitted_on['sha256'][:12]}); written: {path}")
+          f"(sha256 {cals.fitted_on['sha256'][:12]})")
+    written(path)
     return 0
 
 
@@ -155,6 +166,7 @@ def add_commands(sub) -> None:
     meta.add_argument("--scores", metavar="DIR", help="a folder written by `score --out`, joined by system and text")
     meta.add_argument("--out", metavar="FILE.csv", help="write the table as CSV")
     meta.add_argument("--n-boot", type=int_in(1, 100_000), default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    add_json_option(meta)
     add_bertscore_options(meta)
     meta.set_defaults(func=_cmd_meta_eval)
 

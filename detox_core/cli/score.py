@@ -11,12 +11,13 @@ import pandas as pd
 from tqdm import tqdm
 
 from detox_core import editions
-from detox_core.cli.args import add_bertscore_options, calibrator_options, int_in, out_dir, parse_models
-from detox_core.errors import ScorerUnavailableError
+from detox_core.cli.args import (add_bertscore_options, add_json_option, calibrator_options, emit_json, int_in, out_dir,
+                                 parse_models, written)
+from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import DEFAULT_PRESET, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
-from detox_core.submissions.batch import Reporter, score_submissions
+from detox_core.submissions.batch import BatchResult, Reporter, score_submissions
 
 
 class TerminalReporter(Reporter):
@@ -63,20 +64,73 @@ def _cmd_score(args: argparse.Namespace) -> int:
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
                      precision=args.precision, token_budget=args.token_budget,
                      disk_cache=None if args.no_disk_cache else default_disk_cache())
-    try:
-        result = score_submissions(
-            Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
-            preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
-            references=Path(args.refs) if args.refs else None, reporter=TerminalReporter(args.quiet),
-            options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
-            edition=args.edition, split=args.split,
-        )
-    except ScorerUnavailableError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 3
-    for path in result.written:
-        print(path)
+    result = score_submissions(
+        Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
+        preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
+        references=Path(args.refs) if args.refs else None, reporter=TerminalReporter(args.quiet or args.json),
+        options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
+        edition=args.edition, split=args.split,
+    )
+    if args.json:
+        emit_json(score_json(args, result))
+    else:
+        for line in system_lines(result):
+            print(line)
+    written(f"{len(result.written)} files in {out_dir(args.out)}")
     return 0
+
+
+#: The figures of a system line and of ``--json``, in this order (chrF needs references).
+FIGURES = (("j", "J"), ("sta", "STA"), ("sim", "SIM"), ("fl", "FL"), ("chrf", "chrF"))
+
+
+def system_lines(result: BatchResult) -> list[str]:
+    """One line per submission: its name, J, STA, SIM, FL and chrF (over languages, each counting
+    once, for a multilingual task, and the edition's named averages), n."""
+    lines = []
+    width = max((len(n) for n in result.summary["submission"]), default=0)
+    for row in result.summary.to_dict("records"):
+        figures = "  ".join(f"{label} " + ("n/a" if pd.isna(row.get(col)) else f"{row[col]:.3f}")
+                            for col, label in FIGURES)
+        extra = "".join(f"  J_{k} {v:.3f}" for k, v in _averages(result, row).items() if not pd.isna(v))
+        over = f", mean over {row['mean_over']} languages" if "mean_over" in row else ""
+        lines.append(f"{row['submission']:<{width}}  {figures}{extra}  (n={int(row['n'])}{over})")
+    return lines
+
+
+def _averages(result: BatchResult, row: dict) -> dict[str, float]:
+    """A summary row's named averages of J (an edition's ``avg_p``...), not its J per language."""
+    languages = result.languages.get(row["submission"])
+    codes = set(languages["lang"]) if languages is not None else set()
+    return {k[2:]: row[k] for k in row if k.startswith("j_") and k != "j_raw" and k[2:] not in codes}
+
+
+def score_json(args: argparse.Namespace, result: BatchResult) -> dict:
+    """``score --json``: what was scored (the inputs, the preset), each submission's figures
+    (per language for a multilingual task) and its signature, the files written."""
+    systems = []
+    for row in result.summary.to_dict("records"):
+        name = row["submission"]
+        sig = result.tables[name].attrs.get("signature", {})
+        entry: dict = {"name": name, "n": int(row["n"]), **{col: row.get(col) for col, _ in FIGURES}}
+        languages = result.languages.get(name)
+        if languages is not None:
+            entry["mean_over"] = row.get("mean_over")
+            entry["averages"] = _averages(result, row)
+            entry["languages"] = {
+                lang["lang"]: {"language": lang["language"], "n": int(lang["n"]),
+                               **{col: lang.get(col) for col, _ in FIGURES}, "note": lang["note"]}
+                for lang in languages.to_dict("records")}
+            scored = [lang for lang in languages.to_dict("records") if not pd.isna(lang.get("j"))]
+            extra = {"lang": ",".join(sorted(lang["lang"] for lang in scored))}
+        else:
+            extra = {"lang": "ru"} if args.edition and not editions.get_edition(args.edition).multilingual else {}
+        entry["signature"] = signature_text(sig, **extra)
+        entry["signature_fields"] = sig
+        systems.append(entry)
+    return {"command": "score", "inputs": result.label, "edition": args.edition, "split": args.split,
+            "preset": args.preset, "calibrated": not args.raw, "systems": systems,
+            "written": [str(p) for p in result.written]}
 
 
 def add_commands(sub) -> None:
@@ -125,6 +179,7 @@ def add_commands(sub) -> None:
     score.add_argument("--no-disk-cache", action="store_true",
                        help="do not read or fill the on-disk cache of model outputs (data/cache/model_outputs)")
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    add_json_option(score)
     add_bertscore_options(score)
     llm = score.add_argument_group("llm-judge preset (the key: $OPENAI_API_KEY only)")
     llm.add_argument("--llm-base-url", metavar="URL", help="chat-completions server (default $OPENAI_BASE_URL)")

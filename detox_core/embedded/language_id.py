@@ -158,3 +158,50 @@ def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
     return out
 
 
+
+
+#: Letters that only Ukrainian (і ї є ґ) or Tatar (ә ө ү җ ң һ) of the editions' Cyrillic languages use.
+_UKRAINIAN = set("іїєґІЇЄҐ")
+_TATAR = set("әөүҗңһӘӨҮҖҢҺ")
+#: lingua's confidence a Latin or Cyrillic text needs for its language to be taken as known
+#: (below it: a short text that reads as several languages; benchmarks/bench_language_detection.py).
+SURE_CONFIDENCE = 0.5
+
+
+def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
+    """Each text's language among the editions' (an ISO code, None with no letters) and
+    whether it is sure.
+
+    The script decides where it is one language's alone (Amharic, Arabic, Hebrew, Hindi in
+    Devanagari); Chinese and Japanese by kana; Tatar and Ukrainian by their own letters;
+    otherwise lingua among the Latin and Cyrillic languages, sure from a confidence of
+    :data:`SURE_CONFIDENCE`. Romanised Hindi (Hinglish) cannot be told from the Latin
+    languages: give it explicitly."""
+    out: list[tuple[str | None, bool]] = []
+    ask: dict[int, str] = {}
+    for k, text in enumerate(texts):
+        shares = script_shares(text)
+        if not shares:
+            out.append((None, False))
+            continue
+        script = shares.most_common(1)[0][0]
+        if script == "cjk":
+            kana = any("HIRAGANA" in unicodedata.name(ch, "") or "KATAKANA" in unicodedata.name(ch, "") for ch in text)
+            out.append(("ja" if kana else "zh", True))
+        elif script == "cyrillic" and any(ch in _TATAR for ch in text):
+            out.append(("tt", True))
+        elif script == "cyrillic" and any(ch in _UKRAINIAN for ch in text):
+            out.append(("uk", True))
+        elif script in ("latin", "cyrillic"):
+            out.append((None, False))
+            ask[k] = text
+        else:
+            codes = languages_in_script(script)
+            out.append((codes[0], True) if len(codes) == 1 else (None, False))
+    if ask:
+        found = detector().compute_language_confidence_values_in_parallel(list(ask.values()))
+        for k, values in zip(ask, found):
+            best = values[0] if values else None
+            if best is not None:
+                out[k] = (_CODES.get(best.language.name), best.value >= SURE_CONFIDENCE)
+    return out

@@ -11,8 +11,11 @@ the calibration and the library version. Same inputs + same signature = same num
 from __future__ import annotations
 
 import functools
+import hashlib
+import inspect
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -73,6 +76,38 @@ class Signature:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
+    """A signature in one line, as sacrebleu prints its own: ``key:value`` fields joined by
+    ``|``, e.g. ``preset:embedded|version:4|calibrated:yes|sta:embedded/tfidf-char-logreg@1a2b3c4d|...|
+    chrf:chrF2+nc=6+nw=0+...|lib:0.1.0``. Each model is its id and the first 8 characters of its
+    revision (and its dtype when not float32); the calibration a short hash of its parameters;
+    ``extra`` fields (a language, how it was found) go before ``lib``. Two score tables with the
+    same text were made the same way. A string, so a column holding it survives ``concat`` and
+    ``merge``, unlike ``DataFrame.attrs``."""
+    fields = [f"preset:{sig.get('preset', '?')}", f"version:{sig.get('preset_version', '?')}",
+              f"calibrated:{'yes' if sig.get('calibrated', True) else 'no'}"]
+    for role, model in sorted((sig.get("models") or {}).items()):
+        if not isinstance(model, Mapping):
+            continue
+        ident = str(model.get("id", "?"))
+        rev = model.get("revision")
+        if rev:
+            ident += f"@{str(rev)[:8]}"
+        if model.get("dtype") and model.get("dtype") != "float32":
+            ident += f"+{model['dtype']}"
+        fields.append(f"{role}:{ident}")
+    cal = sig.get("calibration")
+    if cal:
+        digest = hashlib.sha1(json.dumps(cal, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:8]
+        kind = cal.get("type", "rotation") if isinstance(cal, Mapping) else "rotation"
+        fields.append(f"calibration:{kind}-{digest}" if kind != "none" else "calibration:none")
+    if sig.get("chrf"):
+        fields.append("chrf:" + str(sig["chrf"]).replace(":", "=").replace("|", "+"))
+    fields += [f"{k}:{v}" for k, v in extra.items()]
+    fields.append(f"lib:{sig.get('library', __version__)}")
+    return "|".join(fields)
 
 
 def make_score_frame(
@@ -191,9 +226,14 @@ class Preset(ABC):
         if own is None or getattr(own, "_adds_references", False) or getattr(own, "__isabstractmethod__", False):
             return
 
+        # A recipe that reads no language (one registered by a plugin, written before ``langs``) is
+        # not told it.
+        reads_langs = "langs" in inspect.signature(own).parameters
+
         @functools.wraps(own)
-        def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None):
-            frame = own(self, inputs, outputs, references, calibrated=calibrated, progress=progress)
+        def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None):
+            told = {"langs": langs} if reads_langs else {}
+            frame = own(self, inputs, outputs, references, calibrated=calibrated, progress=progress, **told)
             refs = check_pairs(inputs, outputs, references)
             return add_reference_columns(frame, list(outputs), refs, self.get_pool())
 
@@ -282,8 +322,14 @@ class Preset(ABC):
         *,
         calibrated: bool = True,
         progress: StepProgress | None = None,
+        langs: Sequence[str] | None = None,
     ) -> pd.DataFrame:
-        """Score every pair; returns a score frame (one row per pair)."""
+        """Score every pair; returns a score frame (one row per pair).
+
+        ``langs``: the language (ISO code) of each pair, for the recipes that read it (the
+        embedded preset picks its models by it, an LLM judge names it in its prompts); the
+        others score any language the same way. :func:`detox_core.score` detects it when it
+        is not given."""
 
     def signature(self, calibrated: bool = True) -> Signature:
         return Signature(preset=self.name, preset_version=self.version, calibrated=calibrated, chrf=chrf_signature())

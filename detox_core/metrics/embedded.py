@@ -15,6 +15,7 @@ from detox_core import config
 from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
+from detox_core.embedded.language_id import main_script
 from detox_core.embedded.loader import load_models, preload_steps
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
@@ -88,7 +89,7 @@ class EmbeddedPreset(Preset):
                  langs: Sequence[str] | None = None) -> None:
         super().__init__(pool=pool, models=models, sources=sources)
         self.folder = folder
-        #: the language of each pair (set by the callers that know it); None: all Russian
+        #: the language of each pair when :meth:`score` is not told (None: Russian, for Cyrillic inputs)
         self.langs = list(langs) if langs is not None else None
 
     @classmethod
@@ -163,15 +164,29 @@ class EmbeddedPreset(Preset):
             return f"{language_name(langs[0])} only"
         return f"{len(langs)} languages ({', '.join(langs)})"
 
-    def _languages(self, n: int) -> list[str]:
-        if self.langs is None:
+    def _languages(self, inputs: Sequence[str], langs: Sequence[str] | None) -> list[str]:
+        """Each pair's language: ``langs`` as given to :meth:`score`, else those given to the
+        constructor, else Russian (the RUSSE-2022 task) when the inputs are written in Cyrillic;
+        inputs mostly in another script without a language are refused, never scored as Russian
+        (:func:`detox_core.score` detects the languages)."""
+        n = len(inputs)
+        langs = langs if langs is not None else self.langs
+        if langs is None:
+            foreign = [k for k, text in enumerate(inputs) if main_script(text) not in (None, "cyrillic")
+                       and len(text) >= 12]
+            if foreign and len(foreign) * 2 > n:
+                k = foreign[0]
+                raise DetoxInputError(
+                    f"no language was given and {len(foreign)} of the {n} inputs are not in Cyrillic (the first, "
+                    f"pair {k + 1}: {inputs[k][:60]!r}), so they are not Russian: give each pair's language "
+                    "(langs=[...]), or score with detox_core.score(), which detects it")
             return ["ru"] * n
-        if len(self.langs) != n:
-            raise DetoxInputError(f"expected a language per pair ({n}), found {len(self.langs)}")
-        unknown = sorted({lang for lang in self.langs if lang not in self.languages})
+        if len(langs) != n:
+            raise DetoxInputError(f"expected a language per pair ({n}), found {len(langs)}")
+        unknown = sorted({lang for lang in langs if lang not in self.languages})
         if unknown:
             raise DetoxInputError(f"the embedded preset covers {', '.join(self.languages)}; found {', '.join(unknown)}")
-        return list(self.langs)
+        return list(langs)
 
     def axes_of_language(self, lang: str, inputs: Sequence[str], outputs: Sequence[str],
                          references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
@@ -187,12 +202,12 @@ class EmbeddedPreset(Preset):
         return multilingual.axes(trained[lang], inputs, outputs, references, sentence_chrf,
                                  memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
-    def _by_language(self, inputs, outputs, refs, russian, progress=None
+    def _by_language(self, inputs, outputs, refs, russian, progress=None, langs=None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """STA, SIM, FL and chrF of every pair: Russian rows by ``russian(idx)``, the others
         by their language's models."""
         n = len(outputs)
-        langs = self._languages(n)
+        langs = self._languages(inputs, langs)
         out = np.full((4, n), np.nan)
         trained = multilingual.load_languages(load_models(self.folder).folder) or {}
         for lang in dict.fromkeys(langs):
@@ -248,7 +263,7 @@ class EmbeddedPreset(Preset):
         return {"sta": sta, "recall": recall, "chrf_lc": chrf_lc, "sim": sim, "g_in": g_in, "g_out": g_out,
                 "fl": fl, "toxic_in": toxic, "chrf": chrf_ref}
 
-    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         m = load_models(self.folder)
 
@@ -261,7 +276,7 @@ class EmbeddedPreset(Preset):
                 sta, sim, fl = fit.apply(ins, outs, ax, m)
             return sta, sim, fl, ax["chrf"]
 
-        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress)
+        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress, langs)
         return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:

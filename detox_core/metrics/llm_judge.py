@@ -60,7 +60,8 @@ class LLMJudgePreset(Preset):
                 of ``options``: ``base_url``, ``model``, ``api_key``, ``concurrency``, ...).
             cache: the response cache (default: the app's database).
             local_model: a local folder or hub id of a causal LM to judge with instead of a server.
-            langs: each pair's language (fills ``{lang}`` and picks per-language examples).
+            langs: each pair's language when :meth:`score` is not told (fills ``{lang}`` and picks
+                per-language examples).
         """
         super().__init__(pool, models, sources)
         self.settings = settings or resolve(**options)
@@ -87,16 +88,19 @@ class LLMJudgePreset(Preset):
             self._cache = ResponseCache()
         return LLMJudge(self.settings, self._cache)
 
-    def estimate(self, inputs, outputs) -> Estimate | None:
-        """Requests, tokens and cost before a run (None for a local model: no bill)."""
+    def estimate(self, inputs, outputs, langs=None) -> Estimate | None:
+        """Requests, tokens and cost before a run (None for a local model: no bill); ``langs``
+        as for :meth:`score`."""
         judge = self.judge()
-        return judge.estimate(inputs, outputs, self.langs) if isinstance(judge, LLMJudge) else None
+        langs = langs if langs is not None else self.langs
+        return judge.estimate(inputs, outputs, langs) if isinstance(judge, LLMJudge) else None
 
-    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
-        if self.langs is not None and len(self.langs) != len(inputs):
-            raise DetoxInputError(f"expected a language per pair ({len(inputs)}), found {len(self.langs)}")
-        values, usage = self.judge().judge(list(inputs), list(outputs), self.langs, progress)
+        langs = list(langs) if langs is not None else self.langs
+        if langs is not None and len(langs) != len(inputs):
+            raise DetoxInputError(f"expected a language per pair ({len(inputs)}), found {len(langs)}")
+        values, usage = self.judge().judge(list(inputs), list(outputs), langs, progress)
         frame = make_score_frame(values["sta"].to_numpy(), values["sim"].to_numpy(), values["fl"].to_numpy(),
                                  sentence_chrf(outputs, refs), self.signature(calibrated))
         frame.attrs["llm_usage"] = asdict(usage)

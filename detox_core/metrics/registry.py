@@ -124,11 +124,10 @@ def score(
 ) -> pd.DataFrame:
     """Score outputs with a preset; see :meth:`Preset.score`. ``langs``: the language of
     each pair, told to presets that read it (the embedded preset picks its models by it;
-    without it, it scores Russian)."""
+    without it, it scores Cyrillic inputs as Russian and refuses others). For notebooks,
+    :func:`detox_core.score` detects the languages and returns means with intervals."""
     scorer = get_preset(preset, pool=pool, models=models)
-    if langs is not None and hasattr(scorer, "langs"):
-        scorer.langs = list(langs)
-    return scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress)
+    return scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress, langs=langs)
 
 
 #: What each model role does, in the words of people who choose a preset.

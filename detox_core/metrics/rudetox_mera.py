@@ -153,7 +153,7 @@ class RudetoxMera(Preset):
             fl = np.repeat(fl, 2, axis=1)
         return {"sta": sta[:, 0], "sim": sim[:, int(found[0])] if sim.shape[1] > 1 else sim[:, 0], "fl": fl[:, 1]}
 
-    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         outputs = [str(o).strip() for o in outputs]
         raw = self.raw_axes(list(inputs), outputs, progress)

@@ -69,7 +69,7 @@ class Russe2022(Preset):
         p_out = pool.probabilities(fl_model, outputs, role="fl", progress=step("FL outputs"), source=src("fl"))[:, clean]
         return {"p_neutral": p_neutral, "cosine": cosine, "fl_delta": p_out - p_in}
 
-    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         ax = self.axes(inputs, outputs, progress)
         cal = self.calibration

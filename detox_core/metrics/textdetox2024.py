@@ -37,7 +37,7 @@ class TextDetox2024(Preset):
     def default_models(cls) -> dict[str, str]:
         return {"sta": "textdetox/xlmr-large-toxicity-classifier", "sim": "sentence-transformers/LaBSE"}
 
-    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None) -> pd.DataFrame:
+    def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         pool = self.get_pool()
 

@@ -114,7 +114,8 @@ class TextDetox2025(Preset):
                 "fl": xcomet.MODEL}
 
     def score(self, inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]] | None = None,
-              *, calibrated: bool = True, progress: StepProgress | None = None) -> pd.DataFrame:
+              *, calibrated: bool = True, progress: StepProgress | None = None,
+              langs: Sequence[str] | None = None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
         first = [r[0] if r else None for r in refs]
         has = np.array([r is not None for r in first])

@@ -28,7 +28,7 @@ import pandas as pd
 from detox_core import data, editions
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
-from detox_core.errors import DetoxInputError
+from detox_core.errors import DetoxInputError, UsageError
 from detox_core.judge.runner import Usage
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, system_scores
 from detox_core.metrics.registry import get_preset, preset_class
@@ -70,12 +70,14 @@ class BatchResult:
             signature in ``attrs["signature"]``.
         summary: one row per submission (the ``summary.csv`` content).
         languages: a multilingual submission's table per language.
+        label: what was scored against, in words ("textdetox2024, test split", a file name).
     """
 
     written: list[Path]
     tables: dict[str, pd.DataFrame]
     summary: pd.DataFrame
     languages: dict[str, pd.DataFrame] = field(default_factory=dict)
+    label: str = ""
 
 
 def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], list[list[str]]]:
@@ -161,13 +163,13 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
         DataMissingError: the edition's split has not been fetched.
     """
     if (inputs_path is None) == (edition is None):
-        raise DetoxInputError("give the inputs as --inputs FILE or --edition NAME (one of them)")
+        raise UsageError("give the inputs as --inputs FILE or --edition NAME (one of them)")
     if edition is not None:
         ed = editions.get_edition(edition)
         if split is None:
             split = "test" if "test" in ed.splits else next(iter(ed.splits))
         if split not in ed.splits:
-            raise DetoxInputError(f"{ed.title} has no split {split!r}; its splits: {', '.join(ed.splits)}")
+            raise UsageError(f"{ed.title} has no split {split!r}; its splits: {', '.join(ed.splits)}")
         whole = ed.load([s for s in ed.available_splits() if s != split] + [split])
         label = f"{ed.name}, {split} split"
         if not ed.multilingual:
@@ -246,7 +248,7 @@ def score_submissions(
     names = [submission_name(p) for p in submissions]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
-        raise DetoxInputError(f"two submissions are named {', '.join(twice)}: their score files would collide; "
+        raise UsageError(f"two submissions are named {', '.join(twice)}: their score files would collide; "
                               "rename one")
     if task.multilingual:
         prepared = _validate_multilingual(task, submissions, names, preset)
@@ -295,7 +297,7 @@ def score_submissions(
     table = pd.DataFrame(rows)
     data.write_text_atomic(summary, table.to_csv(index=False, float_format="%.6f"))
     written.append(summary)
-    return BatchResult(written, results, table, by_language)
+    return BatchResult(written, results, table, by_language, task.label)
 
 
 def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str]) -> dict:
@@ -334,9 +336,7 @@ def _run(scorer, name: str, inputs, outputs, references, langs, calibrated: bool
     """One submission through the scorer, its progress told to ``reporter`` (and an LLM
     judge's estimate and cost)."""
     if hasattr(scorer, "estimate") and reporter.wants_estimates:
-        if langs is not None and hasattr(scorer, "langs"):
-            scorer.langs = list(langs)
-        estimate = scorer.estimate(inputs, outputs)
+        estimate = scorer.estimate(inputs, outputs, None if langs is None else list(langs))
         if estimate is not None:
             reporter.note(name, estimate.text())
     progress = reporter.progress(name, len(outputs), "pair" if not hasattr(scorer, "estimate") else "request")

@@ -260,10 +260,8 @@ def run_scorer(scorer, inputs: Sequence[str], outputs: Sequence[str], references
                langs: Sequence[str] | None, calibrated: bool, progress: StepProgress | None = None) -> pd.DataFrame:
     """Score pairs with a preset object, telling a preset that reads languages (the LLM
     judge: ``{lang}`` in its prompts, per-language examples) the language of each pair."""
-    if langs is not None and hasattr(scorer, "langs"):
-        scorer.langs = list(langs)
     return scorer.score(list(inputs), list(outputs), [list(r) for r in references], calibrated=calibrated,
-                        progress=progress)
+                        progress=progress, langs=None if langs is None else list(langs))
 
 
 def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dataset: str, split: str,

@@ -171,4 +171,4 @@ def test_cli_crowd_filter(files, tmp_path, capsys):
                      "--content", str(files["content"]), "--fluency", str(files["fluency"]), "--no-score",
                      "--out", str(out)])  # the fluency export given as the toxicity one
     err = capsys.readouterr().err
-    assert code == 2 and "fluency.tsv" in err and "'fluent' is not an answer of the toxicity task" in err
+    assert code == 1 and "fluency.tsv" in err and "'fluent' is not an answer of the toxicity task" in err

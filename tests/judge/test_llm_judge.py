@@ -243,7 +243,7 @@ def test_cli_says_what_to_set_and_names_a_bad_template(tmp_path, monkeypatch, ca
     assert "no endpoint" in capsys.readouterr().err and not (tmp_path / "scores").exists()
     bad = tmp_path / "judge.toml"
     bad.write_text('name = "x"\nversion = "1"\n[sta]\nprompt = "{input}"\n', encoding="utf-8")
-    assert main([*args, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--llm-template", str(bad)]) == 2
+    assert main([*args, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m", "--llm-template", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "judge.toml" in err and "line 4" in err
 
@@ -251,8 +251,7 @@ def test_cli_says_what_to_set_and_names_a_bad_template(tmp_path, monkeypatch, ca
 def test_languages_reach_the_prompts(cache):
     with FakeLLM() as server:
         preset = judge(server, cache)
-        preset.langs = ["de", "ru"]
-        frame = preset.score(["Du Idiot", "ты дебил"], ["Du irrst dich", "ты неправ"])
+        frame = preset.score(["Du Idiot", "ты дебил"], ["Du irrst dich", "ты неправ"], langs=["de", "ru"])
         assert frame["j"].notna().all()
         with cache.engine.connect() as conn:
             assert conn.exec_driver_sql("SELECT count(*) FROM llm_judge_responses").scalar() == 8

@@ -277,7 +277,8 @@ def test_cli_fit_calibrators_and_score_with_them(mera_models, tmp_path, monkeypa
     assert code == 0, capsys.readouterr().err
     saved = fitted_calibration.load_saved("rudetox-mera")  # the default: the file the app reads
     assert saved.fitted_on["n"] == 12 and "human.tsv" in saved.fitted_on["description"]
-    assert "written" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "fitted on 12 pairs" in said.out and "written" in said.err and "written" not in said.out
 
     # The same fit from raw scores read from a file (what crowd-filter and score write).
     scores = get_preset("rudetox-mera", pool=ModelPool(device="cpu", backend="torch"),

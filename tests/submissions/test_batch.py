@@ -62,7 +62,7 @@ def test_line_count_mismatch_fails_and_writes_nothing(files, tiny_models, capsys
     code = cli.main(["score", "--inputs", str(files / "inputs.tsv"), "--preds", str(files / "a.txt"), str(files / "short.txt"),
                      "--preset", "russe2022", *model_args(tiny_models), "--out", str(out), "-q"])
     err = capsys.readouterr().err
-    assert code == 2 and "short.txt" in err and "expected 3 outputs" in err
+    assert code == 1 and "short.txt" in err and "expected 3 outputs" in err
     assert not out.exists()
 
 
@@ -70,7 +70,7 @@ def test_empty_submission_fails(files, tiny_models, capsys):
     (files / "empty.txt").write_bytes(b"")
     code = cli.main(["score", "--inputs", str(files / "inputs.tsv"), "--preds", str(files / "empty.txt"),
                      "--preset", "russe2022", *model_args(tiny_models), "--out", str(files / "o"), "-q"])
-    assert code == 2 and "empty" in capsys.readouterr().err
+    assert code == 1 and "empty" in capsys.readouterr().err
 
 
 def test_unreadable_model_fails_with_exit_3(files, tmp_path, capsys):
@@ -172,16 +172,17 @@ def test_an_llm_judge_s_estimate_is_asked_for_only_when_it_is_shown(capsys):
             return "2 requests, about $0.01"
 
     class Judge:
-        langs: list[str] = []
-
         def __init__(self) -> None:
             self.estimated = 0
+            self.langs: list[str] | None = None
 
-        def estimate(self, inputs, outputs):
+        def estimate(self, inputs, outputs, langs):
             self.estimated += 1
+            assert langs == ["en", "en"]
             return Estimate()
 
-        def score(self, inputs, outputs, references, calibrated, progress):
+        def score(self, inputs, outputs, references, *, calibrated, progress, langs):
+            self.langs = langs
             progress("judge", len(outputs), len(outputs))
             return pd.DataFrame({"j": [0.5] * len(outputs)})
 

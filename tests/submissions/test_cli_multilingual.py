@@ -128,7 +128,7 @@ def test_every_problem_of_every_file_before_anything_is_scored(editions_root, tm
     files = [write(tmp_path / f"{name}.tsv", header, body) for name, body in
              (("fr", other_language), ("stranger", not_an_input), ("twice", twice))]
     out = tmp_path / "out"
-    assert score("--edition", "textdetox2024", "--preds", *files, "--out", out) == 2
+    assert score("--edition", "textdetox2024", "--preds", *files, "--out", out) == 1
     err = capsys.readouterr().err
     assert "3 files have problems" in err
     assert "fr.tsv, line 6" in err and "fr (French) is in TextDetox 2025" in err
@@ -139,14 +139,14 @@ def test_every_problem_of_every_file_before_anything_is_scored(editions_root, tm
 
 def test_a_submission_with_a_header_only_is_said_to_have_no_rows(editions_root, tmp_path, capsys):
     empty = write(tmp_path / "empty.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [])
-    assert score("--edition", "textdetox2024", "--preds", empty, "--out", tmp_path / "o") == 2
+    assert score("--edition", "textdetox2024", "--preds", empty, "--out", tmp_path / "o") == 1
     assert "empty.tsv: expected at least one row after the header, found none" in capsys.readouterr().err
 
 
 def test_an_inputs_file_with_a_code_no_edition_has_names_line_and_column(tmp_path, capsys):
     inputs = write(tmp_path / "inputs.tsv", ("toxic_sentence", "lang"), [("you idiot", "en"), ("du idiot", "xx")])
     preds = write(tmp_path / "p.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [("you idiot", "you", "en")])
-    assert score("--inputs", inputs, "--preds", preds, "--out", tmp_path / "o") == 2
+    assert score("--inputs", inputs, "--preds", preds, "--out", tmp_path / "o") == 1
     err = capsys.readouterr().err
     assert "inputs.tsv, line 3, column 'lang'" in err and "unknown language code 'xx'" in err
 
@@ -169,11 +169,11 @@ def test_references_from_the_inputs_file_or_a_references_file(tmp_path, embedded
     assert (a["chrf"] == 1.0).all() and a["reference1"].tolist() == refs  # the output is the reference
     pd.testing.assert_frame_equal(a, b)
     stray = write(tmp_path / "stray.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [("not an input", "x", "ru")])
-    assert score("--inputs", bare, "--refs", stray, "--preds", preds, "--out", tmp_path / "c") == 2
+    assert score("--inputs", bare, "--refs", stray, "--preds", preds, "--out", tmp_path / "c") == 1
     assert "stray.tsv, line 2, column 'toxic_sentence': this Russian input is not in the inputs file" in \
         capsys.readouterr().err
     italian = write(tmp_path / "it.tsv", ("toxic_sentence", "neutral_sentence", "lang"), [(texts[0], "x", "it")])
-    assert score("--inputs", bare, "--refs", italian, "--preds", preds, "--out", tmp_path / "d") == 2
+    assert score("--inputs", bare, "--refs", italian, "--preds", preds, "--out", tmp_path / "d") == 1
     assert "it.tsv, line 2, column 'lang': a reference in Italian, but the inputs have no Italian (it); they have ru" \
         in capsys.readouterr().err
 

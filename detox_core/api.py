@@ -1,0 +1,223 @@
+"""The library in a notebook, as sacrebleu and COMET are used: one call that scores, a result
+that keeps every pair's scores, each system's means with 95% intervals, and a signature.
+
+::
+
+    import detox_core
+    result = detox_core.score(inputs, outputs, preset="embedded")
+    print(result)            # embedded: J 0.512 [0.478, 0.547] STA ... SIM ... FL ... chrF ... | preset:embedded|...
+    result.frame             # one row per pair: system, lang, input, output, sta, sim, fl, j, chrf, ..., signature
+    result.systems           # one row per system: n, languages, each mean with its interval, signature
+    result.signature         # a string: preset:embedded|version:4|...|lang:en|langid:detected|lib:0.1.0
+
+Each pair's language is given (``lang="de"``, or one code per pair) or detected from its
+input (:func:`detox_core.embedded.language_id.detect`); it is never assumed. A pair whose
+language cannot be told, or that the preset does not cover, is refused with a message that
+names it. The signature is a string, in the frame as a column too, so it survives
+``pd.concat`` and ``merge`` (``DataFrame.attrs`` does not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from detox_core.embedded.language_id import detect, main_script
+from detox_core.errors import DetoxInputError
+from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, StepProgress, signature_text
+from detox_core.metrics.registry import DEFAULT_PRESET, get_preset, preset_class
+from detox_core.models import ModelPool
+from detox_core.stats.bootstrap import bootstrap_ci, macro_weights, stratified_indices
+from detox_core.vocab import language_name
+
+#: The columns :attr:`Scores.systems` gives a mean and an interval for, in this order.
+SYSTEM_COLUMNS = ("j", "sta", "sim", "fl", "chrf")
+#: The name of the one system of ``score(inputs, outputs)`` when ``outputs`` is a list.
+ONE_SYSTEM = "system"
+
+
+@dataclass(frozen=True)
+class Scores:
+    """What :func:`score` returns.
+
+    Attributes:
+        frame: one row per pair and system: ``system``, ``lang``, ``input``, ``output``, the
+            score columns (``sta``, ``sim``, ``fl``, ``j``, ``chrf``, ...; the uncalibrated
+            ``*_raw``) and ``signature``.
+        systems: one row per system (its name as the index): ``n``, ``languages``,
+            ``averaged`` (over pairs, or over languages as TextDetox ranks: each language's
+            mean counts once), and for each of J, STA, SIM, FL and chrF the mean with its 95%
+            bootstrap interval (``j``, ``j_low``, ``j_high``, ...), then ``signature``.
+        languages: one row per system and language: ``n`` and each score's mean.
+        signature: how the scores were made, in one line (:func:`detox_core.metrics.base.signature_text`).
+    """
+
+    frame: pd.DataFrame
+    systems: pd.DataFrame
+    languages: pd.DataFrame
+    signature: str
+
+    @property
+    def j(self) -> float:
+        """The J of the only system (a ``ValueError`` when there are several)."""
+        if len(self.systems) != 1:
+            raise ValueError(f"{len(self.systems)} systems: read result.systems['j']")
+        return float(self.systems["j"].iloc[0])
+
+    def __str__(self) -> str:
+        lines = []
+        for name, row in self.systems.iterrows():
+            figures = "  ".join(_figure(label, row, col) for col, label in
+                                (("j", "J"), ("sta", "STA"), ("sim", "SIM"), ("fl", "FL"), ("chrf", "chrF")))
+            lines.append(f"{name}: {figures}  (n={int(row['n'])}, {row['languages']})")
+        return "\n".join(lines) + f"\n{self.signature}"
+
+    __repr__ = __str__
+
+
+def _figure(label: str, row: pd.Series, col: str) -> str:
+    value = row[col]
+    if pd.isna(value):
+        return f"{label} n/a"
+    return f"{label} {value:.3f} [{row[f'{col}_low']:.3f}, {row[f'{col}_high']:.3f}]"
+
+
+def score(
+    inputs: Sequence[str],
+    outputs: Sequence[str] | Mapping[str, Sequence[str]],
+    references: Sequence[str] | Sequence[Sequence[str]] | None = None,
+    *,
+    preset: str = DEFAULT_PRESET,
+    lang: str | Sequence[str] | None = None,
+    calibrated: bool = True,
+    models: dict[str, str] | None = None,
+    pool: ModelPool | None = None,
+    n_boot: int = 1000,
+    progress: StepProgress | None = None,
+) -> Scores:
+    """Score detoxification outputs.
+
+    Args:
+        inputs: the toxic texts.
+        outputs: one output per input (one system), or system name -> its outputs (each
+            scored on the same inputs, with the same languages and models).
+        references: neutral paraphrases, one per input (a string) or several (a list).
+        preset: the metric recipe (``detox_core.metrics.preset_names()``); the offline
+            ``embedded`` needs no download.
+        lang: an ISO code for every pair, one code per pair, or None to detect each pair's
+            language from its input (a short input takes the language its script's sure
+            pairs agree on; romanised Hindi (``hin``) and Tatar (``tt``) written without its
+            own letters cannot be told apart from other languages: give them).
+        calibrated: the preset's calibration (when it has one).
+        models: role -> model id or local folder, replacing the preset's.
+        pool: the model pool (default: the process's).
+        n_boot: bootstrap resamples for the intervals.
+        progress: ``(step, done, total)`` as the preset goes.
+
+    Raises:
+        DetoxInputError: lengths that do not match, a language that cannot be told or that
+            the preset does not cover, an unknown preset.
+        ScorerUnavailableError: a model of the preset cannot be loaded here.
+    """
+    inputs = [str(t) for t in inputs]
+    systems = {ONE_SYSTEM: outputs} if not isinstance(outputs, Mapping) else dict(outputs)
+    if not systems:
+        raise DetoxInputError("no outputs to score")
+    for name, outs in systems.items():
+        if isinstance(outs, str) or len(outs) != len(inputs):
+            found = "a string" if isinstance(outs, str) else f"{len(outs)} outputs"
+            raise DetoxInputError(f"expected one output per input ({len(inputs)}) for {name!r}, found {found}")
+    refs = _references(references, len(inputs))
+    recipe = preset_class(preset)
+    langs, how = _languages(inputs, lang)
+    outside = [k for k, code in enumerate(langs) if not recipe.covers(code)]
+    if outside:
+        codes = sorted({langs[k] for k in outside})
+        raise DetoxInputError(
+            f"the {preset} preset covers {recipe.coverage()}; {len(outside)} pair(s) are in "
+            f"{', '.join(f'{language_name(c)} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
+            f"{inputs[outside[0]][:60]!r}): choose a preset that covers them or leave them out")
+    scorer = get_preset(preset, pool=pool, models=models)
+    frames, sig = [], None
+    for name, outs in systems.items():
+        frame = scorer.score(inputs, [str(t) for t in outs], refs, calibrated=calibrated, progress=progress,
+                             langs=langs)
+        sig = frame.attrs["signature"]
+        frames.append(pd.concat([pd.DataFrame({"system": name, "lang": langs, "input": inputs,
+                                               "output": [str(t) for t in outs]}),
+                                 frame[[c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in frame]]], axis=1))
+    text = signature_text(sig or {}, lang=",".join(sorted(set(langs))), langid=how)
+    table = pd.concat(frames, ignore_index=True)
+    table["signature"] = text
+    return Scores(table, _system_table(table, n_boot, text), _language_table(table), text)
+
+
+def _references(references, n: int) -> list[list[str]] | None:
+    if references is None:
+        return None
+    if isinstance(references, str) or len(references) != n:
+        found = "a string" if isinstance(references, str) else f"{len(references)}"
+        raise DetoxInputError(f"expected references for each of the {n} inputs, found {found}")
+    return [[r] if isinstance(r, str) else [str(x) for x in r] for r in references]
+
+
+def _languages(inputs: list[str], lang: str | Sequence[str] | None) -> tuple[list[str], str]:
+    """Each pair's language and how it was had (``given`` or ``detected``)."""
+    if isinstance(lang, str):
+        return [lang] * len(inputs), "given"
+    if lang is not None:
+        if len(lang) != len(inputs):
+            raise DetoxInputError(f"expected a language per input ({len(inputs)}), found {len(lang)}")
+        return [str(c) for c in lang], "given"
+    found = detect(inputs)
+    langs: list[str | None] = [code if sure else None for code, sure in found]
+    # A pair too short to be sure takes the language its script's sure pairs agree on (90% or more).
+    by_script: dict[str | None, list[str]] = {}
+    for text, code in zip(inputs, langs):
+        if code is not None:
+            by_script.setdefault(main_script(text), []).append(code)
+    for k, code in enumerate(langs):
+        if code is None:
+            sure = by_script.get(main_script(inputs[k]), [])
+            if sure:
+                counts = pd.Series(sure).value_counts()
+                if counts.iloc[0] >= 0.9 * len(sure):
+                    langs[k] = str(counts.index[0])
+    unknown = [k for k, code in enumerate(langs) if code is None]
+    if unknown:
+        k = unknown[0]
+        raise DetoxInputError(
+            f"the language of {len(unknown)} of the {len(inputs)} inputs cannot be told (the first: pair {k + 1}, "
+            f"{inputs[k][:60]!r}, too short or in several languages' words): give it, lang=\"en\" for every pair or "
+            "lang=[...] one code per pair")
+    return [str(c) for c in langs], "detected"
+
+
+def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFrame:
+    rows = []
+    for name, part in table.groupby("system", sort=False):
+        langs = part["lang"].to_numpy()
+        several = len(set(langs)) > 1
+        indices = stratified_indices(langs, n_boot) if several else None
+        weights = macro_weights(langs) if several else None
+        row: dict = {"system": name, "n": len(part), "languages": ",".join(dict.fromkeys(langs)),
+                     "averaged": f"over {len(set(langs))} languages" if several else "over pairs"}
+        for col in SYSTEM_COLUMNS:
+            values = part[col].to_numpy(np.float64) if col in part else np.full(len(part), np.nan)
+            whole = not np.isnan(values).any()
+            mean, lo, hi = bootstrap_ci(values, n_boot, indices=indices if whole else None,
+                                        weights=weights if whole else None)
+            row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
+        row["signature"] = signature
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("system")
+
+
+def _language_table(table: pd.DataFrame) -> pd.DataFrame:
+    cols = [c for c in SYSTEM_COLUMNS if c in table]
+    out = table.groupby(["system", "lang"], sort=False)[cols].mean()
+    out.insert(0, "n", table.groupby(["system", "lang"], sort=False).size())
+    return out.reset_index()

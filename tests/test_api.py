@@ -1,0 +1,112 @@
+"""``detox_core.score``, the notebook API: each pair's language given or detected (never
+silently Russian), means with 95% intervals per system, and a signature that is a string
+and survives ``pd.concat``; the README's example runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import detox_core
+from detox_core.embedded.language_id import detect
+from detox_core.errors import DetoxInputError
+from detox_core.metrics import get_preset
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+ENGLISH = ["Stop talking nonsense, you stupid idiot, nobody wants to hear it",
+           "What a dumb question, are you a complete moron or what?"]
+POLITE = ["Please stop talking nonsense, nobody wants to hear it", "What an odd question, are you sure about it?"]
+
+
+@pytest.fixture(scope="module")
+def english(embedded_models):
+    return detox_core.score(ENGLISH, {"polite": POLITE, "copy": ENGLISH}, n_boot=200)
+
+
+def test_english_without_a_language_is_scored_as_english(english):
+    assert set(english.frame["lang"]) == {"en"}
+    assert "|lang:en|langid:detected|" in english.signature
+    # the English models judge: a polite rewrite is less toxic than a copy of the insult
+    systems = english.systems
+    assert systems.loc["polite", "sta"] > systems.loc["copy", "sta"]
+    assert systems.loc["polite", "j"] > systems.loc["copy", "j"]
+
+
+def test_the_embedded_preset_never_scores_other_scripts_as_russian(embedded_models):
+    with pytest.raises(DetoxInputError, match="not in Cyrillic.*give each pair's language"):
+        get_preset("embedded").score(ENGLISH, POLITE)
+
+
+def test_a_language_that_cannot_be_told_is_refused_with_a_message(embedded_models):
+    with pytest.raises(DetoxInputError, match=r"cannot be told.*pair 1, 'ok'.*lang="):
+        detox_core.score(["ok"], ["fine"])
+    # given, it scores
+    assert detox_core.score(["ok"], ["fine"], lang="en", n_boot=10).frame["lang"].tolist() == ["en"]
+
+
+def test_a_short_pair_takes_the_language_its_sure_neighbours_agree_on(embedded_models):
+    result = detox_core.score([*ENGLISH, "ok you idiot"], [*POLITE, "ok"], n_boot=10)
+    assert result.frame["lang"].tolist() == ["en", "en", "en"]
+
+
+def test_a_language_the_preset_does_not_cover_is_refused():
+    with pytest.raises(DetoxInputError, match=r"russe2022 preset covers Russian only.*English \(en\)"):
+        detox_core.score(ENGLISH, POLITE, preset="russe2022")
+
+
+def test_languages_are_detected_per_sentence_across_scripts():
+    texts = ["ты дебил, заткнись уже наконец", "ти дурень, що ти взагалі знаєш", "Du bist ein kompletter Idiot, halt die Klappe",
+             "أنت غبي جدا ولا تفهم شيئا", "你真是个白痴，什么都不懂", "お前は本当にバカだな", "Сез бик әдәпсез кеше"]
+    assert [code for code, _ in detect(texts)] == ["ru", "uk", "de", "ar", "zh", "ja", "tt"]
+
+
+def test_each_system_has_means_with_intervals_and_the_signature(english):
+    systems = english.systems
+    for col in ("j", "sta", "sim", "fl"):
+        assert (systems[f"{col}_low"] <= systems[col]).all() and (systems[col] <= systems[f"{col}_high"]).all()
+    assert (systems["n"] == 2).all() and (systems["signature"] == english.signature).all()
+    assert english.frame.groupby("system")["j"].mean()["polite"] == pytest.approx(systems.loc["polite", "j"])
+    assert "polite: J " in str(english) and english.signature in str(english)
+
+
+def test_several_languages_are_averaged_as_textdetox_ranks(embedded_models):
+    inputs = [*ENGLISH, "Du bist ein kompletter Idiot, halt endlich die Klappe"]
+    result = detox_core.score(inputs, [*POLITE, "Du irrst dich, bitte sei still"], n_boot=50)
+    per_language = result.frame.groupby("lang")["j"].mean()
+    assert result.systems.loc["system", "averaged"] == "over 2 languages"
+    assert result.j == pytest.approx(per_language.mean())  # each language counts once
+    assert "|lang:de,en|" in result.signature
+
+
+def test_the_signature_is_a_string_that_survives_concat_and_merge(english, embedded_models):
+    russian = detox_core.score(["ты дебил, заткнись уже наконец"], ["ты неправ, помолчи"], n_boot=10)
+    assert isinstance(english.signature, str) and english.signature.startswith("preset:embedded|version:")
+    both = pd.concat([english.frame, russian.frame], ignore_index=True)
+    assert both["signature"].notna().all()
+    assert set(both["signature"]) == {english.signature, russian.signature}
+    merged = english.frame.merge(english.systems[["j"]].rename(columns={"j": "system_j"}), left_on="system",
+                                 right_index=True)
+    assert (merged["signature"] == english.signature).all()
+
+
+def test_mismatched_lengths_are_refused():
+    with pytest.raises(DetoxInputError, match="one output per input"):
+        detox_core.score(ENGLISH, POLITE[:1], lang="en")
+    with pytest.raises(DetoxInputError, match="a language per input"):
+        detox_core.score(ENGLISH, POLITE, lang=["en"])
+
+
+def test_the_readme_example_runs(embedded_models, capsys):
+    block = re.search(r"<!-- notebook example -->\s*```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert block, "the README has no notebook example"
+    code = block.group(1)
+    assert len(code.strip().splitlines()) <= 6
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert isinstance(result, detox_core.Scores) and set(result.frame["lang"]) == {"en"}
+    assert result.signature in capsys.readouterr().out

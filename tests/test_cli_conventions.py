@@ -1,0 +1,164 @@
+"""The command line's conventions, for scripts that call it: documented exit codes (0 done,
+1 bad data, 2 usage, 3 a model that cannot run, 130 interrupted), results on stdout and
+messages on stderr, and ``--json`` printing one JSON object."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from detox_core import cli
+from detox_core.cli import annotation as annotation_commands
+from tests.multilingual import MIRROR, needs_mirror
+
+CROWD_HEAD = "INPUT:text\tOUTPUT:toxic\tGOLDEN:toxic\tASSIGNMENT:worker_id\n"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def crowd(tmp_path) -> Path:
+    path = tmp_path / "crowd.tsv"
+    rows = [(text, answer, gold, worker) for worker in ("w1", "w2", "w3")
+            for text, answer, gold in (("ты дебил", "yes", ""), ("ну и погода", "no", ""), ("сука", "yes", "yes"))]
+    path.write_text(CROWD_HEAD + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run(capsys, argv: list[str]) -> tuple[int, str, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    said = capsys.readouterr()
+    assert "Traceback" not in said.err
+    return code, said.out, said.err
+
+
+def test_every_documented_exit_code(capsys, tmp_path, crowd, monkeypatch):
+    out = tmp_path / "labels.csv"
+    assert run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--out", str(out)])[0] == 0
+
+    bad = tmp_path / "bad.tsv"  # a file whose content is wrong: 1, with its line and column
+    bad.write_text(CROWD_HEAD + "ты дебил\tyes\tmaybe\tw1\n", encoding="utf-8")
+    code, _, err = run(capsys, ["aggregate", "--crowd", str(bad), "--task", "toxicity", "--out", str(out)])
+    assert code == 1 and "line 2, column 'GOLDEN:toxic'" in err
+
+    # usage: argparse's refusals and the commands' own checks of their options are both 2
+    code, _, err = run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--out", str(out), "--nope"])
+    assert code == 2 and "--nope" in err
+    code, _, err = run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--out", str(tmp_path)])
+    assert code == 2 and "is a folder; give a file name" in err
+    inputs = tmp_path / "inputs.txt"
+    inputs.write_text("ты дебил\n", encoding="utf-8")
+    code, _, err = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(inputs), "--preset", "nope",
+                                "--out", str(tmp_path / "o")])
+    assert code == 2 and "unknown preset" in err
+
+    # a judge that cannot run here: 3, before anything is written
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DETOX_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    code, _, err = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(inputs), "--preset", "llm-judge",
+                                "--out", str(tmp_path / "judged"), "-q"])
+    assert code == 3 and "error:" in err and not (tmp_path / "judged").exists()
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(annotation_commands, "_cmd_aggregate", interrupted)
+    code, _, err = run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--out", str(out)])
+    assert code == 130 and "interrupted" in err
+
+
+def test_help_documents_the_exit_codes_and_the_streams(capsys):
+    code, out, _ = run(capsys, ["--help"])
+    assert code == 0
+    text = " ".join(out.split())
+    for code, what in cli.EXIT_CODES.items():
+        assert f"{code} {what.split(':')[0]}" in text
+    assert "results go to stdout, messages to stderr" in text
+
+
+def test_results_on_stdout_messages_on_stderr(capsys, tmp_path, crowd):
+    out = tmp_path / "labels.csv"
+    code, stdout, stderr = run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--out", str(out)])
+    assert code == 0 and "2 items, 2 labelled" in stdout and "written" not in stdout
+    assert f"written: {out}" in stderr
+
+
+def test_aggregate_json_is_one_object_with_the_figures_and_signature(capsys, tmp_path, crowd):
+    out = tmp_path / "labels.csv"
+    code, stdout, stderr = run(capsys, ["aggregate", "--crowd", str(crowd), "--task", "toxicity", "--method", "mv",
+                                        "--out", str(out), "--json"])
+    assert code == 0 and "written" in stderr
+    report = json.loads(stdout)  # the whole of stdout is one object
+    assert report["command"] == "aggregate" and report["items"] == 2 and report["labelled"] == 2
+    assert report["labels"] == {"0.0": 1, "1.0": 1} and report["written"] == [str(out)]
+    assert report["signature"].startswith("aggregate|task:toxicity|method:mv|")
+
+
+def test_score_prints_a_line_per_system_and_json_for_russe_style_files(capsys, tmp_path, tiny_data, tiny_models):
+    corpus = tiny_data / "russe2022" / "test_references.tsv"
+    preds = [tiny_data / "russe2022" / "outputs" / "delete_test.txt", tiny_data / "russe2022" / "outputs" / "copy_test.txt"]
+    models = [a for role in ("sta", "sim", "fl") for a in ("--model", f"{role}={tiny_models[role]}")]
+    base = ["score", "--inputs", str(corpus), "--preds", *map(str, preds), "--preset", "russe2022", *models,
+            "--backend", "torch", "-q"]
+    code, stdout, stderr = run(capsys, [*base, "--out", str(tmp_path / "a")])
+    assert code == 0, stderr
+    lines = stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines] == ["delete_test", "copy_test"]
+    assert all(" J " in line and " STA " in line and "chrF" in line for line in lines)
+    assert "written: 5 files" in stderr and "written" not in stdout
+
+    code, stdout, stderr = run(capsys, [*base, "--out", str(tmp_path / "b"), "--json"])
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    assert report["command"] == "score" and report["preset"] == "russe2022"
+    assert [s["name"] for s in report["systems"]] == ["delete_test", "copy_test"]
+    for system in report["systems"]:
+        assert 0 <= system["j"] <= 1 and system["signature"].startswith("preset:russe2022|")
+        assert system["signature_fields"]["preset"] == "russe2022"
+    assert len(report["written"]) == 5
+
+
+def test_meta_eval_json(capsys, real_data):
+    code, stdout, stderr = run(capsys, ["meta-eval", "--human", str(real_data / "human_eval_test.csv"),
+                                        "--n-boot", "20", "--json"])
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    rows = {(r["metric"], r["level"]): r for r in report["rows"]}
+    assert round(rows[("CLS_OLD_GEN", "sentence")]["roc_auc"], 3) == 0.797  # the figure the table prints
+    assert report["signature"].startswith("meta-eval|boot:20|") and report["judged_pairs"] > 0
+
+
+def test_agreement_json(capsys, embedded_models):
+    code, stdout, stderr = run(capsys, ["agreement", "--json"])
+    assert code == 0, stderr
+    (preset,) = json.loads(stdout)["presets"]
+    assert preset["preset"] == "embedded" and preset["judged_pairs"] > 0
+    assert preset["roc_auc"]["low"] <= preset["roc_auc"]["value"] <= preset["roc_auc"]["high"]
+    assert preset["signature"].startswith("preset:embedded|") and "edition:" in preset["signature"]
+
+
+@needs_mirror
+def test_the_installed_command_scores_an_edition_as_json(tmp_path, real_data, embedded_models):
+    """The acceptance run: the ``detox`` console command on the 2024 test set's duplicate
+    baseline prints one JSON object with a J per language and the signature, exit 0."""
+    detox = Path(sys.executable).parent / "detox"
+    assert detox.exists(), "the detox command is not installed: pip install -e . (make setup does)"
+    env = {**os.environ, "DETOX_DATA_DIR": str(real_data.parent)}
+    done = subprocess.run([str(detox), "score", "--edition", "textdetox2024", "--split", "test", "--preds",
+                           str(MIRROR / "textdetox2024" / "outputs" / "duplicate_test.tsv"), "--preset", "embedded",
+                           "--out", str(tmp_path / "out"), "--json"], capture_output=True, text=True, env=env,
+                          timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    (system,) = report["systems"]
+    assert set(system["languages"]) == {"am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh"}
+    assert all(lang["j"] is not None for lang in system["languages"].values())
+    assert system["signature"].startswith("preset:embedded|") and "|lang:am,ar,de,en,es,hi,ru,uk,zh|" in system["signature"]
+    assert system["j"] < 0.2  # a copy of the toxic inputs is not a detoxification

@@ -10,7 +10,7 @@ The package is importable without Streamlit; only :mod:`detox_core.ui` talks to 
 
 from detox_core.errors import DetoxError, DetoxInputError
 
-__version__ = "0.1.0"
+from detox_core.version import __version__
 
 __all__ = ["DetoxError", "DetoxInputError", "Scores", "__version__", "score"]
 

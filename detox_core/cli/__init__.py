@@ -31,10 +31,10 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from detox_core import __version__
 from detox_core.cli import annotation, data, embedded, human, score, server
 from detox_core.errors import DetoxError, ScorerUnavailableError, UnknownNameError, UsageError
 from detox_core.metrics import bertscore
+from detox_core.version import __version__
 
 
 #: What each exit code of a command means (documented in ``--help`` and the README).

@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from detox_core import __version__, data
+from detox_core import data
 from detox_core.annotation.aggregation import DEFAULT_AGGREGATOR, aggregator_names, aggregator_title
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
 from detox_core.annotation.store import AnnotationStore
 from detox_core.cli.args import add_json_option, emit_json, fraction, out_file, written
 from detox_core.errors import UsageError
+from detox_core.version import __version__
 
 
 def _cmd_aggregate(args: argparse.Namespace) -> int:

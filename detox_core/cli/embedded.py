@@ -11,11 +11,11 @@ from pathlib import Path
 from detox_core import config, data
 from detox_core.analysis import agreement
 from detox_core.analysis.embedded_fit import fit_from_judgements
+from detox_core.cli.args import add_json_option, emit_json
 from detox_core.editions import training_edition
 from detox_core.embedded.fitted import fitted_model, judgements_digest
 from detox_core.embedded.recipe import train_embedded
 from detox_core.errors import DetoxError, EmbeddedMissingError
-from detox_core.cli.args import add_json_option, emit_json
 from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import get_preset, has_calibration, preset_names
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detox_core import __version__, data
+from detox_core import data
 from detox_core.analysis.meta_eval import add_reference_metrics, join_score_files, meta_eval
 from detox_core.annotation.crowd_filter import KEEP, crowd_filter, read_pairs_table
 from detox_core.cli.args import (FITTED, add_bertscore_options, add_json_option, calibrator_options, emit_json, fraction,
@@ -24,6 +24,7 @@ from detox_core.metrics.registry import get_preset, preset_class, preset_names
 from detox_core.metrics.rudetox_mera_published import published_set
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.models import ModelPool
+from detox_core.version import __version__
 from detox_core.vocab import HUMAN_AXES
 
 

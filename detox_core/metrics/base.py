@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from detox_core import __version__
+from detox_core.version import __version__
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.chrf import chrf_signature
 from detox_core.metrics.reference import add_reference_columns

@@ -70,7 +70,7 @@ class BatchResult:
             signature in ``attrs["signature"]``.
         summary: one row per submission (the ``summary.csv`` content).
         languages: a multilingual submission's table per language.
-        label: what was scored against, in words ("textdetox2024, test split", a file name).
+        label: what was scored against, in words (an edition and its split, or a file name).
     """
 
     written: list[Path]

@@ -10,6 +10,11 @@ from sqlalchemy import create_engine, text
 
 from detox_core.data import PROJECT_ROOT
 
+#: With CI=true a skipped test fails with its reason (tests/ci_skips.py, ``ci_may_skip`` marks
+#: the few skips that are right even there). Its helpers are imported where they are used:
+#: imported here, the plugin would be imported before pytest registers it.
+pytest_plugins = ["tests.ci_skips"]
+
 TINY_TRAIN = (
     "index\ttoxic_comment\tneutral_comment1\tneutral_comment2\tneutral_comment3\n"
     "0\tты дебил, иди отсюда\tты неправ, иди отсюда\tуйди, пожалуйста\t\n"
@@ -60,8 +65,10 @@ def real_data() -> Path:
     """
     base = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "russe2022"
     if not (base / "train.tsv").is_file():
+        from tests.ci_skips import in_ci
+
         msg = f"RUSSE-2022 data not fetched into {base}: run `python -m detox_core fetch-data`"
-        if os.environ.get("CI"):
+        if in_ci():
             pytest.fail(msg)
         pytest.skip(msg)
     return base
@@ -95,13 +102,16 @@ def trained(tiny_data) -> Path:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def sql_url(request, tmp_path) -> str:
     """A database URL for storage tests: SQLite in ``tmp_path``, and PostgreSQL when
-    ``DETOX_TEST_POSTGRES_URL`` names a database the tests may empty (``.ci/run`` starts one)."""
+    ``DETOX_TEST_POSTGRES_URL`` names a database the tests may empty (``.ci/run`` starts one).
+    Required (a failure when missing) with ``DETOX_REQUIRE_POSTGRES=1`` or ``CI=true``."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.sqlite'}"
     url = os.environ.get("DETOX_TEST_POSTGRES_URL")
     if not url:
-        if os.environ.get("CI") and os.environ.get("DETOX_REQUIRE_POSTGRES"):
-            pytest.fail("DETOX_TEST_POSTGRES_URL is not set")
+        from tests.ci_skips import required
+
+        if required("DETOX_REQUIRE_POSTGRES"):
+            pytest.fail("DETOX_TEST_POSTGRES_URL is not set (DETOX_REQUIRE_POSTGRES=1 or CI=true)")
         pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
     engine = create_engine(url)
     with engine.begin() as conn:  # start from an empty schema

@@ -12,7 +12,7 @@ import pytest
 
 from detox_core.data import PROJECT_ROOT
 from tests.conftest import write_tiny_dataset
-from tests.e2e.util import CHROMIUM, start_app, stop_app
+from tests.e2e.util import CHROMIUM, start_app, stop_app, track_reruns
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -77,6 +77,7 @@ def browser():
 @pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    track_reruns(ctx)
     pg = ctx.new_page()
     yield pg
     ctx.close()

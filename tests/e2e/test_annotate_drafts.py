@@ -27,6 +27,25 @@ def answered(page) -> dict[str, str]:
     return out
 
 
+def wait_drafts(store: AnnotationStore, project_id: int, n: int, timeout: float = 60) -> None:
+    """Wait until the server holds ``n`` drafts of the project's pages: the page sends the
+    answers so far a moment after the last key (``DRAFT_MS``), and a run of the app stores them."""
+    from sqlalchemy import func, select
+
+    from detox_core.annotation.store.rows import DraftRow, ItemRow
+
+    query = select(func.count()).select_from(DraftRow).join(ItemRow, ItemRow.id == DraftRow.item_id).where(
+        ItemRow.project_id == project_id)
+    deadline = time.monotonic() + timeout
+    while True:
+        with store.engine.connect() as conn:
+            held = conn.execute(query).scalar_one()
+        if held == n:
+            return
+        assert time.monotonic() < deadline, f"the server holds {held} drafts, not {n}, after {timeout:.0f} s"
+        time.sleep(0.1)
+
+
 def wait_restored(page, n: int) -> None:
     page.get_by_text(f"{n} answers of this page restored").wait_for(timeout=60_000)
     wait_idle(page)
@@ -48,14 +67,15 @@ def test_a_half_done_page_comes_back_after_a_reload_and_in_a_new_tab(server, bro
     page.locator("h1").first.click()
     for key in "121":  # the first items, the mark moving on after each
         page.keyboard.press(key)
-    time.sleep(1.5)  # the answers so far reach the server (a run of the app) ...
+    wait_drafts(store, project.id, 3)  # the answers so far reach the server (a run of the app) ...
     wait_idle(page)
     for key in "12":  # ... and the page goes on as it was: nothing redrawn or lost
         page.keyboard.press(key)
     assert "item 6 of 10 · 5 answered" in page.locator(".ap-count").inner_text()
     given = answered(page)
     assert len(given) == 5
-    time.sleep(2)  # the answers reach the server a moment after the last key
+    wait_drafts(store, project.id, 5)  # the answers reach the server a moment after the last key
+    wait_idle(page)
     page.reload()
     wait_restored(page, 5)
     assert "5 answered" in page.locator(".ap-count").inner_text()
@@ -128,7 +148,7 @@ def test_a_reload_right_after_the_last_answer_loses_nothing_and_keeps_the_task(s
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"annotate_quick_reload_{width}.png"), full_page=True)
     # The tab's copy reached the server too: a new tab of the same annotator finds them.
-    time.sleep(2)
+    wait_drafts(store, project.id, 2)
     other = ctx.new_page()
     join(other, server, project.access_code, f"Quick {width}")
     _segment(other, "Content").click()

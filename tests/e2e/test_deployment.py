@@ -8,7 +8,8 @@ a relay of the test: :func:`tests.e2e.util.from_address`), which the proxy passe
 ``X-Forwarded-For`` (the app believes it from the proxy on this machine, as it would
 from a real one). Needs Debian's nginx, a PostgreSQL test
 database (``DETOX_TEST_POSTGRES_URL``) and Chromium: skipped with the reason where one is
-missing, and required where ``DETOX_REQUIRE_DEPLOY=1`` (``.ci/run`` installs them).
+missing, and required (a failure) where ``DETOX_REQUIRE_DEPLOY=1`` (``.ci/run`` installs
+them) or ``CI=true``.
 """
 
 from __future__ import annotations
@@ -32,19 +33,26 @@ from sqlalchemy import create_engine, text
 from detox_core.annotation.controls import Control
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
+from tests.ci_skips import required
 from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, from_address, no_exception, wait_idle
 
 PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-REQUIRED = os.environ.get("DETOX_REQUIRE_DEPLOY") == "1"
+REQUIRED = required("DETOX_REQUIRE_DEPLOY")  # DETOX_REQUIRE_DEPLOY=1 or CI=true
 MISSING = [why for bad, why in [
     (not Path(CHROMIUM).exists(), "Chromium is not installed (apt-get install chromium)"),
     (not Path(NGINX).exists(), "nginx is not installed (apt-get install nginx)"),
     (not PG, "no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)"),
 ] if bad]
-if MISSING and REQUIRED:
-    raise RuntimeError("DETOX_REQUIRE_DEPLOY=1 but " + "; ".join(MISSING))
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bool(MISSING), reason="; ".join(MISSING))]
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(bool(MISSING) and not REQUIRED, reason="; ".join(MISSING))]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def everything_the_deployment_needs():
+    """Where the deployment is required, each test fails with what is missing (before any
+    other fixture of this module starts something), instead of being skipped."""
+    if MISSING:
+        pytest.fail("DETOX_REQUIRE_DEPLOY=1 or CI=true, but " + "; ".join(MISSING), pytrace=False)
 
 PROCESSES = 3
 
@@ -402,6 +410,14 @@ def test_postgresql_restarted_under_load_pages_say_so_and_recover(deployment, br
         page.context.close()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, data_root):
     run_dir = tmp_path / "run"
     log = tmp_path / "run.log"
@@ -422,10 +438,10 @@ def test_run_sh_warns_without_a_database_url_and_stops_every_process(tmp_path, d
     out = log.read_text()
     assert "no DETOX_DB_URL" in out and "PostgreSQL" in out and "the app is open" in out
     assert proc.returncode == 0
-    time.sleep(1)
-    for pid in [*pids, nginx]:
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
+    deadline = time.monotonic() + 30  # run.sh has stopped them: each is gone (reaped) in a moment
+    while (alive := [pid for pid in [*pids, nginx] if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive, f"still running after run.sh stopped: {alive}"
     for port in (proxy, first, first + 1):
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", port)) != 0

@@ -11,8 +11,9 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle, wait_until
 
 pytestmark = [
     pytest.mark.e2e,
@@ -95,27 +96,56 @@ def live_boxes(page):
             page.get_by_role("textbox", name="References (optional, one per line)"))
 
 
+def j_cards(page):
+    return page.locator('[data-testid="stMetric"]').filter(has_text="J").filter(has_not_text="chrF")
+
+
 def j_values(page) -> list[float]:
-    js = page.locator('[data-testid="stMetric"]').filter(has_text="J").filter(has_not_text="chrF")
-    return [float(m.locator('[data-testid="stMetricValue"]').inner_text()) for m in js.all()]
+    return [float(m.locator('[data-testid="stMetricValue"]').inner_text()) for m in j_cards(page).all()]
+
+
+#: How long a first score may take: the embedded models load on the first request of the
+#: server (a minute on two loaded cores).
+SCORED_S = 300
+
+
+def on_page(page, title: str, timeout: float = 120) -> None:
+    """Wait until the page titled ``title`` is drawn and the app has settled."""
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=timeout * 1000)
+    wait_idle(page, timeout)
+
+
+def enter(page, box, text: str, param: str) -> None:
+    """Type ``text`` into ``box`` and send it (Ctrl+Enter, as a user does), then wait until
+    the app has it: the address holds it (``param``: the boxes are bound to the address)
+    and the run it asked for is over. One box at a time: a text is never typed while the
+    run of the one before is still drawing the page."""
+    box.fill(text)
+    expect(box).to_have_value(text)
+    box.press("Control+Enter")
+    wait_until(page, "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[param, text],
+               timeout=SCORED_S)
 
 
 def test_live_texts_survive_a_page_change_and_travel_in_the_link(server, page, browser):
     page.goto(server + "/live_scoring")
-    wait_idle(page, 120)
+    on_page(page, "Live scoring")
     source, candidates, refs = live_boxes(page)
-    source.fill("ты дебил, иди отсюда")
-    refs.fill("ты не прав, уходи")
-    candidates.fill("ты дебил, иди отсюда\nты неправ, иди отсюда")
-    candidates.press("Control+Enter")
-    wait_idle(page, 120)
+    enter(page, source, "ты дебил, иди отсюда", "live_input")
+    enter(page, refs, "ты не прав, уходи", "live_refs")
+    enter(page, candidates, "ты дебил, иди отсюда\nты неправ, иди отсюда", "live_candidates")
+    # The first score loads the models: its cards, then the end of the run.
+    expect(j_cards(page)).to_have_count(2, timeout=SCORED_S * 1000)
+    wait_idle(page, SCORED_S)
+    no_exception(page)
     scores = j_values(page)
     assert len(scores) == 2
     # Away to another page and back through the menu: nothing typed is lost.
     page.get_by_role("link", name="Corpus").click()
-    wait_idle(page, 120)
+    on_page(page, "Corpus")
+    expect(source).to_have_count(0)
     page.get_by_role("link", name="Live scoring").click()
-    wait_idle(page, 120)
+    on_page(page, "Live scoring")
     source, candidates, refs = live_boxes(page)
     assert source.input_value() == "ты дебил, иди отсюда"
     assert candidates.input_value() == "ты дебил, иди отсюда\nты неправ, иди отсюда"
@@ -128,7 +158,9 @@ def test_live_texts_survive_a_page_change_and_travel_in_the_link(server, page, b
     try:
         shared = other.new_page()
         shared.goto(link)
-        wait_idle(shared, 120)
+        on_page(shared, "Live scoring")
+        expect(j_cards(shared)).to_have_count(2, timeout=SCORED_S * 1000)
+        wait_idle(shared, SCORED_S)
         no_exception(shared)
         assert live_boxes(shared)[1].input_value() == "ты дебил, иди отсюда\nты неправ, иди отсюда"
         assert j_values(shared) == scores
@@ -194,7 +226,7 @@ def test_metric_help_says_what_the_number_measures_and_its_range(server, page):
         text = tip.inner_text()
         assert words in text and "0" in text and "1" in text and len(text) > 60, (label, text)
         page.mouse.move(0, 0)
-        page.wait_for_timeout(300)
+        expect(page.locator('[data-testid="stTooltipContent"]')).to_have_count(0, timeout=10_000)
 
 
 def plots(page) -> list[dict]:
@@ -209,7 +241,14 @@ def test_leaderboard_shows_its_p_values_and_labels_its_points(server, page):
     page.goto(server + "/leaderboard")
     wait_idle(page, 180)
     no_exception(page)
-    page.wait_for_timeout(1500)  # the charts draw after the run
+    # The charts draw after the run: the heatmap and a scatter with its point labels.
+    page.wait_for_function("""() => {
+        const charts = [...document.querySelectorAll('.js-plotly-plot')];
+        const heatmap = p => p.querySelectorAll('.heatmaplayer').length > 0;
+        const labelled = p => p.querySelectorAll('.textpoint text, text.textpoint').length > 0;
+        return charts.some(p => heatmap(p) && p.getBoundingClientRect().height > 100)
+            && charts.some(p => !heatmap(p) && labelled(p));
+    }""", timeout=60_000)
     shown = plots(page)
     heat = [p for p in shown if p["heatmap"]]
     # Shown without a click, with its explanation.
@@ -254,7 +293,9 @@ def test_human_vs_automatic_explains_its_figures(server, page):
     page.get_by_role("tab", name="Calibration").click()
     wait_idle(page, 300)
     no_exception(page)
-    page.wait_for_timeout(1500)
+    # The charts draw after the run: wait for the reliability curve's legend.
+    page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot .legendtext')]
+        .some(t => t.textContent === 'calibrated')""", timeout=60_000)
     legends = page.evaluate("[...document.querySelectorAll('.js-plotly-plot .legendtext')].map(t => t.textContent)")
     assert "calibrated" in legends and any(t.startswith("raw ") for t in legends)  # the reliability curve
 

@@ -143,38 +143,94 @@ def stop_app(proc: subprocess.Popen) -> None:
 
 #: Whether the page's script is running: the app's own script state (the status widget
 #: alone comes and goes during a run), its status widget or a skeleton placeholder (also
-#: what benchmarks/bench_load.py waits on, from its asynchronous browsers).
+#: what benchmarks/bench_load.py waits on, from its asynchronous browsers), or, once
+#: :data:`TRACK_RERUNS_JS` is in the page, a rerun the page asked for that the server has
+#: not answered yet.
 BUSY_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   return (app !== null && app.getAttribute('data-test-script-state') === 'running')
     || document.querySelector('[data-testid="stStatusWidget"]') !== null
-    || document.querySelector('[data-testid="stSkeleton"]') !== null;
+    || document.querySelector('[data-testid="stSkeleton"]') !== null
+    || (typeof window.__detoxRerunPending === 'function' && window.__detoxRerunPending());
+}"""
+
+#: Notes the reruns the page asks for: a click, a committed text or a page link sends a
+#: ``rerun_script`` BackMsg (its first byte is field 11's tag, 0x5A), and the page shows
+#: nothing of it until the server answers, a second or more later on a loaded machine (the
+#: gap a wait on the page alone took for the end of the run). Pending from the request until
+#: that socket's next message, or its close. Installed on the prototype, it also sees the
+#: socket already open; a full page load drops it (the next wait puts it back).
+TRACK_RERUNS_JS = """() => {
+  if (window.__detoxRerunPending) return;
+  const pending = new Set();
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!this.__detoxTracked) {
+      this.__detoxTracked = true;
+      this.addEventListener('message', () => pending.delete(this));
+      this.addEventListener('close', () => pending.delete(this));
+    }
+    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    if (bytes !== null && bytes.length > 0 && bytes[0] === 0x5A) pending.add(this);
+    return send.call(this, data);
+  };
+  window.__detoxRerunPending = () => pending.size > 0;
 }"""
 
 
+def track_reruns(ctx) -> None:
+    """Note the reruns of every page of the browser context ``ctx`` from its first load
+    (:data:`TRACK_RERUNS_JS`; :func:`wait_idle` puts it in a page it finds without)."""
+    ctx.add_init_script(f"({TRACK_RERUNS_JS})();")
+
+
+#: How long the page must show no run, without a break, to count as settled (seconds).
+QUIET_S = 1.2
+#: How often the waits look at the page (seconds).
+POLL_S = 0.1
+
+
+#: :data:`BUSY_JS`, with the tracking of reruns put in the page first (again after a full page load).
+_TRACKED_BUSY_JS = f"() => {{ ({TRACK_RERUNS_JS})(); return ({BUSY_JS})(); }}"
+
+
 def _busy(pg) -> bool:
-    return bool(pg.evaluate(BUSY_JS))
+    return bool(pg.evaluate(_TRACKED_BUSY_JS))
 
 
-def wait_idle(pg, timeout: float = 60) -> None:
-    """Wait until Streamlit has finished the current run (idle for 0.7 s on end)."""
+def wait_idle(pg, timeout: float = 60, quiet: float = QUIET_S) -> None:
+    """Wait until Streamlit has finished its runs: nothing runs, and no rerun the page asked
+    for is unanswered, for ``quiet`` seconds without a break (looked at every 0.1 s).
+
+    After an action whose run draws something, wait for that (:func:`wait_until`): a
+    run asked for before this wait's first look (before the tracking of reruns was in the
+    page) can still start after the quiet period on a loaded machine."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
-    deadline = time.time() + timeout
-    time.sleep(0.5)
-    while time.time() < deadline:
-        if not _busy(pg):
-            time.sleep(0.7)
-            if not _busy(pg):
-                return
-        time.sleep(0.3)
-    raise AssertionError("the app kept running")
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if _busy(pg):
+            quiet_since = now
+        elif now - quiet_since >= quiet:
+            return
+        if now > deadline:
+            raise AssertionError(f"the app kept running for {timeout:.0f} s")
+        time.sleep(POLL_S)
+
+
+def wait_until(pg, condition: str, arg=None, timeout: float = 120) -> None:
+    """Wait until the JavaScript predicate ``condition`` (``arg`` passed to it) holds on the
+    page, then until the app has settled (:func:`wait_idle`)."""
+    pg.wait_for_function(condition, arg=arg, timeout=timeout * 1000, polling=POLL_S * 1000)
+    wait_idle(pg, timeout)
 
 
 def wait_text(pg, text: str, timeout: float = 60) -> None:
     """Wait until ``text`` is on the page (a run that forwards, e.g. ``/`` to ``/corpus``,
     can look idle for a moment before the page it forwards to has drawn)."""
-    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout * 1000)
-    wait_idle(pg, timeout)
+    wait_until(pg, "t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
 
 
 def shown_pairs(pg) -> int:

@@ -86,7 +86,14 @@ def test_ordinary_sentences_lose_no_word(row):
 MAX_TREEBANK_SHARE = 1 / 200
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+#: Languages without treebank sentences in the shared data, by design: a skip there is right
+#: even in CI (``ci_may_skip``, tests/ci_skips.py).
+NO_TREEBANK = {"hin": "no Hinglish treebank ships its text: the shared mirror has none, by design "
+                      "(shared/data/ud/README.md)"}
+
+
+@pytest.mark.parametrize("lang", [pytest.param(lang, marks=pytest.mark.ci_may_skip(reason=NO_TREEBANK[lang]))
+                                  if lang in NO_TREEBANK else lang for lang in LANGUAGES])
 def test_the_supplement_leaves_ordinary_treebank_sentences_alone(lang):
     """The curated supplement adds (almost) no deletion to Universal Dependencies sentences of
     the language, where the shared data holds them."""

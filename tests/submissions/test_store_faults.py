@@ -18,6 +18,7 @@ from detox_core.annotation.store import AnnotationStore
 from detox_core.errors import DetoxInputError, StorageError
 from detox_core.submissions.store import clean_name, MAX_NAME_CHARS, Store
 from detox_core.submissions.service import score_and_store, UnsavedScoresError
+from tests.ci_skips import required
 from tests.submissions.test_store import add
 
 INPUTS = ["ты дебил, иди отсюда", "этот мудак опять врёт"]
@@ -94,7 +95,7 @@ def own_postgres(tmp_path_factory):
     bin_dir = _pg_bin()
     if bin_dir is None or not (bin_dir / "initdb").exists() or shutil.which("su") is None:
         msg = "PostgreSQL server binaries are not installed"
-        if os.environ.get("DETOX_REQUIRE_POSTGRES"):
+        if required("DETOX_REQUIRE_POSTGRES"):  # DETOX_REQUIRE_POSTGRES=1 or CI=true
             pytest.fail(msg)
         pytest.skip(msg)
     root = Path("/tmp") / f"detox-pg-{os.getpid()}-{time.monotonic_ns()}"

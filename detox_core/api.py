@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded.language_id import detect, main_script
+from detox_core.embedded.language_id import OTHER_NAMES, detect, main_script
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, StepProgress, signature_text
 from detox_core.metrics.registry import DEFAULT_PRESET, get_preset, preset_class
@@ -122,7 +122,9 @@ def score(
             the preset does not cover, an unknown preset.
         ScorerUnavailableError: a model of the preset cannot be loaded here.
     """
-    inputs = [str(t) for t in inputs]
+    inputs = _texts(inputs, "input")
+    if not inputs:
+        raise DetoxInputError("no inputs to score")
     systems = {ONE_SYSTEM: outputs} if not isinstance(outputs, Mapping) else dict(outputs)
     if not systems:
         raise DetoxInputError("no outputs to score")
@@ -130,6 +132,7 @@ def score(
         if isinstance(outs, str) or len(outs) != len(inputs):
             found = "a string" if isinstance(outs, str) else f"{len(outs)} outputs"
             raise DetoxInputError(f"expected one output per input ({len(inputs)}) for {name!r}, found {found}")
+        systems[name] = _texts(outs, f"output of {name!r}" if isinstance(outputs, Mapping) else "output")
     refs = _references(references, len(inputs))
     recipe = preset_class(preset)
     langs, how = _languages(inputs, lang)
@@ -138,21 +141,30 @@ def score(
         codes = sorted({langs[k] for k in outside})
         raise DetoxInputError(
             f"the {preset} preset covers {recipe.coverage()}; {len(outside)} pair(s) are in "
-            f"{', '.join(f'{language_name(c)} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
+            f"{', '.join(f'{OTHER_NAMES.get(c, language_name(c))} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
             f"{inputs[outside[0]][:60]!r}): choose a preset that covers them or leave them out")
     scorer = get_preset(preset, pool=pool, models=models)
     frames, sig = [], None
     for name, outs in systems.items():
-        frame = scorer.score(inputs, [str(t) for t in outs], refs, calibrated=calibrated, progress=progress,
-                             langs=langs)
+        frame = scorer.score(inputs, outs, refs, calibrated=calibrated, progress=progress, langs=langs)
         sig = frame.attrs["signature"]
         frames.append(pd.concat([pd.DataFrame({"system": name, "lang": langs, "input": inputs,
-                                               "output": [str(t) for t in outs]}),
+                                               "output": outs}),
                                  frame[[c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in frame]]], axis=1))
     text = signature_text(sig or {}, lang=",".join(sorted(set(langs))), langid=how)
     table = pd.concat(frames, ignore_index=True)
     table["signature"] = text
     return Scores(table, _system_table(table, n_boot, text), _language_table(table), text)
+
+
+def _texts(texts, what: str) -> list[str]:
+    """``texts`` as a list of strings; anything else (None, NaN, a number, a list) is refused
+    with its position, never scored as its printed form."""
+    out = list(texts)
+    for k, text in enumerate(out):
+        if not isinstance(text, str):
+            raise DetoxInputError(f"{what} {k + 1} is {text!r} ({type(text).__name__}), not a text")
+    return out
 
 
 def _references(references, n: int) -> list[list[str]] | None:
@@ -161,29 +173,39 @@ def _references(references, n: int) -> list[list[str]] | None:
     if isinstance(references, str) or len(references) != n:
         found = "a string" if isinstance(references, str) else f"{len(references)}"
         raise DetoxInputError(f"expected references for each of the {n} inputs, found {found}")
-    return [[r] if isinstance(r, str) else [str(x) for x in r] for r in references]
+    out = []
+    for k, refs in enumerate(references):
+        refs = [refs] if isinstance(refs, str) else list(refs)
+        if not all(isinstance(r, str) for r in refs):
+            raise DetoxInputError(f"the references of input {k + 1} are {refs!r}: expected texts")
+        out.append(refs)
+    return out
 
 
 def _languages(inputs: list[str], lang: str | Sequence[str] | None) -> tuple[list[str], str]:
     """Each pair's language and how it was had (``given`` or ``detected``)."""
     if isinstance(lang, str):
-        return [lang] * len(inputs), "given"
+        return [lang.strip().lower()] * len(inputs), "given"
     if lang is not None:
+        lang = list(lang)
         if len(lang) != len(inputs):
             raise DetoxInputError(f"expected a language per input ({len(inputs)}), found {len(lang)}")
-        return [str(c) for c in lang], "given"
+        return [str(c).strip().lower() for c in lang], "given"
     found = detect(inputs)
     langs: list[str | None] = [code if sure else None for code, sure in found]
-    # A pair too short to be sure takes the language its script's sure pairs agree on (90% or more).
+    # A pair too short to be sure takes lingua's first guess when the sure pairs of its script have
+    # that language, else the language they agree on (90% or more).
     by_script: dict[str | None, list[str]] = {}
     for text, code in zip(inputs, langs):
         if code is not None:
             by_script.setdefault(main_script(text), []).append(code)
     for k, code in enumerate(langs):
         if code is None:
-            sure = by_script.get(main_script(inputs[k]), [])
-            if sure:
-                counts = pd.Series(sure).value_counts()
+            sure = pd.Series(by_script.get(main_script(inputs[k]), []), dtype=object)
+            if found[k][0] is not None and found[k][0] in set(sure):
+                langs[k] = found[k][0]
+            elif len(sure):
+                counts = sure.value_counts()
                 if counts.iloc[0] >= 0.9 * len(sure):
                     langs[k] = str(counts.index[0])
     unknown = [k for k, code in enumerate(langs) if code is None]
@@ -201,15 +223,17 @@ def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFr
     for name, part in table.groupby("system", sort=False):
         langs = part["lang"].to_numpy()
         several = len(set(langs)) > 1
-        indices = stratified_indices(langs, n_boot) if several else None
-        weights = macro_weights(langs) if several else None
         row: dict = {"system": name, "n": len(part), "languages": ",".join(dict.fromkeys(langs)),
                      "averaged": f"over {len(set(langs))} languages" if several else "over pairs"}
         for col in SYSTEM_COLUMNS:
             values = part[col].to_numpy(np.float64) if col in part else np.full(len(part), np.nan)
-            whole = not np.isnan(values).any()
-            mean, lo, hi = bootstrap_ci(values, n_boot, indices=indices if whole else None,
-                                        weights=weights if whole else None)
+            keep = ~np.isnan(values)  # a pair without the score (no reference, no answer) is left out
+            strata = langs[keep]
+            if several and len(set(strata)) > 1:
+                mean, lo, hi = bootstrap_ci(values[keep], n_boot, indices=stratified_indices(strata, n_boot),
+                                            weights=macro_weights(strata))
+            else:
+                mean, lo, hi = bootstrap_ci(values[keep], n_boot)
             row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
         row["signature"] = signature
         rows.append(row)

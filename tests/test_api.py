@@ -110,3 +110,29 @@ def test_the_readme_example_runs(embedded_models, capsys):
     result = namespace["result"]
     assert isinstance(result, detox_core.Scores) and set(result.frame["lang"]) == {"en"}
     assert result.signature in capsys.readouterr().out
+
+
+def test_a_language_outside_the_editions_is_named_and_refused_not_taken_for_a_near_one():
+    dutch = ["Jij bent echt een complete idioot, hou gewoon je mond", "Wat een domme vraag, ben je soms achterlijk?"]
+    assert [code for code, _ in detect(dutch)] == ["nl", "nl"]
+    with pytest.raises(DetoxInputError, match=r"covers .*Dutch \(nl\)"):
+        detox_core.score(dutch, dutch)
+
+
+def test_outputs_that_are_not_texts_are_refused_with_their_position():
+    with pytest.raises(DetoxInputError, match=r"output 2 is None"):
+        detox_core.score(ENGLISH, [POLITE[0], None], lang="en")
+    with pytest.raises(DetoxInputError, match=r"output 1 is \['x'\] \(list\)"):
+        detox_core.score(ENGLISH[:1], [["x"]], lang="en")
+    with pytest.raises(DetoxInputError, match="no inputs"):
+        detox_core.score([], [])
+
+
+def test_a_pair_without_a_score_is_left_out_of_the_language_means(embedded_models):
+    inputs = [*ENGLISH, "ты дебил, заткнись уже наконец"]
+    result = detox_core.score(inputs, [*POLITE, "ты неправ, помолчи"], [["Please stop it"], [], ["ты неправ"]],
+                              n_boot=20)
+    frame = result.frame
+    assert frame["chrf"].isna().tolist() == [False, True, False]
+    expected = frame.dropna(subset=["chrf"]).groupby("lang")["chrf"].mean().mean()
+    assert result.systems.loc["system", "chrf"] == pytest.approx(expected)  # each language once, NaN left out

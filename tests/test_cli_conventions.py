@@ -66,6 +66,12 @@ def test_every_documented_exit_code(capsys, tmp_path, crowd, monkeypatch):
                                 "--out", str(tmp_path / "judged"), "-q"])
     assert code == 3 and "error:" in err and not (tmp_path / "judged").exists()
 
+    # the embedded models not trained here: missing data, 1 (as a file not fetched), not 3
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path / "empty"))
+    code, _, err = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(inputs), "--preset", "embedded",
+                                "--out", str(tmp_path / "untrained"), "-q"])
+    assert code == 1 and "train-embedded" in err
+
     def interrupted(args):
         raise KeyboardInterrupt
 
@@ -97,7 +103,7 @@ def test_aggregate_json_is_one_object_with_the_figures_and_signature(capsys, tmp
     assert code == 0 and "written" in stderr
     report = json.loads(stdout)  # the whole of stdout is one object
     assert report["command"] == "aggregate" and report["items"] == 2 and report["labelled"] == 2
-    assert report["labels"] == {"0.0": 1, "1.0": 1} and report["written"] == [str(out)]
+    assert report["labels"] == {"0": 1, "1": 1} and report["written"] == [str(out)]
     assert report["signature"].startswith("aggregate|task:toxicity|method:mv|")
 
 

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Sequence
 
 from detox_core.cli import annotation, data, embedded, human, score, server
-from detox_core.errors import DetoxError, ScorerUnavailableError, UnknownNameError, UsageError
+from detox_core.errors import DataMissingError, DetoxError, ScorerUnavailableError, UnknownNameError, UsageError
 from detox_core.metrics import bertscore
 from detox_core.version import __version__
 
@@ -51,6 +51,8 @@ def exit_code(err: BaseException) -> int:
     """The exit code of a command that failed with ``err`` (see :data:`EXIT_CODES`)."""
     if isinstance(err, (UsageError, UnknownNameError)):
         return 2
+    if isinstance(err, DataMissingError):  # models not trained yet are missing data, as files not fetched
+        return 1
     if isinstance(err, ScorerUnavailableError):
         return 3
     return 1

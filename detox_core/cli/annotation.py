@@ -26,7 +26,7 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
         labels = table["label"].dropna().value_counts().sort_index()
         emit_json({"command": "aggregate", "crowd": args.crowd, "task": args.task, "method": args.method,
                    "items": len(table), "labelled": labelled, "unlabelled": len(table) - labelled,
-                   "labels": {str(k): int(v) for k, v in labels.items()},
+                   "labels": {(str(int(k)) if float(k).is_integer() else str(k)): int(v) for k, v in labels.items()},
                    "skipped_rows": {"empty_input": results.skipped_empty, "rejected": results.skipped_rejected},
                    "signature": f"aggregate|task:{args.task}|method:{args.method}|"
                                 f"min-control-accuracy:{args.min_control_accuracy:g}|lib:{__version__}",

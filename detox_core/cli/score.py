@@ -128,8 +128,13 @@ def score_json(args: argparse.Namespace, result: BatchResult) -> dict:
         entry["signature"] = signature_text(sig, **extra)
         entry["signature_fields"] = sig
         systems.append(entry)
-    return {"command": "score", "inputs": result.label, "edition": args.edition, "split": args.split,
-            "preset": args.preset, "calibrated": not args.raw, "systems": systems,
+    split = args.split
+    if args.edition and split is None:  # the split load_task took
+        splits = editions.get_edition(args.edition).splits
+        split = "test" if "test" in splits else next(iter(splits))
+    return {"command": "score", "inputs": result.label, "edition": args.edition, "split": split,
+            "preset": args.preset, "calibrated": systems[0]["signature_fields"].get("calibrated") if systems else None,
+            "systems": systems,
             "written": [str(p) for p in result.written]}
 
 

@@ -163,20 +163,47 @@ def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
 #: Letters that only Ukrainian (і ї є ґ) or Tatar (ә ө ү җ ң һ) of the editions' Cyrillic languages use.
 _UKRAINIAN = set("іїєґІЇЄҐ")
 _TATAR = set("әөүҗңһӘӨҮҖҢҺ")
-#: lingua's confidence a Latin or Cyrillic text needs for its language to be taken as known
-#: (below it: a short text that reads as several languages; benchmarks/bench_language_detection.py).
+#: Latin-script languages outside the editions that :func:`detect` also considers, so that a Dutch
+#: or Turkish text is named as such (and refused by a preset that does not cover it) instead of
+#: being taken for the nearest edition language.
+OTHER_LATIN = ("cs", "da", "fi", "hu", "id", "nl", "pl", "pt", "ro", "sv", "tr")
+#: Their names, for messages.
+OTHER_NAMES = {"cs": "Czech", "da": "Danish", "fi": "Finnish", "hu": "Hungarian", "id": "Indonesian", "nl": "Dutch",
+               "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "sv": "Swedish", "tr": "Turkish"}
+#: lingua's confidence a Latin or Cyrillic text needs, and its lead over the next language, for
+#: its language to be taken as known (below: a short text that reads as several languages).
 SURE_CONFIDENCE = 0.5
+SURE_MARGIN = 0.2
+_WIDE: list = []
+
+
+def wide_detector():
+    """lingua over the editions' Latin and Cyrillic languages and :data:`OTHER_LATIN`, models
+    preloaded (about 3 s and 450 MB, once per process; only :func:`detect` uses it, not the
+    server's scoring)."""
+    if _WIDE:
+        return _WIDE[0]
+    # Imported here: lingua only for language identification.
+    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
+    with _DETECTOR_LOCK:
+        if not _WIDE:
+            langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper()))
+                     for c in sorted({*IDENTIFIED, *OTHER_LATIN})]
+            _WIDE.append(LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build())
+        return _WIDE[0]
 
 
 def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
-    """Each text's language among the editions' (an ISO code, None with no letters) and
-    whether it is sure.
+    """Each text's language (an ISO code, None with no letters) and whether it is sure.
 
     The script decides where it is one language's alone (Amharic, Arabic, Hebrew, Hindi in
     Devanagari); Chinese and Japanese by kana; Tatar and Ukrainian by their own letters;
-    otherwise lingua among the Latin and Cyrillic languages, sure from a confidence of
-    :data:`SURE_CONFIDENCE`. Romanised Hindi (Hinglish) cannot be told from the Latin
-    languages: give it explicitly."""
+    otherwise lingua among the editions' Latin and Cyrillic languages and a few other Latin
+    ones (:data:`OTHER_LATIN`, so those are named, not mistaken), sure from a confidence of
+    :data:`SURE_CONFIDENCE` with a lead of :data:`SURE_MARGIN`. Romanised Hindi (Hinglish),
+    and Tatar written without its own letters, cannot be told from other languages: give
+    them."""
     out: list[tuple[str | None, bool]] = []
     ask: dict[int, str] = {}
     for k, text in enumerate(texts):
@@ -199,9 +226,11 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
             codes = languages_in_script(script)
             out.append((codes[0], True) if len(codes) == 1 else (None, False))
     if ask:
-        found = detector().compute_language_confidence_values_in_parallel(list(ask.values()))
+        found = wide_detector().compute_language_confidence_values_in_parallel(list(ask.values()))
         for k, values in zip(ask, found):
-            best = values[0] if values else None
-            if best is not None:
-                out[k] = (_CODES.get(best.language.name), best.value >= SURE_CONFIDENCE)
+            if not values:
+                continue
+            best, second = values[0].value, values[1].value if len(values) > 1 else 0.0
+            out[k] = (values[0].language.iso_code_639_1.name.lower(),
+                      best >= SURE_CONFIDENCE and best - second >= SURE_MARGIN)
     return out

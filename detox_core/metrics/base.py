@@ -14,6 +14,7 @@ import functools
 import hashlib
 import inspect
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -92,9 +93,9 @@ def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
         if not isinstance(model, Mapping):
             continue
         ident = str(model.get("id", "?"))
-        rev = model.get("revision")
-        if rev:
-            ident += f"@{str(rev)[:8]}"
+        rev = str(model.get("revision") or "")
+        if rev:  # a commit hash by its first 8 hex digits; any other revision (a package's) whole
+            ident += "@" + (rev[:8] if re.fullmatch(r"[0-9a-f]{12,}", rev) else rev)
         if model.get("dtype") and model.get("dtype") != "float32":
             ident += f"+{model['dtype']}"
         fields.append(f"{role}:{ident}")
@@ -107,7 +108,7 @@ def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
         fields.append("chrf:" + str(sig["chrf"]).replace(":", "=").replace("|", "+"))
     fields += [f"{k}:{v}" for k, v in extra.items()]
     fields.append(f"lib:{sig.get('library', __version__)}")
-    return "|".join(fields)
+    return "|".join(field.replace("|", "%7C") for field in fields)  # a | in a value (a path) cannot split it
 
 
 def make_score_frame(

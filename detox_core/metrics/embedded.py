@@ -15,7 +15,7 @@ from detox_core import config
 from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.language_id import main_script
+from detox_core.embedded.language_id import main_script, script_shares
 from detox_core.embedded.loader import load_models, preload_steps
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
@@ -172,14 +172,17 @@ class EmbeddedPreset(Preset):
         n = len(inputs)
         langs = langs if langs is not None else self.langs
         if langs is None:
+            # More than 1% of the inputs in another script is not a Russian corpus (RUSSE-2022 has 2
+            # Latin inputs in 8,623, such as '#ERROR!').
             foreign = [k for k, text in enumerate(inputs) if main_script(text) not in (None, "cyrillic")
-                       and len(text) >= 12]
-            if foreign and len(foreign) * 2 > n:
+                       and sum(script_shares(text).values()) >= 4]
+            if foreign and len(foreign) > 0.01 * n:
                 k = foreign[0]
                 raise DetoxInputError(
                     f"no language was given and {len(foreign)} of the {n} inputs are not in Cyrillic (the first, "
-                    f"pair {k + 1}: {inputs[k][:60]!r}), so they are not Russian: give each pair's language "
-                    "(langs=[...]), or score with detox_core.score(), which detects it")
+                    f"pair {k + 1}: {inputs[k][:60]!r}), so they are not Russian: give each pair's language (a "
+                    "lang column in a TextDetox inputs file, langs=[...] in Python), or score with "
+                    "detox_core.score(), which detects it")
             return ["ru"] * n
         if len(langs) != n:
             raise DetoxInputError(f"expected a language per pair ({n}), found {len(langs)}")

@@ -1,4 +1,4 @@
-"""The command line answers bad arguments and files with one clear line, exit code 2."""
+"""The command line answers bad arguments and files with one clear line: exit code 2 for the command line itself, 1 for a file."""
 
 from __future__ import annotations
 

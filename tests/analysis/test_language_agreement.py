@@ -104,6 +104,7 @@ def test_judged_pairs_are_scored_with_their_own_languages_models(textdetox_data,
                           "neutral_sentence": ["you are wrong", "ты неправ"], "lang": ["en", "ru"]})
     got = preset_scores(frame, "embedded", cache_dir=tmp_path)
     own = EmbeddedPreset(langs=["en", "ru"]).score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
-    as_russian = EmbeddedPreset().score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
+    as_russian = EmbeddedPreset(langs=["ru", "ru"]).score(frame["toxic_sentence"].tolist(),
+                                                         frame["neutral_sentence"].tolist())
     np.testing.assert_allclose(got["j"].to_numpy(float), own["j"].to_numpy(float), atol=1e-9)
     assert abs(got.loc[0, "sta"] - as_russian.loc[0, "sta"]) > 1e-6  # English is not read by the Russian model

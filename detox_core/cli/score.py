@@ -76,7 +76,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     else:
         for line in system_lines(result):
             print(line)
-    written(f"{len(result.written)} files in {out_dir(args.out)}")
+    written(f"{len(result.written)} files in {result.written[-1].parent}")
     return 0
 
 
@@ -128,11 +128,7 @@ def score_json(args: argparse.Namespace, result: BatchResult) -> dict:
         entry["signature"] = signature_text(sig, **extra)
         entry["signature_fields"] = sig
         systems.append(entry)
-    split = args.split
-    if args.edition and split is None:  # the split load_task took
-        splits = editions.get_edition(args.edition).splits
-        split = "test" if "test" in splits else next(iter(splits))
-    return {"command": "score", "inputs": result.label, "edition": args.edition, "split": split,
+    return {"command": "score", "inputs": result.label, "edition": args.edition, "split": result.split,
             "preset": args.preset, "calibrated": systems[0]["signature_fields"].get("calibrated") if systems else None,
             "systems": systems,
             "written": [str(p) for p in result.written]}

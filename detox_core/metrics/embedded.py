@@ -15,7 +15,7 @@ from detox_core import config
 from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.language_id import main_script, script_shares
+from detox_core.embedded.language_id import script_shares
 from detox_core.embedded.loader import load_models, preload_steps
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
@@ -174,8 +174,9 @@ class EmbeddedPreset(Preset):
         if langs is None:
             # More than 1% of the inputs in another script is not a Russian corpus (RUSSE-2022 has 2
             # Latin inputs in 8,623, such as '#ERROR!').
-            foreign = [k for k, text in enumerate(inputs) if main_script(text) not in (None, "cyrillic")
-                       and sum(script_shares(text).values()) >= 4]
+            shares = [script_shares(text) for text in inputs]
+            foreign = [k for k, found in enumerate(shares)
+                       if sum(found.values()) >= 4 and found.most_common(1)[0][0] != "cyrillic"]
             if foreign and len(foreign) > 0.01 * n:
                 k = foreign[0]
                 raise DetoxInputError(

@@ -71,6 +71,7 @@ class BatchResult:
         summary: one row per submission (the ``summary.csv`` content).
         languages: a multilingual submission's table per language.
         label: what was scored against, in words (an edition and its split, or a file name).
+        split: the edition's split scored (None for inputs from a file).
     """
 
     written: list[Path]
@@ -78,6 +79,7 @@ class BatchResult:
     summary: pd.DataFrame
     languages: dict[str, pd.DataFrame] = field(default_factory=dict)
     label: str = ""
+    split: str | None = None
 
 
 def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], list[list[str]]]:
@@ -114,6 +116,7 @@ class ScoringTask:
         elsewhere: where language codes the split lacks are found (for messages).
         languages: the split's languages, in order (multilingual).
         averages: an edition's named language groups (``avg_p``: the 9 of 2024, ...).
+        split: an edition's split (None for inputs from a file).
     """
 
     label: str
@@ -123,6 +126,7 @@ class ScoringTask:
     elsewhere: dict[str, set[str]] | None = None
     languages: tuple[str, ...] = ()
     averages: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    split: str | None = None
 
     @property
     def multilingual(self) -> bool:
@@ -176,11 +180,11 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
             inputs, refs = split_inputs(whole, split)
             if references is not None:
                 refs = load_inputs_references(references, len(inputs))
-            return ScoringTask(label, inputs, refs)
+            return ScoringTask(label, inputs, refs, split=split)
         rows = split_rows(whole, split).reset_index(drop=True)
         if references is not None:
             rows = _multilingual_references(rows, references)
-        return ScoringTask(label, rows=rows, elsewhere=languages_elsewhere(ed.name, split, whole),
+        return ScoringTask(label, rows=rows, elsewhere=languages_elsewhere(ed.name, split, whole), split=split,
                            languages=tuple(in_language_order(set(rows["lang"]))), averages=dict(ed.averages or {}))
     assert inputs_path is not None
     raw, _ = read_bytes(inputs_path, None, MAX_FILE_BYTES)
@@ -297,7 +301,7 @@ def score_submissions(
     table = pd.DataFrame(rows)
     data.write_text_atomic(summary, table.to_csv(index=False, float_format="%.6f"))
     written.append(summary)
-    return BatchResult(written, results, table, by_language, task.label)
+    return BatchResult(written, results, table, by_language, task.label, task.split)
 
 
 def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str]) -> dict:

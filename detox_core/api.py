@@ -30,7 +30,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, StepProgress, signature_text
 from detox_core.metrics.registry import DEFAULT_PRESET, get_preset, preset_class
 from detox_core.models import ModelPool
-from detox_core.stats.bootstrap import bootstrap_ci, macro_weights, stratified_indices
+from detox_core.stats.languages import per_language, stratified_mean
 from detox_core.vocab import language_name
 
 #: The columns :attr:`Scores.systems` gives a mean and an interval for, in this order.
@@ -226,14 +226,7 @@ def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFr
         row: dict = {"system": name, "n": len(part), "languages": ",".join(dict.fromkeys(langs)),
                      "averaged": f"over {len(set(langs))} languages" if several else "over pairs"}
         for col in SYSTEM_COLUMNS:
-            values = part[col].to_numpy(np.float64) if col in part else np.full(len(part), np.nan)
-            keep = ~np.isnan(values)  # a pair without the score (no reference, no answer) is left out
-            strata = langs[keep]
-            if several and len(set(strata)) > 1:
-                mean, lo, hi = bootstrap_ci(values[keep], n_boot, indices=stratified_indices(strata, n_boot),
-                                            weights=macro_weights(strata))
-            else:
-                mean, lo, hi = bootstrap_ci(values[keep], n_boot)
+            mean, lo, hi = stratified_mean(part, col, n_boot) if col in part else (np.nan,) * 3
             row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
         row["signature"] = signature
         rows.append(row)
@@ -241,7 +234,6 @@ def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFr
 
 
 def _language_table(table: pd.DataFrame) -> pd.DataFrame:
-    cols = [c for c in SYSTEM_COLUMNS if c in table]
-    out = table.groupby(["system", "lang"], sort=False)[cols].mean()
-    out.insert(0, "n", table.groupby(["system", "lang"], sort=False).size())
-    return out.reset_index()
+    columns = tuple(c for c in SYSTEM_COLUMNS if c in table)
+    return pd.concat([per_language(part, columns).assign(system=name) for name, part in
+                      table.groupby("system", sort=False)], ignore_index=True)[["system", "lang", "n", *columns]]

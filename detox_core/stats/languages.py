@@ -149,8 +149,10 @@ class LanguageBoard:
     uncovered: list[str] = field(default_factory=list)
 
 
-def _stratified_mean(frame: pd.DataFrame, column: str, n_boot: int, alpha: float, seed: int) -> tuple[float, float, float]:
-    """Mean over languages with its stratified bootstrap interval (every sentence scored)."""
+def stratified_mean(frame: pd.DataFrame, column: str, n_boot: int = 1000, alpha: float = 0.05,
+                    seed: int = 0) -> tuple[float, float, float]:
+    """Mean over languages (``lang``) of ``column`` with its stratified bootstrap interval; one
+    language: the plain mean and its interval."""
     frame = frame[frame[column].notna()]  # a sentence without a score is left out, not counted as zero
     strata = frame["lang"].to_numpy()
     if not len(strata):
@@ -228,7 +230,7 @@ def language_board(scores: Mapping[str, pd.DataFrame], languages: Sequence[str],
         if overall is not None and name in overall.index:
             row.update(overall.loc[name, ["mean", "low", "high", "rank_low", "rank_high", "group"]].to_dict())
         else:
-            mean, low, high = _stratified_mean(f[f["lang"].isin(mine)], column, n_boot, alpha, seed)
+            mean, low, high = stratified_mean(f[f["lang"].isin(mine)], column, n_boot, alpha, seed)
             row.update(mean=mean, low=low, high=high, rank_low=np.nan, rank_high=np.nan, group=np.nan)
         for lang in languages:
             values = f.loc[f["lang"] == lang, column]

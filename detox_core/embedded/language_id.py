@@ -93,35 +93,34 @@ def main_script(text: str) -> str | None:
     return script
 
 
-#: lingua's names of the editions' languages it knows (it has no Amharic, Tatar or Hinglish).
-_LINGUA = {"ar": "ARABIC", "de": "GERMAN", "en": "ENGLISH", "es": "SPANISH", "hi": "HINDI", "ru": "RUSSIAN",
-           "uk": "UKRAINIAN", "zh": "CHINESE", "fr": "FRENCH", "he": "HEBREW", "it": "ITALIAN", "ja": "JAPANESE"}
 #: languages whose script alone says little (several of the editions' languages share it)
 IDENTIFIED = {"de", "en", "es", "fr", "it", "ru", "uk"}
 _DETECTOR_LOCK = threading.Lock()
 
 
-_DETECTOR: list = []
+_DETECTORS: dict[tuple[str, ...], object] = {}
+
+
+def _lingua(codes: tuple[str, ...]):
+    """lingua's detector over the languages ``codes`` (ISO 639-1), models preloaded, built
+    once per process even when the preload and a first score ask at once."""
+    found = _DETECTORS.get(codes)
+    if found is not None:
+        return found
+    # Imported here: lingua only for language identification.
+    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
+    with _DETECTOR_LOCK:
+        if codes not in _DETECTORS:
+            langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in codes]
+            _DETECTORS[codes] = LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build()
+        return _DETECTORS[codes]
 
 
 def detector():
-    """lingua's detector over the editions' Latin and Cyrillic languages it knows, models
-    preloaded (~1 s, ~230 MB resident: benchmarks/bench_embedded_multilingual.py), built
-    once per process even when the preload and a first score ask at once; scripts tell the
-    other languages apart."""
-    if _DETECTOR:
-        return _DETECTOR[0]
-    # Imported here: lingua only for language identification.
-    from lingua import Language, LanguageDetectorBuilder
-
-    with _DETECTOR_LOCK:
-        if not _DETECTOR:
-            langs = [getattr(Language, _LINGUA[c]) for c in sorted(IDENTIFIED)]
-            _DETECTOR.append(LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build())
-        return _DETECTOR[0]
-
-
-_CODES = {v: k for k, v in _LINGUA.items()}
+    """lingua's detector over the editions' Latin and Cyrillic languages it knows (~1 s, ~230 MB
+    resident: benchmarks/bench_embedded_multilingual.py); scripts tell the other languages apart."""
+    return _lingua(tuple(sorted(IDENTIFIED)))
 
 
 def identify(texts: Sequence[str]) -> list[str | None]:
@@ -129,7 +128,7 @@ def identify(texts: Sequence[str]) -> list[str | None]:
     if not texts:
         return []
     found = detector().detect_languages_in_parallel_of(list(texts))
-    return [_CODES.get(x.name) if x is not None else None for x in found]
+    return [x.iso_code_639_1.name.lower() if x is not None else None for x in found]
 
 
 def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
@@ -174,24 +173,10 @@ OTHER_NAMES = {"cs": "Czech", "da": "Danish", "fi": "Finnish", "hu": "Hungarian"
 #: its language to be taken as known (below: a short text that reads as several languages).
 SURE_CONFIDENCE = 0.5
 SURE_MARGIN = 0.2
-_WIDE: list = []
-
-
 def wide_detector():
-    """lingua over the editions' Latin and Cyrillic languages and :data:`OTHER_LATIN`, models
-    preloaded (about 3 s and 450 MB, once per process; only :func:`detect` uses it, not the
-    server's scoring)."""
-    if _WIDE:
-        return _WIDE[0]
-    # Imported here: lingua only for language identification.
-    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
-
-    with _DETECTOR_LOCK:
-        if not _WIDE:
-            langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper()))
-                     for c in sorted({*IDENTIFIED, *OTHER_LATIN})]
-            _WIDE.append(LanguageDetectorBuilder.from_languages(*langs).with_preloaded_language_models().build())
-        return _WIDE[0]
+    """lingua over the editions' Latin and Cyrillic languages and :data:`OTHER_LATIN` (about 3 s
+    and 450 MB, once per process; only :func:`detect` uses it, not the server's scoring)."""
+    return _lingua(tuple(sorted({*IDENTIFIED, *OTHER_LATIN})))
 
 
 def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:

@@ -32,8 +32,10 @@ INPUTS = {
     "am": ["አንተ ደደብ ነህ", "ዝም በል ሞኝ ሰው", "ይህ የማይረባ ዜና ነው"],
     "es": ["eres un idiota de mierda", "cállate ya, imbécil", "qué noticia tan estúpida"],
 }
+# A wider random init than 0.02 here too: with it every [CLS] state is alike, and the head that spreads
+# P(neutral) gets weights in the thousands, which turn float noise of 1e-8 into STA differences of 1e-4.
 TINY_XLMR = dict(vocab_size=700, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                 max_position_embeddings=514)
+                 max_position_embeddings=514, initializer_range=0.2)
 # A wider random init than BERT's 0.02: a tiny random encoder otherwise embeds every text alike (cosines ~0.99999).
 TINY_LABSE = dict(vocab_size=900, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
                   max_position_embeddings=512, initializer_range=0.2)

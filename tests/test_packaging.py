@@ -78,3 +78,9 @@ def test_the_detox_command_is_the_cli():
 def test_the_app_image_installs_the_runtime_only():
     dockerfile = (PROJECT_ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
     assert "pip install -r requirements.txt" in dockerfile and "requirements-test" not in dockerfile
+    # The project itself goes in after its code, without dependencies (they are the runtime's above,
+    # and a resolver run here could pull the test extra's tools or a CUDA torch), and gives `detox`.
+    steps = [line.strip() for line in dockerfile.splitlines() if line.startswith(("RUN", "COPY"))]
+    install = next(i for i, s in enumerate(steps) if "pip install --no-deps -e ." in s)
+    assert install > steps.index("COPY . .") and "detox --help" in steps[install]
+    assert "[test]" not in dockerfile

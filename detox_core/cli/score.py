@@ -21,14 +21,17 @@ from detox_core.submissions.batch import BatchResult, Reporter, score_submission
 
 
 class TerminalReporter(Reporter):
-    """A progress bar per submission on stderr, and its notes and languages there too."""
+    """A progress bar per submission on stderr, and its notes and languages there too. The
+    notes are kept (``notes``) for ``--json``, which prints them in its object instead."""
 
-    def __init__(self, quiet: bool):
+    def __init__(self, quiet: bool, estimates: bool | None = None):
         self.quiet = quiet
-        self.wants_estimates = not quiet
+        self.wants_estimates = not quiet if estimates is None else estimates
         self._bar: tqdm | None = None
+        self.notes: dict[str, list[str]] = {}
 
     def note(self, name: str, text: str) -> None:
+        self.notes.setdefault(name, []).append(text)
         if not self.quiet:
             print(f"{name}: {text}", file=sys.stderr)
 
@@ -64,15 +67,16 @@ def _cmd_score(args: argparse.Namespace) -> int:
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
                      precision=args.precision, token_budget=args.token_budget,
                      disk_cache=None if args.no_disk_cache else default_disk_cache())
+    reporter = TerminalReporter(args.quiet or args.json, estimates=not args.quiet)
     result = score_submissions(
         Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
         preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
-        references=Path(args.refs) if args.refs else None, reporter=TerminalReporter(args.quiet or args.json),
+        references=Path(args.refs) if args.refs else None, reporter=reporter,
         options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
         edition=args.edition, split=args.split,
     )
     if args.json:
-        emit_json(score_json(args, result))
+        emit_json(score_json(args, result, reporter.notes))
     else:
         for line in system_lines(result):
             print(line)
@@ -105,9 +109,10 @@ def _averages(result: BatchResult, row: dict) -> dict[str, float]:
     return {k[2:]: row[k] for k in row if k.startswith("j_") and k != "j_raw" and k[2:] not in codes}
 
 
-def score_json(args: argparse.Namespace, result: BatchResult) -> dict:
+def score_json(args: argparse.Namespace, result: BatchResult, notes: dict[str, list[str]] | None = None) -> dict:
     """``score --json``: what was scored (the inputs, the preset), each submission's figures
-    (per language for a multilingual task) and its signature, the files written."""
+    (per language for a multilingual task), its signature and the notes the terminal would
+    have shown (an LLM judge's requests and cost, rows left unscored...), the files written."""
     systems = []
     for row in result.summary.to_dict("records"):
         name = row["submission"]
@@ -127,6 +132,7 @@ def score_json(args: argparse.Namespace, result: BatchResult) -> dict:
             extra = {"lang": "ru"} if args.edition and not editions.get_edition(args.edition).multilingual else {}
         entry["signature"] = signature_text(sig, **extra)
         entry["signature_fields"] = sig
+        entry["notes"] = list((notes or {}).get(name, []))
         systems.append(entry)
     return {"command": "score", "inputs": result.label, "edition": args.edition, "split": result.split,
             "preset": args.preset, "calibrated": systems[0]["signature_fields"].get("calibrated") if systems else None,

@@ -258,3 +258,27 @@ def test_languages_reach_the_prompts(cache):
     prompts = [m["content"] for r in preset.judge().plan(["Du Idiot"], ["Du irrst dich"], ["de"])[1].values()
                for m in r.messages]
     assert any("(in German)" in p for p in prompts)
+
+
+def test_score_json_keeps_the_judges_estimate_and_cost(tmp_path, monkeypatch, capsys):
+    # --json prints no notes on stderr; what they say (the requests and the cost) is in the object.
+    import json
+
+    from detox_core.cli import main
+
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    set_server_settings()
+    (tmp_path / "in.txt").write_text("ты дебил\nэтот мудак врёт\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("ты неправ\nэтот человек врёт\n", encoding="utf-8")
+    with FakeLLM() as server:
+        code = main(["score", "--inputs", str(tmp_path / "in.txt"), "--preds", str(tmp_path / "out.txt"),
+                     "--preset", "llm-judge", "--out", str(tmp_path / "scores"), "--llm-base-url", server.url,
+                     "--llm-model", "judge-model", "--llm-price-in", "1.0", "--llm-price-out", "2.0", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0
+    (system,) = json.loads(captured.out)["systems"]
+    notes = " ".join(system["notes"])
+    assert "request" in notes and "$" in notes, system["notes"]
+    assert 0 < system["j"] <= 1 and "llm" in system["signature"]
+    assert "judge-model" in system["signature"]
+    assert "$" not in captured.err  # the notes went into the object, not onto the terminal

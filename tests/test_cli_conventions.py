@@ -168,3 +168,26 @@ def test_the_installed_command_scores_an_edition_as_json(tmp_path, real_data, em
     assert all(lang["j"] is not None for lang in system["languages"].values())
     assert system["signature"].startswith("preset:embedded|") and "|lang:am,ar,de,en,es,hi,ru,uk,zh|" in system["signature"]
     assert system["j"] < 0.2  # a copy of the toxic inputs is not a detoxification
+
+
+def test_an_installed_copy_keeps_its_data_in_the_users_folder_and_says_how_to_fill_it(capsys, tmp_path, monkeypatch):
+    # pip install without a checkout: the data is never looked for in site-packages, and a first
+    # `detox score` with the embedded preset says which two commands fill the folder (exit 1: data).
+    from detox_core import config
+
+    monkeypatch.setattr(config, "IN_CHECKOUT", False)
+    monkeypatch.delenv("DETOX_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DETOX_DB_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    home_data = tmp_path / "home" / ".local" / "share" / "detox-dashboard"
+    assert config.data_dir() == home_data
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert config.data_dir() == tmp_path / "xdg" / "detox-dashboard"
+    (tmp_path / "in.txt").write_text("ты дебил\n", encoding="utf-8")
+    (tmp_path / "out.txt").write_text("ты неправ\n", encoding="utf-8")
+    code, out, err = run(capsys, ["score", "--inputs", str(tmp_path / "in.txt"), "--preds", str(tmp_path / "out.txt"),
+                                  "--preset", "embedded", "--out", str(tmp_path / "scores"), "-q"])
+    assert code == 1 and out == ""
+    assert "`detox fetch-data`, then `detox train-embedded`" in err and str(tmp_path / "xdg") in err
+    assert not (tmp_path / "scores").exists()

@@ -174,9 +174,11 @@ def find_artifacts(root: Path | None = None) -> Path:
         candidates = sorted(models_dir(root).glob("embedded-*/meta.json"), key=lambda p: p.stat().st_mtime)
         if candidates:
             return candidates[-1].parent
+    setup = ("`make run` and `make test` do it" if config.IN_CHECKOUT
+             else f"they go to {root}, or to $DETOX_DATA_DIR when it is set")
     raise EmbeddedMissingError(
-        "the embedded models are not trained yet: run `python -m detox_core train-embedded` "
-        "(the setup commands do it), which takes about a minute on a laptop"
+        "the embedded models are not trained yet: run `detox fetch-data`, then `detox train-embedded` "
+        f"({setup}); training takes 3 to 10 minutes the first time"
     )
 
 

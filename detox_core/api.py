@@ -102,8 +102,9 @@ def score(
 
     Args:
         inputs: the toxic texts.
-        outputs: one output per input (one system), or system name -> its outputs (each
-            scored on the same inputs, with the same languages and models).
+        outputs: one output per input (one system), or system name -> its outputs (a dict,
+            or a DataFrame with a column per system; each scored on the same inputs, with
+            the same languages and models).
         references: neutral paraphrases, one per input (a string) or several (a list).
         preset: the metric recipe (``detox_core.metrics.preset_names()``); the offline
             ``embedded`` needs no download.
@@ -122,13 +123,19 @@ def score(
             the preset does not cover, an unknown preset.
         ScorerUnavailableError: a model of the preset cannot be loaded here.
     """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise ValueError(f"n_boot is the number of bootstrap resamples, at least 1, not {n_boot!r}")
     inputs = _texts(inputs, "input")
     if not inputs:
         raise DetoxInputError("no inputs to score")
+    if isinstance(outputs, pd.DataFrame):  # a table of systems: one column each
+        outputs = {str(col): outputs[col].tolist() for col in outputs.columns}
     systems = {ONE_SYSTEM: outputs} if not isinstance(outputs, Mapping) else dict(outputs)
     if not systems:
         raise DetoxInputError("no outputs to score")
     for name, outs in systems.items():
+        if not isinstance(outs, str) and not hasattr(outs, "__len__"):  # a generator, a map
+            outs = systems[name] = list(outs)
         if isinstance(outs, str) or len(outs) != len(inputs):
             found = "a string" if isinstance(outs, str) else f"{len(outs)} outputs"
             raise DetoxInputError(f"expected one output per input ({len(inputs)}) for {name!r}, found {found}")
@@ -170,12 +177,20 @@ def _texts(texts, what: str) -> list[str]:
 def _references(references, n: int) -> list[list[str]] | None:
     if references is None:
         return None
+    if not isinstance(references, str) and not hasattr(references, "__len__"):
+        references = list(references)
     if isinstance(references, str) or len(references) != n:
         found = "a string" if isinstance(references, str) else f"{len(references)}"
         raise DetoxInputError(f"expected references for each of the {n} inputs, found {found}")
     out = []
     for k, refs in enumerate(references):
-        refs = [refs] if isinstance(refs, str) else list(refs)
+        if isinstance(refs, str):
+            refs = [refs]
+        elif isinstance(refs, Sequence) or isinstance(refs, np.ndarray):
+            refs = list(refs)
+        else:  # None, NaN, a number
+            raise DetoxInputError(f"the reference of input {k + 1} is {refs!r} ({type(refs).__name__}), not a text: "
+                                  "give a text or a list of texts for every input, or no references at all")
         if not all(isinstance(r, str) for r in refs):
             raise DetoxInputError(f"the references of input {k + 1} are {refs!r}: expected texts")
         out.append(refs)

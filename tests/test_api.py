@@ -136,3 +136,38 @@ def test_a_pair_without_a_score_is_left_out_of_the_language_means(embedded_model
     assert frame["chrf"].isna().tolist() == [False, True, False]
     expected = frame.dropna(subset=["chrf"]).groupby("lang")["chrf"].mean().mean()
     assert result.systems.loc["system", "chrf"] == pytest.approx(expected)  # each language once, NaN left out
+
+
+def test_other_cyrillic_languages_are_named_and_refused_never_scored_as_russian_or_ukrainian():
+    # Bulgarian and Macedonian use Russian's letters (nearly); Serbian, Belarusian and Kazakh have their own.
+    texts = {"bg": "Ти си пълен идиот и никой не те харесва, махай се оттук веднага",
+             "sr": "Ти си потпуни идиот и нико те не воли, одлази одавде одмах",
+             "mk": "Ти си целосен идиот и никој не те сака, оди си веднаш од тука",
+             "be": "Ты поўны ідыёт, і цябе ніхто не любіць, ідзі адсюль",
+             "kk": "Сен нағыз ақымақсың, сені ешкім жақсы көрмейді, кет бұл жерден"}
+    found = dict(zip(texts, detect(list(texts.values()))))
+    assert {lang: code for lang, (code, _) in found.items()} == {lang: lang for lang in texts}
+    with pytest.raises(DetoxInputError, match=r"covers .*Bulgarian \(bg\)"):
+        detox_core.score([texts["bg"]], ["Ти грешиш"])
+    # Ukrainian with і alone (no ї, є, ґ) is still Ukrainian, Russian Russian, Tatar Tatar.
+    assert [c for c, _ in detect(["Ти дурень, йди геть, ніхто тебе не слухає тут",
+                                  "Ты дурак, иди отсюда, никто тебя тут не слушает",
+                                  "Син ахмак, моннан кит, сине беркем дә тыңламый"])] == ["uk", "ru", "tt"]
+
+
+def test_chinese_with_a_middle_dot_is_chinese_japanese_needs_kana():
+    assert [c for c, _ in detect(["哈利・波特真是个白痴", "你这个笨蛋・真是的", "ハリー・ポッターはバカだ", "ラーメン"])] == \
+        ["zh", "zh", "ja", "ja"]
+
+
+def test_a_table_of_systems_a_generator_and_bad_references(embedded_models):
+    table = pd.DataFrame({"polite": POLITE, "copy": ENGLISH})
+    result = detox_core.score(ENGLISH, table, lang="en", n_boot=20)
+    assert list(result.systems.index) == ["polite", "copy"]  # the columns are the systems, not two outputs
+    assert result.frame.loc[result.frame["system"] == "copy", "output"].tolist() == ENGLISH
+    assert detox_core.score(ENGLISH, (o for o in POLITE), lang="en", n_boot=20).frame["output"].tolist() == POLITE
+    for bad in (float("nan"), None, 5):
+        with pytest.raises(DetoxInputError, match=r"the reference of input 2 is .*not a text"):
+            detox_core.score(ENGLISH, POLITE, [POLITE[0], bad], lang="en")
+    with pytest.raises(ValueError, match="n_boot .* at least 1"):
+        detox_core.score(ENGLISH, POLITE, lang="en", n_boot=0)

@@ -159,24 +159,67 @@ def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
 
 
 
-#: Letters that only Ukrainian (і ї є ґ) or Tatar (ә ө ү җ ң һ) of the editions' Cyrillic languages use.
-_UKRAINIAN = set("іїєґІЇЄҐ")
-_TATAR = set("әөүҗңһӘӨҮҖҢҺ")
-#: Latin-script languages outside the editions that :func:`detect` also considers, so that a Dutch
-#: or Turkish text is named as such (and refused by a preset that does not cover it) instead of
-#: being taken for the nearest edition language.
+#: Letters that only Ukrainian (ї є ґ) of the Cyrillic languages detected here uses; і is also
+#: Belarusian and Kazakh, so a text with only і goes to lingua.
+_UKRAINIAN = set("їєґЇЄҐ")
+#: Tatar's own letters (ә җ ң һ; ө ү are Mongolian and Kazakh too) and the Kazakh and Bashkir
+#: letters Tatar does not use: a text with the first and none of the second is Tatar.
+_TATAR = set("әҗңһӘҖҢҺ")
+_NOT_TATAR = set("ғқұіҡҙҫҒҚҰІҠҘҪ")
+#: The Russian alphabet: a Cyrillic letter outside it is another language's.
+RUSSIAN_LETTERS = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ")
+#: Latin- and Cyrillic-script languages outside the editions that :func:`detect` also considers,
+#: so that a Dutch, Turkish or Bulgarian text is named as such (and refused by a preset that does
+#: not cover it) instead of being taken for the nearest edition language.
 OTHER_LATIN = ("cs", "da", "fi", "hu", "id", "nl", "pl", "pt", "ro", "sv", "tr")
+OTHER_CYRILLIC = ("be", "bg", "kk", "mk", "mn", "sr")
 #: Their names, for messages.
 OTHER_NAMES = {"cs": "Czech", "da": "Danish", "fi": "Finnish", "hu": "Hungarian", "id": "Indonesian", "nl": "Dutch",
-               "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "sv": "Swedish", "tr": "Turkish"}
+               "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "sv": "Swedish", "tr": "Turkish",
+               "be": "Belarusian", "bg": "Bulgarian", "kk": "Kazakh", "mk": "Macedonian", "mn": "Mongolian",
+               "sr": "Serbian"}
 #: lingua's confidence a Latin or Cyrillic text needs, and its lead over the next language, for
 #: its language to be taken as known (below: a short text that reads as several languages).
 SURE_CONFIDENCE = 0.5
 SURE_MARGIN = 0.2
+
+
+#: Letters a text in these languages nearly always has (not the editions': lingua takes a
+#: Ukrainian text with і alone for Belarusian or Kazakh otherwise) ...
+_OWN_LETTERS = {"be": set("ўЎ"), "kk": set("әғқңөұүһӘҒҚҢӨҰҮҺ"), "mn": set("өүӨҮ")}
+#: ... and letters their alphabets do not have.
+_UKRAINIAN_ONLY = set("іїєґўІЇЄҐЎ")
+_LACKS_LETTERS = {"bg": set("ыэёЫЭЁ") | _UKRAINIAN_ONLY, "be": set("ищъїєґИЩЪЇЄҐ"),
+                  "sr": set("йщъыьэюяёЙЩЪЫЬЭЮЯЁ") | _UKRAINIAN_ONLY, "mk": set("йщъыьэюяёЙЩЪЫЬЭЮЯЁ") | _UKRAINIAN_ONLY,
+                  "kk": set("їєґўЇЄҐЎ"), "mn": _UKRAINIAN_ONLY}
+
+
+def _possible(code: str, text: str, letters: set[str]) -> bool:
+    """Whether ``text`` (its ``letters``) can be in the Cyrillic language ``code`` by its letters."""
+    if code == "ru":
+        return not not_russian(text)
+    if code in _OWN_LETTERS and not letters & _OWN_LETTERS[code]:
+        return False
+    return not letters & _LACKS_LETTERS.get(code, set())
+
+
+def is_kana(ch: str) -> bool:
+    """A hiragana or katakana letter (not the middle dot ・ or the long-vowel mark ー, which
+    Chinese text uses too)."""
+    return "\u3041" <= ch <= "\u3096" or "\u30a1" <= ch <= "\u30fa" or "\uff66" <= ch <= "\uff9d"
+
+
+def not_russian(text: str) -> bool:
+    """Whether ``text`` has a Cyrillic letter the Russian alphabet lacks (Ukrainian і ї є ґ,
+    Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, Tatar and Kazakh ә ө ү ң ...)."""
+    return any(ch not in RUSSIAN_LETTERS and _char_script(ch) == "cyrillic" for ch in set(text))
+
+
 def wide_detector():
-    """lingua over the editions' Latin and Cyrillic languages and :data:`OTHER_LATIN` (about 3 s
-    and 450 MB, once per process; only :func:`detect` uses it, not the server's scoring)."""
-    return _lingua(tuple(sorted({*IDENTIFIED, *OTHER_LATIN})))
+    """lingua over the editions' Latin and Cyrillic languages, :data:`OTHER_LATIN` and
+    :data:`OTHER_CYRILLIC` (about 4 s and 500 MB, once per process; only :func:`detect` uses it,
+    not the server's scoring)."""
+    return _lingua(tuple(sorted({*IDENTIFIED, *OTHER_LATIN, *OTHER_CYRILLIC})))
 
 
 def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
@@ -184,9 +227,13 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
 
     The script decides where it is one language's alone (Amharic, Arabic, Hebrew, Hindi in
     Devanagari); Chinese and Japanese by kana; Tatar and Ukrainian by their own letters;
-    otherwise lingua among the editions' Latin and Cyrillic languages and a few other Latin
-    ones (:data:`OTHER_LATIN`, so those are named, not mistaken), sure from a confidence of
-    :data:`SURE_CONFIDENCE` with a lead of :data:`SURE_MARGIN`. Romanised Hindi (Hinglish),
+    otherwise lingua among the editions' Latin and Cyrillic languages and a few others
+    (:data:`OTHER_LATIN`, :data:`OTHER_CYRILLIC`, so those are named, not mistaken), sure from a
+    confidence of
+    :data:`SURE_CONFIDENCE` with a lead of :data:`SURE_MARGIN`. A guess the letters rule out
+    gives way to the next: never Russian with letters the Russian alphabet lacks, never
+    Belarusian without ў, Kazakh or Mongolian without a letter of their own, never a language
+    with a letter its alphabet lacks. Romanised Hindi (Hinglish),
     and Tatar written without its own letters, cannot be told from other languages: give
     them."""
     out: list[tuple[str | None, bool]] = []
@@ -197,12 +244,12 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
             out.append((None, False))
             continue
         script = shares.most_common(1)[0][0]
+        letters = set(text)
         if script == "cjk":
-            kana = any("HIRAGANA" in unicodedata.name(ch, "") or "KATAKANA" in unicodedata.name(ch, "") for ch in text)
-            out.append(("ja" if kana else "zh", True))
-        elif script == "cyrillic" and any(ch in _TATAR for ch in text):
+            out.append(("ja" if any(is_kana(ch) for ch in letters) else "zh", True))
+        elif script == "cyrillic" and letters & _TATAR and not letters & _NOT_TATAR:
             out.append(("tt", True))
-        elif script == "cyrillic" and any(ch in _UKRAINIAN for ch in text):
+        elif script == "cyrillic" and letters & _UKRAINIAN:
             out.append(("uk", True))
         elif script in ("latin", "cyrillic"):
             out.append((None, False))
@@ -213,6 +260,10 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
     if ask:
         found = wide_detector().compute_language_confidence_values_in_parallel(list(ask.values()))
         for k, values in zip(ask, found):
+            if not values:
+                continue
+            letters = set(ask[k])  # a guess the text's letters rule out gives way to the next
+            values = [v for v in values if _possible(v.language.iso_code_639_1.name.lower(), ask[k], letters)]
             if not values:
                 continue
             best, second = values[0].value, values[1].value if len(values) > 1 else 0.0

@@ -128,7 +128,31 @@ def test_score_prints_a_line_per_system_and_json_for_russe_style_files(capsys, t
     for system in report["systems"]:
         assert 0 <= system["j"] <= 1 and system["signature"].startswith("preset:russe2022|")
         assert system["signature_fields"]["preset"] == "russe2022"
+        assert "|lang:ru|langid:assumed|" in system["signature"]  # no language was given: it says Russian
     assert len(report["written"]) == 5
+
+
+def test_score_refuses_other_cyrillic_languages_without_a_language_and_a_folder_as_a_file(capsys, tmp_path,
+                                                                                          embedded_models):
+    inputs, outputs = tmp_path / "uk_in.txt", tmp_path / "uk_out.txt"
+    inputs.write_text("Просто забирайся нахуй з моєї голови.\nти дурень, йди геть звідси\n", encoding="utf-8")
+    outputs.write_text("Просто йди з моєї голови.\nти неправий, йди звідси\n", encoding="utf-8")
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(outputs), "--preset",
+                                        "embedded", "--out", str(tmp_path / "o"), "-q"])
+    assert code == 1 and stdout == "" and not (tmp_path / "o").exists()
+    assert "2 of the 2 inputs have Cyrillic letters Russian does not have" in stderr and "pair 1" in stderr
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(tmp_path), "--out",
+                                        str(tmp_path / "o"), "-q"])
+    assert code == 1 and f"{tmp_path}: is a folder, not a file" in stderr
+
+
+def test_serve_without_the_apps_pages_says_where_the_app_runs(capsys, tmp_path, monkeypatch):
+    from detox_core.ui.app import serve
+
+    monkeypatch.setattr(serve, "APP", tmp_path / "app.py")  # an installed copy: no app.py beside the package
+    code, stdout, stderr = run(capsys, ["serve"])
+    assert code == 1 and stdout == ""
+    assert "pages are not installed" in stderr and "make run" in stderr
 
 
 def test_meta_eval_json(capsys, real_data):
@@ -148,6 +172,8 @@ def test_agreement_json(capsys, embedded_models):
     assert preset["preset"] == "embedded" and preset["judged_pairs"] > 0
     assert preset["roc_auc"]["low"] <= preset["roc_auc"]["value"] <= preset["roc_auc"]["high"]
     assert preset["signature"].startswith("preset:embedded|") and "edition:" in preset["signature"]
+    # what the object says of calibration is what its signature says
+    assert f"|calibrated:{'yes' if preset['calibrated'] else 'no'}|" in preset["signature"]
 
 
 @needs_mirror

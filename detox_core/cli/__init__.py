@@ -84,7 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if getattr(args, "passes_options", False):  # serve: Streamlit's options, and its own signal handling
         args.streamlit_args = extra
-        return int(args.func(args))
+        try:
+            return int(args.func(args))
+        except DetoxError as err:  # before the server starts: no app to serve
+            print(f"error: {err}", file=sys.stderr)
+            return exit_code(err)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):

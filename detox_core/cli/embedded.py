@@ -101,14 +101,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def _agreement_json(name: str, calibrated: bool, result) -> dict:
-    """A preset's agreement with people, and the signature of the scores it was measured on."""
+    """A preset's agreement with people, and the signature of the scores it was measured on
+    (``calibrated``: what was asked; whether a calibration applied is the signature's)."""
+    sig = get_preset(name).signature(calibrated)
     return {
-        "preset": name, "calibrated": calibrated, "edition": result.edition, "languages": result.languages,
+        "preset": name, "calibrated": sig.calibrated, "edition": result.edition, "languages": result.languages,
         "judged_pairs": result.n_pairs, "roc_auc": dict(zip(("value", "low", "high"), result.auc)),
         "systems": result.n_systems, "spearman": dict(zip(("value", "low", "high"), result.spearman)),
         "weak": result.weak, "held_out": result.held_out,
         "system_j": {s: {"preset": j, "human": result.human_j.get(s)} for s, j in result.system_j.items()},
-        "signature": signature_text(get_preset(name).signature(calibrated).as_dict(),
+        "signature": signature_text(sig.as_dict(),
                                     edition=result.edition, measured="roc-auc+spearman"),
     }
 

@@ -14,7 +14,7 @@ from detox_core import editions
 from detox_core.cli.args import (add_bertscore_options, add_json_option, calibrator_options, emit_json, int_in, out_dir,
                                  parse_models, written)
 from detox_core.metrics.base import signature_text
-from detox_core.metrics.registry import DEFAULT_PRESET, registered
+from detox_core.metrics.registry import DEFAULT_PRESET, preset_class, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
 from detox_core.submissions.batch import BatchResult, Reporter, score_submissions
@@ -128,8 +128,13 @@ def score_json(args: argparse.Namespace, result: BatchResult, notes: dict[str, l
                 for lang in languages.to_dict("records")}
             scored = [lang for lang in languages.to_dict("records") if not pd.isna(lang.get("j"))]
             extra = {"lang": ",".join(sorted(lang["lang"] for lang in scored))}
+        elif args.edition and not editions.get_edition(args.edition).multilingual:
+            extra = {"lang": "ru"}
         else:
-            extra = {"lang": "ru"} if args.edition and not editions.get_edition(args.edition).multilingual else {}
+            # Inputs without languages: a preset with Russian among its languages scored them as
+            # Russian (it refuses inputs that are not), one for any language needs none.
+            known = preset_class(args.preset).languages
+            extra = {"lang": "ru", "langid": "assumed"} if known is not None and "ru" in known else {}
         entry["signature"] = signature_text(sig, **extra)
         entry["signature_fields"] = sig
         entry["notes"] = list((notes or {}).get(name, []))

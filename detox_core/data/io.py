@@ -44,6 +44,8 @@ def read_bytes(source: Source, name: str | None, max_bytes: int) -> tuple[bytes,
     else:
         path = Path(source)
         label = name or str(path)
+        if path.is_dir():
+            raise DetoxInputError("is a folder, not a file: name a file in it", path=label)
         if not path.is_file():
             raise DetoxInputError("file not found", path=label)
         size = path.stat().st_size

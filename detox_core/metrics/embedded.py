@@ -15,7 +15,7 @@ from detox_core import config
 from detox_core.embedded import meaning, multilingual, semantic
 from detox_core.embedded.content import recall_of_pair, without_words
 from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.language_id import script_shares
+from detox_core.embedded.language_id import not_russian, script_shares
 from detox_core.embedded.loader import load_models, preload_steps
 from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
@@ -172,18 +172,22 @@ class EmbeddedPreset(Preset):
         n = len(inputs)
         langs = langs if langs is not None else self.langs
         if langs is None:
-            # More than 1% of the inputs in another script is not a Russian corpus (RUSSE-2022 has 2
-            # Latin inputs in 8,623, such as '#ERROR!').
+            # More than 1% of the inputs in another script, or with Cyrillic letters Russian does not
+            # have (Ukrainian і ї є ґ, Tatar ә ...), is not a Russian corpus (RUSSE-2022 has 2 Latin
+            # inputs in 8,623, such as '#ERROR!', and none with such letters).
             shares = [script_shares(text) for text in inputs]
             foreign = [k for k, found in enumerate(shares)
                        if sum(found.values()) >= 4 and found.most_common(1)[0][0] != "cyrillic"]
-            if foreign and len(foreign) > 0.01 * n:
-                k = foreign[0]
-                raise DetoxInputError(
-                    f"no language was given and {len(foreign)} of the {n} inputs are not in Cyrillic (the first, "
-                    f"pair {k + 1}: {inputs[k][:60]!r}), so they are not Russian: give each pair's language (a "
-                    "lang column in a TextDetox inputs file, langs=[...] in Python), or score with "
-                    "detox_core.score(), which detects it")
+            other = [k for k, found in enumerate(shares) if found.get("cyrillic") and not_russian(inputs[k])]
+            for found_k, what in ((foreign, "are not in Cyrillic"),
+                                  (other, "have Cyrillic letters Russian does not have")):
+                if found_k and len(found_k) > 0.01 * n:
+                    k = found_k[0]
+                    raise DetoxInputError(
+                        f"no language was given and {len(found_k)} of the {n} inputs {what} (the first, "
+                        f"pair {k + 1}: {inputs[k][:60]!r}), so they are not Russian: give each pair's language (a "
+                        "lang column in a TextDetox inputs file, langs=[...] in Python), or score with "
+                        "detox_core.score(), which detects it")
             return ["ru"] * n
         if len(langs) != n:
             raise DetoxInputError(f"expected a language per pair ({n}), found {len(langs)}")

@@ -26,6 +26,7 @@ from streamlit.web.server import app_discovery
 
 from detox_core.metrics import warmup
 from detox_core.config import PROJECT_ROOT
+from detox_core.errors import DataMissingError
 from detox_core.ui.app.warming import app_steps
 
 APP = PROJECT_ROOT / "app.py"
@@ -53,7 +54,17 @@ def _serve_app_object() -> None:
 
 def serve(streamlit_args: Sequence[str] = ()) -> int:
     """Start the warm-up, then serve the app with ``streamlit run app.py *streamlit_args``
-    until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status."""
+    until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status.
+
+    Raises:
+        DataMissingError: no ``app.py`` beside the package: an installed copy (``pip install
+            .``) carries the library and the command line, not the app's pages.
+    """
+    if not APP.is_file():
+        raise DataMissingError(
+            f"the app's pages are not installed (no {APP}): `pip install` carries the library and the "
+            "`detox` command; serve the app from a checkout of the project (`make run`, or `pip install -e .` "
+            "there) or with its Docker image (deploy/Dockerfile)")
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))
     try:

@@ -107,6 +107,9 @@ def test_the_launcher_warms_the_models_and_live_scoring_scores_meanwhile_and_aft
     assert "Embedded (offline CPU)" in warm and "RUSSE-2022 official" in warm, warm
     assert "TextDetox 2024" not in warm and "TextDetox 2025" not in warm and "MERA" not in warm
     warning = page.locator(SIDEBAR).locator('[data-testid="stAlert"]').filter(has_text="could not be warmed")
+    # The line and the warning are two elements of one run: the browser draws the line first.
+    warning.first.wait_for(timeout=60_000)
+    wait_idle(page, 60)
     assert warning.count() == 1
     text = warning.first.inner_text()
     assert "TextDetox 2024" in text and "toxicity classifier" in text and "could not be loaded" in text

@@ -186,7 +186,7 @@ def _references(references, n: int) -> list[list[str]] | None:
     for k, refs in enumerate(references):
         if isinstance(refs, str):
             refs = [refs]
-        elif isinstance(refs, Sequence) or isinstance(refs, np.ndarray):
+        elif isinstance(refs, (Sequence, np.ndarray)):
             refs = list(refs)
         else:  # None, NaN, a number
             raise DetoxInputError(f"the reference of input {k + 1} is {refs!r} ({type(refs).__name__}), not a text: "

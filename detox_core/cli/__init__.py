@@ -79,6 +79,12 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _said(err: DetoxError) -> int:
+    """Say ``err`` on stderr; its exit code."""
+    print(f"error: {err}", file=sys.stderr)
+    return exit_code(err)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -87,8 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(args.func(args))
         except DetoxError as err:  # before the server starts: no app to serve
-            print(f"error: {err}", file=sys.stderr)
-            return exit_code(err)
+            return _said(err)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):
@@ -103,8 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 130
     except DetoxError as err:  # bad input, missing data, the database, a model: said for people
-        print(f"error: {err}", file=sys.stderr)
-        return exit_code(err)
+        return _said(err)
     except OSError as err:  # reading an input or writing the output failed (disk full, permissions)
         print(f"error: {err.filename or 'output'}: {err.strerror or err}", file=sys.stderr)
         return 1

@@ -188,16 +188,16 @@ SURE_MARGIN = 0.2
 #: Ukrainian text with і alone for Belarusian or Kazakh otherwise) ...
 _OWN_LETTERS = {"be": set("ўЎ"), "kk": set("әғқңөұүһӘҒҚҢӨҰҮҺ"), "mn": set("өүӨҮ")}
 #: ... and letters their alphabets do not have.
-_UKRAINIAN_ONLY = set("іїєґўІЇЄҐЎ")
-_LACKS_LETTERS = {"bg": set("ыэёЫЭЁ") | _UKRAINIAN_ONLY, "be": set("ищъїєґИЩЪЇЄҐ"),
-                  "sr": set("йщъыьэюяёЙЩЪЫЬЭЮЯЁ") | _UKRAINIAN_ONLY, "mk": set("йщъыьэюяёЙЩЪЫЬЭЮЯЁ") | _UKRAINIAN_ONLY,
-                  "kk": set("їєґўЇЄҐЎ"), "mn": _UKRAINIAN_ONLY}
+_UK_BE_LETTERS = set("іїєґўІЇЄҐЎ")
+_SOUTH_SLAVIC_LACKS = set("йщъыьэюяёЙЩЪЫЬЭЮЯЁ") | _UK_BE_LETTERS
+_LACKS_LETTERS = {"bg": set("ыэёЫЭЁ") | _UK_BE_LETTERS, "be": set("ищъїєґИЩЪЇЄҐ"), "sr": _SOUTH_SLAVIC_LACKS,
+                  "mk": _SOUTH_SLAVIC_LACKS, "kk": set("їєґўЇЄҐЎ"), "mn": _UK_BE_LETTERS}
 
 
-def _possible(code: str, text: str, letters: set[str]) -> bool:
-    """Whether ``text`` (its ``letters``) can be in the Cyrillic language ``code`` by its letters."""
+def _possible(code: str, letters: set[str]) -> bool:
+    """Whether a text of these ``letters`` can be in the Cyrillic language ``code``."""
     if code == "ru":
-        return not not_russian(text)
+        return not not_russian(letters)
     if code in _OWN_LETTERS and not letters & _OWN_LETTERS[code]:
         return False
     return not letters & _LACKS_LETTERS.get(code, set())
@@ -209,9 +209,10 @@ def is_kana(ch: str) -> bool:
     return "\u3041" <= ch <= "\u3096" or "\u30a1" <= ch <= "\u30fa" or "\uff66" <= ch <= "\uff9d"
 
 
-def not_russian(text: str) -> bool:
-    """Whether ``text`` has a Cyrillic letter the Russian alphabet lacks (Ukrainian і ї є ґ,
-    Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, Tatar and Kazakh ә ө ү ң ...)."""
+def not_russian(text: str | set[str]) -> bool:
+    """Whether ``text`` (or its set of characters) has a Cyrillic letter the Russian alphabet
+    lacks (Ukrainian і ї є ґ, Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, Tatar and
+    Kazakh ә ө ү ң ...)."""
     return any(ch not in RUSSIAN_LETTERS and _char_script(ch) == "cyrillic" for ch in set(text))
 
 
@@ -229,8 +230,7 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
     Devanagari); Chinese and Japanese by kana; Tatar and Ukrainian by their own letters;
     otherwise lingua among the editions' Latin and Cyrillic languages and a few others
     (:data:`OTHER_LATIN`, :data:`OTHER_CYRILLIC`, so those are named, not mistaken), sure from a
-    confidence of
-    :data:`SURE_CONFIDENCE` with a lead of :data:`SURE_MARGIN`. A guess the letters rule out
+    confidence of :data:`SURE_CONFIDENCE` with a lead of :data:`SURE_MARGIN`. A guess the letters rule out
     gives way to the next: never Russian with letters the Russian alphabet lacks, never
     Belarusian without ў, Kazakh or Mongolian without a letter of their own, never a language
     with a letter its alphabet lacks. Romanised Hindi (Hinglish),
@@ -238,6 +238,7 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
     them."""
     out: list[tuple[str | None, bool]] = []
     ask: dict[int, str] = {}
+    ask_letters: dict[int, set[str]] = {}
     for k, text in enumerate(texts):
         shares = script_shares(text)
         if not shares:
@@ -253,7 +254,7 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
             out.append(("uk", True))
         elif script in ("latin", "cyrillic"):
             out.append((None, False))
-            ask[k] = text
+            ask[k], ask_letters[k] = text, letters
         else:
             codes = languages_in_script(script)
             out.append((codes[0], True) if len(codes) == 1 else (None, False))
@@ -262,8 +263,8 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
         for k, values in zip(ask, found):
             if not values:
                 continue
-            letters = set(ask[k])  # a guess the text's letters rule out gives way to the next
-            values = [v for v in values if _possible(v.language.iso_code_639_1.name.lower(), ask[k], letters)]
+            # a guess the text's letters rule out gives way to the next
+            values = [v for v in values if _possible(v.language.iso_code_639_1.name.lower(), ask_letters[k])]
             if not values:
                 continue
             best, second = values[0].value, values[1].value if len(values) > 1 else 0.0

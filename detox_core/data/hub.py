@@ -76,7 +76,8 @@ def read_splits(folder: Path, splits: Sequence[str] | None = None) -> dict[str, 
     return {s: pd.concat([pd.read_parquet(p) for p in files[s]], ignore_index=True) for s in wanted}
 
 
-def language_tsv(splits: dict[str, pd.DataFrame], columns: Sequence[str], source: str) -> str:
+def language_tsv(splits: dict[str, pd.DataFrame], columns: Sequence[str], source: str,
+                 names: Sequence[str] | None = None, flatten: bool = False) -> str:
     """One TSV of per-language splits: ``columns`` then ``lang`` (the split's name),
     written with proper quoting.
 
@@ -85,14 +86,19 @@ def language_tsv(splits: dict[str, pd.DataFrame], columns: Sequence[str], source
     """
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow([*columns, "lang"])
+    writer.writerow([*(names or columns), "lang"])
     for lang, frame in splits.items():
         absent = [c for c in columns if c not in frame]
         if absent:
             raise DetoxInputError(f"split {lang!r} has no column {', '.join(absent)} (it has "
                                   f"{', '.join(map(str, frame.columns))})", source)
         for row in frame[list(columns)].itertuples(index=False):
-            writer.writerow(["" if v is None else str(v) for v in row] + [lang])
+            cells = ["" if v is None else str(v) for v in row]
+            if flatten:
+                if any("\t" in c for c in cells):
+                    continue  # a cell holding tab separators is several rows run together
+                cells = [" ".join(c.split()) for c in cells]
+            writer.writerow(cells + [lang])
     return out.getvalue()
 
 
@@ -104,11 +110,16 @@ class HubSource:
         repo_id: the dataset repository (``textdetox/multilingual_paradetox``).
         columns: the columns to keep, in order (``lang`` is added from the split name).
         splits: the splits (languages) to read; None for all.
+        names: the columns' names in the file written (None: as in the dataset).
+        flatten: one line per row: line breaks inside a cell become spaces, and a row
+            with a tab inside a cell (several rows run together) is left out.
     """
 
     repo_id: str
     columns: tuple[str, ...]
     splits: tuple[str, ...] | None = None
+    names: tuple[str, ...] | None = None
+    flatten: bool = False
 
     def tsv(self, mirrors: Iterable[Path] = (), allow_download: bool = True) -> str:
         """The file's text, from a local copy, else from the hub.
@@ -123,4 +134,4 @@ class HubSource:
                 raise DataMissingError(f"{self.repo_id}: no local copy ({local_name(self.repo_id)}/data/*.parquet in a "
                                        "mirror or $DETOX_HUB_DIR) and downloads are off")
             folder = download(self.repo_id)
-        return language_tsv(read_splits(folder, self.splits), self.columns, str(folder))
+        return language_tsv(read_splits(folder, self.splits), self.columns, str(folder), self.names, self.flatten)

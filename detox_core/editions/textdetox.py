@@ -17,7 +17,7 @@ import csv
 import io
 from pathlib import Path
 
-from detox_core.data.fetch import DataFile, count_by_language, count_table_rows, pinned_urls
+from detox_core.data.fetch import DataFile, count_by_language, count_lines, count_table_rows, pinned_urls
 from detox_core.data.hub import HubSource
 from detox_core.data.io import parse_table, read_text, require_columns
 from detox_core.data.judges import load_pairs
@@ -35,6 +35,22 @@ REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "n
 HUB_LEXICON = DataFile("lexicon/hub_toxic_lexicon.tsv", None, count_table_rows,
                        hub=HubSource("textdetox/multilingual_toxic_lexicon", ("text",)), optional=True,
                        note="on the Hugging Face hub only")
+#: What the embedded preset's heads learn from (detox_core.embedded.heads_training): the task's
+#: toxicity data in 15 languages, and English ParaDetox's crowd rewrites.
+TOXICITY = DataFile("training/toxicity.tsv", None, count_table_rows,
+                    hub=HubSource("textdetox/multilingual_toxicity_dataset", ("text", "toxic"), flatten=True),
+                    optional=True,
+                    note="on the Hugging Face hub only")
+# 11,936 lines: the header and 11,935 rows (some cells hold quote marks that are not CSV quoting)
+PARADETOX = DataFile("training/paradetox.tsv", 11936, count_lines, mirrored_as="../paradetox/paradetox.tsv",
+                     urls=("https://raw.githubusercontent.com/s-nlp/paradetox/d97b17d08135/paradetox/paradetox.tsv",),
+                     optional=True, note="English ParaDetox (s-nlp/paradetox), OpenRAIL++")
+#: The toxic words people marked in the 2024 test inputs (shown on the Corpus page; never
+#: trained or tuned on: they are the meta-evaluation sample's inputs).
+TOXIC_SPANS = DataFile("toxic_spans.tsv", None, count_table_rows,
+                       hub=HubSource("textdetox/multilingual_toxic_spans", ("Sentence", "Negative Connotations"),
+                                     names=("toxic_sentence", "toxic_words")),
+                       optional=True, note="on the Hugging Face hub only")
 
 
 PAN_CODE = "https://raw.githubusercontent.com/pan-webis-de/pan-code"
@@ -132,6 +148,8 @@ TEXTDETOX2024 = register_edition(Edition(
         _mirrored("leaderboard_human_axes.csv", 175, count_table_rows, "leaderboards/textdetox2024_human_axes.csv", optional=True),
         *_META_EVAL,
         HUB_LEXICON,
+        PARADETOX,
+        TOXIC_SPANS,
     ),
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
     outputs="outputs",
@@ -180,7 +198,13 @@ TEXTDETOX2025 = register_edition(Edition(
                                    "clef25/text-detoxification/sample_submissions/dev_duplicate.tsv")),
         _mirrored("leaderboard_auto.csv", 15, count_table_rows, "leaderboards/textdetox2025_auto.csv", optional=True),
         _mirrored("leaderboard_llmjudge.csv", 32, count_table_rows, "leaderboards/textdetox2025_llmjudge.csv", optional=True),
+        # The new languages' test inputs, published on the hub only.
+        DataFile("test_inputs_new.tsv", 3600, count_by_language(dict.fromkeys(NEW_IN_2025, 600)),
+                 hub=HubSource("textdetox/multilingual_paradetox_test", ("text",), splits=NEW_IN_2025,
+                               names=("toxic_sentence",)),
+                 optional=True, note="on the Hugging Face hub only"),
         HUB_LEXICON,
+        TOXICITY,
     ),
     references="on the hub only; the new languages' development inputs have none public",
     outputs="outputs",

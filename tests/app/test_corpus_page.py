@@ -167,3 +167,23 @@ def test_charts_of_edits_say_so_when_the_shown_pairs_have_no_paraphrase():
         at = run_page({"dataset": "TextDetox 2025", "chart": chart})
         assert any(text in i.value for i in at.info), (chart, [i.value for i in at.info])
         assert not at.get("plotly_chart"), chart
+
+
+def test_a_pair_shows_the_toxic_words_people_marked_in_it_as_text(tmp_path, monkeypatch):
+    """TextDetox 2024 test inputs: the words people marked (textdetox/multilingual_toxic_spans),
+    escaped like any text of the data."""
+    base = tmp_path / "textdetox2024"
+    base.mkdir()
+    (base / "test_inputs.tsv").write_text("toxic_sentence\tlang\nyou stupid <b>idiot</b> go away\ten\n"
+                                          "shut up moron\ten\n", encoding="utf-8")
+    (base / "toxic_spans.tsv").write_text("toxic_sentence\ttoxic_words\tlang\n"
+                                          "you stupid <b>idiot</b> go away \tstupid, <b>idiot</b>\ten\n",
+                                          encoding="utf-8")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    at = run_page({"dataset": "TextDetox 2024", "splits": "test", "pair": "test-en-0"})
+    captions = [c.value for c in at.caption]
+    marked = [c for c in captions if c.startswith("Toxic words people marked")]
+    assert len(marked) == 1 and "textdetox/multilingual_toxic_spans" in marked[0]
+    assert "stupid" in marked[0] and "<b>" not in marked[0].replace("\\<b\\>", "")  # shown as text, not markup
+    at = run_page({"dataset": "TextDetox 2024", "splits": "test", "pair": "test-en-1"})
+    assert not [c for c in at.caption if c.value.startswith("Toxic words people marked")]

@@ -10,6 +10,7 @@ import streamlit as st
 
 from detox_core import config, data, editions, lexicons as lexicon_lists
 from detox_core.analysis import corpus
+from detox_core.data import spans
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, cache_budget
@@ -43,6 +44,17 @@ def language_lexicons() -> dict[str, lexicon_lists.ToxicLexicon]:
     empty when they have not been built."""
     root = config.data_dir()
     return _language_lexicons(str(root), lexicon_lists.stamp(root))
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _marked(path: str, stamp: int) -> dict[tuple[str, str], tuple[str, ...]]:
+    return spans.load_marked(Path(path))
+
+
+def people_marked() -> dict[tuple[str, str], tuple[str, ...]]:
+    """The toxic words people marked in the TextDetox 2024 test inputs, by (sentence, language)."""
+    path = config.data_dir() / spans.SPANS_FILE
+    return _marked(str(path), path.stat().st_mtime_ns if path.is_file() else 0)
 
 
 def _words_by_language() -> dict[str, frozenset[str]]:

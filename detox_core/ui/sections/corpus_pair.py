@@ -6,7 +6,8 @@ import streamlit as st
 
 from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.text import edit_kind, word_diff
-from detox_core.ui.app import render
+from detox_core.data import spans
+from detox_core.ui.app import cache, render
 from detox_core.ui.sections.sidebar import CorpusChoice
 from detox_core.vocab import UNSPACED_LANGUAGES, language_name
 
@@ -36,6 +37,10 @@ def corpus_pair(choice: CorpusChoice, url_pair: str | None) -> None:
             if row["lexicon_words"]:
                 meta += f" · lexicon words: {render.md(row['lexicon_words'])}"
             st.caption(meta + " · the address bar now links to this pair")
+            marked = cache.people_marked().get((str(row["toxic_comment"]).strip(), row.get("lang"))) if multilingual else None
+            if marked:
+                st.caption(f"Toxic words people marked in this sentence ({spans.SOURCE}): "
+                           + ", ".join(render.md(w, 60) for w in marked))
             refs = [row[c] for c in PARAPHRASE_COLUMNS if row[c]]
             row_lang = row.get("lang") if multilingual else None
             row_lexicon = choice.lexicon_for(row_lang)

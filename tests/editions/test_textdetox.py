@@ -3,6 +3,8 @@ from a local copy of the hub dataset), their splits and sample submissions."""
 
 from __future__ import annotations
 
+import shutil
+
 import pandas as pd
 import pytest
 
@@ -30,19 +32,25 @@ def test_2024_fetches_from_the_mirror_and_says_the_references_are_on_the_hub(tmp
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
     target = tmp_path / "textdetox2024"
-    report = TEXTDETOX2024.fetch(target, [MIRROR])
+    # The mirror without its copies of the hub datasets (and without ParaDetox beside it)
+    mirror = tmp_path / "mirror" / "textdetox"
+    shutil.copytree(MIRROR, mirror, ignore=shutil.ignore_patterns("textdetox__*"))
+    report = TEXTDETOX2024.fetch(target, [mirror])
     # The references are optional: the edition is ready without them, and the report says why they are absent.
     assert report.ok and not report.missing
     skipped = {r.rel: r.detail for r in report.skipped}
-    assert list(skipped) == ["dev_references.tsv", "lexicon/hub_toxic_lexicon.tsv"]
-    assert all("cannot be reached" in why for why in skipped.values())  # both from the hub, offline here
-    assert len(report.results) == len(TEXTDETOX2024.files) == 23  # 15 fetched, 7 made from the sample, the hub lexicon
+    assert list(skipped) == ["dev_references.tsv", "lexicon/hub_toxic_lexicon.tsv", "training/paradetox.tsv",
+                             "toxic_spans.tsv"]
+    hub = {k: v for k, v in skipped.items() if k != "training/paradetox.tsv"}
+    assert all("cannot be reached" in why for why in hub.values())  # from the hub, offline here
+    # 15 fetched, 7 made from the sample, the hub lexicon, ParaDetox and the people-marked spans
+    assert len(report.results) == len(TEXTDETOX2024.files) == 25
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     dev = TEXTDETOX2024.load(["dev"])
     assert dev["lang"].value_counts().to_dict() == dict.fromkeys(LANGUAGES_2024, 400)
     assert (dev["n_refs"] == 0).all()  # without the hub's copy: inputs only, said by n_refs, never a made-up reference
     # With a local copy of the hub dataset, the development split carries its references.
-    again = TEXTDETOX2024.fetch(target, [MIRROR, hub_copy(tmp_path / "hubcopy", dev)])
+    again = TEXTDETOX2024.fetch(target, [mirror, hub_copy(tmp_path / "hubcopy", dev)])
     assert again.ok
     dev = TEXTDETOX2024.load(["dev"])
     assert (dev["n_refs"] == 1).all() and dev["neutral_comment1"].str.startswith("ref: ").all()
@@ -84,7 +92,7 @@ def test_without_the_mirrors_inputs_they_are_made_from_the_sample_submissions(tm
         assert (tmp_path / "target" / name).read_bytes() == (MIRROR / "textdetox2024" / name).read_bytes()
     assert {r.rel for r in report.skipped} >= {"leaderboard_auto.csv", "meta_eval/pairs.tsv", "dev_references.tsv"}
     # Online, the sample submissions and the 2025 inputs come from the task's repository, pinned.
-    urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls]
+    urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls and f.rel != "training/paradetox.tsv"]
     assert len(urls) == 5 and all(u[0].startswith("https://raw.githubusercontent.com/pan-webis-de/pan-code/")
                                   for u in urls)
 
@@ -94,10 +102,12 @@ def test_a_hub_copy_with_a_language_short_of_rows_is_refused_and_named(tmp_path,
     monkeypatch.delenv("DETOX_HUB_DIR", raising=False)
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     target = tmp_path / "textdetox2024"
-    TEXTDETOX2024.fetch(target, [MIRROR])
+    mirror = tmp_path / "mirror" / "textdetox"  # the mirror without its copies of the hub datasets
+    shutil.copytree(MIRROR, mirror, ignore=shutil.ignore_patterns("textdetox__*"))
+    TEXTDETOX2024.fetch(target, [mirror])
     dev = TEXTDETOX2024.load(["dev"])
     short = dev.drop(index=dev.index[dev["lang"] == "ar"][0])  # one Arabic reference missing
-    report = TEXTDETOX2024.fetch(target, [MIRROR, hub_copy(tmp_path / "hubcopy", short)])
+    report = TEXTDETOX2024.fetch(target, [mirror, hub_copy(tmp_path / "hubcopy", short)])
     skipped = {r.rel: r.detail for r in report.skipped}
     assert "ar: 399 instead of 400" in skipped["dev_references.tsv"]
     assert not (target / "dev_references.tsv").exists()  # nothing half-right is kept

@@ -2,9 +2,9 @@
 # Both create .venv in the project, install requirements.txt (the tests also requirements-test.txt)
 # and the package itself (editable: the `detox` command) into it (again only when a file changes),
 # fetch the data (from ../shared/data/russe2022 when it is there,
-# else from the public sources) and train the offline models of the embedded preset
-# when they are missing. When the data cannot be had they say what is missing and go
-# on: the app still starts and the tests that need the data are skipped.
+# else from the public sources) and build the toxic lexicons. The embedded preset's trained
+# heads ship with the package: no training step. When the data cannot be had they say what
+# is missing and go on: the app still starts.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -54,8 +54,6 @@ data: $(STAMP)
 		echo "fetch-data: some files are missing (see above); continuing without them."
 	@$(BIN)/python -m detox_core build-lexicons --quiet || \
 		echo "build-lexicons: failed (see above); the Delete baseline has no list outside Russian."
-	@$(BIN)/python -m detox_core train-embedded || \
-		echo "train-embedded: skipped (see above); the embedded preset needs the corpus."
 
 # Browser tests only (needs Debian's chromium: apt-get install chromium).
 e2e: setup data
@@ -68,7 +66,6 @@ screenshots: setup data
 bench: setup data
 	$(BIN)/python benchmarks/bench_cold_start.py
 	$(BIN)/python benchmarks/bench_corpus_search.py
-	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_gpu.py --keep data/cache/bench-models

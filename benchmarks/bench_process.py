@@ -69,12 +69,11 @@ def child(name: str, keep: Path, pairs: int) -> dict:
     import bench_gpu as bg  # the builders and the data of the GPU benchmark
 
     if name == "embedded":
-        from detox_core.embedded.loader import preload
-
         systems = bg.russe2022_systems(None)
         t = time.perf_counter()
-        preload()
         preset = get_preset("embedded")
+        for _, step in preset.warm_steps():  # the heads, the model of meaning, lingua, the segmenters
+            step()
     else:
         recipe = bg.RECIPES[name]
         folders = built(name, keep)

@@ -10,10 +10,10 @@ J of systems whose test outputs ship (its ``human_systems``):
   against that system's human J, with a 95% interval from resampling the test inputs
   (the human side is taken as given).
 
-For the embedded preset with a model fitted on people in use, a judged system's pairs
-are scored by the fit that left that system out, never by one that saw them. The result
-is kept as JSON under ``data/cache/agreement/``, keyed by what the numbers depend on (the
-preset's models and version, the fitted model, the data files), so a page reads it.
+No preset scores with anything fitted on these judgements (the embedded preset's heads
+learnt from other data), so every pair is scored as any submission is. The result is kept as
+JSON under ``data/cache/agreement/``, keyed by what the numbers depend on (the preset's
+models and version, the data files), so a page reads it.
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ from detox_core.stats.bootstrap import percentile_interval
 from detox_core.analysis.meta_eval import _scorer_identity
 from detox_core.editions import editions
 from detox_core.editions.base import Edition
-from detox_core.embedded.fitted import features, fitted_model, predict_axes
-from detox_core.embedded.loader import load_models
-from detox_core.embedded.recipe import find_artifacts
-from detox_core.metrics.embedded import EmbeddedPreset
 
 #: Below this system-level Spearman a ranking page warns that the preset's order is not people's.
 WEAK_SPEARMAN = 0.8
@@ -89,21 +85,9 @@ def measurable_editions(root: Path | None = None) -> list[Edition]:
 def _identity(preset: str, calibrated: bool, edition: Edition, root: Path, pool) -> str:
     files = [edition.path(edition.human, root), edition.split_path("test", root), *_system_files(edition, root).values()]
     stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files if p.is_file()]
-    ident = [preset, calibrated, _scorer_identity(preset, pool, None), _fitted_identity(preset), stamp,
+    ident = [preset, calibrated, _scorer_identity(preset, pool, None), stamp,
              sorted(edition.human_systems.items())]
     return hashlib.sha1(json.dumps(ident, default=str).encode("utf-8")).hexdigest()[:20]
-
-
-def _fitted(preset: str):
-    if preset != "embedded":
-        return None
-    fit = fitted_model(find_artifacts())
-    return fit if fit is not None and fit.used else None
-
-
-def _fitted_identity(preset: str) -> list:
-    fit = _fitted(preset)
-    return [fit.file_sha1, fit.version] if fit is not None else []
 
 
 def _system_files(edition: Edition, root: Path) -> dict[str, Path]:
@@ -133,30 +117,6 @@ def _judged_refs(human: pd.DataFrame) -> list[list[str]]:
     return [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
 
 
-def _with_fit(fit, human: pd.DataFrame, inputs, outputs_by_system: dict[str, list[str]], test_refs, human_j):
-    """Agreement of a used fit, never on pairs it learnt from: each judged pair scored by a
-    model that did not see it; at system level, each model (the full fit and every fold)
-    ranks the systems it never saw (at least 3), and the Spearman is the mean over those
-    models (one model per ranking: numbers of different fits are never compared)."""
-    models = load_models()
-    preset = EmbeddedPreset(folder=models.folder)
-    src, out = human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist()
-    j = np.prod(fit.apply_unseen(src, out, preset.axes(src, out, _judged_refs(human)), models), axis=0)
-    frames = {n: features(inputs, o, preset.axes(inputs, o, test_refs), models) for n, o in outputs_by_system.items()}
-    boots, shown = [], {n: [] for n in frames}
-    for name in fit.model_names():
-        unseen = [n for n in frames if fit.seen_share(name, inputs, outputs_by_system[n]) < 0.5]
-        if len(unseen) < 3:
-            continue
-        by_system = {n: np.prod(predict_axes(fit.model(name), frames[n]), axis=0) for n in unseen}
-        boots.append(paired_system_spearman(by_system, human_j, N_BOOT))
-        for n, v in by_system.items():
-            shown[n].append(float(v.mean()))
-    mean = np.mean(boots, axis=0) if boots else None
-    rho = list(percentile_interval(float(mean[0]), mean[1:])) if boots else [float("nan")] * 3
-    return j, rho, {n: float(np.mean(v)) for n, v in shown.items() if v}, len(boots)
-
-
 def measure(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None,
             progress=None) -> PresetAgreement:
     """Score the judged pairs and the judged systems' test outputs with ``preset`` and
@@ -169,23 +129,19 @@ def measure(preset: str, calibrated: bool = True, edition: Edition | None = None
     outputs = {n: data.load_submission(p, inputs=inputs)["neutral_sentence"].tolist()
                for n, p in _system_files(edition, root).items()}
     human_j = {n: edition.human_systems[n] for n in outputs}
-    fit = _fitted(preset)
-    if fit is not None:
-        j, rho, system_j, fits = _with_fit(fit, human, inputs, outputs, test_refs, human_j)
-    else:
-        j = detox_core.metrics.score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
-                                     _judged_refs(human), preset=preset, calibrated=calibrated, pool=pool,
-                                     progress=progress)["j"].to_numpy(float)
-        by_system = {n: detox_core.metrics.score(inputs, o, test_refs, preset=preset, calibrated=calibrated,
-                                                 pool=pool, progress=progress)["j"].to_numpy(float)
-                     for n, o in outputs.items()}
-        rho = _system_spearman(by_system, human_j) if len(by_system) >= 3 else [float("nan")] * 3
-        system_j, fits = {n: float(np.nanmean(v)) for n, v in by_system.items()}, 0
+    j = detox_core.metrics.score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
+                                 _judged_refs(human), preset=preset, calibrated=calibrated, pool=pool,
+                                 progress=progress)["j"].to_numpy(float)
+    by_system = {n: detox_core.metrics.score(inputs, o, test_refs, preset=preset, calibrated=calibrated,
+                                             pool=pool, progress=progress)["j"].to_numpy(float)
+                 for n, o in outputs.items()}
+    rho = _system_spearman(by_system, human_j) if len(by_system) >= 3 else [float("nan")] * 3
+    system_j, fits = {n: float(np.nanmean(v)) for n, v in by_system.items()}, 0
     auc = sentence_agreement(j, human["J"].to_numpy(float), n_boot=N_BOOT).roc_auc
     result = PresetAgreement(
         preset=preset, calibrated=calibrated, edition=edition.name, languages=list(edition.languages),
         n_pairs=int(np.isfinite(j).sum()), auc=[float(x) for x in auc], n_systems=len(system_j), spearman=rho,
-        system_j=system_j, human_j={n: human_j[n] for n in system_j}, held_out=fit is not None, fits=fits,
+        system_j=system_j, human_j={n: human_j[n] for n in system_j}, held_out=False, fits=fits,
         measured=time.strftime("%Y-%m-%d %H:%M"), seconds=round(time.time() - started, 1))
     return keep(_MEMORY, _cache_path(_identity(preset, calibrated, edition, root, pool)), result)
 

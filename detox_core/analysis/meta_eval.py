@@ -22,8 +22,6 @@ from scipy.stats import kendalltau
 import detox_core.metrics
 from detox_core import config, vocab
 from detox_core.analysis.leaderboard import system_key
-from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.recipe import RECIPE_VERSION, find_artifacts
 from detox_core.metrics.embedded import EmbeddedPreset
 from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_columns
 from detox_core.metrics.registry import get_preset, has_calibration
@@ -42,9 +40,8 @@ def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
     """What a preset's numbers depend on besides the texts: its version and where each of
     its models loads from (a folder set for the server counts), or the embedded models' folder."""
     if preset == "embedded":
-        fit = fitted_model(find_artifacts())  # a fit on people in use changes the numbers
-        return [RECIPE_VERSION, find_artifacts().name, EmbeddedPreset.meaning_identity(),
-                fit.file_sha1 if fit is not None and fit.used else ""]
+        # the recipe, the model of meaning and the shipped (or rebuilt) heads
+        return [EmbeddedPreset.version, EmbeddedPreset.meaning_identity()]
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
     ident = [preset, obj.version, sorted(where.items())]

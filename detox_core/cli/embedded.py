@@ -1,6 +1,6 @@
-"""The embedded preset's commands: ``train-embedded`` (the corpus models, then a fit on
-people's judgements, leaving each system out, and the preset's agreement with people) and
-``agreement`` (presets' agreement with people, what ranking pages state)."""
+"""The embedded preset's commands: ``train-embedded`` (its heads rebuilt from the data folder,
+then the preset's agreement with people) and ``agreement`` (presets' agreement with people,
+what ranking pages state)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from detox_core import config, data
+from detox_core import config
 from detox_core.analysis import agreement
-from detox_core.analysis.embedded_fit import fit_from_judgements
 from detox_core.cli.args import add_json_option, emit_json
-from detox_core.editions import training_edition
-from detox_core.embedded.fitted import fitted_model, judgements_digest
-from detox_core.embedded.recipe import train_embedded
-from detox_core.errors import DetoxError, EmbeddedMissingError
+from detox_core.embedded import meaning
+from detox_core.embedded.heads import rebuilt_folder
+from detox_core.embedded.heads_training import train_heads
+from detox_core.errors import DataMissingError, UsageError
 from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import get_preset, has_calibration, preset_names
 
@@ -25,57 +24,27 @@ def _say(msg: str) -> None:
 
 
 def _cmd_train_embedded(args: argparse.Namespace) -> int:
+    if not 0 < args.fraction <= 1:
+        raise UsageError(f"--fraction must be above 0 and at most 1, found {args.fraction}")
+    root = Path(args.data_dir) if args.data_dir else config.data_dir()
+    out = Path(args.heads_out) if args.heads_out else rebuilt_folder() if not args.data_dir else \
+        root / "models" / rebuilt_folder().name
     try:
-        folder = train_embedded(Path(args.data_dir) if args.data_dir else None, force=args.force, step=_say)
-    except EmbeddedMissingError as err:
+        train_heads(root, out, fraction=args.fraction, say=_say)
+    except DataMissingError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    if args.data_dir and Path(args.data_dir).resolve() != config.data_dir().resolve():
+    except meaning.MeaningUnavailableError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 3
+    print(out)
+    if args.data_dir and root.resolve() != config.data_dir().resolve():
         args.no_agreement = True  # measured on the app's data folder only
-    status = after_training(args, folder)
-    print(folder)
-    return status
-
-
-def _add_train_options(train: argparse.ArgumentParser) -> None:
-    train.add_argument("--judgements", metavar="FILE",
-                       help="human judgements to learn from (humaneval_textdetox_ru schema: the shipped RUSSE-2022 "
-                            "human evaluation, an annotation project's `export-annotations`, your own file); "
-                            "default: the training edition's human evaluation when it is there")
-    train.add_argument("--no-judgements", action="store_true", help="the corpus models only: fit nothing on people")
-    train.add_argument("--no-agreement", action="store_true",
-                       help="do not measure the preset's agreement with people afterwards (about 15 s)")
-
-
-def after_training(args: argparse.Namespace, folder: Path) -> int:
-    """Fit on the judgements (when there are any) and measure agreement; 0, or 1 with a message."""
-    judgements = None
-    if not args.no_judgements:
-        if args.judgements:
-            judgements = Path(args.judgements)
-        else:
-            edition = training_edition()
-            path = edition.path(edition.human, folder.parent.parent) if edition.human else None
-            judgements = path if path is not None and path.is_file() else None
-    if judgements is not None:
-        try:
-            judged = data.load_human_judgements(judgements)
-        except DetoxError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        done = fitted_model(folder)
-        if done is not None and done.digest == judgements_digest(judged) and not args.force:
-            _say(f"already fitted on {judgements.name} ({'used' if done.used else 'not used, the recipe scores'}: "
-                 f"{done.reason})")
-        else:
-            fit_from_judgements(judged, source=judgements.name, folder=folder, say=_say)
-    else:
-        _say("no human judgements given: nothing fitted on people")
+    if args.heads_out:
+        args.no_agreement = True  # the heads that score were not changed
     if not args.no_agreement and agreement.measurable_editions():
-        result = None if args.force else agreement.stored("embedded")
-        if result is None:
-            _say("measuring the embedded preset's agreement with people")
-            result = agreement.measure("embedded")
+        _say("measuring the embedded preset's agreement with people")
+        result = agreement.measure("embedded")
         _say(f"agreement: {result.sentence()}; {result.system()}")
     return 0
 
@@ -116,10 +85,16 @@ def _agreement_json(name: str, calibrated: bool, result) -> dict:
 
 
 def add_commands(sub) -> None:
-    train = sub.add_parser("train-embedded", help="train the offline models of the embedded preset")
+    train = sub.add_parser("train-embedded",
+                           help="rebuild the embedded preset's heads from the data folder (they ship trained)")
     train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
-    train.add_argument("--force", action="store_true", help="train again even when the models exist")
-    _add_train_options(train)
+    train.add_argument("--heads-out", metavar="DIR",
+                       help="where the heads go (default: the data folder's models/heads-N, which then score "
+                            "instead of the shipped heads)")
+    train.add_argument("--fraction", type=float, default=1.0, metavar="F",
+                       help="train on this share of every source (default 1: all)")
+    train.add_argument("--no-agreement", action="store_true",
+                       help="do not measure the preset's agreement with people afterwards")
     train.set_defaults(func=_cmd_train_embedded)
 
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")

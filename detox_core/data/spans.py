@@ -1,5 +1,5 @@
 """The toxic words people marked in toxic sentences (``textdetox/multilingual_toxic_spans``,
-fetched as ``textdetox2024/toxic_spans.tsv``): its sentences are the TextDetox 2024 test inputs,
+fetched into the edition that lists it): its sentences are the TextDetox 2024 test inputs,
 the meta-evaluation sample's inputs. The Corpus page shows them beside a pair; nothing is
 trained, tuned or chosen on them."""
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-#: where ``fetch-data`` puts the file, relative to the data folder
-SPANS_FILE = "textdetox2024/toxic_spans.tsv"
+#: the hub dataset (an edition's file made from it is the one read)
 SOURCE = "textdetox/multilingual_toxic_spans"
 
 

@@ -1,20 +1,19 @@
-"""What the embedded preset's other languages learn from: the toxic inputs of the
-multilingual editions (less the meta-evaluation sample's, on which the preset is measured)
-and the toxic lexicons of ``data/lexicons/``."""
+"""The toxic inputs of the editions per language (less the meta-evaluation sample's, on which
+presets are measured): the multilingual editions' inputs and RUSSE-2022's training pairs.
+Live scoring's "unrelated" check reads them (:mod:`detox_core.submissions.best`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from detox_core import editions
 from detox_core.data.judges import load_pairs
-from detox_core.text import normalise_word
 
 #: The editions' languages other than the training edition's (Russian keeps the RUSSE-2022 recipe).
 LANGUAGES = tuple(lang for lang in editions.all_languages() if lang not in editions.training_edition().languages)
-LEXICON_FILES = tuple(f"lexicons/{lang}.txt" for lang in LANGUAGES)
 
 
 def _multilingual_editions():
@@ -34,11 +33,6 @@ def held_out_paths(root: Path) -> list[Path]:
     return [p for p in paths if p.is_file()]
 
 
-def training_files(root: Path) -> list[Path]:
-    """Every file the models learn from (what the recipe hash covers)."""
-    return [*input_paths(root), *held_out_paths(root), *(root / rel for rel in LEXICON_FILES)]
-
-
 def read_inputs(root: Path) -> dict[str, list[str]]:
     """Unique toxic inputs per language of the editions' input files, the sample's left out."""
 
@@ -55,13 +49,12 @@ def read_inputs(root: Path) -> dict[str, list[str]]:
     return {lang: list(v) for lang, v in out.items()}
 
 
-def read_lexicon(root: Path, lang: str) -> frozenset[str]:
-    path = root / "lexicons" / f"{lang}.txt"
+def russe_pairs(root: Path, n: int = 1000, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` (toxic, first neutral paraphrase) pairs of the RUSSE-2022 training split, when fetched."""
+    path = editions.training_edition().root(root) / "train.tsv"
     if not path.is_file():
-        return frozenset()
-    return frozenset(normalise_word(w.strip()) for w in path.read_text(encoding="utf-8").splitlines() if w.strip())
-
-
-def available(root: Path) -> bool:
-    """Whether the multilingual editions' inputs are there to learn from."""
-    return bool(input_paths(root))
+        return []
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    frame = frame[(frame["toxic_comment"] != "") & (frame["neutral_comment1"] != "")]
+    take = np.random.default_rng(seed).permutation(len(frame))[:n]
+    return [(frame["toxic_comment"].iloc[k], frame["neutral_comment1"].iloc[k]) for k in sorted(take)]

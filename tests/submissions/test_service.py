@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from detox_core.data import DetoxInputError
-from detox_core.embedded.recipe import train_embedded
 from detox_core.submissions.store import Store
 from detox_core.submissions.service import filter_sentences, score_and_store, sentence_table, shipped_outputs
 
@@ -15,7 +14,6 @@ REFS = [["ты неправ"], ["как же надоело"]]
 
 @pytest.fixture
 def store(tiny_data):
-    train_embedded(tiny_data)
     return Store(f"sqlite:///{tiny_data / 'x.sqlite'}")
 
 

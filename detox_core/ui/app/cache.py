@@ -53,8 +53,9 @@ def _marked(path: str, stamp: int) -> dict[tuple[str, str], tuple[str, ...]]:
 
 def people_marked() -> dict[tuple[str, str], tuple[str, ...]]:
     """The toxic words people marked in the TextDetox 2024 test inputs, by (sentence, language)."""
-    path = config.data_dir() / spans.SPANS_FILE
-    return _marked(str(path), path.stat().st_mtime_ns if path.is_file() else 0)
+    found = [e.path(f.rel) for e in editions.editions() for f in e.files if f.hub and f.hub.repo_id == spans.SOURCE]
+    path = next((p for p in found if p.is_file()), None)
+    return _marked(str(path), path.stat().st_mtime_ns) if path is not None else {}
 
 
 def _words_by_language() -> dict[str, frozenset[str]]:

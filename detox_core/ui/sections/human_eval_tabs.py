@@ -17,7 +17,6 @@ from detox_core.analysis.calibration import (Calibrator, calibration_curves, cal
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, meta_eval
 from detox_core.analysis.system_agreement import per_system_auc
 from detox_core.ui.sections.calibrators import fitted_calibrators_section
-from detox_core.ui.sections.embedded_fit import embedded_fit_section
 from detox_core.ui.sections.human_eval_source import AXIS_NAMES, Judged
 from detox_core.ui.sections.judgements import judges_tab, metric_picker, pair_detail, per_language_tab
 from detox_core.ui.sections.tables import MISSING
@@ -253,7 +252,6 @@ def calibration(j: Judged) -> None:
                    f"`{cal.signature()}`")
     if judge is None:  # MERA ruDetox applies calibrators fitted on human judgements
         fitted_calibrators_section(frame, name or "judgements")
-        embedded_fit_section(frame, name or "judgements")
 
 
 def human_eval_tabs(j: Judged) -> None:

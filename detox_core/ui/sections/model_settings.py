@@ -12,34 +12,28 @@ from pathlib import Path
 
 import streamlit as st
 
-from detox_core.embedded.recipe import find_artifacts, train_embedded
-from detox_core.errors import EmbeddedMissingError, ModelUnavailableError
+from detox_core.embedded import meaning
+from detox_core.embedded.heads import heads_folder, load_heads, rebuilt_folder
+from detox_core.errors import ModelUnavailableError
 from detox_core.metrics import bertscore
 from detox_core.ui.app import auth, render
 from detox_core.ui.app.models import device_text, official_models, shared_pool
 
 
 def _embedded_status(organizer: bool) -> None:
+    """The embedded preset's heads (shipped, or rebuilt by ``detox train-embedded``) and
+    whether its model of meaning runs here."""
     try:
-        folder = find_artifacts()
-        st.caption(f"**Embedded preset** (offline): trained, `{folder.name}`.")
-    except EmbeddedMissingError as err:
-        st.warning(f"Embedded preset: {render.md(err, None)}")
-        if organizer and st.button("Train the embedded models", key="train_embedded"):
-            bar = st.progress(0.0, text="Training…")
-            steps = ["STA", "FL: character", "FL: pymorphy3", "FL: z-statistics", "SIM", "trained"]
-            seen: list[str] = []
-
-            def step(msg: str) -> None:
-                seen.append(msg)
-                bar.progress(min(len(seen) / len(steps), 1.0), text=msg)
-
-            try:
-                train_embedded(step=step)
-            except EmbeddedMissingError as fail:
-                st.error(str(fail))
-            else:
-                st.rerun()
+        heads = load_heads(heads_folder())
+    except (OSError, ValueError) as err:
+        st.warning(f"Embedded preset: its trained heads cannot be read ({render.md(err, None)}): reinstall the "
+                   "package, or rebuild them with `detox train-embedded --heads-only`.")
+        return
+    where = "rebuilt in the data folder" if heads_folder() == rebuilt_folder() else "shipped with the package"
+    st.caption(f"**Embedded preset** (offline): trained heads {where}, `{heads.digest}`.")
+    reason = meaning.unavailable_reason()
+    if reason is not None:
+        st.warning(f"Embedded preset: its model of meaning cannot run here, so it cannot score: {render.md(reason, None)}")
 
 
 def _bertscore_setting(organizer: bool) -> None:

@@ -5,9 +5,8 @@
 Commands:
     fetch-data       fill ``data/<edition>`` from a mirror or the public sources.
     build-lexicons   build the toxic lexicon of every TextDetox language into ``data/lexicons``.
-    train-embedded   train the offline models of the ``embedded`` preset, fit them on human
-                     judgements (kept only if that agrees better on systems left out) and
-                     measure the preset's agreement with people.
+    train-embedded   rebuild the ``embedded`` preset's heads from the data folder (they ship
+                     trained with the package) and measure the preset's agreement with people.
     agreement        measure presets' agreement with people (what ranking pages state).
     score            score submissions with a metric preset.
     meta-eval        agreement of automatic metrics with human judgements.

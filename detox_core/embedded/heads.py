@@ -303,7 +303,7 @@ class Heads:
         meta = json.loads((folder / META).read_text(encoding="utf-8"))
         if meta.get("version") != HEADS_VERSION:
             raise ValueError(f"{folder} holds heads of recipe {meta.get('version')}, this version reads "
-                             f"{HEADS_VERSION}: run `detox train-embedded --heads`")
+                             f"{HEADS_VERSION}: run `detox train-embedded`")
         with np.load(folder / ARRAYS, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
         for name in HASHED:
@@ -316,13 +316,13 @@ class Heads:
 
 
 def rebuilt_folder() -> Path:
-    """Where ``detox train-embedded --heads`` writes heads rebuilt from the data folder."""
+    """Where ``detox train-embedded`` writes heads rebuilt from the data folder."""
     return config.data_dir() / "models" / f"heads-{HEADS_VERSION}"
 
 
 def heads_folder() -> Path:
     """The heads that score: rebuilt ones in the data folder when there are (``detox
-    train-embedded --heads``), else the shipped ones."""
+    train-embedded``), else the shipped ones."""
     rebuilt = rebuilt_folder()
     return rebuilt if (rebuilt / META).is_file() else shipped_folder()
 

@@ -79,7 +79,7 @@ class EmbeddedPreset(Preset):
     needs_download = False
     #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the heads never
     #: saw (tests/embedded/test_embedded.py re-measures them).
-    axis_agreement = {"sta": 0.756, "sim": 0.757, "fl": 0.556}
+    axis_agreement = {"sta": 0.808, "sim": 0.705, "fl": 0.490}
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by classifiers trained on the task's toxicity data in 15 "
         "languages and on people's rewrites (sentence meaning and character n-grams); a rewrite clearly less toxic "
@@ -111,7 +111,7 @@ class EmbeddedPreset(Preset):
 
     @classmethod
     def covers(cls, lang: str) -> bool:
-        return lang in cls.languages
+        return lang in cls.trained_languages()
 
     @classmethod
     def missing_parts(cls) -> str | None:
@@ -222,7 +222,7 @@ def _heads(folder: Path | None = None) -> Heads:
         return load_heads(folder or heads_folder())
     except (OSError, ValueError) as err:
         raise EmbeddedMissingError(f"the embedded preset's trained heads cannot be read ({err}): reinstall the "
-                                   "package, or rebuild them with `detox train-embedded --heads`") from None
+                                   "package, or rebuild them with `detox train-embedded`") from None
 
 
 def _warm_segmenters() -> None:

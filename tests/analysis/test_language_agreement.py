@@ -100,11 +100,12 @@ def test_judged_pairs_are_scored_with_their_own_languages_models(textdetox_data,
     from detox_core.analysis.meta_eval import preset_scores
     from detox_core.metrics.embedded import EmbeddedPreset
 
-    frame = pd.DataFrame({"toxic_sentence": ["you are a stupid idiot", "ты тупой идиот"],
-                          "neutral_sentence": ["you are wrong", "ты неправ"], "lang": ["en", "ru"]})
+    # the English row's output is German: another language for an English pair, not for a German one
+    frame = pd.DataFrame({"toxic_sentence": ["you are a stupid idiot and a liar", "ты тупой идиот"],
+                          "neutral_sentence": ["du bist ein Lügner und ein Idiot", "ты неправ"], "lang": ["en", "ru"]})
     got = preset_scores(frame, "embedded", cache_dir=tmp_path)
     own = EmbeddedPreset(langs=["en", "ru"]).score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
-    as_russian = EmbeddedPreset(langs=["ru", "ru"]).score(frame["toxic_sentence"].tolist(),
-                                                         frame["neutral_sentence"].tolist())
+    as_german = EmbeddedPreset(langs=["de", "ru"]).score(frame["toxic_sentence"].tolist(),
+                                                        frame["neutral_sentence"].tolist())
     np.testing.assert_allclose(got["j"].to_numpy(float), own["j"].to_numpy(float), atol=1e-9)
-    assert abs(got.loc[0, "sta"] - as_russian.loc[0, "sta"]) > 1e-6  # English is not read by the Russian model
+    assert got.loc[0, "sim"] < as_german.loc[0, "sim"]  # read as English: the German output is another language

@@ -162,7 +162,10 @@ def test_built_lists_say_where_their_words_came_from():
     for lex in built.values():
         assert lex.sources and sum(s.count for s in lex.sources) >= len(lex.words)
         assert lex.strength == "strong" or lex.reason
-    assert built["am"].weak and built["tt"].weak and not built["en"].weak
+    assert built["tt"].weak and not built["en"].weak
+    # Amharic has no profanity list; the organisers' lexicon, when fetched, gives it a curated one
+    hub = [s for s in built["am"].sources if s.name == "TextDetox hub lexicon"]
+    assert (not built["am"].weak) if hub else built["am"].weak
 
 
 def test_a_multilingual_corpus_is_matched_with_each_rows_own_language():

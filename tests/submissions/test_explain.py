@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from detox_core.metrics import score
 from detox_core.metrics.embedded import EmbeddedPreset
 from detox_core.submissions.explain import (FLAGS, RELIABLE_AUC, RELIABILITY_HELP, axis_agreement, explain_frame,
                                             explain_j, flags, limiting_factor)
@@ -38,19 +37,18 @@ def test_a_weak_axis_is_named_as_measured_never_as_a_fact_about_the_text():
     assert f"{RELIABLE_AUC:.2f}" in RELIABILITY_HELP  # the help mark states the threshold
 
 
-def test_the_embedded_preset_explains_the_reported_pair_by_its_measured_agreement(embedded_models):
-    """The reported case: two near-identical polite rewrites get FL far apart under the
-    embedded preset, whose FL agrees weakly with people: neither is called disfluent."""
+def test_the_embedded_preset_explains_a_low_fl_by_its_measured_agreement():
+    """Two near-identical polite rewrites with FL far apart under a preset whose FL agrees
+    weakly with people: the lower one's FL is named as what the metric measured, with its
+    figure, and neither rewrite is called disfluent."""
     assert axis_agreement("embedded") == EmbeddedPreset.axis_agreement
-    assert EmbeddedPreset.axis_agreement["fl"] < RELIABLE_AUC <= min(EmbeddedPreset.axis_agreement["sta"],
-                                                                     EmbeddedPreset.axis_agreement["sim"])
-    frame = score(["Ты дурак, заткнись"] * 2, ["Ты не прав, помолчи, пожалуйста", "Ты ошибаешься, пожалуйста, помолчи"],
-                  preset="embedded")
-    out = explain_frame(["Ты дурак, заткнись"] * 2, ["Ты не прав, помолчи, пожалуйста",
-                                                     "Ты ошибаешься, пожалуйста, помолчи"], frame, preset="embedded")
-    assert frame["fl"].iloc[0] < 0.5 <= frame["fl"].iloc[1]  # the inconsistency the wording must survive
+    assert EmbeddedPreset.axis_agreement["fl"] < RELIABLE_AUC <= EmbeddedPreset.axis_agreement["sta"]
+    inputs = ["Ты дурак, заткнись"] * 2
+    outputs = ["Ты не прав, помолчи, пожалуйста", "Ты ошибаешься, пожалуйста, помолчи"]
+    frame = pd.DataFrame({"sta": [0.9, 0.9], "sim": [0.9, 0.9], "fl": [0.3, 0.95]})
+    out = explain_frame(inputs, outputs, frame, preset="embedded")
     assert out["limiting"].iloc[0] == "fl"
-    assert "agrees weakly with people (ROC-AUC 0.56" in out["why"].iloc[0]
+    assert f"agrees weakly with people (ROC-AUC {EmbeddedPreset.axis_agreement['fl']:.2f}" in out["why"].iloc[0]
     assert "does not read fluently" not in " ".join(out["why"])
 
 

@@ -27,7 +27,7 @@ def _embedded_status(organizer: bool) -> None:
         heads = load_heads(heads_folder())
     except (OSError, ValueError) as err:
         st.warning(f"Embedded preset: its trained heads cannot be read ({render.md(err, None)}): reinstall the "
-                   "package, or rebuild them with `detox train-embedded --heads-only`.")
+                   "package, or rebuild them with `detox train-embedded`.")
         return
     where = "rebuilt in the data folder" if heads_folder() == rebuilt_folder() else "shipped with the package"
     st.caption(f"**Embedded preset** (offline): trained heads {where}, `{heads.digest}`.")

@@ -2,14 +2,15 @@
 # detox-dashboard: the container's entrypoint (deploy/Dockerfile).
 #
 #   serve [streamlit options]   the default: the data step when the data folder holds no
-#                               trained models yet, then the app's server on $PORT
+#                               lexicons yet, then the app's server on $PORT
 #                               (default 8601) on every address of the container
 #   prepare                     the data step only
 #   anything else               run as a command (e.g. python -m detox_core health)
 #
-# The data step is the one of `make data`: fetch-data, build-lexicons, train-embedded,
-# each allowed to fail (the app still starts; it says what is missing). Containers that
-# share the data folder take turns: one runs it, the others wait and then find the models.
+# The data step is the one of `make data`: fetch-data, build-lexicons, each allowed to fail
+# (the app still starts; it says what is missing; the embedded preset's heads ship in the
+# image). Containers that share the data folder take turns: one runs it, the others wait and
+# then find the data.
 #
 # With no STREAMLIT_SERVER_COOKIE_SECRET set, the server uses a random secret kept in
 # <data folder>/run/cookie-secret, the same for every container of that data folder (a
@@ -36,16 +37,14 @@ prepare_data() {
         say "another container is preparing $DATA: waiting for it"
         flock 9
     fi
-    if ls "$DATA"/models/embedded-*/meta.json >/dev/null 2>&1; then
-        say "trained models found in $DATA/models: no data step"
+    if [ -f "$DATA/lexicons/sources.json" ]; then
+        say "data and lexicons found in $DATA: no data step"
     else
-        say "no trained models in $DATA/models: fetching the data, building the lexicons, training the embedded models (this takes minutes)"
+        say "no lexicons in $DATA: fetching the data and building the lexicons (a minute or two)"
         python -m detox_core fetch-data --quiet \
             || say "fetch-data: some files are missing (see above); continuing without them."
         python -m detox_core build-lexicons --quiet \
-            || say "build-lexicons: failed (see above); the Delete baseline has no list outside Russian."
-        python -m detox_core train-embedded \
-            || say "train-embedded: skipped (see above); the embedded preset needs the corpus. The next start tries again."
+            || say "build-lexicons: failed (see above); the Delete baseline has no list outside Russian. The next start tries again."
     fi
     exec 9>&-
 }

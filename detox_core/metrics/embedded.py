@@ -19,6 +19,7 @@ from detox_core.lru import ByteLRU, cache_budget
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
+from detox_core.vocab import language_name
 
 
 class _TextMemo:
@@ -129,7 +130,10 @@ class EmbeddedPreset(Preset):
 
     @classmethod
     def coverage(cls) -> str:
-        return f"{len(cls.languages)} languages ({', '.join(cls.languages)})"
+        langs = cls.trained_languages()
+        if len(langs) == 1:
+            return f"{language_name(langs[0])} only"
+        return f"{len(langs)} languages ({', '.join(langs)})"
 
     def _languages(self, inputs: Sequence[str], langs: Sequence[str] | None) -> list[str]:
         """Each pair's language: ``langs`` as given to :meth:`score`, else those given to the

@@ -69,7 +69,7 @@ def test_calibration_is_held_out(page):
     reports = [d.value for d in page.dataframe if "held_out_auc" in d.value.columns]
     report = reports[0].set_index("calibrator")
     learned = report.loc["learned J (embedded axes + features)"]
-    assert 0.5 < learned["held_out_auc"] < 1 and learned["raw_auc"] == pytest.approx(0.704, abs=0.01)
+    assert 0.5 < learned["held_out_auc"] < 1 and learned["raw_auc"] == pytest.approx(0.650, abs=0.01)
     # The reliability curve is drawn: the diagonal, each calibrator's held-out curve and its raw score.
     import json
 

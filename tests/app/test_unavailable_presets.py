@@ -75,7 +75,16 @@ def test_submissions_disable_scoring_with_a_preset_that_cannot_run(offline):
     assert "No preset that runs without a download" not in _texts(at)
 
 
-def test_english_live_scoring_offers_no_russian_example_and_says_what_would_score_english(offline):
+def _russian_only_embedded(monkeypatch) -> None:
+    """A server where the offline preset cannot score English (as one whose model of meaning
+    cannot run there would be for every language)."""
+    from detox_core.metrics.embedded import EmbeddedPreset
+
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru",)))
+
+
+def test_english_live_scoring_offers_no_russian_example_and_says_what_would_score_english(offline, monkeypatch):
+    _russian_only_embedded(monkeypatch)
     at = AppTest.from_file(LIVE, default_timeout=60)
     at.query_params["live_lang"] = "English (en)"
     at.session_state["live_input"] = "you are an idiot"
@@ -92,6 +101,19 @@ def test_english_live_scoring_offers_no_russian_example_and_says_what_would_scor
     assert "Metric models" in offer  # where they are set
 
 
+def test_english_live_scoring_scores_offline_with_the_embedded_preset(offline):
+    """Its heads ship: English scores on a server with no model and nothing trained."""
+    at = AppTest.from_file(LIVE, default_timeout=60)
+    at.query_params["live_lang"] = "English (en)"
+    at.query_params["preset"] = "Embedded (offline CPU)"
+    at.session_state["live_input"] = "you are an idiot, shut up"
+    at.session_state["live_candidates"] = "please be quiet"
+    run(at)
+    assert offline == [] and not at.error and not at.exception
+    assert "No metric preset can score English" not in _texts(at)
+    assert at.metric and all(0.0 <= float(m.value) <= 1.0 for m in at.metric if m.value not in ("n/a", "—"))
+
+
 def test_russian_live_scoring_still_offers_an_example(offline):
     at = run(AppTest.from_file(LIVE, default_timeout=60))
     example = next(b for b in at.button if b.label == "Example from the corpus")
@@ -101,7 +123,8 @@ def test_russian_live_scoring_still_offers_an_example(offline):
     assert at.session_state["live_input"]  # a Russian pair of the corpus
 
 
-def test_english_with_the_2025_preset_points_to_the_preset_that_needs_fewer_models(offline):
+def test_english_with_the_2025_preset_points_to_the_preset_that_needs_fewer_models(offline, monkeypatch):
+    _russian_only_embedded(monkeypatch)
     at = AppTest.from_file(LIVE, default_timeout=60)
     at.query_params["live_lang"] = "English (en)"
     at.query_params["preset"] = "TextDetox 2025"

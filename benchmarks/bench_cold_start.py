@@ -28,8 +28,8 @@ Usage: ``python benchmarks/bench_cold_start.py [--pages corpus live_scoring ...]
 [--baseline DIR]``.
 ``--baseline DIR`` runs the same measurements on another checkout of the app (for
 example an older commit: ``git worktree add DIR COMMIT``) in the same run, first.
-Needs the RUSSE-2022 data (``python -m detox_core fetch-data``), the embedded models
-(``python -m detox_core train-embedded``) and Debian's Chromium.
+Needs the RUSSE-2022 data (``python -m detox_core fetch-data``) and Debian's Chromium (the
+embedded preset's heads ship with the package).
 """
 
 from __future__ import annotations

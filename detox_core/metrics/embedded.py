@@ -84,12 +84,12 @@ class EmbeddedPreset(Preset):
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by classifiers trained on the task's toxicity data in 15 "
         "languages and on people's rewrites (sentence meaning and character n-grams); a rewrite clearly less toxic "
-        "than its input gets at least a half, an unchanged copy 0.",
+        "than its input gets its share, an unchanged copy 0; from 0 to 1.",
         "sim": "Content kept: P(same meaning) of input and rewrite, learnt from people's rewrites against rewrites "
-        "that lost the meaning (another sentence, a truncation, a fragment); a copy gets 1.",
+        "that lost the meaning (another sentence, a truncation, a fragment); a copy gets 1; from 0 to 1.",
         "fl": "Relative fluency, like the official FL: 1 when the rewrite is at least as fluent as the input "
         "(a classifier of people's sentences against corrupted ones: words deleted with their punctuation left "
-        "hanging, the end cut off), lower the further it falls below; an unchanged copy gets 1.",
+        "hanging, the end cut off), lower the further it falls below, down to 0; an unchanged copy gets 1.",
     }
 
     def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None,

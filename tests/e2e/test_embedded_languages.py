@@ -177,7 +177,11 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "first-word-out" in page.content()
         assert axes_na(board) == ""
         assert "Agreement of Embedded (offline CPU) with people per language" in board
-        assert "Weak (below 0.80) in Amharic, Arabic, English, Spanish, Hindi, Chinese" in board
+        # as measured by benchmarks/bench_embedded_multilingual.py (README): only Hindi at 0.80 or above
+        # (Russian is stated by RUSSE-2022's own human evaluation, apart)
+        weak = re.search(r"Weak \(below 0\.80\) in ([^.:()]*)", board)
+        assert weak and weak.group(1).strip() == "Amharic, Arabic, German, English, Spanish, Ukrainian, Chinese", \
+            weak.group(0) if weak else board[-3000:]
         assert cut_off_controls(page) == []
         shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)
 

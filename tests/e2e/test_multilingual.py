@@ -99,10 +99,11 @@ def test_live_scoring_in_arabic_and_chinese_offers_the_presets_that_cover_them(t
     no_exception(page)
     body = page.inner_text("body")
     assert page.get_by_role("combobox", name="Language", exact=True).input_value() == "Arabic (ar)"
-    # This server's embedded models were trained without the TextDetox inputs: Russian only.
-    assert "Embedded (offline CPU) (covers Russian only) is not offered" in body
+    # The offline preset's heads ship: it covers Arabic too, beside the 2024 recipe (RUSSE-2022's
+    # Russian-only presets are named as not offered).
+    assert "Embedded (offline CPU) (covers Russian only)" not in body
     presets = page.locator('[data-testid="stButtonGroup"]').first.inner_text()
-    assert "TextDetox 2024" in presets and "Embedded" not in presets
+    assert "TextDetox 2024" in presets and "Embedded (offline CPU)" in presets
     # Scored with the 2024 recipe's models (tiny ones under the real ids), the texts shown right to left.
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="STA").first
     assert 0.0 <= float(metric.locator('[data-testid="stMetricValue"]').inner_text()) <= 1.0
@@ -120,7 +121,7 @@ def test_live_scoring_in_arabic_and_chinese_offers_the_presets_that_cover_them(t
     assert "".join(chinese["text"].split()) == TEXT["zh"] and not chinese["firstRightOfLast"]
     removed = page.locator(".dx-text").first.locator(".dx-del").all_inner_texts()
     assert removed and all(len(r.strip()) == 1 for r in removed) and "白" in removed
-    # In Russian, the offline preset is offered again.
+    # In Russian, the offline preset is offered as well.
     open_page(page, f"{textdetox_server}/live_scoring?" + urllib.parse.urlencode({"dataset": TEXTDETOX2024.short,
                                                                                  "live_lang": "Russian (ru)"}),
               "Candidate rewrites (one per line)")

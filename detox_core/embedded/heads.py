@@ -100,17 +100,22 @@ def text_buckets(text: str) -> list[int]:
     return out
 
 
-def char_matrix(texts: list[str]) -> sparse.csr_matrix:
-    """Binary hashed character n-grams, each row scaled to unit length."""
+def _binary_rows(rows: list[list[int]]) -> sparse.csr_matrix:
+    """One row per list of hashed features: 1 where a feature occurs, scaled to unit length."""
     indptr, indices = [0], []
-    for t in texts:
-        cols = np.unique(np.asarray(text_buckets(t), dtype=np.int64))
+    for buckets in rows:
+        cols = np.unique(np.asarray(buckets, dtype=np.int64))
         indices.append(cols)
         indptr.append(indptr[-1] + len(cols))
     idx = np.concatenate(indices) if indices else np.zeros(0, np.int64)
     counts = np.diff(indptr)
     values = np.repeat(1.0 / np.sqrt(np.maximum(counts, 1)), counts).astype(np.float32)
-    return sparse.csr_matrix((values, idx, np.asarray(indptr)), shape=(len(texts), HASH_FEATURES))
+    return sparse.csr_matrix((values, idx, np.asarray(indptr)), shape=(len(rows), HASH_FEATURES))
+
+
+def char_matrix(texts: list[str]) -> sparse.csr_matrix:
+    """Binary hashed character n-grams, each row scaled to unit length."""
+    return _binary_rows([text_buckets(t) for t in texts])
 
 
 _TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
@@ -122,20 +127,17 @@ def token_bigram_matrix(texts: list[str]) -> sparse.csr_matrix:
     with the text's start and end as tokens (Chinese and Japanese: each character a token),
     each row scaled to unit length: a deletion leaves bigrams that people's sentences do not
     have (``a ,``, ``the .``, a sentence ending on ``of``)."""
-    indptr, indices = [0], []
+    rows = []
     for t in texts:
         toks = ["<s>"]
         for tok in _TOKEN.findall(normalise_word(t)):
-            toks.extend(_UNSPACED_CHARS.findall(tok) or [tok]) if _UNSPACED_CHARS.search(tok) else toks.append(tok)
+            if _UNSPACED_CHARS.search(tok):
+                toks.extend(_UNSPACED_CHARS.findall(tok))
+            else:
+                toks.append(tok)
         toks.append("</s>")
-        cols = np.unique(np.asarray([zlib.crc32(f"{a}\x1f{b}".encode("utf-8")) % HASH_FEATURES
-                                     for a, b in zip(toks, toks[1:])], dtype=np.int64))
-        indices.append(cols)
-        indptr.append(indptr[-1] + len(cols))
-    idx = np.concatenate(indices) if indices else np.zeros(0, np.int64)
-    counts = np.diff(indptr)
-    values = np.repeat(1.0 / np.sqrt(np.maximum(counts, 1)), counts).astype(np.float32)
-    return sparse.csr_matrix((values, idx, np.asarray(indptr)), shape=(len(texts), HASH_FEATURES))
+        rows.append([zlib.crc32(f"{a}\x1f{b}".encode("utf-8")) % HASH_FEATURES for a, b in zip(toks, toks[1:])])
+    return _binary_rows(rows)
 
 
 def tokens(text: str, lang: str) -> list[str]:

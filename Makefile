@@ -66,6 +66,7 @@ screenshots: setup data
 bench: setup data
 	$(BIN)/python benchmarks/bench_cold_start.py
 	$(BIN)/python benchmarks/bench_corpus_search.py
+	$(BIN)/python benchmarks/bench_embedded_multilingual.py
 	$(BIN)/python benchmarks/bench_live.py
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_gpu.py --keep data/cache/bench-models

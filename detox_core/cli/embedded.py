@@ -27,8 +27,7 @@ def _cmd_train_embedded(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise UsageError(f"--fraction must be above 0 and at most 1, found {args.fraction}")
     root = Path(args.data_dir) if args.data_dir else config.data_dir()
-    out = Path(args.heads_out) if args.heads_out else rebuilt_folder() if not args.data_dir else \
-        root / "models" / rebuilt_folder().name
+    out = Path(args.heads_out) if args.heads_out else root / "models" / rebuilt_folder().name
     try:
         train_heads(root, out, fraction=args.fraction, say=_say)
     except DataMissingError as err:

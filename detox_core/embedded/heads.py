@@ -14,8 +14,7 @@ docstring.
   machine), trained on the task's toxicity data in 15 languages and on people's rewrites
   (neutral) against their toxic inputs.
 - **SIM** ``p_same``: a logistic regression over a pair's features (:func:`pair_features`:
-  the cosine of the vectors, chrF of the output against the input, soft recall of the
-  input's words and soft precision of the output's, the length ratio), trained on people's
+  the cosine of the vectors and the length ratio), trained on people's
   rewrites (same meaning) against another input's rewrite, truncations and fragments of a
   rewrite (meaning lost).
 - **FL** ``p_fluent``: a logistic regression over the sentence vector and surface features
@@ -41,7 +40,6 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from sacrebleu.metrics import CHRF
 from scipy import sparse
 
 from detox_core import config
@@ -168,12 +166,13 @@ def surface_features(texts: list[str]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(SURFACE))
 
 
-_CHRF = CHRF()
 #: the pair features the SIM head reads: meaning and length, not word overlap (a rewrite that
 #: replaces words keeps the meaning; chosen on held-out pairs and two LLM judges, see
 #: :mod:`detox_core.embedded.heads_training`)
 SIM_COLUMNS = ("cos", "log_len_ratio", "abs_log_len_ratio")
-PAIR = ("cos", "chrf_in", "recall", "precision", "log_len_ratio", "abs_log_len_ratio")
+#: what :func:`pair_features` computes: the SIM head's columns, and the soft recall that decides
+#: whether the language identifier reads a pair
+PAIR = ("cos", "recall", "log_len_ratio", "abs_log_len_ratio")
 
 
 def _bigrams(word: str) -> frozenset[str]:
@@ -199,16 +198,12 @@ def _soft_cover(source: list[str], target: list[str]) -> float:
 
 
 def pair_features(inputs: list[str], outputs: list[str], langs: list[str], cos: np.ndarray) -> np.ndarray:
-    """Per pair: the cosine of the sentence vectors, chrF of the output against the input
-    (both lower-cased), soft recall of the input's words in the output and soft precision
-    of the output's words, the log length ratio (characters) and its absolute value."""
+    """Per pair (:data:`PAIR`): the cosine of the sentence vectors, soft recall of the input's
+    words in the output, the log length ratio (characters) and its absolute value."""
     rows = []
     for x, y, lang, c in zip(inputs, outputs, langs, cos):
-        tx, ty = tokens(x, lang), tokens(y, lang)
         ratio = np.log((len(y.strip()) + 1) / (len(x.strip()) + 1))
-        chrf = _CHRF.sentence_score(y.lower(), [x.lower()]).score / 100 if y.strip() else 0.0
-        rows.append([float(c), float(np.nan_to_num(chrf)), _soft_cover(tx, ty), _soft_cover(ty, tx) if ty else 0.0,
-                     ratio, abs(ratio)])
+        rows.append([float(c), _soft_cover(tokens(x, lang), tokens(y, lang)), ratio, abs(ratio)])
     return np.asarray(rows, dtype=np.float64).reshape(len(inputs), len(PAIR))
 
 

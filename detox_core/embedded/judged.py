@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from detox_core.embedded import meaning
-from detox_core.embedded.heads import Heads, pair_features, sta_text
+from detox_core.embedded.heads import PAIR, Heads, pair_features, sta_text
 from detox_core.embedded.language_id import IDENTIFIED, identify, wrong_language
 
 #: FL's unit of a fall: this many times the spread of F between two people's rewrites
@@ -110,7 +110,7 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
         w_in, w_ref = SIM_JOINED
         p_same = np.where(np.isnan(best), p_same, w_in * p_same + w_ref * np.nan_to_num(best))
     sim = np.where(same, 1.0, np.where(empty, 0.0, p_same))
-    recall = feats[:, 2] if n else np.zeros(0)
+    recall = feats[:, PAIR.index("recall")]
 
     fl_in = np.array(many("fl", inputs, p_fluent), dtype=np.float64)
     fl_out = np.array(many("fl", outputs, p_fluent), dtype=np.float64)

@@ -79,7 +79,7 @@ class EmbeddedPreset(Preset):
     weak_parts = WEAK_PARTS
     needs_download = False
     #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the heads never
-    #: saw (tests/embedded/test_embedded.py re-measures them).
+    #: saw (tests/embedded/test_heads.py re-measures them).
     axis_agreement = {"sta": 0.808, "sim": 0.705, "fl": 0.490}
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by classifiers trained on the task's toxicity data in 15 "
@@ -198,16 +198,16 @@ class EmbeddedPreset(Preset):
                                      [refs[k] for k in idx], progress)
             for row, name in enumerate(("sta", "sim", "fl", "chrf")):
                 out[row, idx] = ax[name]
-        return make_score_frame(out[0], out[1], out[2], out[3], self._signature(calibrated, langs))
+        return make_score_frame(out[0], out[1], out[2], out[3], self._signature(calibrated))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
         """:meth:`score`: the heads never saw the judged pairs (nothing is fitted on people)."""
         return self.score(inputs, outputs, references, progress=progress)
 
     def signature(self, calibrated: bool = True) -> Signature:
-        return self._signature(calibrated, None)
+        return self._signature(calibrated)
 
-    def _signature(self, calibrated: bool, langs: Sequence[str] | None) -> Signature:
+    def _signature(self, calibrated: bool) -> Signature:
         sig = super().signature(calibrated)
         heads = _heads(self.folder)
         sig.models = {

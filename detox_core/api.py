@@ -25,16 +25,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded.language_id import OTHER_NAMES, detect, main_script
+from detox_core.embedded.language_id import OTHER_NAMES, pair_languages
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, StepProgress, signature_text
 from detox_core.metrics.registry import DEFAULT_PRESET, get_preset, preset_class
 from detox_core.models import ModelPool
-from detox_core.stats.languages import per_language, stratified_mean
+from detox_core.stats.summary import FIGURES, LABELS, TOO_FEW, summarize
 from detox_core.vocab import language_name
 
 #: The columns :attr:`Scores.systems` gives a mean and an interval for, in this order.
-SYSTEM_COLUMNS = ("j", "sta", "sim", "fl", "chrf")
+SYSTEM_COLUMNS = FIGURES
 #: The name of the one system of ``score(inputs, outputs)`` when ``outputs`` is a list.
 ONE_SYSTEM = "system"
 
@@ -70,8 +70,7 @@ class Scores:
     def __str__(self) -> str:
         lines = []
         for name, row in self.systems.iterrows():
-            figures = "  ".join(_figure(label, row, col) for col, label in
-                                (("j", "J"), ("sta", "STA"), ("sim", "SIM"), ("fl", "FL"), ("chrf", "chrF")))
+            figures = "  ".join(_figure(LABELS[col], row, col) for col in SYSTEM_COLUMNS)
             lines.append(f"{name}: {figures}  (n={int(row['n'])}, {row['languages']})")
         return "\n".join(lines) + f"\n{self.signature}"
 
@@ -82,6 +81,8 @@ def _figure(label: str, row: pd.Series, col: str) -> str:
     value = row[col]
     if pd.isna(value):
         return f"{label} n/a"
+    if pd.isna(row[f"{col}_low"]):
+        return f"{label} {value:.3f} (interval {row.get(f'{col}_interval') or TOO_FEW})"
     return f"{label} {value:.3f} [{row[f'{col}_low']:.3f}, {row[f'{col}_high']:.3f}]"
 
 
@@ -141,15 +142,9 @@ def score(
             raise DetoxInputError(f"expected one output per input ({len(inputs)}) for {name!r}, found {found}")
         systems[name] = _texts(outs, f"output of {name!r}" if isinstance(outputs, Mapping) else "output")
     refs = _references(references, len(inputs))
-    recipe = preset_class(preset)
-    langs, how = _languages(inputs, lang)
-    outside = [k for k, code in enumerate(langs) if not recipe.covers(code)]
-    if outside:
-        codes = sorted({langs[k] for k in outside})
-        raise DetoxInputError(
-            f"the {preset} preset covers {recipe.coverage()}; {len(outside)} pair(s) are in "
-            f"{', '.join(f'{OTHER_NAMES.get(c, language_name(c))} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
-            f"{inputs[outside[0]][:60]!r}): choose a preset that covers them or leave them out")
+    preset_class(preset)  # an unknown preset is refused before the languages are detected
+    langs, how = pair_languages(inputs, lang)
+    check_covered(preset, langs, inputs)
     scorer = get_preset(preset, pool=pool, models=models)
     frames, sig = [], None
     for name, outs in systems.items():
@@ -161,7 +156,23 @@ def score(
     text = signature_text(sig or {}, lang=",".join(sorted(set(langs))), langid=how)
     table = pd.concat(frames, ignore_index=True)
     table["signature"] = text
-    return Scores(table, _system_table(table, n_boot, text), _language_table(table), text)
+    return Scores(table, _system_table(table, n_boot, text), _language_table(table, n_boot), text)
+
+
+def check_covered(preset: str, langs: Sequence[str], inputs: Sequence[str]) -> None:
+    """Refuse pairs in languages the preset does not cover, naming them and the first such pair.
+
+    Raises:
+        DetoxInputError: a pair in a language outside the preset's.
+    """
+    recipe = preset_class(preset)
+    outside = [k for k, code in enumerate(langs) if not recipe.covers(code)]
+    if outside:
+        codes = sorted({langs[k] for k in outside})
+        raise DetoxInputError(
+            f"the {preset} preset covers {recipe.coverage()}; {len(outside)} pair(s) are in "
+            f"{', '.join(f'{OTHER_NAMES.get(c, language_name(c))} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
+            f"{inputs[outside[0]][:60]!r}): choose a preset that covers them or leave them out")
 
 
 def _texts(texts, what: str) -> list[str]:
@@ -197,58 +208,23 @@ def _references(references, n: int) -> list[list[str]] | None:
     return out
 
 
-def _languages(inputs: list[str], lang: str | Sequence[str] | None) -> tuple[list[str], str]:
-    """Each pair's language and how it was had (``given`` or ``detected``)."""
-    if isinstance(lang, str):
-        return [lang.strip().lower()] * len(inputs), "given"
-    if lang is not None:
-        lang = list(lang)
-        if len(lang) != len(inputs):
-            raise DetoxInputError(f"expected a language per input ({len(inputs)}), found {len(lang)}")
-        return [str(c).strip().lower() for c in lang], "given"
-    found = detect(inputs)
-    langs: list[str | None] = [code if sure else None for code, sure in found]
-    # A pair too short to be sure takes lingua's first guess when the sure pairs of its script have
-    # that language, else the language they agree on (90% or more).
-    by_script: dict[str | None, list[str]] = {}
-    for text, code in zip(inputs, langs):
-        if code is not None:
-            by_script.setdefault(main_script(text), []).append(code)
-    for k, code in enumerate(langs):
-        if code is None:
-            sure = pd.Series(by_script.get(main_script(inputs[k]), []), dtype=object)
-            if found[k][0] is not None and found[k][0] in set(sure):
-                langs[k] = found[k][0]
-            elif len(sure):
-                counts = sure.value_counts()
-                if counts.iloc[0] >= 0.9 * len(sure):
-                    langs[k] = str(counts.index[0])
-    unknown = [k for k, code in enumerate(langs) if code is None]
-    if unknown:
-        k = unknown[0]
-        raise DetoxInputError(
-            f"the language of {len(unknown)} of the {len(inputs)} inputs cannot be told (the first: pair {k + 1}, "
-            f"{inputs[k][:60]!r}, too short or in several languages' words): give it, lang=\"en\" for every pair or "
-            "lang=[...] one code per pair")
-    return [str(c) for c in langs], "detected"
-
-
 def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFrame:
     rows = []
     for name, part in table.groupby("system", sort=False):
-        langs = part["lang"].to_numpy()
-        several = len(set(langs)) > 1
-        row: dict = {"system": name, "n": len(part), "languages": ",".join(dict.fromkeys(langs)),
-                     "averaged": f"over {len(set(langs))} languages" if several else "over pairs"}
-        for col in SYSTEM_COLUMNS:
-            mean, lo, hi = stratified_mean(part, col, n_boot) if col in part else (np.nan,) * 3
-            row.update({col: mean, f"{col}_low": lo, f"{col}_high": hi})
-        row["signature"] = signature
-        rows.append(row)
+        summary = summarize(part, SYSTEM_COLUMNS, n_boot)
+        row = {"system": name, **summary.row()}
+        for col in SYSTEM_COLUMNS:  # a score the preset does not give (chrF without references): NaN
+            row.setdefault(col, np.nan), row.setdefault(f"{col}_low", np.nan), row.setdefault(f"{col}_high", np.nan)
+        rows.append({**row, "signature": signature})
     return pd.DataFrame(rows).set_index("system")
 
 
-def _language_table(table: pd.DataFrame) -> pd.DataFrame:
-    columns = tuple(c for c in SYSTEM_COLUMNS if c in table)
-    return pd.concat([per_language(part, columns).assign(system=name) for name, part in
-                      table.groupby("system", sort=False)], ignore_index=True)[["system", "lang", "n", *columns]]
+def _language_table(table: pd.DataFrame, n_boot: int) -> pd.DataFrame:
+    rows = []
+    for name, part in table.groupby("system", sort=False):
+        for lang, (n, figures) in summarize(part, SYSTEM_COLUMNS, n_boot).by_language.items():
+            row: dict = {"system": name, "lang": lang, "n": n}
+            for col, fig in figures.items():
+                row.update({col: fig.mean, f"{col}_low": fig.low, f"{col}_high": fig.high})
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -91,6 +91,21 @@ def _get(name: str) -> str:
 #: than from an installed copy in site-packages.
 IN_CHECKOUT = (PROJECT_ROOT / "app.py").is_file()
 
+#: The app as the wheel carries it: ``app.py``, ``pages/`` and ``.streamlit/config.toml`` (in a
+#: checkout, links to the top-level ones; ``pip install`` copies them into the package).
+INSTALLED_APP = Path(__file__).resolve().parent / "ui" / "site"
+
+
+def app_root() -> Path:
+    """The folder holding ``app.py``, ``pages/`` and ``.streamlit/config.toml``: the checkout's top
+    level, else the installed package's copy (``detox_core/ui/site``)."""
+    return PROJECT_ROOT if IN_CHECKOUT else INSTALLED_APP
+
+
+def streamlit_config_file() -> Path:
+    """The app's Streamlit configuration (``.streamlit/config.toml`` beside ``app.py``)."""
+    return app_root() / ".streamlit" / "config.toml"
+
 
 def data_dir() -> Path:
     """Where datasets and trained models live: ``$DETOX_DATA_DIR``; else the checkout's ``data/``;

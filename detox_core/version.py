@@ -1,3 +1,4 @@
-"""The library's version (recorded in every signature); pyproject.toml says the same."""
+"""The library's version (recorded in every signature): the one place it is written; pyproject.toml
+reads it from here."""
 
 __version__ = "0.1.0"

@@ -128,19 +128,31 @@ def test_score_prints_a_line_per_system_and_json_for_russe_style_files(capsys, t
     for system in report["systems"]:
         assert 0 <= system["j"] <= 1 and system["signature"].startswith("preset:russe2022|")
         assert system["signature_fields"]["preset"] == "russe2022"
-        assert "|lang:ru|langid:assumed|" in system["signature"]  # no language was given: it says Russian
+        assert "|lang:ru|langid:detected|" in system["signature"]  # no language was given: detected, and said so
     assert len(report["written"]) == 5
 
 
-def test_score_refuses_other_cyrillic_languages_without_a_language_and_a_folder_as_a_file(capsys, tmp_path,
-                                                                                          embedded_models):
+def test_score_detects_the_language_of_plain_inputs_as_the_library_does(capsys, tmp_path, embedded_models):
+    """Ukrainian inputs in a text file are scored as Ukrainian (detected, and the signature says so),
+    never as Russian; inputs whose language cannot be told are refused with the fix; a folder given
+    as a file is named."""
     inputs, outputs = tmp_path / "uk_in.txt", tmp_path / "uk_out.txt"
     inputs.write_text("Просто забирайся нахуй з моєї голови.\nти дурень, йди геть звідси\n", encoding="utf-8")
     outputs.write_text("Просто йди з моєї голови.\nти неправий, йди звідси\n", encoding="utf-8")
     code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(outputs), "--preset",
-                                        "embedded", "--out", str(tmp_path / "o"), "-q"])
+                                        "embedded", "--json", "-q"])
+    assert code == 0, stderr
+    (system,) = json.loads(stdout)["systems"]
+    assert "|lang:uk|langid:detected|" in system["signature"] and 0 <= system["j"] <= 1
+    unsure = tmp_path / "unsure.txt"
+    unsure.write_text("ok\nok!\n", encoding="utf-8")
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(unsure), "--preds", str(outputs), "--out",
+                                        str(tmp_path / "o"), "-q"])
     assert code == 1 and stdout == "" and not (tmp_path / "o").exists()
-    assert "2 of the 2 inputs have Cyrillic letters Russian does not have" in stderr and "pair 1" in stderr
+    assert "cannot be told" in stderr and "pair 1: 'ok'; pair 2: 'ok!'" in stderr and "--lang en" in stderr
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(unsure), "--preds", str(outputs), "--lang", "en",
+                                        "--json", "-q"])
+    assert code == 0 and "|lang:en|langid:given|" in json.loads(stdout)["systems"][0]["signature"]
     code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(tmp_path), "--out",
                                         str(tmp_path / "o"), "-q"])
     assert code == 1 and f"{tmp_path}: is a folder, not a file" in stderr
@@ -152,7 +164,7 @@ def test_serve_without_the_apps_pages_says_where_the_app_runs(capsys, tmp_path, 
     monkeypatch.setattr(serve, "APP", tmp_path / "app.py")  # an installed copy: no app.py beside the package
     code, stdout, stderr = run(capsys, ["serve"])
     assert code == 1 and stdout == ""
-    assert "pages are not installed" in stderr and "make run" in stderr
+    assert "pages are missing" in stderr and "reinstall" in stderr and "make run" in stderr
 
 
 def test_meta_eval_json(capsys, real_data):
@@ -173,7 +185,7 @@ def test_agreement_json(capsys, embedded_models):
     assert preset["roc_auc"]["low"] <= preset["roc_auc"]["value"] <= preset["roc_auc"]["high"]
     assert preset["signature"].startswith("preset:embedded|") and "edition:" in preset["signature"]
     # what the object says of calibration is what its signature says
-    assert f"|calibrated:{'yes' if preset['calibrated'] else 'no'}|" in preset["signature"]
+    assert ("|calibrated:yes|" in preset["signature"]) == bool(preset["calibrated"])
 
 
 @needs_mirror

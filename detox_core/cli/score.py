@@ -13,10 +13,11 @@ from tqdm import tqdm
 from detox_core import editions
 from detox_core.cli.args import (add_bertscore_options, add_json_option, calibrator_options, emit_json, int_in, out_dir,
                                  parse_models, written)
-from detox_core.metrics.base import signature_text
+from detox_core.errors import UsageError
 from detox_core.metrics.registry import DEFAULT_PRESET, preset_class, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
+from detox_core.stats.summary import FIGURES as SUMMARY_FIGURES, LABELS, MIN_PAIRS, TOO_FEW
 from detox_core.submissions.batch import BatchResult, Reporter, score_submissions
 
 
@@ -64,41 +65,61 @@ class TerminalReporter(Reporter):
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
+    if args.out is None and not args.json:
+        raise UsageError("give --out DIR for the score files, or --json to print the figures only")
+    preset_class(args.preset)  # an unknown preset is a usage error (exit 2), whatever the inputs
     pool = ModelPool(device=args.device, batch_size=args.batch_size, backend=args.backend,
                      precision=args.precision, token_budget=args.token_budget,
                      disk_cache=None if args.no_disk_cache else default_disk_cache())
     reporter = TerminalReporter(args.quiet or args.json, estimates=not args.quiet)
     result = score_submissions(
-        Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds], out_dir(args.out),
+        Path(args.inputs) if args.inputs else None, [Path(p) for p in args.preds],
+        out_dir(args.out) if args.out is not None else None,
         preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
         references=Path(args.refs) if args.refs else None, reporter=reporter,
         options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
-        edition=args.edition, split=args.split,
+        edition=args.edition, split=args.split, lang=args.lang, n_boot=args.n_boot,
     )
     if args.json:
         emit_json(score_json(args, result, reporter.notes))
     else:
         for line in system_lines(result):
             print(line)
-    written(f"{len(result.written)} files in {result.written[-1].parent}")
+    if result.written:
+        written(f"{len(result.written)} files in {result.written[-1].parent}")
     return 0
 
 
 #: The figures of a system line and of ``--json``, in this order (chrF needs references).
-FIGURES = (("j", "J"), ("sta", "STA"), ("sim", "SIM"), ("fl", "FL"), ("chrf", "chrF"))
+FIGURES = tuple((col, LABELS[col]) for col in SUMMARY_FIGURES)
+
+
+def _interval(row: dict, col: str) -> dict:
+    """A summary row's figure as ``{"mean", "low", "high"}`` (and ``"interval"``: why it is n/a)."""
+    out = {"mean": row.get(col), "low": row.get(f"{col}_low"), "high": row.get(f"{col}_high")}
+    if isinstance(row.get(f"{col}_interval"), str):
+        out["interval"] = row[f"{col}_interval"]
+    return out
 
 
 def system_lines(result: BatchResult) -> list[str]:
-    """One line per submission: its name, J, STA, SIM, FL and chrF (over languages, each counting
-    once, for a multilingual task, and the edition's named averages), n."""
+    """One line per submission: its name, J with its 95% interval, STA, SIM, FL and chrF (over
+    languages, each counting once, for a multilingual task, and the edition's named averages), n."""
     lines = []
     width = max((len(n) for n in result.summary["submission"]), default=0)
     for row in result.summary.to_dict("records"):
-        figures = "  ".join(f"{label} " + ("n/a" if pd.isna(row.get(col)) else f"{row[col]:.3f}")
-                            for col, label in FIGURES)
+        figures = []
+        for col, label in FIGURES:
+            value = row.get(col)
+            text = "n/a" if value is None or pd.isna(value) else f"{value:.3f}"
+            if col == "j" and text != "n/a":
+                low, high = row.get("j_low"), row.get("j_high")
+                text += (f" [{low:.3f}, {high:.3f}]" if low is not None and not pd.isna(low)
+                         else f" (interval {row.get('j_interval') or TOO_FEW})")
+            figures.append(f"{label} {text}")
         extra = "".join(f"  J_{k} {v:.3f}" for k, v in _averages(result, row).items() if not pd.isna(v))
         over = f", mean over {row['mean_over']} languages" if "mean_over" in row else ""
-        lines.append(f"{row['submission']:<{width}}  {figures}{extra}  (n={int(row['n'])}{over})")
+        lines.append(f"{row['submission']:<{width}}  {'  '.join(figures)}{extra}  (n={int(row['n'])}{over})")
     return lines
 
 
@@ -106,36 +127,35 @@ def _averages(result: BatchResult, row: dict) -> dict[str, float]:
     """A summary row's named averages of J (an edition's ``avg_p``...), not its J per language."""
     languages = result.languages.get(row["submission"])
     codes = set(languages["lang"]) if languages is not None else set()
-    return {k[2:]: row[k] for k in row if k.startswith("j_") and k != "j_raw" and k[2:] not in codes}
+    return {k[2:]: row[k] for k in row
+            if k.startswith("j_") and k not in ("j_raw", "j_low", "j_high", "j_interval") and k[2:] not in codes}
 
 
 def score_json(args: argparse.Namespace, result: BatchResult, notes: dict[str, list[str]] | None = None) -> dict:
     """``score --json``: what was scored (the inputs, the preset), each submission's figures
-    (per language for a multilingual task), its signature and the notes the terminal would
-    have shown (an LLM judge's requests and cost, rows left unscored...), the files written."""
+    (each a mean and its 95% interval, per language for a multilingual task), its signature
+    and the notes the terminal would have shown (an LLM judge's requests and cost, rows left
+    unscored...), the files written (none without ``--out``). The figures are those of
+    ``summary.csv`` and of ``detox_core.score``: one summary (:mod:`detox_core.stats.summary`)."""
     systems = []
     for row in result.summary.to_dict("records"):
         name = row["submission"]
         sig = result.tables[name].attrs.get("signature", {})
-        entry: dict = {"name": name, "n": int(row["n"]), **{col: row.get(col) for col, _ in FIGURES}}
+        entry: dict = {"name": name, "n": int(row["n"]), **{col: row.get(col) for col, _ in FIGURES},
+                       "intervals": {col: _interval(row, col) for col, _ in FIGURES}}
         languages = result.languages.get(name)
         if languages is not None:
             entry["mean_over"] = row.get("mean_over")
             entry["averages"] = _averages(result, row)
             entry["languages"] = {
                 lang["lang"]: {"language": lang["language"], "n": int(lang["n"]),
-                               **{col: lang.get(col) for col, _ in FIGURES}, "note": lang["note"]}
+                               **{col: lang.get(col) for col, _ in FIGURES},
+                               "intervals": {col: _interval({**lang, **({f"{col}_interval": TOO_FEW} if
+                                                                        int(lang["n"]) < MIN_PAIRS else {})}, col)
+                                             for col, _ in FIGURES},
+                               "note": lang["note"]}
                 for lang in languages.to_dict("records")}
-            scored = [lang for lang in languages.to_dict("records") if not pd.isna(lang.get("j"))]
-            extra = {"lang": ",".join(sorted(lang["lang"] for lang in scored))}
-        elif args.edition and not editions.get_edition(args.edition).multilingual:
-            extra = {"lang": "ru"}
-        else:
-            # Inputs without languages: a preset with Russian among its languages scored them as
-            # Russian (it refuses inputs that are not), one for any language needs none.
-            known = preset_class(args.preset).languages
-            extra = {"lang": "ru", "langid": "assumed"} if known is not None and "ru" in known else {}
-        entry["signature"] = signature_text(sig, **extra)
+        entry["signature"] = result.signatures[name]
         entry["signature_fields"] = sig
         entry["notes"] = list((notes or {}).get(name, []))
         systems.append(entry)
@@ -177,7 +197,14 @@ def add_commands(sub) -> None:
     score.add_argument("--raw", action="store_true", help="uncalibrated scores (official calibration is the default)")
     score.add_argument("--calibrators", metavar="FILE.json",
                        help="rudetox-mera: calibrators written by fit-calibrators (default: those saved for it)")
-    score.add_argument("--out", required=True, metavar="DIR", help="where the score files go")
+    score.add_argument("--out", metavar="DIR",
+                       help="where the score files go (per sentence, per language, summary.csv, signatures); "
+                            "without it, --json prints the figures and nothing is written")
+    score.add_argument("--lang", metavar="CODE",
+                       help="the language of inputs without a lang column (a text file, a corpus TSV); default: "
+                            "each input's language is detected, as detox_core.score detects it")
+    score.add_argument("--n-boot", type=int_in(1, 100000), default=1000,
+                       help="bootstrap resamples for the 95%% intervals (default 1000)")
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",
                        help="CPU runtime for transformer models (default: ONNX Runtime when installed)")

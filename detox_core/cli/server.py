@@ -62,6 +62,8 @@ def add_commands(sub) -> None:
     srv = sub.add_parser(
         "serve", allow_abbrev=False, help="start the app's server, its models warming from the start",
         description="Start the app's server: the default preset's models, and those of every preset whose models "
-                    "are on this machine, warm in the background from the start, before the first visitor. Every "
-                    "other option goes to `streamlit run app.py` (e.g. --server.port 8501 --server.headless true).")
+                    "are on this machine, warm in the background from the start, before the first visitor. It answers "
+                    "this machine only (127.0.0.1) unless given --server.address; every other option goes to "
+                    "`streamlit run app.py` (e.g. --server.port 8501). Data: $DETOX_DATA_DIR, else the checkout's "
+                    "data/ or, installed, ~/.local/share/detox-dashboard (`detox fetch-data` fills it).")
     srv.set_defaults(func=_cmd_serve, passes_options=True)

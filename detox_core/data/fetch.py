@@ -25,7 +25,7 @@ from pathlib import Path
 from detox_core import config
 from detox_core.data.formats import load_corpus, load_human_judgements, load_leaderboard, load_lexicon, load_lines
 from detox_core.data.hub import HubSource
-from detox_core.data.io import decode_utf8, parse_table
+from detox_core.data.io import decode_utf8, give_user_mode, parse_table
 from detox_core.data.multilingual import load_multilingual_inputs
 from detox_core.errors import DataMissingError, DetoxInputError
 
@@ -168,6 +168,7 @@ def _install(spec: DataFile, dest: Path, fill: Callable[[Path], None]) -> int:
         rows = spec.count(tmp)
         if spec.rows is not None and rows != spec.rows:
             raise DetoxInputError(f"expected {spec.rows} rows, found {rows}", dest.name)
+        give_user_mode(tmp)
         os.replace(tmp, dest)
         return rows
     finally:

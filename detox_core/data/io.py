@@ -159,15 +159,45 @@ def read_text(source: Source, name: str | None = None, max_bytes: int = MAX_FILE
     return decode_utf8(data, label), label
 
 
+def _read_umask() -> int:
+    """The process's umask (Linux tells it in /proc without changing it; elsewhere it is set
+    and put back, once, when this module is imported)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def give_user_mode(path: str | os.PathLike) -> None:
+    """Give a file made through :func:`tempfile.mkstemp` (mode 0600) the mode a plain ``open``
+    would have given it (0666 less the user's umask): data files, score files and exports are
+    readable by whoever the user's umask lets read them (a server's group, a shared folder)."""
+    try:
+        os.chmod(path, 0o666 & ~_UMASK)
+    except OSError:
+        pass  # a file system without modes
+
+
 def write_text_atomic(path: Path, content: str) -> None:
     """Write ``content`` to ``path`` through a temporary file beside it, so a reader never
-    sees half a file and a failure leaves the old file (or none)."""
+    sees half a file and a failure leaves the old file (or none). The file gets the user's
+    umask, as a plain ``open`` gives it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(content)
+        give_user_mode(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -9,6 +9,8 @@ Hinglish: those are checked by script only.
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 import threading
 import unicodedata
@@ -268,6 +270,98 @@ def detect(texts: Sequence[str]) -> list[tuple[str | None, bool]]:
             if not values:
                 continue
             best, second = values[0].value, values[1].value if len(values) > 1 else 0.0
-            out[k] = (values[0].language.iso_code_639_1.name.lower(),
-                      best >= SURE_CONFIDENCE and best - second >= SURE_MARGIN)
+            code = values[0].language.iso_code_639_1.name.lower()
+            sure = best >= SURE_CONFIDENCE and best - second >= SURE_MARGIN
+            if not sure:  # a short text: its words decide when they are one language's everyday words
+                by_words = language_by_words(ask[k], [v.language.iso_code_639_1.name.lower() for v in values])
+                if by_words is not None:
+                    code, sure = by_words, True
+            out[k] = (code, sure)
     return out
+
+
+#: How much likelier per word (log10 of the ratio, averaged over the words) a short text must be
+#: in one language than in every other possible one for its words to decide what lingua could not.
+WORDS_LEAD = 0.5
+#: The frequency a word a language's list lacks is given (wordfreq lists words down to ~1e-8).
+_UNSEEN = 1e-8
+#: Languages without a word list of their own in wordfreq (it answers with Russian's).
+_NO_WORD_LIST = {"be", "kk", "mn"}
+#: wordfreq's name of a language's list, where it is not the language's own code.
+_WORDFREQ_CODE = {"sr": "sh"}
+_WORD = re.compile(r"\w+")
+
+
+def language_by_words(text: str, candidates: Sequence[str]) -> str | None:
+    """The language among ``candidates`` in which ``text``'s words are likeliest (a unigram
+    model: the mean of log10 of each word's frequency in the language, wordfreq's lists),
+    when it leads every other candidate by :data:`WORDS_LEAD`; else None. "this damn
+    politician is a liar" is English by its words (-3.2 against -4.9 for the next), where
+    lingua hesitates between Romanian and English; "idiot" alone stays unsure."""
+    words = [w for w in _WORD.findall(text.lower()) if not w.isdigit()]
+    codes = [c for c in dict.fromkeys(candidates) if c not in _NO_WORD_LIST]
+    if not words or len(codes) < 1:
+        return None
+    # Imported here: wordfreq's lists are read only for a short text lingua is unsure of.
+    from wordfreq import word_frequency
+
+    scores = {}
+    for code in codes:
+        try:
+            listed = _WORDFREQ_CODE.get(code, code)
+            scores[code] = sum(math.log10(max(word_frequency(w, listed), _UNSEEN)) for w in words) / len(words)
+        except (LookupError, ValueError, OSError):
+            continue
+    if not scores:
+        return None
+    ranked = sorted(scores.items(), key=lambda item: -item[1])
+    best, score = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else math.log10(_UNSEEN)
+    return best if score - runner_up >= WORDS_LEAD else None
+
+
+def pair_languages(inputs: Sequence[str], lang: str | Sequence[str] | None) -> tuple[list[str], str]:
+    """Each pair's language and how it was had (``given`` or ``detected``), for
+    ``detox_core.score`` and ``detox score``: ``lang`` for every pair, one code per pair, or
+    None to detect each from its input (:func:`detect`). A pair too short to be sure takes
+    lingua's first guess when the sure pairs of its script have that language, else the
+    language they agree on (90% or more).
+
+    Raises:
+        DetoxInputError: a language that cannot be told: the message lists the pairs (up to
+            five) and the fix.
+    """
+    # Imported here: the errors and pandas only for this call, not for the scoring path's import.
+    from detox_core.errors import DetoxInputError
+
+    if isinstance(lang, str):
+        return [lang.strip().lower()] * len(inputs), "given"
+    if lang is not None:
+        lang = list(lang)
+        if len(lang) != len(inputs):
+            raise DetoxInputError(f"expected a language per input ({len(inputs)}), found {len(lang)}")
+        return [str(c).strip().lower() for c in lang], "given"
+    found = detect(inputs)
+    langs: list[str | None] = [code if sure else None for code, sure in found]
+    by_script: dict[str | None, Counter] = {}
+    for text, code in zip(inputs, langs):
+        if code is not None:
+            by_script.setdefault(main_script(text), Counter())[code] += 1
+    for k, code in enumerate(langs):
+        if code is None:
+            sure = by_script.get(main_script(inputs[k]), Counter())
+            if found[k][0] is not None and found[k][0] in sure:
+                langs[k] = found[k][0]
+            elif sure:
+                top, count = sure.most_common(1)[0]
+                if count >= 0.9 * sum(sure.values()):
+                    langs[k] = top
+    unknown = [k for k, code in enumerate(langs) if code is None]
+    if unknown:
+        shown = "; ".join(f"pair {k + 1}: {inputs[k][:60]!r}" for k in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise DetoxInputError(
+            f"the language of {len(unknown)} of the {len(inputs)} inputs cannot be told (too short, or in several "
+            f"languages' words): {shown}{more}. Give the languages: lang=\"en\" for every pair or lang=[...] one "
+            "code per pair in Python; --lang en, or a TSV with a lang column, for `detox score`")
+    return [str(c) for c in langs], "detected"

@@ -16,15 +16,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from detox_core.judge import access
-from detox_core.judge.cache import Cached, ResponseCache, request_key
 from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
 from detox_core.judge.prompts import BUILTIN, Template
+
+if TYPE_CHECKING:  # the cache brings in SQLAlchemy: imported when a judge runs, not with the metrics
+    from detox_core.judge.cache import Cached, ResponseCache
 
 #: progress(step name, done, total)
 Progress = Callable[[str, int, int], None]
@@ -146,7 +147,12 @@ class LLMJudge:
         if not settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(settings.endpoint))
         self.settings = settings
-        self.cache = cache if cache is not None else ResponseCache()
+        if cache is None:
+            # Imported here: the database layer only when a judge runs.
+            from detox_core.judge.cache import ResponseCache
+
+            cache = ResponseCache()
+        self.cache = cache
         self.client = client or ChatClient(settings.endpoint, settings.policy)
 
     # ------------------------------------------------------------------ planning
@@ -154,6 +160,8 @@ class LLMJudge:
     def _request(self, question: str, fields: dict[str, str], lang: str) -> _Request:
         s = self.settings
         messages = tuple(s.template.messages(question, fields, lang))
+        from detox_core.judge.cache import request_key  # noqa: PLC0415 (see __init__)
+
         key = request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(), messages)
         return _Request(question, messages, key)
 
@@ -358,6 +366,8 @@ class LLMJudge:
             progress("LLM judge", len(cached), total)
         # A visitor's run is charged to the visitors' allowance, or refused, before
         # anything is sent (organizers, the CLI and library calls are not limited).
+        from detox_core.judge import access  # noqa: PLC0415 (its ledger is in the database: SQLAlchemy)
+
         access.charge(len(todo), self._tokens(todo)[2])
         fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
         values: dict[str, float | None] = {k: c.value for k, c in cached.items()}

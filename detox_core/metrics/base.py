@@ -81,14 +81,24 @@ class Signature:
 
 def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
     """A signature in one line, as sacrebleu prints its own: ``key:value`` fields joined by
-    ``|``, e.g. ``preset:embedded|version:4|calibrated:yes|sta:embedded/tfidf-char-logreg@1a2b3c4d|...|
-    chrf:chrF2+nc=6+nw=0+...|lib:0.1.0``. Each model is its id and the first 8 characters of its
-    revision (and its dtype when not float32); the calibration a short hash of its parameters;
-    ``extra`` fields (a language, how it was found) go before ``lib``. Two score tables with the
-    same text were made the same way. A string, so a column holding it survives ``concat`` and
-    ``merge``, unlike ``DataFrame.attrs``."""
-    fields = [f"preset:{sig.get('preset', '?')}", f"version:{sig.get('preset_version', '?')}",
-              f"calibrated:{'yes' if sig.get('calibrated', True) else 'no'}"]
+    ``|``, e.g. ``preset:russe2022|version:1|calibrated:yes|calibration:rotation-1a2b3c4d|
+    sta:s-nlp/russian_toxicity_classifier@1a2b3c4d|...|chrf:chrF2(nc=6,nw=0,space=no,eff=yes)@sacrebleu-2.6.0|lib:0.1.0``.
+
+    Only what made the numbers: each model that ran (its id and the first 8 characters of its
+    revision, and its dtype when not float32); ``calibrated`` only for a preset that has a
+    calibration, and the calibration's short hash only when it was applied; chrF only when
+    it was computed (references were given). ``extra`` fields (the languages, how they were
+    found) go before ``lib``. Two score tables with the same text were made the same way. A
+    string, so a column holding it survives ``concat`` and ``merge``, unlike ``DataFrame.attrs``."""
+    fields = [f"preset:{sig.get('preset', '?')}", f"version:{sig.get('preset_version', '?')}"]
+    cal = sig.get("calibration")
+    applied = bool(sig.get("calibrated", True))
+    if cal:
+        fields.append(f"calibrated:{'yes' if applied else 'no'}")
+        kind = cal.get("type", "rotation") if isinstance(cal, Mapping) else "rotation"
+        if applied and kind != "none":
+            digest = hashlib.sha1(json.dumps(cal, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:8]
+            fields.append(f"calibration:{kind}-{digest}")
     for role, model in sorted((sig.get("models") or {}).items()):
         if not isinstance(model, Mapping):
             continue
@@ -99,13 +109,8 @@ def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
         if model.get("dtype") and model.get("dtype") != "float32":
             ident += f"+{model['dtype']}"
         fields.append(f"{role}:{ident}")
-    cal = sig.get("calibration")
-    if cal:
-        digest = hashlib.sha1(json.dumps(cal, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:8]
-        kind = cal.get("type", "rotation") if isinstance(cal, Mapping) else "rotation"
-        fields.append(f"calibration:{kind}-{digest}" if kind != "none" else "calibration:none")
     if sig.get("chrf"):
-        fields.append("chrf:" + str(sig["chrf"]).replace(":", "=").replace("|", "+"))
+        fields.append(f"chrf:{sig['chrf']}")
     fields += [f"{k}:{v}" for k, v in extra.items()]
     fields.append(f"lib:{sig.get('library', __version__)}")
     return "|".join(field.replace("|", "%7C") for field in fields)  # a | in a value (a path) cannot split it
@@ -137,6 +142,8 @@ def make_score_frame(
         if col not in frame:
             frame[col] = np.nan
     frame = frame[[*SCORE_COLUMNS, *RAW_COLUMNS]]
+    if frame["chrf"].isna().all():
+        signature.chrf = ""  # no references, no chrF: the signature names only what made the numbers
     frame.attrs["signature"] = signature.as_dict()
     return frame
 

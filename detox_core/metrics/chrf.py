@@ -30,10 +30,10 @@ _LOCK = threading.Lock()
 
 
 def chrf_signature() -> str:
-    """sacrebleu-style signature of the chrF computed here."""
-
-    return (f"chrF{_CHRF.beta}|nc:{_CHRF.char_order}|nw:{_CHRF.word_order}|space:no|eff:yes|"
-            f"version:{sacrebleu.__version__}")
+    """The chrF computed here, in one token that every signature (its text, its JSON, a
+    preset's model field) spells the same way: ``chrF2(nc=6,nw=0,space=no,eff=yes)@sacrebleu-2.6.0``."""
+    return (f"chrF{_CHRF.beta}(nc={_CHRF.char_order},nw={_CHRF.word_order},space=no,eff=yes)"
+            f"@sacrebleu-{sacrebleu.__version__}")
 
 
 def _ngrams_size(text: str, value: tuple[tuple[Counter, int], ...]) -> int:

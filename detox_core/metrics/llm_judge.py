@@ -12,12 +12,11 @@ is NaN (that axis and J) and counted in ``frame.attrs["llm_usage"]["missing"]``.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from detox_core.errors import DetoxInputError
-from detox_core.judge.cache import ResponseCache
 from detox_core.judge.client import JudgeUnavailableError
 from detox_core.judge.local import KIND, LocalJudge
 from detox_core.judge.prompts import template_info
@@ -27,6 +26,9 @@ from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_f
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.models import ModelPool
+
+if TYPE_CHECKING:  # the response cache brings in SQLAlchemy: imported when a judge runs
+    from detox_core.judge.cache import ResponseCache
 
 
 @register_preset
@@ -85,6 +87,8 @@ class LLMJudgePreset(Preset):
         if not self.settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(self.settings.endpoint))
         if self._cache is None:
+            from detox_core.judge.cache import ResponseCache  # the database layer only when a judge runs
+
             self._cache = ResponseCache()
         return LLMJudge(self.settings, self._cache)
 

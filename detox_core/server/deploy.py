@@ -29,7 +29,7 @@ from pathlib import Path
 
 import tomllib
 
-from detox_core.config import PROJECT_ROOT
+from detox_core.config import streamlit_config_file
 
 #: The cookie that keeps a browser on its app process.
 COOKIE = "detox_process"
@@ -38,8 +38,9 @@ COOKIE = "detox_process"
 BODY_MARGIN_MB = 1
 
 
-def upload_limit_mb(config_file: Path = PROJECT_ROOT / ".streamlit" / "config.toml") -> int:
+def upload_limit_mb(config_file: Path | None = None) -> int:
     """The app's ``server.maxUploadSize`` in MB (Streamlit's default, 200, when unset)."""
+    config_file = config_file or streamlit_config_file()
     try:
         return int(tomllib.loads(config_file.read_text(encoding="utf-8")).get("server", {}).get("maxUploadSize", 200))
     except (OSError, tomllib.TOMLDecodeError, TypeError, ValueError):

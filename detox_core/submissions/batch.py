@@ -28,12 +28,15 @@ import pandas as pd
 from detox_core import data, editions
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
+from detox_core.embedded.language_id import pair_languages
 from detox_core.errors import DetoxInputError, UsageError
 from detox_core.judge.runner import Usage
-from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, system_scores
+from detox_core.api import check_covered
+from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, signature_text
 from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.models import ModelPool
 from detox_core.stats.languages import per_language
+from detox_core.stats.summary import FIGURES, MIN_PAIRS, TOO_FEW, Summary, summarize
 from detox_core.submissions.service import (languages_elsewhere, prepare_multilingual, reference_map, run_scorer,
                                             split_inputs, split_rows)
 from detox_core.vocab import in_language_order, language_name
@@ -72,6 +75,7 @@ class BatchResult:
         languages: a multilingual submission's table per language.
         label: what was scored against, in words (an edition and its split, or a file name).
         split: the edition's split scored (None for inputs from a file).
+        signatures: each submission's signature in one line (the ``summary.csv`` column).
     """
 
     written: list[Path]
@@ -80,6 +84,7 @@ class BatchResult:
     languages: dict[str, pd.DataFrame] = field(default_factory=dict)
     label: str = ""
     split: str | None = None
+    signatures: dict[str, str] = field(default_factory=dict)
 
 
 def load_inputs(path: Path, references: Path | None = None) -> tuple[list[str], list[list[str]]]:
@@ -117,6 +122,8 @@ class ScoringTask:
         languages: the split's languages, in order (multilingual).
         averages: an edition's named language groups (``avg_p``: the 9 of 2024, ...).
         split: an edition's split (None for inputs from a file).
+        langs: a RUSSE-style task's language per input (given, the edition's, or detected).
+        langid: how ``langs`` were had: ``given``, ``detected``, or empty for an edition's own.
     """
 
     label: str
@@ -127,6 +134,8 @@ class ScoringTask:
     languages: tuple[str, ...] = ()
     averages: dict[str, tuple[str, ...]] = field(default_factory=dict)
     split: str | None = None
+    langs: list[str] = field(default_factory=list)
+    langid: str = ""
 
     @property
     def multilingual(self) -> bool:
@@ -158,9 +167,11 @@ def _multilingual_references(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 
 def load_task(inputs_path: Path | None = None, references: Path | None = None, *, edition: str | None = None,
-              split: str | None = None) -> ScoringTask:
+              split: str | None = None, lang: str | None = None) -> ScoringTask:
     """The inputs of ``score``: a file (RUSSE-style or multilingual, told by its header) or
-    an edition's split (its own inputs and references, from the data folder).
+    an edition's split (its own inputs and references, from the data folder). The inputs of
+    a RUSSE-style file are in ``lang``, or each in the language detected from it, as
+    ``detox_core.score`` detects it (:func:`detox_core.embedded.language_id.pair_languages`).
 
     Raises:
         DetoxInputError: neither or both given, an unknown split, a bad file.
@@ -180,7 +191,13 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
             inputs, refs = split_inputs(whole, split)
             if references is not None:
                 refs = load_inputs_references(references, len(inputs))
-            return ScoringTask(label, inputs, refs, split=split)
+            own = list(ed.languages or ("ru",))
+            if lang is not None and lang not in own:
+                raise UsageError(f"{ed.title} is in {', '.join(language_name(c) for c in own)}: --lang {lang} "
+                                 "does not apply")
+            return ScoringTask(label, inputs, refs, split=split, langs=[own[0]] * len(inputs))
+        if lang is not None:
+            raise UsageError(f"{ed.title}'s inputs have their languages: --lang is for inputs without them")
         rows = split_rows(whole, split).reset_index(drop=True)
         if references is not None:
             rows = _multilingual_references(rows, references)
@@ -189,13 +206,16 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
     assert inputs_path is not None
     raw, _ = read_bytes(inputs_path, None, MAX_FILE_BYTES)
     if is_multilingual(raw):
+        if lang is not None:
+            raise UsageError(f"{inputs_path} has a lang column: --lang is for inputs without one")
         rows = load_multilingual_inputs(inputs_path, split=split or inputs_path.stem)
         if references is not None:
             rows = _multilingual_references(rows, references)
         return ScoringTask(inputs_path.name, rows=rows, languages=tuple(in_language_order(set(rows["lang"]))),
                            elsewhere=_editions_codes())
     inputs, refs = load_inputs(inputs_path, references)
-    return ScoringTask(inputs_path.name, inputs, refs)
+    langs, how = pair_languages(inputs, lang)
+    return ScoringTask(inputs_path.name, inputs, refs, langs=langs, langid=how)
 
 
 def load_inputs_references(path: Path, n: int) -> list[list[str]]:
@@ -223,7 +243,7 @@ def submission_name(path: Path) -> str:
 def score_submissions(
     inputs_path: Path | None,
     submissions: Sequence[Path],
-    out_dir: Path,
+    out_dir: Path | None,
     *,
     preset: str = "embedded",
     calibrated: bool = True,
@@ -234,21 +254,30 @@ def score_submissions(
     options: dict | None = None,
     edition: str | None = None,
     split: str | None = None,
+    lang: str | None = None,
+    n_boot: int = 1000,
 ) -> BatchResult:
     """Score every submission and write ``<name>.scores.csv``, ``<name>.signature.json``
     and ``summary.csv`` into ``out_dir`` (and ``<name>.languages.csv`` for a multilingual
-    task: one row per language, n/a with the reason where a language is not scored).
+    task: one row per language, n/a with the reason where a language is not scored); with
+    ``out_dir`` None, nothing is written (``detox score --json`` without ``--out``).
+
+    The summary is :func:`detox_core.stats.summary.summarize`'s, as ``detox_core.score``
+    gives it: each figure's mean (over languages for several, each counting once) with its
+    95% interval, n/a where a language has a single pair, and the signature as one line.
 
     Every file is validated before anything is scored (the problems of all files are
     reported together), and files are written only after all submissions are scored
     (each through a temporary file), so a failure leaves no half-written output.
 
     Raises:
-        DetoxInputError: a bad inputs or submission file.
+        DetoxInputError: a bad inputs or submission file, a language that cannot be told or
+            that the preset does not cover.
         ModelUnavailableError: a model of the preset cannot be loaded.
     """
     reporter = reporter or Reporter()
-    task = load_task(inputs_path, references, edition=edition, split=split)
+    preset_class(preset)  # an unknown preset is refused before any file is read
+    task = load_task(inputs_path, references, edition=edition, split=split, lang=lang)
     names = [submission_name(p) for p in submissions]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -257,6 +286,7 @@ def score_submissions(
     if task.multilingual:
         prepared = _validate_multilingual(task, submissions, names, preset)
     else:
+        check_covered(preset, task.langs, task.inputs)
         prepared = _validate_monolingual(task, submissions, names)
     scorer = get_preset(preset, pool=pool, models=models, **(options or {}))
     results: dict[str, pd.DataFrame] = {}
@@ -265,9 +295,10 @@ def score_submissions(
             results[name] = _score_multilingual(task, prepared[name], scorer, name, calibrated, reporter)
         else:
             outputs = prepared[name]["neutral_sentence"].tolist()
-            frame = _run(scorer, name, task.inputs, outputs, task.references, None, calibrated, reporter)
+            frame = _run(scorer, name, task.inputs, outputs, task.references, task.langs, calibrated, reporter)
             refs = task.references
             table = pd.DataFrame({
+                "lang": task.langs,
                 "input": task.inputs,
                 "output": outputs,
                 **{f"reference{k + 1}": [r[k] if k < len(r) else "" for r in refs]
@@ -275,33 +306,41 @@ def score_submissions(
             })
             results[name] = pd.concat([table, frame[list(SCORE_COLUMNS) + list(RAW_COLUMNS)]], axis=1)
             results[name].attrs["signature"] = frame.attrs["signature"]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    files: dict[str, str] = {}
     rows = []
     by_language: dict[str, pd.DataFrame] = {}
+    signatures: dict[str, str] = {}
     for name, table in results.items():
         sig = table.attrs["signature"]
-        path = out_dir / f"{name}.scores.csv"
-        data.write_text_atomic(path, table.to_csv(index=False, float_format="%.6f"))
-        sig_path = out_dir / f"{name}.signature.json"
-        data.write_text_atomic(sig_path, json.dumps(sig, ensure_ascii=False, indent=2) + "\n")
-        written += [path, sig_path]
-        signature = json.dumps(sig, ensure_ascii=False, sort_keys=True)
+        files[f"{name}.scores.csv"] = table.to_csv(index=False, float_format="%.6f")
+        files[f"{name}.signature.json"] = json.dumps(sig, ensure_ascii=False, indent=2) + "\n"
         if task.multilingual:
-            languages = language_table(task, prepared[name], table, preset)
-            lang_path = out_dir / f"{name}.languages.csv"
-            data.write_text_atomic(lang_path, languages.to_csv(index=False, float_format="%.6f"))
-            written.append(lang_path)
-            rows.append({**summary_row(task, name, prepared[name], languages), "signature": signature})
+            scored = table[table["note"] == ""]
+            summary = summarize(scored, n_boot=n_boot, averages=task.averages)
+            languages = language_table(task, prepared[name], table, preset, summary)
+            files[f"{name}.languages.csv"] = languages.to_csv(index=False, float_format="%.6f")
+            signatures[name] = signature_text(sig, lang=",".join(sorted(set(scored["lang"]))) or "none",
+                                              langid="given")
+            rows.append({**summary_row(task, name, prepared[name], languages, summary),
+                         "signature": signatures[name]})
             by_language[name] = languages
             reporter.languages(name, prepared[name].submission.describe(), languages)
         else:
-            rows.append({"submission": name, "n": len(table), **system_scores(table), "signature": signature})
-    summary = out_dir / "summary.csv"
-    table = pd.DataFrame(rows)
-    data.write_text_atomic(summary, table.to_csv(index=False, float_format="%.6f"))
-    written.append(summary)
-    return BatchResult(written, results, table, by_language, task.label, task.split)
+            summary = summarize(table, n_boot=n_boot)
+            extra = {"lang": ",".join(sorted(set(task.langs)))}
+            if task.langid:
+                extra["langid"] = task.langid
+            signatures[name] = signature_text(sig, **extra)
+            rows.append({"submission": name, **summary.row(), "signature": signatures[name]})
+    summary_table = pd.DataFrame(rows)
+    files["summary.csv"] = summary_table.to_csv(index=False, float_format="%.6f")
+    written: list[Path] = []
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for file_name, content in files.items():
+            data.write_text_atomic(out_dir / file_name, content)
+            written.append(out_dir / file_name)
+    return BatchResult(written, results, summary_table, by_language, task.label, task.split, signatures)
 
 
 def _validate_monolingual(task: ScoringTask, submissions: Sequence[Path], names: Sequence[str]) -> dict:
@@ -378,35 +417,45 @@ def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrat
     return table
 
 
-def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str) -> pd.DataFrame:
+def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str, summary: Summary) -> pd.DataFrame:
     """One row per language of the split: ``lang``, ``language``, ``n`` (sentences answered),
-    the mean of each score over the language's scored sentences, and ``note`` (why a
+    the mean of each score over the language's scored sentences with the 95% interval of the
+    summarised figures (``j_low``, ``j_high``, ...; n/a under two pairs), and ``note`` (why a
     language has no score: not answered, not covered by the preset, no references)."""
     recipe = preset_class(preset)
     present = [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in table]
     scored = per_language(table[table["note"] == ""], tuple(present)).set_index("lang") \
         if (table["note"] == "").any() else pd.DataFrame(columns=present)
+    bounds = [f"{c}_{end}" for c in FIGURES if c in present for end in ("low", "high")]
     out = []
     for lang in task.languages:
         n = int((table["lang"] == lang).sum())
         row = {"lang": lang, "language": language_name(lang), "n": n}
         if lang in scored.index:
             row.update({c: float(scored.at[lang, c]) for c in present})
+            figures = summary.by_language[lang][1]
+            for c in FIGURES:
+                if c in figures:
+                    row.update({f"{c}_low": figures[c].low, f"{c}_high": figures[c].high})
             part = task.rows[task.rows["lang"] == lang]
-            row["note"] = ("" if (part["n_refs"] > 0).any() else
-                           "no references: chrF and the other reference-based metrics are n/a")
+            notes = [] if (part["n_refs"] > 0).any() else [
+                "no references: chrF and the other reference-based metrics are n/a"]
+            if n < MIN_PAIRS:
+                notes.append(f"intervals {TOO_FEW}")
+            row["note"] = "; ".join(notes)
         else:
             row.update({c: float("nan") for c in present})
             row["note"] = ("not answered" if lang in prepared.submission.missing_languages
                            else f"n/a: the {recipe.display()} preset covers {recipe.coverage()}")
         out.append(row)
-    return pd.DataFrame(out, columns=["lang", "language", "n", *present, "note"])
+    return pd.DataFrame(out, columns=["lang", "language", "n", *present, *bounds, "note"])
 
 
-def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame) -> dict:
+def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame, summary: Summary) -> dict:
     """A submission in one row: what it answers, the mean over languages of each axis (the
     official average: each language counts once; over the languages scored, named in
-    ``mean_over``), the edition's named averages and J per language."""
+    ``mean_over``) with its 95% interval (n/a, with the reason in ``<axis>_interval``, when a
+    language has a single pair), the edition's named averages and J per language."""
     sub = prepared.submission
     scored = languages[languages["lang"].isin(prepared.covered)]
     row: dict = {"submission": name, "answered": sub.describe(), "partial": sub.partial,
@@ -418,10 +467,13 @@ def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame)
     for c in [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in languages]:
         values = scored[c].dropna()
         row[c] = float(values.mean()) if len(values) else float("nan")
-    for avg, langs in task.averages.items():
-        part = languages.set_index("lang")["j"].reindex(list(langs))
-        # an edition's average only when every one of its languages is scored: never a mean over a part
-        row[f"j_{avg}"] = float(part.mean()) if len(part) and part.notna().all() else float("nan")
+        if c in summary.figures:
+            fig = summary.figures[c]
+            row.update({f"{c}_low": fig.low, f"{c}_high": fig.high})
+            if fig.note:
+                row[f"{c}_interval"] = fig.note
+    for avg, value in summary.averages.items():
+        row[f"j_{avg}"] = value  # an edition's average only when every one of its languages is scored
     for lang, value in zip(languages["lang"], languages["j"]):
         row[f"j_{lang}"] = value
     return row

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from detox_core import cli
+from detox_core.metrics.base import signature_text
 from detox_core.submissions.batch import load_inputs
 
 INPUTS_TSV = (
@@ -37,15 +38,17 @@ def test_score_writes_per_sentence_files_and_summary(files, tiny_models, capsys)
                      "--preset", "russe2022", *model_args(tiny_models), "--out", str(out), "--backend", "torch", "-q"])
     assert code == 0, capsys.readouterr().err
     a = pd.read_csv(out / "a.scores.csv", keep_default_na=False)
-    assert list(a.columns[:4]) == ["input", "output", "reference1", "reference2"]
+    assert list(a.columns[:5]) == ["lang", "input", "output", "reference1", "reference2"]
     assert {"sta", "sim", "fl", "j", "chrf", "sta_raw", "sim_raw", "fl_raw", "j_raw"} <= set(a.columns)
     assert a.loc[0, "reference2"] == "уйди" and len(a) == 3
     summary = pd.read_csv(out / "summary.csv")
     assert list(summary["submission"]) == ["a", "b"]
     assert summary.loc[0, "j"] == pytest.approx(a["j"].mean(), abs=1e-5)
-    sig = json.loads(summary.loc[0, "signature"])
+    # the summary's figures are detox_core.score's: the mean with its 95% interval, and the signature in one line
+    assert summary.loc[0, "j_low"] <= summary.loc[0, "j"] <= summary.loc[0, "j_high"]
+    sig = json.loads((out / "a.signature.json").read_text(encoding="utf-8"))
     assert sig["preset"] == "russe2022" and sig["models"]["fl"]["id"] == "s-nlp/rubert-base-corruption-detector"
-    assert json.loads((out / "a.signature.json").read_text(encoding="utf-8")) == sig
+    assert summary.loc[0, "signature"] == signature_text(sig, lang="ru", langid="detected")
 
 
 def test_raw_flag(files, tiny_models):

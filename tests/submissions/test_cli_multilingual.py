@@ -75,7 +75,7 @@ def test_the_2024_test_set_is_scored_from_the_edition_with_every_language_said(e
     assert row["submission"] == "duplicate_test" and not row["partial"] and row["answered"] == "all 9 languages"
     assert row["mean_over"] == "all 9" and np.isnan(row["not_covered"])
     assert row["j_avg"] == pytest.approx(langs["j"].mean(), abs=1e-5)  # the official average: all 9 scored
-    assert '"preset": "embedded"' in row["signature"]
+    assert row["signature"].startswith("preset:embedded|") and "|lang:am,ar,de,en,es,hi,ru,uk,zh|" in row["signature"]
 
 
 def test_the_2025_dev_split_has_15_languages(editions_root, tmp_path, capsys):

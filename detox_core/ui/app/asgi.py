@@ -37,7 +37,7 @@ from streamlit import config as st_config
 
 from detox_core import config
 from detox_core.server.addresses import client_address
-from detox_core.config import PROJECT_ROOT
+from detox_core.config import app_root
 from detox_core.server.sessions import COOKIE, SessionTokens
 
 #: The cookie route's path below ``server.baseUrlPath``.
@@ -133,7 +133,7 @@ async def session_cookie(request):
 
 def build_app():
     """The ``st.App`` serving ``app.py`` with the cookie route."""
-    return st.App(PROJECT_ROOT / "app.py", lifespan=_lifespan,
+    return st.App(app_root() / "app.py", lifespan=_lifespan,
                   routes=[Route(route_path(), session_cookie, methods=["POST"])])
 
 

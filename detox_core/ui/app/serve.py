@@ -17,6 +17,8 @@ ways of serving by looking for an app object in the script; the launcher tells i
 
 from __future__ import annotations
 
+import os
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,11 +27,11 @@ from streamlit.web import cli as streamlit_cli
 from streamlit.web.server import app_discovery
 
 from detox_core.metrics import warmup
-from detox_core.config import PROJECT_ROOT
+from detox_core.config import app_root, streamlit_config_file
 from detox_core.errors import DataMissingError
 from detox_core.ui.app.warming import app_steps
 
-APP = PROJECT_ROOT / "app.py"
+APP = app_root() / "app.py"
 #: uvicorn's import string of the app object (:mod:`detox_core.ui.app.asgi`).
 ASGI_APP = "detox_core.ui.app.asgi:app"
 
@@ -52,25 +54,55 @@ def _serve_app_object() -> None:
     app_discovery.discover_asgi_app = discover
 
 
+def config_flags(config_file: Path | None = None) -> list[str]:
+    """The app's Streamlit configuration (``.streamlit/config.toml``) as ``streamlit run`` options
+    (``--server.maxUploadSize 25``, ...): Streamlit reads that file only from the folder it is
+    started in, and an installed copy is started from anywhere. Options given on the command line
+    after these win (click keeps an option's last value)."""
+    path = config_file or streamlit_config_file()
+    try:
+        sections = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    flags: list[str] = []
+    for section, values in sections.items():
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags += [f"--{section}.{key}", text]
+    return flags
+
+
+def default_flags() -> list[str]:
+    """What ``detox serve`` does unless told otherwise: answer this machine only (Streamlit's own
+    default is every address), as ``make run`` does; ``--server.address 0.0.0.0`` (or
+    ``STREAMLIT_SERVER_ADDRESS``) opens it to others: set an organizer password first."""
+    return [] if os.environ.get("STREAMLIT_SERVER_ADDRESS") else ["--server.address", "127.0.0.1"]
+
+
 def serve(streamlit_args: Sequence[str] = ()) -> int:
     """Start the warm-up, then serve the app with ``streamlit run app.py *streamlit_args``
     until the server stops (Ctrl+C, SIGTERM). Returns Streamlit's exit status.
 
+    The same app from a checkout (its top-level ``app.py`` and ``pages/``) and from an installed
+    copy (``pip install``: the package's copy of them, :data:`detox_core.config.INSTALLED_APP`),
+    with the app's Streamlit configuration whatever folder it is started in.
+
     Raises:
-        DataMissingError: no ``app.py`` beside the package: an installed copy (``pip install
-            .``) carries the library and the command line, not the app's pages.
+        DataMissingError: no ``app.py`` where the package expects it (a broken install).
     """
     if not APP.is_file():
         raise DataMissingError(
-            f"the app's pages are not installed (no {APP}): `pip install` carries the library and the "
-            "`detox` command; serve the app from a checkout of the project (`make run`, or `pip install -e .` "
-            "there) or with its Docker image (deploy/Dockerfile)")
+            f"the app's pages are missing (no {APP}): reinstall the package (`pip install --force-reinstall "
+            "detox-dashboard`), or serve the app from a checkout of the project (`make run`)")
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))
     try:
         # Streamlit's click group: it parses the options as `streamlit run` does, installs its
         # own signal handlers and blocks until the server stops.
-        streamlit_cli.main(["run", str(APP), *streamlit_args], prog_name="streamlit", standalone_mode=True)
+        streamlit_cli.main(["run", str(APP), *config_flags(), *default_flags(), *streamlit_args], prog_name="streamlit",
+                           standalone_mode=True)
     except SystemExit as done:  # click's standalone mode ends with sys.exit
         code = done.code
         return code if isinstance(code, int) else (0 if code is None else 1)

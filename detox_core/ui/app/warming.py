@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit import runtime
 
 from detox_core import editions
-from detox_core.config import PROJECT_ROOT
+from detox_core.config import app_root
 from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
 from detox_core.ui.app import cache, render
@@ -142,7 +142,7 @@ def page_modules() -> list[str]:
     """The modules ``app.py`` and ``pages/*.py`` import, in the order they name them (read
     from their source: the pages are scripts, not modules)."""
     names: list[str] = []
-    for path in [PROJECT_ROOT / "app.py", *sorted((PROJECT_ROOT / "pages").glob("*.py"))]:
+    for path in [app_root() / "app.py", *sorted((app_root() / "pages").glob("*.py"))]:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except (OSError, SyntaxError):

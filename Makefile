@@ -17,11 +17,14 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 # The isolated environment of the xCOMET-lite equivalence test (unbabel-comet needs
 # numpy < 2 and transformers < 5): tests/metrics/test_textdetox2025.py runs it.
+# Every package the app and the tests install, at the version CI tested (what the pins bring in
+# too): `make setup`, the Docker image and .ci/install_check install with it. `make lock` rewrites it.
+LOCK := deploy/constraints.txt
 COMET_VENV  := .venv-comet
 COMET_REQS  := tests/comet/requirements.txt
 COMET_STAMP := $(COMET_VENV)/.requirements-installed
 
-.PHONY: run test setup data e2e screenshots bench clean
+.PHONY: run test setup data e2e screenshots bench clean lock
 
 run: $(STAMP) data
 	$(BIN)/python -m detox_core serve --server.port $(PORT) --server.address $(ADDRESS)
@@ -31,16 +34,16 @@ test: setup data
 
 setup: $(STAMP) $(TEST_STAMP) $(COMET_STAMP)
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt $(LOCK)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $(STAMP)
 
 # The tests' tools (pytest, Playwright's driver, bert-score): not in the app's image.
 $(TEST_STAMP): requirements-test.txt $(STAMP)
-	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt -c $(LOCK)
 	@touch $(TEST_STAMP)
 
 $(COMET_STAMP): $(COMET_REQS)
@@ -54,6 +57,19 @@ data: $(STAMP)
 		echo "fetch-data: some files are missing (see above); continuing without them."
 	@$(BIN)/python -m detox_core build-lexicons --quiet || \
 		echo "build-lexicons: failed (see above); the Delete baseline has no list outside Russian."
+
+# Rewrite deploy/constraints.txt: requirements-test.txt resolved in a fresh environment (torch's
+# CPU build, as the README installs it), every package at the version pip chose.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
+		|| .venv-lock/bin/python -m pip install --quiet torch==2.13.0
+	.venv-lock/bin/python -m pip install --quiet -r requirements-test.txt
+	( echo "# Every package of requirements-test.txt (the app's and the tests'), with what they bring in, at the"; \
+	  echo "# version the tests passed with: written by \`make lock\`; \`make setup\`, deploy/Dockerfile and"; \
+	  echo "# .ci/install_check install with it (-c). torch: its CPU or CUDA build by how it is installed."; \
+	  .venv-lock/bin/python -m pip freeze --exclude-editable | sed -E 's/^(torch==[^+]*)\+.*/\1/' | sort -f ) > $(LOCK)
+	rm -rf .venv-lock
 
 # Browser tests only (needs Debian's chromium: apt-get install chromium).
 e2e: setup data

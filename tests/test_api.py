@@ -171,3 +171,64 @@ def test_a_table_of_systems_a_generator_and_bad_references(embedded_models):
             detox_core.score(ENGLISH, POLITE, [POLITE[0], bad], lang="en")
     with pytest.raises(ValueError, match="n_boot .* at least 1"):
         detox_core.score(ENGLISH, POLITE, lang="en", n_boot=0)
+
+
+def test_a_short_english_sentence_is_english_by_its_words(embedded_models):
+    """lingua alone hesitates between Romanian and English on it; its words are everyday English."""
+    result = detox_core.score(["this damn politician is a liar"], ["this politician is not honest"])
+    assert result.frame["lang"].tolist() == ["en"] and "|langid:detected|" in result.signature
+    assert [code for code, _ in detect(["you are an idiot", "ты дурак", "eres un idiota"])] == ["en", "ru", "es"]
+
+
+def test_the_signature_names_only_what_made_the_numbers(embedded_models):
+    without = detox_core.score(["you are a stupid idiot"], ["you are wrong"], lang="en")
+    # no references: no chrF; the embedded preset has no calibration: none named
+    assert "chrf:" not in without.signature and "calibrat" not in without.signature
+    assert len(without.signature) < 400
+    with_refs = detox_core.score(["you are a stupid idiot"], ["you are wrong"], ["you are not right"], lang="en")
+    assert "|chrf:chrF2(nc=6,nw=0,space=no,eff=yes)@sacrebleu-" in with_refs.signature
+
+
+def test_one_pair_has_a_mean_and_no_interval_said_so(embedded_models, capsys):
+    result = detox_core.score(["you are a stupid idiot", "ты тупой идиот"], ["you are wrong", "ты неправ"],
+                              lang=["en", "ru"])
+    row = result.systems.loc["system"]
+    assert 0 <= row["j"] <= 1 and pd.isna(row["j_low"]) and row["j_interval"] == "n/a, too few pairs"
+    print(result)
+    assert "J %.3f (interval n/a, too few pairs)" % row["j"] in capsys.readouterr().out
+
+
+def test_the_library_the_command_and_summary_csv_give_the_same_figures(embedded_models, tmp_path, capsys):
+    """One summary path: detox_core.score, `detox score --json` and summary.csv agree on each mean,
+    its interval and the signature."""
+    import json
+
+    from detox_core import cli
+
+    inputs, outputs = tmp_path / "in.txt", tmp_path / "team.txt"
+    inputs.write_text("\n".join(ENGLISH) + "\n", encoding="utf-8")
+    outputs.write_text("\n".join(POLITE) + "\n", encoding="utf-8")
+    library = detox_core.score(ENGLISH, POLITE, lang="en").systems.loc["system"]
+    assert cli.main(["score", "--inputs", str(inputs), "--preds", str(outputs), "--lang", "en", "--json", "-q",
+                     "--out", str(tmp_path / "out")]) == 0
+    (system,) = json.loads(capsys.readouterr().out)["systems"]
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv").iloc[0]
+    for col in ("j", "sta", "sim", "fl"):
+        assert system["intervals"][col]["mean"] == pytest.approx(library[col], abs=1e-9)
+        assert system["intervals"][col]["low"] == pytest.approx(library[f"{col}_low"], abs=1e-9)
+        assert system["intervals"][col]["high"] == pytest.approx(library[f"{col}_high"], abs=1e-9)
+        assert summary[f"{col}_low"] == pytest.approx(library[f"{col}_low"], abs=1e-5)
+    assert system["signature"] == summary["signature"] == library["signature"]
+
+
+def test_importing_the_library_brings_in_no_app_database_or_model_framework():
+    """`import detox_core.api` stays light (well under a second): Streamlit, SQLAlchemy, torch and
+    transformers come with the call that needs them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, detox_core, detox_core.api; "
+            "print(','.join(m for m in ('streamlit', 'sqlalchemy', 'torch', 'transformers', 'sklearn') "
+            "if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == ""

@@ -229,3 +229,28 @@ def test_an_installed_copy_keeps_its_data_in_the_users_folder_and_scores_at_once
     assert code == 0, err
     assert (tmp_path / "scores").is_dir() and out.strip()  # the scores written, a line per system printed
     assert not (tmp_path / "xdg" / "detox-dashboard" / "models").exists()  # nothing trained into the folder
+
+
+def test_json_without_out_writes_nothing_and_an_unknown_preset_is_a_usage_error(capsys, tmp_path, monkeypatch,
+                                                                                embedded_models):
+    monkeypatch.chdir(tmp_path)
+    inputs, outputs = tmp_path / "in.txt", tmp_path / "out.txt"
+    inputs.write_text("you are a stupid idiot\nshut up, you moron\n", encoding="utf-8")
+    outputs.write_text("you are wrong\nplease be quiet\n", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(outputs), "--json", "-q"])
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    assert report["written"] == [] and sorted(p.name for p in tmp_path.iterdir()) == before
+    assert "written" not in stderr
+    # neither --out nor --json: nothing to do
+    code, _, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(outputs)])
+    assert code == 2 and "--out DIR" in stderr
+    tsv = tmp_path / "inputs.tsv"
+    tsv.write_text("toxic_sentence\tlang\nyou are a stupid idiot\ten\n", encoding="utf-8")
+    sub = tmp_path / "team.tsv"
+    sub.write_text("toxic_sentence\tneutral_sentence\tlang\nyou are a stupid idiot\tyou are wrong\ten\n",
+                   encoding="utf-8")
+    for argv in (["--inputs", str(inputs), "--preds", str(outputs)], ["--inputs", str(tsv), "--preds", str(sub)]):
+        code, stdout, stderr = run(capsys, ["score", *argv, "--preset", "nope", "--json"])
+        assert code == 2 and stdout == "" and "unknown preset 'nope'" in stderr

@@ -98,3 +98,66 @@ def test_the_app_image_installs_the_runtime_only():
     install = next(i for i, s in enumerate(steps) if "pip install --no-deps -e ." in s)
     assert install > steps.index("COPY . .") and "detox --help" in steps[install]
     assert "[test]" not in dockerfile
+
+
+def test_the_wheel_carries_the_app_its_config_and_the_licence(tmp_path):
+    """`pip install` gives `detox serve` the same app as the checkout: app.py, every page and the
+    Streamlit configuration, byte for byte, with the licence and the one version."""
+    import subprocess
+    import zipfile
+
+    from detox_core.version import __version__
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "-w", str(tmp_path), str(PROJECT_ROOT)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("detox_dashboard-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        site = "detox_core/ui/site/"
+        assert z.read(site + "app.py") == (PROJECT_ROOT / "app.py").read_bytes()
+        for page in (PROJECT_ROOT / "pages").glob("*.py"):
+            assert z.read(site + "pages/" + page.name) == page.read_bytes(), page.name
+        assert z.read(site + ".streamlit/config.toml") == (PROJECT_ROOT / ".streamlit" / "config.toml").read_bytes()
+        assert not any(n.endswith("secrets.toml") for n in names)
+        assert {"detox_core/embedded/trained/heads.npz", "detox_core/embedded/trained/heads.json"} <= names
+        info = f"detox_dashboard-{__version__}.dist-info/"
+        assert "MIT License" in z.read(info + "licenses/docs/LICENSE").decode("utf-8")
+        metadata = z.read(info + "METADATA").decode("utf-8")
+        assert f"Version: {__version__}\n" in metadata and "License-Expression: MIT" in metadata
+    assert "version" in PYPROJECT["project"]["dynamic"]
+
+
+def test_serve_takes_the_apps_config_wherever_it_starts_and_answers_this_machine_only(monkeypatch):
+    from detox_core.ui.app import serve
+
+    flags = serve.config_flags()
+    pairs = dict(zip(flags[::2], flags[1::2]))
+    assert pairs["--server.maxUploadSize"] == "25" and pairs["--server.fileWatcherType"] == "none"
+    assert pairs["--client.showErrorDetails"] == "type" and pairs["--browser.gatherUsageStats"] == "false"
+    monkeypatch.delenv("STREAMLIT_SERVER_ADDRESS", raising=False)
+    assert serve.default_flags() == ["--server.address", "127.0.0.1"]
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")
+    assert serve.default_flags() == []
+
+
+def test_the_constraints_pin_every_requirement_at_its_pinned_version():
+    """deploy/constraints.txt (`make lock`) pins the whole tested set: every package of the
+    requirements at the version requirements.txt names, and what they bring in."""
+    lock = _pins(PROJECT_ROOT / "deploy" / "constraints.txt")
+    pins = {**_pins(PROJECT_ROOT / "requirements.txt"), **_pins(PROJECT_ROOT / "requirements-test.txt")}
+    assert {name: lock.get(name) for name in pins} == pins
+    assert len(lock) > len(pins) + 20  # the packages they bring in are pinned too
+    makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "-r requirements.txt -c $(LOCK)" in makefile and "LOCK := deploy/constraints.txt" in makefile
+
+
+def test_the_readmes_install_lines_are_what_ci_installs_the_package_with():
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- install lines: .ci/install_check runs exactly these -->", 1)[1]
+    lines = block.split("```bash\n", 1)[1].split("```", 1)[0].strip().splitlines()
+    check = (PROJECT_ROOT / ".ci" / "install_check").read_text(encoding="utf-8")
+    ran = check.split("# --- the README's install lines, as written there ---\n", 1)[1].split("# --- end", 1)[0]
+    assert lines == ran.strip().splitlines()
+    assert any("--index-url https://download.pytorch.org/whl/cpu" in line for line in lines)
+    assert any("-c ./detox-dashboard/deploy/constraints.txt" in line for line in lines)
+    assert ".ci/install_check" in (PROJECT_ROOT / ".ci" / "run").read_text(encoding="utf-8")

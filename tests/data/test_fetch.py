@@ -159,3 +159,20 @@ def test_full_fetch_from_the_mirror(real_data, tmp_path):
     report = fetch_russe2022(tmp_path / "data", [mirror], download=False)
     assert report.ok, [(r.rel, r.detail) for r in report.missing]
     assert len(report.results) == len(RUSSE2022_FILES) == 19  # 17 data files and 2 optional LLM-judge files
+
+
+def test_the_folder_holding_the_editions_mirrors_is_a_mirror_and_files_get_the_users_umask(tmp_path):
+    """`fetch-data --mirror DIR` with DIR holding russe2022/ (as ../shared/data does) finds the
+    files in the edition's sub-folder; what it writes is readable as a plain `open` makes files
+    (0666 less the umask), not private to the user (0600)."""
+    make_mirror(tmp_path / "mirrors" / "russe2022")
+    target = tmp_path / "data"
+    old = os.umask(0o022)
+    try:
+        report = fetch_russe2022(target, [tmp_path / "mirrors"], download=False, files=manifest())
+    finally:
+        os.umask(old)
+    assert report.ok and [r.status for r in report.results] == ["mirror", "mirror"]
+    assert (target / "train.tsv").read_text(encoding="utf-8") == CORPUS
+    assert (target / "train.tsv").stat().st_mode & 0o777 == 0o644
+    assert (target / "outputs" / "sys_test.txt").stat().st_mode & 0o777 == 0o644

@@ -30,6 +30,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_REGEX_MEMORY_MB`` | memory a Corpus regex worker may allocate beyond its own size (MB) | 256 |
 | ``DETOX_WARMUP`` | ``0``: no warm-up of the models at the server's start; each loads on its first use | on |
 | ``DETOX_SCORE_CACHE_MB`` | size bound of the on-disk cache of model outputs (``<data>/cache/model_outputs``; 0 = off) | 512 |
+| ``STREAMLIT_SERVER_ADDRESS`` | where ``detox serve`` listens (Streamlit's own variable; also ``--server.address``) | ``127.0.0.1``: this machine only |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |
 | ``HF_ENDPOINT`` | the model hub's address | ``https://huggingface.co`` |
 """
@@ -117,6 +118,12 @@ def data_dir() -> Path:
     if IN_CHECKOUT:
         return PROJECT_ROOT / "data"
     return Path(_get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "detox-dashboard"
+
+
+def serve_address_set() -> bool:
+    """Whether ``STREAMLIT_SERVER_ADDRESS`` names where the server listens (else ``detox serve``
+    answers this machine only)."""
+    return bool(_get("STREAMLIT_SERVER_ADDRESS"))
 
 
 def db_url() -> str:

@@ -196,7 +196,7 @@ class Edition:
         public homes or a derivation, each verified before it is moved into place.
 
         ``mirrors`` are folders holding the files as the edition's own mirror does, or the folder
-        that holds the editions' mirrors (``russe2022/``, ``textdetox/``): each is looked in
+        that holds the editions' mirrors (one sub-folder per mirror name, as ``../shared/data``): each is looked in
         itself, then in its sub-folder of this edition's mirror name.
         ``progress(result)`` is called with each file's :class:`FetchResult`.
         """

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, cache_budget
 
 #: Languages written without spaces (segmented by :mod:`detox_core.segment`).
@@ -331,9 +332,6 @@ def pair_languages(inputs: Sequence[str], lang: str | Sequence[str] | None) -> t
         DetoxInputError: a language that cannot be told: the message lists the pairs (up to
             five) and the fix.
     """
-    # Imported here: the errors and pandas only for this call, not for the scoring path's import.
-    from detox_core.errors import DetoxInputError
-
     if isinstance(lang, str):
         return [lang.strip().lower()] * len(inputs), "given"
     if lang is not None:

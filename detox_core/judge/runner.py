@@ -24,8 +24,18 @@ import pandas as pd
 from detox_core.judge.client import ChatClient, Endpoint, JudgeUnavailableError, Reply, RetryPolicy, TransientError
 from detox_core.judge.prompts import BUILTIN, Template
 
-if TYPE_CHECKING:  # the cache brings in SQLAlchemy: imported when a judge runs, not with the metrics
+if TYPE_CHECKING:
     from detox_core.judge.cache import Cached, ResponseCache
+
+
+def _stores():
+    """The judge's database parts: its response cache and the visitors' allowance (they bring in
+    SQLAlchemy, so they are imported when a judge runs, not with the metrics)."""
+    # Imported here: SQLAlchemy only when a judge runs (`import detox_core.api` stays light).
+    from detox_core.judge import access, cache
+
+    return access, cache
+
 
 #: progress(step name, done, total)
 Progress = Callable[[str, int, int], None]
@@ -147,12 +157,7 @@ class LLMJudge:
         if not settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(settings.endpoint))
         self.settings = settings
-        if cache is None:
-            # Imported here: the database layer only when a judge runs.
-            from detox_core.judge.cache import ResponseCache
-
-            cache = ResponseCache()
-        self.cache = cache
+        self.cache = cache if cache is not None else _stores()[1].ResponseCache()
         self.client = client or ChatClient(settings.endpoint, settings.policy)
 
     # ------------------------------------------------------------------ planning
@@ -160,9 +165,7 @@ class LLMJudge:
     def _request(self, question: str, fields: dict[str, str], lang: str) -> _Request:
         s = self.settings
         messages = tuple(s.template.messages(question, fields, lang))
-        from detox_core.judge.cache import request_key  # noqa: PLC0415 (see __init__)
-
-        key = request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(), messages)
+        key = _stores()[1].request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(), messages)
         return _Request(question, messages, key)
 
     def plan(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None
@@ -366,9 +369,7 @@ class LLMJudge:
             progress("LLM judge", len(cached), total)
         # A visitor's run is charged to the visitors' allowance, or refused, before
         # anything is sent (organizers, the CLI and library calls are not limited).
-        from detox_core.judge import access  # noqa: PLC0415 (its ledger is in the database: SQLAlchemy)
-
-        access.charge(len(todo), self._tokens(todo)[2])
+        _stores()[0].charge(len(todo), self._tokens(todo)[2])
         fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
         values: dict[str, float | None] = {k: c.value for k, c in cached.items()}
         values.update({k: o.value for k, o in fresh.items()})

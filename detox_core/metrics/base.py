@@ -81,8 +81,8 @@ class Signature:
 
 def signature_text(sig: Mapping[str, Any], **extra: str) -> str:
     """A signature in one line, as sacrebleu prints its own: ``key:value`` fields joined by
-    ``|``, e.g. ``preset:russe2022|version:1|calibrated:yes|calibration:rotation-1a2b3c4d|
-    sta:s-nlp/russian_toxicity_classifier@1a2b3c4d|...|chrf:chrF2(nc=6,nw=0,space=no,eff=yes)@sacrebleu-2.6.0|lib:0.1.0``.
+    ``|``, e.g. ``preset:<name>|version:1|calibrated:yes|calibration:rotation-1a2b3c4d|
+    sta:<model id>@1a2b3c4d|...|chrf:chrF2(nc=6,nw=0,space=no,eff=yes)@sacrebleu-2.6.0|lib:0.1.0``.
 
     Only what made the numbers: each model that ran (its id and the first 8 characters of its
     revision, and its dtype when not float32); ``calibrated`` only for a preset that has a

@@ -27,7 +27,7 @@ from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.models import ModelPool
 
-if TYPE_CHECKING:  # the response cache brings in SQLAlchemy: imported when a judge runs
+if TYPE_CHECKING:  # the response cache brings in SQLAlchemy: the runner imports it when a judge runs
     from detox_core.judge.cache import ResponseCache
 
 
@@ -86,11 +86,7 @@ class LLMJudgePreset(Preset):
             return LocalJudge(self.local_model, self.settings.template, self.get_pool())
         if not self.settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(self.settings.endpoint))
-        if self._cache is None:
-            from detox_core.judge.cache import ResponseCache  # the database layer only when a judge runs
-
-            self._cache = ResponseCache()
-        return LLMJudge(self.settings, self._cache)
+        return LLMJudge(self.settings, self._cache)  # its cache: the app's database, opened when it runs
 
     def estimate(self, inputs, outputs, langs=None) -> Estimate | None:
         """Requests, tokens and cost before a run (None for a local model: no bill); ``langs``

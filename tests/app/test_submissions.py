@@ -29,6 +29,9 @@ def test_shipped_output_is_scored_stored_and_shown(trained):
     assert list(stored["name"]) == ["delete_test.txt"] and stored.loc[0, "n"] == 1
     table = at.dataframe[1].value
     assert list(table["output"]) == ["как же надоело"] and list(table["line"]) == [1]
+    # its summary, as `detox score` gives it: one pair, so a mean and no interval, said so
+    summary = next(m.value for m in at.markdown if "delete\\_test.txt**: J" in m.value or "delete_test.txt**: J" in m.value)
+    assert "J %.3f (interval n/a, too few pairs)" % table["j"].iloc[0] in summary and "(over pairs; n = 1)" in summary
     # A reload (a new session) sees it without scoring.
     again = run(AppTest.from_file(PAGE, default_timeout=60))
     assert "delete_test.txt" in again.dataframe[0].value["name"].tolist()

@@ -9,7 +9,7 @@ import pytest
 
 from detox_core import cli
 from detox_core.metrics.base import signature_text
-from detox_core.submissions.batch import load_inputs
+from detox_core.submissions.batch_inputs import load_inputs
 
 INPUTS_TSV = (
     "toxic_comment\tneutral_comment1\tneutral_comment2\n"

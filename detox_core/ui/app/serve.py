@@ -17,7 +17,6 @@ ways of serving by looking for an app object in the script; the launcher tells i
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,7 @@ from streamlit.web import cli as streamlit_cli
 from streamlit.web.server import app_discovery
 
 from detox_core.metrics import warmup
-from detox_core.config import app_root, streamlit_config_file
+from detox_core.config import app_root, serve_address_set, streamlit_config_file
 from detox_core.errors import DataMissingError
 from detox_core.ui.app.warming import app_steps
 
@@ -78,7 +77,7 @@ def default_flags() -> list[str]:
     """What ``detox serve`` does unless told otherwise: answer this machine only (Streamlit's own
     default is every address), as ``make run`` does; ``--server.address 0.0.0.0`` (or
     ``STREAMLIT_SERVER_ADDRESS``) opens it to others: set an organizer password first."""
-    return [] if os.environ.get("STREAMLIT_SERVER_ADDRESS") else ["--server.address", "127.0.0.1"]
+    return [] if serve_address_set() else ["--server.address", "127.0.0.1"]
 
 
 def serve(streamlit_args: Sequence[str] = ()) -> int:

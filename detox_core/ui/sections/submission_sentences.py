@@ -20,6 +20,7 @@ from detox_core.ui.app.submission_store import cached_scores, cached_sentence_ta
 from detox_core.ui.sections.scores import preset_label, score_card
 from detox_core.ui.sections.submission_scoring import SubmissionTarget
 from detox_core.ui.sections.tables import MISSING
+from detox_core.stats.summary import FIGURES, LABELS, summarize
 from detox_core.vocab import MODEL_AXES, SCORE_COLUMNS, language_name
 
 
@@ -82,8 +83,27 @@ def submission_sentences(target: SubmissionTarget, listed: pd.DataFrame, view_id
     if target.multilingual:
         show_languages(target, view_scores, listed.set_index("id").at[view_id, "answered"])
         table = table[table["lang"].isin(target.languages)]
+    _summary(table, name)
     _sentences(target, table, references, view_id, name)
     _distributions(table)
+
+
+@st.cache_data(max_entries=16, show_spinner="Bootstrapping the intervals…")
+def _summary_text(table: pd.DataFrame) -> str:
+    summary = summarize(table[[c for c in ("lang", *FIGURES) if c in table]])
+    figures = " · ".join(f"{LABELS[c]} {fig.text()}" for c, fig in summary.figures.items())
+    return f"{figures} ({summary.averaged}; n = {summary.n:,})"
+
+
+def _summary(table: pd.DataFrame, name: str) -> None:
+    """The viewed submission's means with their 95% bootstrap intervals: the summary
+    ``detox score`` and ``detox_core.score`` give (:func:`detox_core.stats.summary.summarize`)."""
+    if table.empty:
+        return
+    st.markdown(f"**{render.md(name)}**: {_summary_text(table)}",
+                help="Each mean with its 95% bootstrap interval (1,000 resamples of the sentences, within each "
+                     "language; over several languages each language's mean counts once). An interval is n/a where "
+                     "a language has a single sentence. The same figures as `detox score` and `detox_core.score`.")
 
 
 def _sentences(target: SubmissionTarget, table: pd.DataFrame, references, view_id: int, name: str) -> None:

@@ -212,9 +212,10 @@ def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFr
     rows = []
     for name, part in table.groupby("system", sort=False):
         summary = summarize(part, SYSTEM_COLUMNS, n_boot)
+        # a score the preset does not give (no chrF column) reads NaN, as one it gives for no pair
         row = {"system": name, **summary.row()}
-        for col in SYSTEM_COLUMNS:  # a score the preset does not give (chrF without references): NaN
-            row.setdefault(col, np.nan), row.setdefault(f"{col}_low", np.nan), row.setdefault(f"{col}_high", np.nan)
+        for key in (f"{col}{end}" for col in SYSTEM_COLUMNS for end in ("", "_low", "_high")):
+            row.setdefault(key, np.nan)
         rows.append({**row, "signature": signature})
     return pd.DataFrame(rows).set_index("system")
 

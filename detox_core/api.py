@@ -156,7 +156,8 @@ def score(
     text = signature_text(sig or {}, lang=",".join(sorted(set(langs))), langid=how)
     table = pd.concat(frames, ignore_index=True)
     table["signature"] = text
-    return Scores(table, _system_table(table, n_boot, text), _language_table(table, n_boot), text)
+    systems, languages = _tables(table, n_boot, text)
+    return Scores(table, systems, languages, text)
 
 
 def check_covered(preset: str, langs: Sequence[str], inputs: Sequence[str]) -> None:
@@ -208,24 +209,20 @@ def _references(references, n: int) -> list[list[str]] | None:
     return out
 
 
-def _system_table(table: pd.DataFrame, n_boot: int, signature: str) -> pd.DataFrame:
-    rows = []
+def _tables(table: pd.DataFrame, n_boot: int, signature: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:attr:`Scores.systems` and :attr:`Scores.languages`, from one summary per system."""
+    systems, languages = [], []
     for name, part in table.groupby("system", sort=False):
         summary = summarize(part, SYSTEM_COLUMNS, n_boot)
-        # a score the preset does not give (no chrF column) reads NaN, as one it gives for no pair
         row = {"system": name, **summary.row()}
         for key in (f"{col}{end}" for col in SYSTEM_COLUMNS for end in ("", "_low", "_high")):
-            row.setdefault(key, np.nan)
-        rows.append({**row, "signature": signature})
-    return pd.DataFrame(rows).set_index("system")
-
-
-def _language_table(table: pd.DataFrame, n_boot: int) -> pd.DataFrame:
-    rows = []
-    for name, part in table.groupby("system", sort=False):
-        for lang, (n, figures) in summarize(part, SYSTEM_COLUMNS, n_boot).by_language.items():
-            row: dict = {"system": name, "lang": lang, "n": n}
+            row.setdefault(key, np.nan)  # a score the preset does not give (no chrF column) reads NaN
+        systems.append({**row, "signature": signature})
+        for lang, (n, figures) in summary.by_language.items():
+            lang_row: dict = {"system": name, "lang": lang, "n": n}
             for col, fig in figures.items():
-                row.update({col: fig.mean, f"{col}_low": fig.low, f"{col}_high": fig.high})
-            rows.append(row)
-    return pd.DataFrame(rows)
+                lang_row.update({col: fig.mean, f"{col}_low": fig.low, f"{col}_high": fig.high})
+                if fig.note:
+                    lang_row[f"{col}_interval"] = fig.note
+            languages.append(lang_row)
+    return pd.DataFrame(systems).set_index("system"), pd.DataFrame(languages)

@@ -126,6 +126,14 @@ def serve_address_set() -> bool:
     return bool(_get("STREAMLIT_SERVER_ADDRESS"))
 
 
+def streamlit_env_set(section: str, key: str) -> bool:
+    """Whether Streamlit's own variable for the option ``section.key`` is set
+    (``STREAMLIT_SERVER_MAX_UPLOAD_SIZE`` for ``server.maxUploadSize``): it then wins over the
+    app's config file."""
+    snake = "".join(f"_{ch}" if ch.isupper() else ch for ch in key).upper()
+    return bool(_get(f"STREAMLIT_{section.upper()}_{snake}"))
+
+
 def db_url() -> str:
     """``$DETOX_DB_URL``, else the SQLite file ``<data>/detox.sqlite``."""
     return _get(DB_URL_ENV) or f"sqlite:///{data_dir() / 'detox.sqlite'}"

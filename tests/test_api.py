@@ -180,6 +180,12 @@ def test_a_short_english_sentence_is_english_by_its_words(embedded_models):
     assert [code for code, _ in detect(["you are an idiot", "ты дурак", "eres un idiota"])] == ["en", "ru", "es"]
 
 
+def test_a_pair_without_letters_takes_the_language_of_the_others():
+    from detox_core.embedded.language_id import pair_languages
+
+    assert pair_languages(["you are a stupid idiot, shut up", "🤬🤬", "12345"], None) == (["en"] * 3, "detected")
+
+
 def test_the_signature_names_only_what_made_the_numbers(embedded_models):
     without = detox_core.score(["you are a stupid idiot"], ["you are wrong"], lang="en")
     # no references: no chrF; the embedded preset has no calibration: none named

@@ -134,6 +134,8 @@ def test_serve_takes_the_apps_config_wherever_it_starts_and_answers_this_machine
     pairs = dict(zip(flags[::2], flags[1::2]))
     assert pairs["--server.maxUploadSize"] == "25" and pairs["--server.fileWatcherType"] == "none"
     assert pairs["--client.showErrorDetails"] == "type" and pairs["--browser.gatherUsageStats"] == "false"
+    monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "5")  # Streamlit's own variable wins over the file
+    assert "--server.maxUploadSize" not in serve.config_flags()
     monkeypatch.delenv("STREAMLIT_SERVER_ADDRESS", raising=False)
     assert serve.default_flags() == ["--server.address", "127.0.0.1"]
     monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")

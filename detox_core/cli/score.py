@@ -17,7 +17,7 @@ from detox_core.errors import UsageError
 from detox_core.metrics.registry import DEFAULT_PRESET, preset_class, registered
 from detox_core.models import ModelPool
 from detox_core.models.disk_cache import default_disk_cache
-from detox_core.stats.summary import FIGURES as SUMMARY_FIGURES, LABELS, MIN_PAIRS, TOO_FEW
+from detox_core.stats.summary import FIGURES as SUMMARY_FIGURES, LABELS, TOO_FEW
 from detox_core.submissions.batch import BatchResult, Reporter, score_submissions
 
 
@@ -78,7 +78,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         preset=args.preset, calibrated=not args.raw, models=parse_models(args.model), pool=pool,
         references=Path(args.refs) if args.refs else None, reporter=reporter,
         options={**_llm_options(args), **calibrator_options(args.preset, args.calibrators)},
-        edition=args.edition, split=args.split, lang=args.lang, n_boot=args.n_boot,
+        edition=args.edition, split=args.split, lang=args.lang.strip().lower() if args.lang else None,
+        n_boot=args.n_boot,
     )
     if args.json:
         emit_json(score_json(args, result, reporter.notes))
@@ -118,7 +119,12 @@ def system_lines(result: BatchResult) -> list[str]:
                          else f" (interval {row.get('j_interval') or TOO_FEW})")
             figures.append(f"{label} {text}")
         extra = "".join(f"  J_{k} {v:.3f}" for k, v in _averages(result, row).items() if not pd.isna(v))
-        over = f", mean over {row['mean_over']} languages" if "mean_over" in row else ""
+        if "mean_over" in row:
+            over = f", mean over {row['mean_over']} languages"
+        elif str(row.get("averaged", "")).startswith("over ") and row["averaged"] != "over pairs":
+            over = f", mean {row['averaged']}: {row['languages']}"  # detected languages, each counting once
+        else:
+            over = ""
         lines.append(f"{row['submission']:<{width}}  {'  '.join(figures)}{extra}  (n={int(row['n'])}{over})")
     return lines
 
@@ -150,9 +156,7 @@ def score_json(args: argparse.Namespace, result: BatchResult, notes: dict[str, l
             entry["languages"] = {
                 lang["lang"]: {"language": lang["language"], "n": int(lang["n"]),
                                **{col: lang.get(col) for col, _ in FIGURES},
-                               "intervals": {col: _interval({**lang, **({f"{col}_interval": TOO_FEW} if
-                                                                        int(lang["n"]) < MIN_PAIRS else {})}, col)
-                                             for col, _ in FIGURES},
+                               "intervals": {col: _interval(lang, col) for col, _ in FIGURES},
                                "note": lang["note"]}
                 for lang in languages.to_dict("records")}
         entry["signature"] = result.signatures[name]
@@ -203,7 +207,7 @@ def add_commands(sub) -> None:
     score.add_argument("--lang", metavar="CODE",
                        help="the language of inputs without a lang column (a text file, a corpus TSV); default: "
                             "each input's language is detected, as detox_core.score detects it")
-    score.add_argument("--n-boot", type=int_in(1, 100000), default=1000,
+    score.add_argument("--n-boot", type=int_in(1, 10000), default=1000,
                        help="bootstrap resamples for the 95%% intervals (default 1000)")
     score.add_argument("--device", choices=["cpu", "cuda"], help="default: cuda when available")
     score.add_argument("--backend", choices=["auto", "torch", "onnx"], default="auto",

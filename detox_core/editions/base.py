@@ -195,16 +195,15 @@ class Edition:
         """Fill the edition's folder (or ``target``) with its files: from a mirror, the
         public homes or a derivation, each verified before it is moved into place.
 
-        ``mirrors`` are folders holding the files as the edition's own mirror does, or the folder
+        ``mirrors`` (default: ``$DETOX_MIRROR``, then ``../shared/data/<mirror name>``) are folders
+        holding the files as the edition's own mirror does, or the folder
         that holds the editions' mirrors (one sub-folder per mirror name, as ``../shared/data``): each is looked in
         itself, then in its sub-folder of this edition's mirror name.
         ``progress(result)`` is called with each file's :class:`FetchResult`.
         """
-        if mirrors is None:
-            mirrors = self.mirrors()
-        else:
-            name = self.mirror or self.folder or self.name
-            mirrors = [place for m in mirrors for place in (Path(m), Path(m) / name)]
+        name = self.mirror or self.folder or self.name
+        given = self.mirrors() if mirrors is None else mirrors
+        mirrors = [place for m in given for place in (Path(m), Path(m) / name)]
         return fetch_files(self.files if files is None else files, Path(target) if target else self.root(),
                            mirrors, download=download, force=force, timeout=timeout, progress=progress)
 

@@ -289,7 +289,8 @@ WORDS_LEAD = 0.5
 #: (-7.4 to -5.6 on the 2025 inputs) and stays unsure, where Russian, English, German or Spanish
 #: insults score -2.8 to -5.0.
 WORDS_FLOOR = -5.0
-#: The frequency a word a language's list lacks is given (wordfreq lists words down to ~1e-8).
+#: The frequency a word a language's list lacks is given. wordfreq's small lists (words down to
+#: 1e-6: a few MB a language, read in ~10 ms) are enough: a rarer word counts as unseen.
 _UNSEEN = 1e-8
 #: Languages without a word list of their own in wordfreq (it answers with Russian's).
 _NO_WORD_LIST = {"be", "kk", "mn"}
@@ -316,7 +317,8 @@ def language_by_words(text: str, candidates: Sequence[str]) -> str | None:
     for code in codes:
         try:
             listed = _WORDFREQ_CODE.get(code, code)
-            scores[code] = sum(math.log10(max(word_frequency(w, listed), _UNSEEN)) for w in words) / len(words)
+            scores[code] = sum(math.log10(max(word_frequency(w, listed, wordlist="small"), _UNSEEN))
+                               for w in words) / len(words)
         except (LookupError, ValueError, OSError):
             continue
     if not scores:
@@ -332,7 +334,8 @@ def pair_languages(inputs: Sequence[str], lang: str | Sequence[str] | None) -> t
     ``detox_core.score`` and ``detox score``: ``lang`` for every pair, one code per pair, or
     None to detect each from its input (:func:`detect`). A pair too short to be sure takes
     lingua's first guess when the sure pairs of its script have that language, else the
-    language they agree on (90% or more).
+    language they agree on (90% or more); a pair with no letters (an emoji, a number) takes
+    the language most of the sure pairs have.
 
     Raises:
         DetoxInputError: a language that cannot be told: the message lists the pairs (up to
@@ -351,8 +354,12 @@ def pair_languages(inputs: Sequence[str], lang: str | Sequence[str] | None) -> t
     for text, code in zip(inputs, langs):
         if code is not None:
             by_script.setdefault(main_script(text), Counter())[code] += 1
+    overall = sum(by_script.values(), Counter())
     for k, code in enumerate(langs):
-        if code is None:
+        if code is None and main_script(inputs[k]) is None and overall:
+            # no letters at all (an emoji, a number): the language of the file's sure pairs
+            langs[k] = overall.most_common(1)[0][0]
+        elif code is None:
             sure = by_script.get(main_script(inputs[k]), Counter())
             if found[k][0] is not None and found[k][0] in sure:
                 langs[k] = found[k][0]

@@ -37,6 +37,11 @@ def _stores():
     return access, cache
 
 
+def response_cache() -> ResponseCache:
+    """The judge's response cache in the app's database (opened when a judge first runs)."""
+    return _stores()[1].ResponseCache()
+
+
 #: progress(step name, done, total)
 Progress = Callable[[str, int, int], None]
 #: Characters per token of the pre-run estimate (a rough rule for mixed scripts).
@@ -157,7 +162,7 @@ class LLMJudge:
         if not settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(settings.endpoint))
         self.settings = settings
-        self.cache = cache if cache is not None else _stores()[1].ResponseCache()
+        self.cache = cache if cache is not None else response_cache()
         self.client = client or ChatClient(settings.endpoint, settings.policy)
 
     # ------------------------------------------------------------------ planning
@@ -165,7 +170,8 @@ class LLMJudge:
     def _request(self, question: str, fields: dict[str, str], lang: str) -> _Request:
         s = self.settings
         messages = tuple(s.template.messages(question, fields, lang))
-        key = _stores()[1].request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(), messages)
+        key = _stores()[1].request_key(s.endpoint.model, s.endpoint.public, s.template.tag, s.request_settings(),
+                                       messages)
         return _Request(question, messages, key)
 
     def plan(self, inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str] | None = None

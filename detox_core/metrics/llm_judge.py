@@ -20,7 +20,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.judge.client import JudgeUnavailableError
 from detox_core.judge.local import KIND, LocalJudge
 from detox_core.judge.prompts import template_info
-from detox_core.judge.runner import Estimate, JudgeSettings, LLMJudge, unconfigured_message
+from detox_core.judge.runner import Estimate, JudgeSettings, LLMJudge, response_cache, unconfigured_message
 from detox_core.judge.settings import resolve
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
@@ -86,7 +86,9 @@ class LLMJudgePreset(Preset):
             return LocalJudge(self.local_model, self.settings.template, self.get_pool())
         if not self.settings.endpoint.configured:
             raise JudgeUnavailableError(unconfigured_message(self.settings.endpoint))
-        return LLMJudge(self.settings, self._cache)  # its cache: the app's database, opened when it runs
+        if self._cache is None:  # the app's database, opened once, when a judge first runs
+            self._cache = response_cache()
+        return LLMJudge(self.settings, self._cache)
 
     def estimate(self, inputs, outputs, langs=None) -> Estimate | None:
         """Requests, tokens and cost before a run (None for a local model: no bill); ``langs``

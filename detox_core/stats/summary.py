@@ -91,41 +91,61 @@ class Summary:
         return out
 
 
-def figure(frame: pd.DataFrame, column: str, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> Figure:
+def _strata(frame: pd.DataFrame) -> np.ndarray:
+    return frame["lang"].astype(str).to_numpy() if "lang" in frame else np.zeros(len(frame), dtype=object)
+
+
+def mean_over_languages(frame: pd.DataFrame, column: str) -> float:
+    """The mean of ``column`` over ``frame``'s scored pairs, each language's mean counting once
+    (the plain mean for one language); NaN when none is scored."""
+    part = frame[frame[column].notna()] if column in frame else frame.iloc[:0]
+    if not len(part):
+        return float("nan")
+    weights = macro_weights(_strata(part))
+    return float(np.sum(part[column].to_numpy(dtype=float) * weights))
+
+
+def figure(frame: pd.DataFrame, column: str, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
+           indices: np.ndarray | None = None) -> Figure:
     """The mean of ``column`` over ``frame``'s pairs (over its languages when it has a ``lang``
     column with several), each unscored pair left out, with its stratified bootstrap
-    interval, or NaN and :data:`TOO_FEW` when a language has fewer than :data:`MIN_PAIRS`."""
-    if column not in frame:
-        return Figure(float("nan"), float("nan"), float("nan"))
+    interval, or NaN and :data:`TOO_FEW` when a language has fewer than :data:`MIN_PAIRS`.
+    ``indices``: resamples already drawn for these pairs (when every one is scored)."""
+    mean = mean_over_languages(frame, column)
+    if np.isnan(mean):
+        return Figure(mean, float("nan"), float("nan"))
     part = frame[frame[column].notna()]
-    if not len(part):
-        return Figure(float("nan"), float("nan"), float("nan"))
-    values = part[column].to_numpy(dtype=float)
-    strata = part["lang"].astype(str).to_numpy() if "lang" in part else np.zeros(len(part), dtype=object)
-    counts = pd.Series(strata).value_counts()
-    weights = macro_weights(strata)
-    if counts.min() < MIN_PAIRS:
-        return Figure(float(np.sum(values * weights) / np.sum(weights)), float("nan"), float("nan"), TOO_FEW)
-    mean, low, high = bootstrap_ci(values, n_boot, alpha, seed, indices=stratified_indices(strata, n_boot, seed),
-                                   weights=weights)
+    strata = _strata(part)
+    if pd.Series(strata).value_counts().min() < MIN_PAIRS:
+        return Figure(mean, float("nan"), float("nan"), TOO_FEW)
+    if indices is None or len(part) != len(frame):
+        indices = stratified_indices(strata, n_boot, seed)
+    _, low, high = bootstrap_ci(part[column].to_numpy(dtype=float), n_boot, alpha, seed, indices=indices,
+                                weights=macro_weights(strata))
     return Figure(mean, low, high)
 
 
 def summarize(frame: pd.DataFrame, columns: Sequence[str] = FIGURES, n_boot: int = 1000, seed: int = 0,
-              averages: Mapping[str, Sequence[str]] | None = None) -> Summary:
+              averages: Mapping[str, Sequence[str]] | None = None, by_language: bool = True) -> Summary:
     """The summary of one system's scored pairs (``frame``: one row per pair, ``lang`` when
-    known, the score columns)."""
-    langs = list(dict.fromkeys(frame["lang"].astype(str))) if "lang" in frame else []
+    known, the score columns). ``n`` and the languages count the pairs with a score; the
+    resamples are drawn once for the columns every pair has. ``by_language=False`` leaves
+    out the per-language figures (and the named averages, which are made of them)."""
     present = [c for c in columns if c in frame]
-    figures = {c: figure(frame, c, n_boot, seed=seed) for c in present}
-    by_language: dict[str, tuple[int, dict[str, Figure]]] = {}
-    for lang in langs:
-        part = frame[frame["lang"].astype(str) == lang]
-        by_language[lang] = (len(part), {c: figure(part, c, n_boot, seed=seed) for c in present})
+    if present:
+        frame = frame[frame[present].notna().any(axis=1)]
+    langs = list(dict.fromkeys(_strata(frame).tolist())) if "lang" in frame else []
+    shared = stratified_indices(_strata(frame), n_boot, seed) if len(frame) else None
+    figures = {c: figure(frame, c, n_boot, seed=seed, indices=shared) for c in present}
+    per_language: dict[str, tuple[int, dict[str, Figure]]] = {}
     named = {}
-    for name, group in (averages or {}).items():
-        values = [by_language[g][1]["j"].mean if g in by_language and "j" in by_language[g][1] else float("nan")
-                  for g in group]
-        named[name] = float(np.mean(values)) if values and not np.isnan(values).any() else float("nan")
+    if by_language:
+        for lang in langs:
+            part = frame[_strata(frame) == lang]
+            per_language[lang] = (len(part), {c: figure(part, c, n_boot, seed=seed) for c in present})
+        for name, group in (averages or {}).items():
+            values = [per_language[g][1]["j"].mean if g in per_language and "j" in per_language[g][1]
+                      else float("nan") for g in group]
+            named[name] = float(np.mean(values)) if values and not np.isnan(values).any() else float("nan")
     averaged = f"over {len(langs)} languages" if len(langs) > 1 else "over pairs"
-    return Summary(len(frame), langs, averaged, figures, by_language, named)
+    return Summary(len(frame), langs, averaged, figures, per_language, named)

@@ -34,7 +34,7 @@ from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, signature_text
 from detox_core.metrics.registry import get_preset, preset_class
 from detox_core.models import ModelPool
 from detox_core.stats.languages import per_language
-from detox_core.stats.summary import FIGURES, MIN_PAIRS, TOO_FEW, Summary, summarize
+from detox_core.stats.summary import FIGURES, Summary, mean_over_languages, summarize
 from detox_core.submissions.batch_inputs import ScoringTask, load_task
 from detox_core.submissions.service import prepare_multilingual, reference_map, run_scorer
 from detox_core.vocab import in_language_order, language_name
@@ -184,7 +184,9 @@ def score_submissions(
             if task.langid:
                 extra["langid"] = task.langid
             signatures[name] = signature_text(sig, **extra)
-            rows.append({"submission": name, **summary.row(), "signature": signatures[name]})
+            others = {c: mean_over_languages(table, c) for c in (*SCORE_COLUMNS, *RAW_COLUMNS)
+                      if c in table and c not in summary.figures}  # BLEU, ROUGE-L, BERTScore, the raw axes
+            rows.append({"submission": name, **summary.row(), **others, "signature": signatures[name]})
     summary_table = pd.DataFrame(rows)
     files["summary.csv"] = summary_table.to_csv(index=False, float_format="%.6f")
     written: list[Path] = []
@@ -273,7 +275,8 @@ def _score_multilingual(task: ScoringTask, prepared, scorer, name: str, calibrat
 def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str, summary: Summary) -> pd.DataFrame:
     """One row per language of the split: ``lang``, ``language``, ``n`` (sentences answered),
     the mean of each score over the language's scored sentences with the 95% interval of the
-    summarised figures (``j_low``, ``j_high``, ...; n/a under two pairs), and ``note`` (why a
+    summarised figures (``j_low``, ``j_high``, ...; n/a under two scored pairs, ``j_interval``
+    saying so), and ``note`` (why a
     language has no score: not answered, not covered by the preset, no references)."""
     recipe = preset_class(preset)
     present = [c for c in (*SCORE_COLUMNS, *RAW_COLUMNS) if c in table]
@@ -286,22 +289,22 @@ def language_table(task: ScoringTask, prepared, table: pd.DataFrame, preset: str
         row = {"lang": lang, "language": language_name(lang), "n": n}
         if lang in scored.index:
             row.update({c: float(scored.at[lang, c]) for c in present})
-            figures = summary.by_language[lang][1]
+            figures = summary.by_language[lang][1] if lang in summary.by_language else {}
             for c in FIGURES:
                 if c in figures:
                     row.update({f"{c}_low": figures[c].low, f"{c}_high": figures[c].high})
+                    if figures[c].note:
+                        row[f"{c}_interval"] = figures[c].note
             part = task.rows[task.rows["lang"] == lang]
-            notes = [] if (part["n_refs"] > 0).any() else [
-                "no references: chrF and the other reference-based metrics are n/a"]
-            if n < MIN_PAIRS:
-                notes.append(f"intervals {TOO_FEW}")
-            row["note"] = "; ".join(notes)
+            row["note"] = "" if (part["n_refs"] > 0).any() else \
+                "no references: chrF and the other reference-based metrics are n/a"
         else:
             row.update({c: float("nan") for c in present})
             row["note"] = ("not answered" if lang in prepared.submission.missing_languages
                            else f"n/a: the {recipe.display()} preset covers {recipe.coverage()}")
         out.append(row)
-    return pd.DataFrame(out, columns=["lang", "language", "n", *present, *bounds, "note"])
+    notes = [f"{c}_interval" for c in FIGURES if any(f"{c}_interval" in row for row in out)]
+    return pd.DataFrame(out, columns=["lang", "language", "n", *present, *bounds, *notes, "note"])
 
 
 def summary_row(task: ScoringTask, name: str, prepared, languages: pd.DataFrame, summary: Summary) -> dict:

@@ -176,3 +176,10 @@ def test_the_folder_holding_the_editions_mirrors_is_a_mirror_and_files_get_the_u
     assert (target / "train.tsv").read_text(encoding="utf-8") == CORPUS
     assert (target / "train.tsv").stat().st_mode & 0o777 == 0o644
     assert (target / "outputs" / "sys_test.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_detox_mirror_may_name_the_folder_holding_the_editions_mirrors(tmp_path, monkeypatch):
+    make_mirror(tmp_path / "mirrors" / "russe2022")
+    monkeypatch.setenv("DETOX_MIRROR", str(tmp_path / "mirrors"))
+    report = fetch_russe2022(tmp_path / "data", download=False, files=manifest())
+    assert report.ok and [r.status for r in report.results] == ["mirror", "mirror"]

@@ -46,6 +46,7 @@ def test_score_writes_per_sentence_files_and_summary(files, tiny_models, capsys)
     assert summary.loc[0, "j"] == pytest.approx(a["j"].mean(), abs=1e-5)
     # the summary's figures are detox_core.score's: the mean with its 95% interval, and the signature in one line
     assert summary.loc[0, "j_low"] <= summary.loc[0, "j"] <= summary.loc[0, "j_high"]
+    assert summary.loc[0, "j_raw"] == pytest.approx(a["j_raw"].mean(), abs=1e-5)  # the other columns' means too
     sig = json.loads((out / "a.signature.json").read_text(encoding="utf-8"))
     assert sig["preset"] == "russe2022" and sig["models"]["fl"]["id"] == "s-nlp/rubert-base-corruption-detector"
     assert summary.loc[0, "signature"] == signature_text(sig, lang="ru", langid="detected")

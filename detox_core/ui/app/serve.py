@@ -26,7 +26,7 @@ from streamlit.web import cli as streamlit_cli
 from streamlit.web.server import app_discovery
 
 from detox_core.metrics import warmup
-from detox_core.config import app_root, serve_address_set, streamlit_config_file
+from detox_core.config import app_root, serve_address_set, streamlit_config_file, streamlit_env_set
 from detox_core.errors import DataMissingError
 from detox_core.ui.app.warming import app_steps
 
@@ -57,7 +57,8 @@ def config_flags(config_file: Path | None = None) -> list[str]:
     """The app's Streamlit configuration (``.streamlit/config.toml``) as ``streamlit run`` options
     (``--server.maxUploadSize 25``, ...): Streamlit reads that file only from the folder it is
     started in, and an installed copy is started from anywhere. Options given on the command line
-    after these win (click keeps an option's last value)."""
+    after these win (click keeps an option's last value), and so does an option's own
+    ``STREAMLIT_*`` variable (such an option is not passed)."""
     path = config_file or streamlit_config_file()
     try:
         sections = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -68,8 +69,10 @@ def config_flags(config_file: Path | None = None) -> list[str]:
         if not isinstance(values, dict):
             continue
         for key, value in values.items():
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            flags += [f"--{section}.{key}", text]
+            if isinstance(value, dict) or streamlit_env_set(section, key):
+                continue  # a nested table (none in the app's file); an option set by Streamlit's own variable
+            for item in value if isinstance(value, list) else [value]:  # a list: the option repeated
+                flags += [f"--{section}.{key}", str(item).lower() if isinstance(item, bool) else str(item)]
     return flags
 
 

@@ -90,7 +90,7 @@ def submission_sentences(target: SubmissionTarget, listed: pd.DataFrame, view_id
 
 @st.cache_data(max_entries=16, show_spinner="Bootstrapping the intervals…")
 def _summary_text(table: pd.DataFrame) -> str:
-    summary = summarize(table[[c for c in ("lang", *FIGURES) if c in table]])
+    summary = summarize(table[[c for c in ("lang", *FIGURES) if c in table]], by_language=False)
     figures = " · ".join(f"{LABELS[c]} {fig.text()}" for c, fig in summary.figures.items())
     return f"{figures} ({summary.averaged}; n = {summary.n:,})"
 

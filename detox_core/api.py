@@ -124,8 +124,12 @@ def score(
             the preset does not cover, an unknown preset.
         ScorerUnavailableError: a model of the preset cannot be loaded here.
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
-        raise ValueError(f"n_boot is the number of bootstrap resamples, at least 1, not {n_boot!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or not 1 <= n_boot <= 10000:
+        raise DetoxInputError(f"n_boot is the number of bootstrap resamples, 1 to 10,000, not {n_boot!r}")
+    if isinstance(inputs, str):  # never one input per character
+        raise DetoxInputError(f"inputs is one string ({inputs[:40]!r}): give a list of texts, e.g. [{inputs[:40]!r}]")
+    if isinstance(outputs, str):
+        raise DetoxInputError(f"outputs is one string ({outputs[:40]!r}): give a list of texts, one per input")
     inputs = _texts(inputs, "input")
     if not inputs:
         raise DetoxInputError("no inputs to score")

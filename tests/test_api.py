@@ -169,7 +169,7 @@ def test_a_table_of_systems_a_generator_and_bad_references(embedded_models):
     for bad in (float("nan"), None, 5):
         with pytest.raises(DetoxInputError, match=r"the reference of input 2 is .*not a text"):
             detox_core.score(ENGLISH, POLITE, [POLITE[0], bad], lang="en")
-    with pytest.raises(ValueError, match="n_boot .* at least 1"):
+    with pytest.raises(ValueError, match="n_boot .* 1 to 10,000"):
         detox_core.score(ENGLISH, POLITE, lang="en", n_boot=0)
 
 
@@ -238,3 +238,10 @@ def test_importing_the_library_brings_in_no_app_database_or_model_framework():
             "if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == ""
+
+
+def test_a_string_is_not_taken_for_a_list_of_characters():
+    with pytest.raises(DetoxInputError, match=r"inputs is one string .*give a list of texts"):
+        detox_core.score("ты дурак", ["ты неправ"], lang="ru")
+    with pytest.raises(DetoxInputError, match=r"outputs is one string"):
+        detox_core.score(["ты дурак"], "ты неправ", lang="ru")

@@ -253,4 +253,20 @@ def test_json_without_out_writes_nothing_and_an_unknown_preset_is_a_usage_error(
                    encoding="utf-8")
     for argv in (["--inputs", str(inputs), "--preds", str(outputs)], ["--inputs", str(tsv), "--preds", str(sub)]):
         code, stdout, stderr = run(capsys, ["score", *argv, "--preset", "nope", "--json"])
-        assert code == 2 and stdout == "" and "unknown preset 'nope'" in stderr
+        assert code == 2 and "unknown preset 'nope'" in stderr and json.loads(stdout)["exit_code"] == 2
+
+
+def test_devices_utf16_and_json_errors_are_said_plainly(capsys, tmp_path, monkeypatch):
+    """`--preds /dev/zero` is not "file not found"; a UTF-16 file is named as such; with --json an
+    error is also one JSON object on stdout (a script reading stdout gets an object either way)."""
+    inputs = tmp_path / "in.txt"
+    inputs.write_text("you are a stupid idiot\n", encoding="utf-8")
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", "/dev/zero", "--json", "-q"])
+    assert code == 1 and "/dev/zero" in stderr and "not a regular file" in stderr
+    error = json.loads(stdout)
+    assert error["command"] == "score" and error["exit_code"] == 1 and "not a regular file" in error["error"]
+    utf16 = tmp_path / "team.txt"
+    utf16.write_bytes("you are wrong\n".encode("utf-16"))
+    code, stdout, stderr = run(capsys, ["score", "--inputs", str(inputs), "--preds", str(utf16), "--out",
+                                        str(tmp_path / "o"), "-q"])
+    assert code == 1 and "UTF-16" in stderr and "1251" not in stderr and stdout == ""

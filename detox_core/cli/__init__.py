@@ -25,6 +25,7 @@ message (progress, notes, "written: ...", errors) on stderr; exit codes in :data
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
@@ -78,10 +79,16 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def _said(err: DetoxError) -> int:
-    """Say ``err`` on stderr; its exit code."""
-    print(f"error: {err}", file=sys.stderr)
-    return exit_code(err)
+def _said(err: DetoxError | OSError, args: argparse.Namespace | None = None) -> int:
+    """Say ``err`` on stderr (and, for a ``--json`` command, as a JSON object on stdout: a
+    script reading stdout gets one object either way); its exit code."""
+    text = f"{err.filename or 'output'}: {err.strerror or err}" if isinstance(err, OSError) else str(err)
+    code = 1 if isinstance(err, OSError) else exit_code(err)
+    print(f"error: {text}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps({"command": getattr(args, "command", None), "error": text, "exit_code": code},
+                         ensure_ascii=False))
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,10 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 130
     except DetoxError as err:  # bad input, missing data, the database, a model: said for people
-        return _said(err)
+        return _said(err, args)
     except OSError as err:  # reading an input or writing the output failed (disk full, permissions)
-        print(f"error: {err.filename or 'output'}: {err.strerror or err}", file=sys.stderr)
-        return 1
+        return _said(err, args)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -47,6 +47,9 @@ def read_bytes(source: Source, name: str | None, max_bytes: int) -> tuple[bytes,
         if path.is_dir():
             raise DetoxInputError("is a folder, not a file: name a file in it", path=label)
         if not path.is_file():
+            if path.exists():  # /dev/zero, /dev/stdin, a pipe: no size to check, maybe no end
+                raise DetoxInputError("is not a regular file (a device or a pipe): save the text to a file and "
+                                      "name that", path=label)
             raise DetoxInputError("file not found", path=label)
         size = path.stat().st_size
         if size > max_bytes:
@@ -84,11 +87,15 @@ def decode_utf8(data: bytes, name: str) -> str:
         line_start = data.rfind(b"\n", 0, err.start) + 1
         column = len(data[line_start : err.start].decode("utf-8", errors="replace")) + 1
         guess = ""
-        try:
-            data.decode("cp1251")
-            guess = " (it decodes as Windows-1251: re-save the file as UTF-8)"
-        except UnicodeDecodeError:
-            pass
+        head = data[:2000]
+        if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head.count(0) > len(head) // 4:  # NUL in every other byte
+            guess = " (it is UTF-16, as Windows' Notepad saves \"Unicode\": re-save the file as UTF-8)"
+        else:
+            try:
+                data.decode("cp1251")
+                guess = " (it decodes as Windows-1251: re-save the file as UTF-8)"
+            except UnicodeDecodeError:
+                pass
         raise DetoxInputError(
             f"expected UTF-8 text, found byte 0x{data[err.start]:02x} that is not UTF-8{guess}",
             path=name,

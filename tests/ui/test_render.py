@@ -49,3 +49,15 @@ def test_md_shows_user_text_literally():
     assert md("a\nb\r\n\tc") == "a b c"
     assert md("x" * 1000).endswith("…") and len(md("x" * 1000)) == 300
     assert md("train-999") == "train-999"
+
+
+def test_chart_labels_keep_quotes_and_escape_markup():
+    """Plotly reads labels as a little HTML without &quot;: a system named with quotes shows them,
+    one named with a tag shows the tag as text."""
+    import pandas as pd
+
+    from detox_core.ui.sections.leaderboard import p_value_heatmap
+
+    names = ['team "alpha"', "<b>bold</b> & co"]
+    fig = p_value_heatmap(pd.DataFrame([[1.0, 0.01], [0.01, 1.0]], index=names, columns=names))
+    assert list(fig.data[0].x) == ['team "alpha"', "&lt;b&gt;bold&lt;/b&gt; &amp; co"]

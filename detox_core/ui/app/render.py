@@ -89,3 +89,11 @@ LEGEND = (
     '<div class="dx-legend"><span class="dx-del">removed</span><span class="dx-ins">added</span>'
     '<span class="dx-tox">lexicon word</span></div>'
 )
+
+
+def plot_text(text: object) -> str:
+    """A name (a system, a curve) as a Plotly label shows it as typed: Plotly reads labels as a
+    little HTML, so ``<``, ``>`` and ``&`` are escaped; quotes are not (Plotly has no ``&quot;``
+    and would show it as such)."""
+    return html.escape(str(text), quote=False)
+

@@ -4,7 +4,6 @@ systems sentence by sentence."""
 
 from __future__ import annotations
 
-import html
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -100,9 +99,9 @@ def means_section(choice: CorpusChoice, split: str, group: tuple, table: pd.Data
     for name in labels:
         m = means[means["system"] == name].set_index("axis").loc[chart_axes]
         fig.add_trace(go.Bar(
-            name=html.escape(name), x=[AXIS_NAMES[a] for a in chart_axes], y=m["mean"],
+            name=render.plot_text(name), x=[AXIS_NAMES[a] for a in chart_axes], y=m["mean"],
             error_y=dict(type="data", symmetric=False, array=m["high"] - m["mean"], arrayminus=m["mean"] - m["low"]),
-            hovertemplate="%{x}: %{y:.3f}<extra>" + html.escape(name) + "</extra>",
+            hovertemplate="%{x}: %{y:.3f}<extra>" + render.plot_text(name) + "</extra>",
         ))
     fig.update_layout(barmode="group", height=320, margin=dict(t=10, b=10), yaxis=dict(range=[0, 1]),
                       legend=dict(orientation="h", y=-0.15))
@@ -182,7 +181,7 @@ def pair_section(table: pd.DataFrame, labels: list[str], by_language: bool, lexi
     wtl = win_tie_loss(table, a, b)
     fig = go.Figure()
     for part, color in (("win", "#2e7d5b"), ("tie", "#bdbdbd"), ("loss", "#c0392b")):
-        fig.add_trace(go.Bar(name={"win": f"{html.escape(a)} better", "tie": "tie", "loss": f"{html.escape(b)} better"}[part], y=[AXIS_NAMES[x] for x in wtl["axis"]],
+        fig.add_trace(go.Bar(name={"win": f"{render.plot_text(a)} better", "tie": "tie", "loss": f"{render.plot_text(b)} better"}[part], y=[AXIS_NAMES[x] for x in wtl["axis"]],
                              x=wtl[part], orientation="h", marker_color=color, text=wtl[part], textposition="inside"))
     fig.update_layout(barmode="stack", height=260, margin=dict(t=10, b=10), xaxis_title="sentences",
                       yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.25))

@@ -4,7 +4,6 @@ a tab shows them)."""
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import pandas as pd
@@ -16,6 +15,7 @@ from detox_core.analysis.calibration import (Calibrator, calibration_curves, cal
                                              simple_features)
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, meta_eval
 from detox_core.analysis.system_agreement import per_system_auc
+from detox_core.ui.app import render
 from detox_core.ui.sections.calibrators import fitted_calibrators_section
 from detox_core.ui.sections.human_eval_source import AXIS_NAMES, Judged
 from detox_core.ui.sections.judgements import judges_tab, metric_picker, pair_detail, per_language_tab
@@ -72,7 +72,7 @@ def reliability_figure(curves: pd.DataFrame, human: str) -> go.Figure:
     for curve, color in zip(curves["curve"].unique(), ("#2e7d5b", "#bbbbbb", "#2c7fb8", "#e0e0e0")):
         c = curves[curves["curve"] == curve]
         fig.add_trace(go.Scatter(
-            x=c["predicted"], y=c["observed"], mode="lines+markers", name=html.escape(curve),
+            x=c["predicted"], y=c["observed"], mode="lines+markers", name=render.plot_text(curve),
             marker=dict(size=6 + 14 * np.sqrt(c["n"] / max(curves["n"].max(), 1)), color=color), line=dict(color=color),
             customdata=c["n"], hovertemplate="predicted %{x:.2f} → human %{y:.2f} (%{customdata} outputs)<extra></extra>"))
     fig.update_layout(height=380, margin=dict(t=10, b=10), xaxis=dict(title="predicted", range=[0, 1]),

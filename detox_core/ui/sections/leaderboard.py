@@ -4,7 +4,6 @@ edition's: :mod:`detox_core.ui.sections.leaderboard_languages`)."""
 
 from __future__ import annotations
 
-import html
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -26,7 +25,7 @@ SIGNIFICANT = 0.05
 
 def p_value_heatmap(p) -> go.Figure:
     """Pairwise p-values: p < 0.05 dark and starred, the rest light, the diagonal empty."""
-    names = [html.escape(str(n)) for n in p.index]
+    names = [render.plot_text(str(n)) for n in p.index]
     values = p.to_numpy(dtype=float)
     z = [[None if i == j or v != v else float(v) for j, v in enumerate(row)] for i, row in enumerate(values)]
     text = [["" if v is None else f"{v:.3f}" + (" *" if v < SIGNIFICANT else "") for v in row] for row in z]
@@ -164,19 +163,19 @@ def local_board(board, humans, published, official, edition, choice, split: str,
         judged = [f"{int(n):,} judged, 95% CI [{lo:.2f}, {hi:.2f}]" if n == n and lo == lo else "published table"
                   for n, lo, hi in zip(pairs["judged"], pairs["j_human_low"], pairs["j_human_high"])]
         fig = go.Figure(go.Scatter(x=pairs["j_human"], y=pairs["j"], mode="markers+text",
-                                   text=[html.escape(s) for s in pairs["system"]], textposition="top center",
+                                   text=[render.plot_text(s) for s in pairs["system"]], textposition="top center",
                                    customdata=judged,
                                    error_x=dict(type="data", symmetric=False,
                                                 array=(pairs["j_human_high"] - pairs["j_human"]).fillna(0),
                                                 arrayminus=(pairs["j_human"] - pairs["j_human_low"]).fillna(0),
                                                 color="#2e7d5b", thickness=1),
-                                   marker=dict(size=11, color="#2e7d5b"), name=f"local ({html.escape(label)})",
+                                   marker=dict(size=11, color="#2e7d5b"), name=f"local ({render.plot_text(label)})",
                                    hovertemplate="%{text}: human %{x:.2f} (%{customdata}), auto %{y:.3f}"
                                                  "<extra></extra>"))
         if published is not None:
             fig.add_trace(go.Scatter(x=published["j_human"], y=published["j_auto"], mode="markers+text",
                                      marker=dict(size=8, color="#bbbbbb"), name="published (official metrics)",
-                                     text=[html.escape(published_key(t, m))
+                                     text=[render.plot_text(published_key(t, m))
                                            for t, m in zip(published["team"], published["method"])],
                                      textposition="bottom center", textfont=dict(size=9, color="#999999"),
                                      hovertemplate="%{text}: human %{x:.2f}, auto %{y:.2f}<extra></extra>"))

@@ -3,7 +3,6 @@ local submissions ranked by the mean over languages, and teams x languages."""
 
 from __future__ import annotations
 
-import html
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -38,7 +37,7 @@ def teams_heatmap(rows, axis_label: str) -> go.Figure:
     z = [[None if v != v else float(v) for v in row] for row in rows.to_numpy(dtype=float)]
     compact = len(rows.columns) > 10  # many languages: values x 100 so that they fit narrow cells
     text = [["" if v is None else (f"{100 * v:.0f}" if compact else f"{v:.2f}") for v in row] for row in z]
-    names = [html.escape(str(n)) for n in rows.index]
+    names = [render.plot_text(str(n)) for n in rows.index]
     fig = go.Figure(go.Heatmap(
         z=z, x=[c.upper() for c in rows.columns], y=names, zmin=0, zmax=1, text=text, texttemplate="%{text}",
         hoverongaps=False, colorscale="YlGn", colorbar=dict(title=dict(text=axis_label), thickness=12),

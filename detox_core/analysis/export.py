@@ -75,8 +75,9 @@ def _cells(frame: pd.DataFrame, columns: Mapping[str, str], digits: int | Mappin
 
 
 def to_csv(frame: pd.DataFrame, columns: Mapping[str, str]) -> str:
-    """The table as CSV with the headers of ``columns``: numbers at full precision."""
-    return frame[list(columns)].rename(columns=dict(columns)).to_csv(index=False)
+    """The table as CSV with the headers of ``columns``: numbers at full precision, text cells
+    that a spreadsheet would run as formulas neutralised (:func:`spreadsheet_safe`)."""
+    return spreadsheet_safe(frame[list(columns)].rename(columns=dict(columns))).to_csv(index=False)
 
 
 def to_latex(frame: pd.DataFrame, columns: Mapping[str, str], caption: str, label: str = "tab:detox",
@@ -118,3 +119,25 @@ def signature_caption(what: str, signature: Mapping | None = None, **context: ob
     if signature:
         parts.append("Signature: " + "; ".join(f"{k}={v}" for k, v in signature.items()) + ".")
     return " ".join(parts)
+
+
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula (it starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: a name or an output a participant or an
+    annotator typed) led by ``'``, as OWASP advises, so that opening an export runs nothing.
+    Numbers (negative ones included) are left as they are."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(lambda v: f"'{v}" if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v)
+    return out
+
+
+def csv_export(frame: pd.DataFrame, **options) -> bytes:
+    """``frame`` as the UTF-8 bytes of a CSV file a person downloads (:func:`spreadsheet_safe`)."""
+    return spreadsheet_safe(frame).to_csv(index=False, **options).encode("utf-8")
+

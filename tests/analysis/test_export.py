@@ -153,3 +153,21 @@ def test_the_latex_export_compiles_in_a_paper(tmp_path):
     assert (tmp_path / "paper.pdf").stat().st_size > 0
     log = (tmp_path / "paper.log").read_text(errors="replace")
     assert "undefined" not in log.lower() and "Missing character" not in log, log[-3000:]
+
+
+def test_csv_exports_neutralise_cells_a_spreadsheet_would_run():
+    """A participant's system name or output, an annotator's name: a cell starting with = + - @, a
+    tab or a carriage return goes out led by a quote; numbers, negative ones too, stay numbers."""
+    import io
+
+    from detox_core.analysis.export import csv_export, spreadsheet_safe, to_csv
+
+    frame = pd.DataFrame({"system": ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "plain"],
+                          "delta": [-0.5, 0.1, -1.0, 2.0, 0.0, 1.0]})
+    safe = spreadsheet_safe(frame)
+    assert safe["system"].tolist() == ["'=HYPERLINK(\"http://x\")", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tx", "plain"]
+    assert safe["delta"].tolist() == frame["delta"].tolist()
+    back = pd.read_csv(io.BytesIO(csv_export(frame)))
+    assert not back["system"].str.match(r"^[=+\-@]").any() and back["delta"].tolist() == frame["delta"].tolist()
+    board = pd.read_csv(io.StringIO(to_csv(frame, {"system": "System", "delta": "Δ"})))
+    assert board["System"].iloc[0].startswith("'=")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.annotation.results import aggregate_project, asks_all_tasks, humaneval_table, progress
 from detox_core.annotation.store import AnnotationStore
 from detox_core.db import default_url
@@ -63,4 +64,4 @@ def project_judgements_csv(project_id: int) -> bytes:
     """The project's complete human judgements (every axis labelled) as a humaneval CSV."""
     store = annotation_store()
     _, table = project_results(project_id, store.project(project_id).settings.method, store.stamp())
-    return table.dropna(subset=list(HUMAN_PARTS)).to_csv(index=False).encode("utf-8")
+    return csv_export(table.dropna(subset=list(HUMAN_PARTS)))

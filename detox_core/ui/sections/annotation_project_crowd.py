@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.annotation.aggregation import aggregator_names, aggregator_title, krippendorff_alpha
 from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.tasks import TASKS, spec
@@ -38,7 +39,7 @@ def crowd_import_tab() -> None:
                        f"Krippendorff's α {alpha:.3f}")
             st.dataframe(labels, hide_index=True, placeholder=MISSING, column_config={
                 "confidence": st.column_config.NumberColumn("Confidence", format="%.2f"), "votes": "Votes"})
-            st.download_button("Download the labels (CSV)", labels.to_csv(index=False).encode("utf-8"),
+            st.download_button("Download the labels (CSV)", csv_export(labels),
                                file_name=f"{ctask}.labels.csv", mime="text/csv", key="crowd_download",
                                icon=":material/download:")
     st.divider()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.annotation.aggregation import aggregator_names, aggregator_title
 from detox_core.annotation.organizer_tables import human_system_means, results_summary
 from detox_core.annotation.store import AnnotationStore, Project
@@ -92,10 +93,10 @@ def results_tab(store: AnnotationStore, project: Project, stamp: object) -> None
         "participant_name": "System"})
     # The buttons wrap rather than cut their labels on a narrow screen.
     d1 = d2 = st.container(horizontal=True, wrap=True, gap="small")
-    d1.download_button("Export (humaneval_textdetox_ru schema, CSV)", table.to_csv(index=False).encode("utf-8"),
+    d1.download_button("Export (humaneval_textdetox_ru schema, CSV)", csv_export(table),
                        file_name=f"{project.name}.humaneval.csv", mime="text/csv", icon=":material/download:",
                        key="org_export")
-    d2.download_button("Every answer (CSV)", lambda: store.raw_answers(project.id).to_csv(index=False).encode("utf-8"),
+    d2.download_button("Every answer (CSV)", lambda: csv_export(store.raw_answers(project.id)),
                        file_name=f"{project.name}.answers.csv", mime="text/csv", icon=":material/download:",
                        key="org_export_answers", help="One row per answer: annotator, task, item texts, label, "
                        "the control answer where there is one, seconds")

@@ -19,7 +19,7 @@ from detox_core.analysis.compare import (
     win_tie_loss,
 )
 from detox_core.analysis.compare_languages import common_languages
-from detox_core.analysis.export import signature_caption, with_interval
+from detox_core.analysis.export import csv_export, signature_caption, with_interval
 from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
 from detox_core.text import word_diff
@@ -204,7 +204,7 @@ def pair_section(table: pd.DataFrame, labels: list[str], by_language: bool, lexi
             "delta": st.column_config.NumberColumn("A - B", format="%+.2f"),
         },
     )
-    st.download_button("Export CSV", lambda: ranked.to_csv(index=False).encode("utf-8"), file_name=f"compare_{a}_{b}.csv",
+    st.download_button("Export CSV", lambda: csv_export(ranked), file_name=f"compare_{a}_{b}.csv",
                        mime="text/csv", icon=":material/download:")
     rows = list(event.selection.rows) if event is not None else []
     if rows:

@@ -8,6 +8,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.analysis.corpus import CorpusQuery, public_columns
 from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.ui.sections.sidebar import CorpusChoice
@@ -71,7 +72,7 @@ def corpus_table(choice: CorpusChoice, shown: pd.DataFrame, query: CorpusQuery) 
     d1 = d2 = exports
     # Callables: the files are built only when a button is clicked, not on every rerun.
     d1.download_button(
-        "Export CSV", lambda: view.to_csv(index=False).encode("utf-8"), file_name="corpus_filtered.csv",
+        "Export CSV", lambda: csv_export(view), file_name="corpus_filtered.csv",
         mime="text/csv", icon=":material/download:", help="The shown rows, all columns.",
     )
 

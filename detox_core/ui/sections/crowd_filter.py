@@ -9,6 +9,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.annotation.crowd_filter import KEEP, CrowdFilterResult, crowd_filter, read_pairs_table
 from detox_core.annotation.tasks import spec
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
@@ -74,9 +75,9 @@ def crowd_filter_section() -> None:
                 st.dataframe(pd.DataFrame({"text": report.unmatched}), hide_index=True)
     st.dataframe(result.kept, hide_index=True, placeholder=MISSING, key="cf_kept")
     d1, d2 = st.columns(2)
-    d1.download_button("Download the kept pairs (CSV)", result.kept.to_csv(index=False).encode("utf-8"),
+    d1.download_button("Download the kept pairs (CSV)", csv_export(result.kept),
                        file_name="kept_pairs.csv", mime="text/csv", key="cf_dl_kept", icon=":material/download:")
-    d2.download_button("Download every pair with its labels (CSV)", result.table.to_csv(index=False).encode("utf-8"),
+    d2.download_button("Download every pair with its labels (CSV)", csv_export(result.table),
                        file_name="crowd_labels.csv", mime="text/csv", key="cf_dl_all", icon=":material/download:")
     _score_section(result, key)
 
@@ -117,6 +118,6 @@ def _score_section(result: CrowdFilterResult, key: str) -> None:
     for col, axis in zip(cols, ("sta", "sim", "fl", "j")):
         col.metric(axis.upper(), f"{means[axis]:.3f}", help=f"raw {means[axis + '_raw']:.3f}")
     table = pd.concat([result.kept, scores.drop(columns="chrf").reset_index(drop=True)], axis=1)
-    st.download_button("Download the kept pairs with their scores (CSV)", table.to_csv(index=False).encode("utf-8"),
+    st.download_button("Download the kept pairs with their scores (CSV)", csv_export(table),
                        file_name=f"kept_pairs.{preset}.csv", mime="text/csv", key="cf_dl_scores",
                        icon=":material/download:")

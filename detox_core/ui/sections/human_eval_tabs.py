@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core import data, vocab
 from detox_core.analysis.calibration import (Calibrator, calibration_curves, calibration_report, held_out_possible,
                                              simple_features)
@@ -202,7 +203,7 @@ def meta_evaluation(j: Judged) -> None:
         "n": st.column_config.NumberColumn("Sentences" if level == "sentence" else "Systems", width="small"),
         **{c: st.column_config.NumberColumn(stat_label(c), format="%.3f") for c in shown.columns
            if shown[c].dtype.kind == "f"}})
-    st.download_button("Export CSV", lambda: meta.to_csv(index=False).encode("utf-8"), file_name="meta_eval.csv",
+    st.download_button("Export CSV", lambda: csv_export(meta), file_name="meta_eval.csv",
                        mime="text/csv", icon=":material/download:")
 
 

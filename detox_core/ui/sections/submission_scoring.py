@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.judge.runner import Usage
 from detox_core.metrics.registry import preset_class
@@ -221,6 +222,6 @@ def show_pending() -> None:
                 show_submission(stored.id)
                 st.success(f"{render.md(stored.name)} stored.", icon=":material/check_circle:")
                 return
-        r2.download_button("Download the scores (CSV)", pending.scores.to_csv(index=False).encode("utf-8"),
+        r2.download_button("Download the scores (CSV)", csv_export(pending.scores),
                            file_name="scores.csv", mime="text/csv", icon=":material/download:",
                            key="sub_pending_download")

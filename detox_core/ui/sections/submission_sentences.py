@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from detox_core.analysis.export import csv_export
 from detox_core import vocab
 from detox_core.analysis.leaderboard import is_official
 from detox_core.metrics.registry import preset_class
@@ -140,7 +141,7 @@ def _sentences(target: SubmissionTarget, table: pd.DataFrame, references, view_i
             "flags": st.column_config.TextColumn("Flags"),
         },
     )
-    st.download_button("Export CSV", lambda: shown.to_csv(index=False).encode("utf-8"),
+    st.download_button("Export CSV", lambda: csv_export(shown),
                        file_name=f"{name}.scores.csv", mime="text/csv", icon=":material/download:")
     rows = list(event.selection.rows) if event is not None else []
     if rows:

@@ -84,7 +84,7 @@ def submission_sentences(target: SubmissionTarget, listed: pd.DataFrame, view_id
     if target.multilingual:
         show_languages(target, view_scores, listed.set_index("id").at[view_id, "answered"])
         table = table[table["lang"].isin(target.languages)]
-    _summary(table, name)
+    _summary(table)
     _sentences(target, table, references, view_id, name)
     _distributions(table)
 
@@ -96,12 +96,12 @@ def _summary_text(table: pd.DataFrame) -> str:
     return f"{figures} ({summary.averaged}; n = {summary.n:,})"
 
 
-def _summary(table: pd.DataFrame, name: str) -> None:
+def _summary(table: pd.DataFrame) -> None:
     """The viewed submission's means with their 95% bootstrap intervals: the summary
     ``detox score`` and ``detox_core.score`` give (:func:`detox_core.stats.summary.summarize`)."""
     if table.empty:
         return
-    st.markdown(f"**{render.md(name)}**: {_summary_text(table)}",
+    st.markdown(f"**Means with 95% intervals**: {_summary_text(table)}",
                 help="Each mean with its 95% bootstrap interval (1,000 resamples of the sentences, within each "
                      "language; over several languages each language's mean counts once). An interval is n/a where "
                      "a language has a single sentence. The same figures as `detox score` and `detox_core.score`.")

@@ -67,6 +67,14 @@ class Deployment:
     def app_pid(self, k: int) -> int:
         return int((self.run_dir / f"app-{k}.pid").read_text())
 
+    def logs(self, lines: int = 40) -> str:
+        """The last lines of each app process's log and of the proxy's logs (for a failure)."""
+        parts = []
+        for f in sorted(self.run_dir.glob("*.log")):
+            tail = f.read_text(errors="replace").splitlines()[-lines:]
+            parts.append(f"--- {f.name}\n" + "\n".join(tail))
+        return "\n".join(parts)
+
     def served_by(self, k: int, path: str = "/_stcore/health") -> str:
         """Which process answers a request pinned to process ``k`` (its response header)."""
         req = urllib.request.Request(self.url + path, headers={"Cookie": f"detox_process={k}"})
@@ -344,7 +352,11 @@ def test_a_killed_process_its_browser_reconnects_elsewhere_and_no_answer_is_lost
     old = deployment.app_pid(2)
     os.kill(old, signal.SIGKILL)
     # The tab's WebSocket goes through the proxy to another process, and the page says so.
-    page.get_by_text("Reconnected.").wait_for(timeout=60_000)
+    try:
+        page.get_by_text("Reconnected.").wait_for(timeout=120_000)
+    except Exception as e:  # noqa: BLE001 - failed: with what the processes and the proxy logged
+        raise AssertionError(f"no 'Reconnected.' notice (the tab's cookie: {process_of(page)!r})\n"
+                             + deployment.logs()) from e
     assert process_of(page) in ("1", "3")
     no_exception(page)
     # Eva is still signed in (her tab's token), on the page she had open: it is submitted.

@@ -38,8 +38,8 @@ export default function (component) {
   // again, which then tells the processes apart; Streamlit alone would wait for the next
   // click. The cookie changes on the reconnect's first HTTP replies, before the WebSocket
   // is up (a message sent then is dropped), so the request is sent again every second, until
-  // the new drawing stops this timer (at most 30 times: a loaded server may take a while to
-  // take the WebSocket back). An empty cookie is a reply nginx made itself: ignored.
+  // the new drawing stops this timer (for at most two minutes: a loaded server may take a
+  // while to take the WebSocket back). An empty cookie is a reply nginx made itself: ignored.
   const read = () => (document.cookie.match(/(?:^|; )detox_process=([^;]*)/) || [])[1] || "";
   let seen = read();
   let resend = 0;
@@ -47,7 +47,7 @@ export default function (component) {
   window.__detoxProcessTimer = setInterval(() => {
     const now = read();
     if (now && now !== seen) {
-      if (seen) resend = 30;
+      if (seen) resend = 120;
       seen = now;
     }
     if (resend > 0) {

@@ -104,6 +104,7 @@ def score_and_store(
         StorageError: the database failed before scoring.
     """
     name = clean_name(name)
+    store.check_name(name)  # before scoring: a look-alike of a stored name is refused at once
     sub = data.load_submission(content, inputs=list(inputs), name=name)
     return _score_and_store(store, content, name, dataset=dataset, split=split, inputs=list(inputs),
                             outputs=sub["neutral_sentence"].tolist(), references=list(references), langs=None,
@@ -283,6 +284,7 @@ def score_and_store_multilingual(store: Store, content: bytes, name: str, *, dat
             :func:`score_and_store`.
     """
     name = clean_name(name)
+    store.check_name(name)
     prepared = prepare_multilingual(content, name, rows, preset, elsewhere=elsewhere)
     stored, already = _score_and_store(
         store, content, name, dataset=dataset, split=split, inputs=prepared.inputs,

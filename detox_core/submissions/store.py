@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import hashlib
 import json
 import threading
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -26,8 +27,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
+from detox_core.names import INVISIBLE, describe, name_keys
 from detox_core.db import default_url, guard_public_methods, make_engine, upgrade
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS
+from detox_core.errors import DetoxInputError
 from detox_core.text import BIDI_CONTROLS
 from detox_core.vocab import REFERENCE_METRIC_COLUMNS
 
@@ -120,15 +123,35 @@ MAX_NAME_CHARS = 200
 
 
 def clean_name(name: str) -> str:
-    """A submission's display name as stored: control characters (NUL included) and
-    runs of white space become one space, direction controls (U+202E ...) that would show
-    the name in another order are dropped, and a name over :data:`MAX_NAME_CHARS` keeps
-    its beginning and its end (the extension) around an ellipsis."""
-    name = "".join(c for c in name if c not in BIDI_CONTROLS)
+    """A submission's display name as stored: in Unicode's compatibility form (NFKC: a
+    full-width ``ｔ５`` is ``t5``), without the characters that show as nothing (zero-width
+    space, byte-order mark and the other format characters, Unicode's other
+    default-ignorable characters, direction controls that would show the name in another
+    order), control characters (NUL included) and runs of white space made one space, and a
+    name over :data:`MAX_NAME_CHARS` keeps its beginning and its end (the extension) around
+    an ellipsis."""
+    name = unicodedata.normalize("NFKC", name)
+    name = "".join(c for c in name if c not in BIDI_CONTROLS and ord(c) not in INVISIBLE
+                   and unicodedata.category(c) != "Cf")
     name = " ".join("".join(" " if ord(c) < 32 or c == "\x7f" else c for c in name).split()) or "unnamed"
     if len(name) > MAX_NAME_CHARS:
         name = name[: MAX_NAME_CHARS - 41] + "…" + name[-40:]
     return name
+
+
+def look_alike_error(name: str, existing: Sequence[str]) -> DetoxInputError | None:
+    """The error for a name that reads as another stored submission's name without being
+    it (a Cyrillic ``а`` in ``t5_base``, a capital ``I`` for an ``l``, letter case): on
+    the Leaderboard the two would be two rows no one can tell apart. The very same name
+    is allowed (another file of the same participant: the pages tell them apart by id)."""
+    keys = name_keys(name)
+    for other in existing:
+        if other != name and keys & name_keys(other):
+            differ = [c for c in name if c not in other]
+            why = f" ({describe(differ)})" if differ else " (letter case aside)"
+            return DetoxInputError(f"the name “{name}” looks like “{other}”{why}, a submission already stored: "
+                                   "use that very name for another file of the same system, or a name of its own")
+    return None
 
 
 def display_names(listed: pd.DataFrame) -> dict[int, str]:
@@ -181,6 +204,9 @@ class Store:
             existing = s.scalars(_same_file(sha256, dataset, split, preset, calibrated)).first()
             if existing:
                 return self._meta(existing)
+            names = s.scalars(select(SubmissionRow.name).distinct())
+            if (err := look_alike_error(clean_name(name), list(names))) is not None:
+                raise err
             row = SubmissionRow(
                 name=clean_name(name), sha256=sha256, dataset=dataset, split=split, preset=preset, calibrated=calibrated,
                 source=source, n=len(outputs), signature=json.dumps(scores.attrs.get("signature", {}), ensure_ascii=False),
@@ -250,9 +276,25 @@ class Store:
             frame[c] = frame[c].astype(float)
         return frame
 
+    def names(self) -> list[str]:
+        """Every stored submission's name, once."""
+        with Session(self.engine) as s:
+            return list(s.scalars(select(SubmissionRow.name).distinct()))
+
+    def check_name(self, name: str, submission_id: int | None = None) -> None:
+        """Raise :func:`look_alike_error` for a name that reads as another stored one
+        (``submission_id``: the submission being renamed, whose own name does not count)."""
+        names = self.names()
+        if submission_id is not None and (own := self.get(submission_id)) is not None:
+            names = [n for n in names if n != own.name]
+        if (err := look_alike_error(clean_name(name), names)) is not None:
+            raise err
+
     def rename(self, submission_id: int, name: str) -> str:
-        """Give a stored submission another name (cleaned like an upload's); returns it."""
+        """Give a stored submission another name (cleaned like an upload's); returns it.
+        A name that looks like another stored one raises :class:`DetoxInputError`."""
         name = clean_name(name)
+        self.check_name(name, submission_id)
         with self._lock, Session(self.engine) as s, s.begin():
             s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(name=name))
         return name

@@ -88,7 +88,7 @@ def test_names_that_read_alike_are_one_name(store):
     """Case aside, and a look-alike letter (Cyrillic а, a capital I for l, full-width
     letters) is the same letter: only the first "alice" joins; the others need her password,
     and each refused look-alike is logged with the letters that differ."""
-    from detox_core.annotation.names import same_name
+    from detox_core.names import same_name
 
     p = project(store)
     alice = store.join(p.access_code, "alice", "alices-own-pw", client="203.0.113.1")
@@ -109,3 +109,33 @@ def test_names_that_read_alike_are_one_name(store):
         store.join(p.access_code, "legacy_lena", "not-lenas-pw")
     assert store.join(p.access_code, "Lina", "linas-own-pw").name == "Lina"
     assert not same_name("Anna", "Anya") and not same_name("Дима", "Дина")
+
+
+# What the round-5 probe joined as a second "alice", or as a name of nothing at all.
+DRAWN_AS_NOTHING = {"Hangul filler": "\u3164", "Braille blank": "\u2800", "combining grapheme joiner": "\u034f",
+                    "variation selector 16": "\ufe0f", "Khmer inherent vowel": "\u17b4",
+                    "Hangul choseong filler": "\u115f", "half-width Hangul filler": "\uffa0"}
+
+
+@pytest.mark.parametrize("what", list(DRAWN_AS_NOTHING))
+def test_characters_drawn_as_nothing_are_refused_alone_or_after_a_name(store, what):
+    p = project(store)
+    alice = store.join(p.access_code, "alice", "alices-own-pw", client="203.0.113.1")
+    char = DRAWN_AS_NOTHING[what]
+    with pytest.raises(AnnotationError, match="shows as nothing or as a blank"):
+        store.join(p.access_code, "alice" + char, "not-alices-pw", client="203.0.113.7")
+    with pytest.raises(AnnotationError):
+        store.join(p.access_code, char * 3, "blank-name-pw", client="203.0.113.8")
+    assert list(store.annotators(p.id)["id"]) == [alice.id]
+
+
+def test_a_lone_combining_mark_or_a_name_without_letters_is_refused(store):
+    p = project(store)
+    with pytest.raises(AnnotationError, match="letter or digit"):
+        store.join(p.access_code, "\u0301", "accent-only-pw")
+    with pytest.raises(AnnotationError, match="begins with a combining mark"):
+        store.join(p.access_code, "\u0301Anna", "accent-first-pw")
+    with pytest.raises(AnnotationError, match="letter or digit"):
+        store.join(p.access_code, "---", "dashes-only-pw")
+    assert store.join(p.access_code, "R2-D2", "droids-own-pw").name == "R2-D2"
+    assert store.annotators(p.id)["name"].tolist() == ["R2-D2"]

@@ -172,3 +172,26 @@ def test_reference_metrics_of_a_submission_stored_before_them_are_filled_in(tmp_
     assert store.get(meta.id).signature["references"]["bleu"].startswith("BLEU|")
     assert store.list().loc[0, "rouge_l"] == pytest.approx(0.5)
     assert fill_reference_metrics(store, meta.id, refs) == []  # done: nothing more to fill
+
+
+def test_submission_names_lose_invisible_characters_and_look_alikes_of_a_stored_name_are_refused(store):
+    from detox_core.errors import DetoxInputError
+    from detox_core.submissions.store import clean_name
+
+    # What the round-5 probe put on the public Leaderboard as three identical rows.
+    assert clean_name("t5_base\u200b") == clean_name("\ufefft5_base") == "t5_base"
+    assert clean_name("\uff54\uff15_base") == "t5_base"  # full-width: NFKC
+    first = add(store, name="t5_base")
+    for k, name in enumerate(["t5_b\u0430se", "T5_BASE", "t5_ba\u0455e\u200b"]):
+        with pytest.raises(DetoxInputError, match="looks like “t5_base”"):
+            add(store, content=f"other {k}".encode(), name=name)
+    # The very same name, for another file of the system: stored, told apart by id.
+    again = add(store, content=b"another file\n", name="t5_base\u200b")
+    assert again.id != first.id and again.name == "t5_base"
+    assert sorted(store.names()) == ["t5_base"]
+    # Renaming to a look-alike of another stored name is refused too; to a new name, allowed.
+    other = add(store, content=b"third\n", name="mt5")
+    with pytest.raises(DetoxInputError, match="CYRILLIC SMALL LETTER A"):
+        store.rename(other.id, "t5_b\u0430se")
+    assert store.rename(other.id, "mt5-large") == "mt5-large"
+    assert store.rename(first.id, "T5_base") == "T5_base"  # its own name in another case: no one else's

@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from detox_core.annotation.names import MAX_NAME_CHARS, clean_name, look_alike, name_keys
+from detox_core.names import MAX_NAME_CHARS, clean_name, look_alike, name_keys
 from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
 from detox_core.annotation.quality import address_refusal, check_complete, check_label, draw_exam, exam_passed
 from detox_core.annotation.store.queries import get_row, has_exam, page_view, project_languages
@@ -128,7 +128,7 @@ class AnnotatorActions:
     @staticmethod
     def _same_name(s: Session, project_id: int, name: str) -> AnnotatorRow | None:
         """The annotator of the project whose name is ``name``, or reads as it (case, look-alike
-        letters: :func:`~detox_core.annotation.names.name_keys`); the exact name first, then the
+        letters: :func:`~detox_core.names.name_keys`); the exact name first, then the
         earliest look-alike."""
         row = s.scalars(select(AnnotatorRow).where(AnnotatorRow.project_id == project_id,
                                                    AnnotatorRow.name == name)).first()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from detox_core.annotation.instructions import LABELS, UI_LANGUAGES
-from detox_core.annotation.names import name_key
+from detox_core.names import name_key
 from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationStore, Annotator, Project
 from detox_core.errors import AnnotationError, WrongSecretError
 from detox_core.server.addresses import UNKNOWN

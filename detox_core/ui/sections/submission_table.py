@@ -8,6 +8,7 @@ import streamlit as st
 
 from detox_core import vocab
 from detox_core.analysis.leaderboard import is_official, official_chrf
+from detox_core.errors import DetoxInputError
 from detox_core.metrics.reference import reference_notes
 from detox_core.submissions.service import missing_reference_columns, stored_references, with_language_means
 from detox_core.submissions.store import display_names
@@ -44,8 +45,12 @@ def manage(listed: pd.DataFrame) -> None:
         m1, m2 = st.columns([3, 1], vertical_alignment="bottom")
         new_name = m1.text_input("Name", value=row["name"], key=f"sub_manage_name_{sid}", max_chars=200)
         if m2.button("Rename", key="sub_manage_rename", disabled=new_name.strip() in ("", row["name"])):
-            st.session_state["sub_flash"] = f"Renamed to {render.md(store.rename(int(sid), new_name))}."
-            st.rerun()
+            try:
+                st.session_state["sub_flash"] = f"Renamed to {render.md(store.rename(int(sid), new_name))}."
+            except DetoxInputError as err:
+                st.error(f"Not renamed: {render.md(err, None)}", icon=":material/error:")
+            else:
+                st.rerun()
         h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
         h1.caption("Hidden submissions stay stored and listed here, but leave the Leaderboard, Compare systems "
                    "and new annotation projects." if not row["hidden"] else "Hidden: not on the Leaderboard, in "

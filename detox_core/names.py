@@ -1,14 +1,23 @@
-"""Annotators' names: one spelling each, nothing invisible, and no two that look alike.
+"""Names people give: one spelling each, nothing invisible, and no two that look alike.
 
 An organizer tells annotators apart by their names in Progress, the ban lists and the
-exports, so a name must read as what it is:
+exports, and everyone tells systems apart by their submissions' names on the Leaderboard,
+so a name must read as what it is (annotators' names, :func:`clean_name`; submissions'
+names are cleaned more leniently, being file names, by
+:func:`detox_core.submissions.store.clean_name`, and share :func:`name_keys`):
 
 - it is stored in Unicode's compatibility form (NFKC: a full-width ``Ａｎｎａ`` is ``Anna``),
   its runs of spaces made one;
 - it may not hold characters that do not show or show differently from machine to
   machine: controls (C0 and C1), format characters (zero-width space and joiner, word
   joiner, byte-order mark, soft hyphen, direction marks and overrides), line and paragraph
-  separators, private-use, surrogate and unassigned code points (``U+FFFF``);
+  separators, private-use, surrogate and unassigned code points (``U+FFFF``), and every
+  other character Unicode calls default-ignorable (drawn as nothing: the Hangul fillers
+  ``U+3164``, ``U+115F``, ``U+FFA0``, the combining grapheme joiner ``U+034F``, variation
+  selectors such as ``U+FE0F``, Khmer's inherent vowels ``U+17B4``/``U+17B5``, Mongolian
+  free variation selectors, tags) or blank (the Braille blank ``U+2800``);
+- it holds at least one letter or digit, and does not begin with a combining mark (a lone
+  accent is no name);
 - no letter may carry more than :data:`MAX_MARKS` combining marks in a row (Hindi, Arabic
   and Hebrew need one to three; a pile of 190 draws over the lines around it);
 - two names are the same name when they are equal once case is ignored and each letter is
@@ -34,6 +43,14 @@ from detox_core.text import bidi_controls
 MAX_NAME_CHARS = 200
 #: Combining marks one letter may carry in a row.
 MAX_MARKS = 3
+#: Characters Unicode's ``DerivedCoreProperties.txt`` calls Default_Ignorable_Code_Point
+#: beyond the format characters (category Cf, refused by category), and blank symbols:
+#: drawn as nothing or as white space, so a name with one reads as the name without it.
+INVISIBLE = frozenset(
+    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0, 0x2061, 0x2062, 0x2063, 0x2064, 0x3000]
+    + list(range(0x180B, 0x1810)) + list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0))
+    + list(range(0x2065, 0x2070)) + list(range(0xFFF0, 0xFFF9)) + list(range(0x1BCA0, 0x1BCA4))
+    + list(range(0xE0000, 0xE1000)))
 #: Unicode categories a name may not hold (see the module's note).
 REFUSED_CATEGORIES = {"Cc": "a control character", "Cf": "an invisible formatting character",
                       "Co": "a private-use character", "Cn": "an unassigned code point", "Cs": "a surrogate",
@@ -67,6 +84,15 @@ def clean_name(raw: str) -> str:
         kinds = sorted({REFUSED_CATEGORIES[unicodedata.category(c)] for c in bad})
         raise AnnotationError(f"the name holds {' and '.join(kinds)} ({describe(bad)}), which does not show or shows "
                               "differently on other screens: type it again without")
+    hidden = [c for c in name if ord(c) in INVISIBLE]
+    if hidden:
+        raise AnnotationError(f"the name holds a character that shows as nothing or as a blank ({describe(hidden)}), "
+                              "so it would read as another name: type it again without")
+    if not any(unicodedata.category(c)[0] in "LN" for c in name):
+        raise AnnotationError("a name needs at least one letter or digit")
+    if unicodedata.category(name[0]).startswith("M"):
+        raise AnnotationError(f"the name begins with a combining mark ({describe(name[0])}), which has no letter "
+                              "to sit on: type it again without")
     run = 0
     for c in name:
         run = run + 1 if unicodedata.category(c).startswith("M") else 0

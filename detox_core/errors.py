@@ -133,6 +133,11 @@ class AnnotationError(DetoxError, ValueError):
     theirs, a setting out of range), with a message for the user."""
 
 
+class UnknownCodeError(AnnotationError):
+    """An access code no project has (a sign-in throttle counts these against the address:
+    someone may be guessing codes)."""
+
+
 class WrongSecretError(AnnotationError):
     """A name that exists, with a password that does not match it (a sign-in throttle
     counts these against the name as well as the address)."""

@@ -157,6 +157,33 @@ def test_low_control_accuracy_bans(store):
     assert "no longer accepted" in again.error[0].value and not annotate_pages(again)
 
 
+def _freeze_address_throttle(monkeypatch):
+    """The throttle of whole addresses on a frozen clock, its counts forgotten."""
+    from detox_core.ui.app.auth import join_guard
+
+    address = join_guard().address
+    address.forget()
+    monkeypatch.setattr(address, "clock", lambda: 1000.0)
+
+
+def test_a_careless_annotators_typos_slow_nobody_and_the_code_may_be_typed_in_any_case(store, monkeypatch):
+    """Round 5: any join error (a short password, a refused name, a wrong case of the code)
+    counted as a failure, and five locked every annotator of the address for 15 minutes."""
+    from detox_core.ui.app.auth import login_throttle
+
+    login_throttle().forget()
+    monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
+    _freeze_address_throttle(monkeypatch)
+    p = store.create_project("typos", ["toxicity"], pairs(4),
+                             settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
+    for k in range(8):  # short passwords, names of nothing: said, and not counted
+        assert "at least" in join(p.access_code, f"Olga{k}", "abc").error[0].value
+        assert "letter or digit" in join(p.access_code, "\u0301", "long-enough-pw").error[0].value
+    assert annotate_pages(join(p.access_code.upper(), "Olga", "olgas-own-password"))
+    assert annotate_pages(join(f"  {p.access_code.swapcase()} ", "Ivan", "ivans-own-password"))
+    login_throttle().forget()
+
+
 def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     from detox_core.ui.app.auth import login_throttle
 
@@ -164,6 +191,7 @@ def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     # A frozen clock: the one-second wait after a wrong password must not pass while a slow
     # machine runs the next join.
     monkeypatch.setattr(login_throttle(), "clock", lambda: 1000.0)
+    _freeze_address_throttle(monkeypatch)
     p = store.create_project("own", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
     first = join(p.access_code, "Zoya", "zoyas-own-password")
@@ -172,7 +200,7 @@ def test_a_name_cannot_be_taken_over_without_its_password(store, monkeypatch):
     assert "password does not match" in impostor.error[0].value
     assert not annotate_pages(impostor) and "ann_id" not in impostor.session_state
     # A wrong password makes the next try from the same address wait.
-    assert "Too many wrong tries" in join(p.access_code, "Zoya", "zoyas-own-password").error[0].value
+    assert "Too many wrong passwords for this name" in join(p.access_code, "Zoya", "zoyas-own-password").error[0].value
     login_throttle().forget()  # (the real annotator, from another address)
     back = join(p.access_code, " Zoya ", "zoyas-own-password")
     assert annotate_pages(back)
@@ -491,6 +519,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
 
     auth.login_throttle().forget()
     monkeypatch.setattr(auth.login_throttle(), "clock", lambda: 1000.0)
+    _freeze_address_throttle(monkeypatch)
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
     p = store.create_project("dos", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
@@ -510,7 +539,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
     assert annotate_pages(join(p.access_code, "Zoya"))
     # The guessers' own addresses wait.
     address[0] = "203.0.113.29"
-    assert "Too many wrong tries" in join(p.access_code, "Olga").error[0].value
+    assert "Too many failed joins from your connection" in join(p.access_code, "Olga").error[0].value
     auth.login_throttle().forget()
 
 

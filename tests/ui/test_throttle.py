@@ -161,3 +161,42 @@ def test_a_database_that_cannot_be_read_falls_back_to_the_processs_own_counts(tm
     assert gone.wait_s("a", "organizer") == 0
     gone.failed("a", "organizer")
     assert gone.wait_s("a", "organizer") == 1  # still throttled, by this process
+
+
+def guard():
+    from detox_core.ui.app.throttle import JoinGuard
+
+    now = [0.0]
+    clock = lambda: now[0]  # noqa: E731
+    return JoinGuard(LoginThrottle(clock=clock), LoginThrottle(clock=clock, **JoinGuard.address_rules())), now
+
+
+def test_one_annotator_guessing_their_password_does_not_lock_the_others_behind_the_same_address():
+    """Round 5: five failed joins of one careless annotator made every annotator join of
+    that address (a lab behind one NAT) wait 15 minutes."""
+    g, now = guard()
+    for _ in range(5):
+        now[0] += g.wait("lab", "Code42", "olga")[0]
+        g.failed("lab", "Code42", "olga", "password")
+    wait, what = g.wait("lab", "code42", "olga")  # the code's case does not matter
+    assert wait > 600 and what == "name"
+    # Everyone else at the lab joins at once, or after a few seconds at most.
+    for name in ("ivan", "petr", "anna"):
+        wait, _ = g.wait("lab", "Code42", name)
+        assert wait <= g.ADDRESS_DELAY_S
+        now[0] += wait
+        g.succeeded("lab", "Code42", name)
+    # Another address may try olga's name as before.
+    assert g.wait("elsewhere", "Code42", "olga")[0] == 0
+
+
+def test_an_address_guessing_many_names_or_codes_is_stopped_for_all():
+    g, now = guard()
+    for k in range(g.ADDRESS_FAILURES):
+        wait, _ = g.wait("guesser", f"code{k}", f"name{k}")
+        assert wait <= g.ADDRESS_DELAY_S  # slowed by seconds, never locked, before the limit
+        now[0] += wait
+        g.failed("guesser", f"code{k}", f"name{k}", "code" if k % 2 else "password")
+    wait, what = g.wait("guesser", "fresh", "fresh-name")
+    assert wait > 600 and what == "address"
+    assert g.wait("someone-else", "fresh", "fresh-name")[0] == 0

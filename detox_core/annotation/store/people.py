@@ -24,7 +24,7 @@ from detox_core.annotation.store.rows import (
 from detox_core.annotation.store.views import Annotator, ExamResult, Page, Settings, annotator_view, naive, utc_now
 from detox_core.annotation.tasks import spec
 from detox_core.db import guard_public_methods
-from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretError
 from detox_core.vocab import language_name
 
 
@@ -60,9 +60,14 @@ class AnnotatorActions:
             name, bad_name = " ".join(name.split())[:MAX_NAME_CHARS], str(err)
         refused, wrong = None, None
         with self._lock, self._write() as s, s.begin():
-            project = s.scalars(select(ProjectRow).where(ProjectRow.access_code == access_code.strip())).first()
+            # Access codes are compared without letter case: a code read out or typed on a phone
+            # keeps its letters, not always their case.
+            project = s.scalars(select(ProjectRow).where(
+                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
             if project is None:  # a name to fix is said first, whatever the code
-                raise AnnotationError(bad_name or "no project has this access code")
+                if bad_name:
+                    raise AnnotationError(bad_name)
+                raise UnknownCodeError("no project has this access code")
             client_hash = hashlib.sha256(f"{project.id}:{client}".encode()).hexdigest()[:32] if client else None
             if bad_name is not None:
                 if name:  # the organizer sees what was refused, and why (once per name and address)

@@ -78,6 +78,16 @@ from detox_core.text import bidi_controls
 from detox_core.vocab import language_name
 
 
+
+#: Letters of generated access codes: lower case (codes are compared without case) and
+#: none that read alike (no 0/o, 1/l/i).
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def new_access_code(length: int = 10) -> str:
+    """A random access code, easy to read out and type (about 49 bits with 10 letters)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
+
 @guard_public_methods("use the annotation database")
 class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
     """Annotation projects in a SQL database (``$DETOX_DB_URL`` or ``data/detox.sqlite``)."""
@@ -126,11 +136,12 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
         if pairs.empty:
             raise AnnotationError("the project has no pairs to judge")
         _check_control_tasks((*controls, *exam), tasks)
-        code = access_code or secrets.token_urlsafe(6)
+        code = access_code or new_access_code()
         with self._lock, self._write() as s, s.begin():
             if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.name == name)):
                 raise AnnotationError(f"a project named {name!r} exists")
-            if s.scalar(select(func.count()).select_from(ProjectRow).where(ProjectRow.access_code == code)):
+            if s.scalar(select(func.count()).select_from(ProjectRow).where(
+                    func.lower(ProjectRow.access_code) == code.strip().lower())):  # codes are read without case
                 raise AnnotationError("that access code is in use by another project")
             row = ProjectRow(name=name, access_code=code, dataset=dataset, tasks=json.dumps(tasks),
                              settings=settings.to_json(), status="open", created_at=utc_now())

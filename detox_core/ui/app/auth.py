@@ -36,7 +36,7 @@ from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.server.addresses import UNKNOWN, client_address
 from detox_core.judge import access as judge_access
-from detox_core.ui.app.throttle import SharedLoginThrottle
+from detox_core.ui.app.throttle import JoinGuard, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -157,6 +157,17 @@ ORGANIZER_ACCOUNT = "organizer"
 @st.cache_resource(show_spinner=False)
 def _login_throttle(url: str) -> SharedLoginThrottle:
     return SharedLoginThrottle(make_engine(url))
+
+
+@st.cache_resource(show_spinner=False)
+def _address_throttle(url: str) -> SharedLoginThrottle:
+    return SharedLoginThrottle(make_engine(url), **JoinGuard.address_rules())
+
+
+def join_guard() -> JoinGuard:
+    """Annotators' joins, shared by every app process like :func:`login_throttle`:
+    :class:`detox_core.ui.app.throttle.JoinGuard`."""
+    return JoinGuard(_login_throttle(default_url()), _address_throttle(default_url()))
 
 
 def login_throttle() -> SharedLoginThrottle:

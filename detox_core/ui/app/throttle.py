@@ -270,3 +270,64 @@ class SharedLoginThrottle:
         except SQLAlchemyError as err:
             log.warning("sign-in throttle: the database could not be written (%s); this process's counts are used",
                         type(err).__name__)
+
+
+@dataclass
+class JoinGuard:
+    """Annotators' joins: a throttle that punishes guessing, not typos.
+
+    Only two failures count: a wrong password for a name that exists in the project
+    (someone may be guessing it) and an access code no project has (someone may be guessing
+    codes). A short password, a refused name, a closed project are said and cost nothing.
+
+    - Per (address, name): five wrong passwords for one name from one address lock that
+      name, from that address, for 15 minutes (1, 2, 4, 8 s between the first ones). The
+      others behind the same address (a lab behind one NAT) join as before.
+    - Per address: :data:`ADDRESS_FAILURES` counted failures within 15 minutes (over every
+      name and code) stop the address's joins for 15 minutes; each costs at most
+      :data:`ADDRESS_DELAY_S` seconds before then.
+    - Per name, from every address: :class:`LoginThrottle`'s account rule (20 wrong passwords
+      from several addresses slow the addresses the name never joined from).
+
+    Args:
+        pair: the throttle of (address, name) pairs, with the name's account rule.
+        address: the throttle of whole addresses (its thresholds: :meth:`address_rules`).
+    """
+
+    pair: LoginThrottle | SharedLoginThrottle
+    address: LoginThrottle | SharedLoginThrottle
+
+    #: Counted failures of one address (every name and code) that stop its joins.
+    ADDRESS_FAILURES = 20
+    #: The longest wait of an address between two counted failures before then.
+    ADDRESS_DELAY_S = 4.0
+
+    @classmethod
+    def address_rules(cls) -> dict:
+        return {"max_failures": cls.ADDRESS_FAILURES, "max_delay_s": cls.ADDRESS_DELAY_S}
+
+    @staticmethod
+    def keys(client: str, code: str, name_key: str) -> tuple[str, str, str]:
+        """(pair key, address key, account key) of a join."""
+        code = code.strip().lower()
+        return f"annotator:{client}:{name_key}", f"annotator-address:{client}", f"annotator:{code}:{name_key}"
+
+    def wait(self, client: str, code: str, name_key: str) -> tuple[float, str]:
+        """Seconds to wait before this join is tried (0: go ahead), and what is slowed:
+        ``"name"`` (this name from this address) or ``"address"`` (every join from it)."""
+        pair, address, account = self.keys(client, code, name_key)
+        by_address = self.address.wait_s(address)
+        by_name = self.pair.wait_s(pair, account)
+        return (by_name, "name") if by_name > 0 and by_name >= by_address else (by_address, "address")
+
+    def failed(self, client: str, code: str, name_key: str, kind: str) -> None:
+        """A counted failure: ``kind`` "password" (a wrong password for an existing name)
+        or "code" (an unknown access code)."""
+        pair, address, account = self.keys(client, code, name_key)
+        if kind == "password":
+            self.pair.failed(pair, account)
+        self.address.failed(address)
+
+    def succeeded(self, client: str, code: str, name_key: str) -> None:
+        pair, _address, account = self.keys(client, code, name_key)
+        self.pair.succeeded(pair, account)

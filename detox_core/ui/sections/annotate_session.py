@@ -11,7 +11,7 @@ import streamlit as st
 from detox_core.annotation.instructions import LABELS, UI_LANGUAGES
 from detox_core.names import name_key
 from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationStore, Annotator, Project
-from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretError
 from detox_core.server.addresses import UNKNOWN
 from detox_core.ui.app import auth, render, tab_session
 from detox_core.vocab import language_name
@@ -103,12 +103,13 @@ def join_section(store: AnnotationStore) -> None:
                                     "time; asked whenever you come back.")
         joined = st.form_submit_button("Join", type="primary")
     if joined:
-        throttle, client = auth.login_throttle(), auth.client_id()
-        # Throttled per address, and per name where a password did not match it.
-        account = f"annotator:{code.strip()}:{name_key(name)}"  # look-alikes of a name are that name
-        wait = throttle.wait_s(f"annotator:{client}", account)
+        guard, client, key = auth.join_guard(), auth.client_id(), name_key(name)  # look-alikes are one name
+        wait, what = guard.wait(client, code, key)
         if wait > 0:
-            st.error(f"Too many wrong tries: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+            st.error((f"Too many wrong passwords for this name from your connection: try again in {math.ceil(wait)} s. "
+                      "Others at your connection can join meanwhile." if what == "name" else
+                      f"Too many failed joins from your connection (wrong passwords or unknown access codes): try "
+                      f"again in {math.ceil(wait)} s."), icon=":material/timer:")
             st.stop()
         try:
             known = client if client != UNKNOWN else None
@@ -116,10 +117,13 @@ def join_section(store: AnnotationStore) -> None:
             st.session_state["ann_id"] = joined.id
             st.session_state["ann_token"] = tab_session.issue(auth.session_tokens(), joined)
         except AnnotationError as err:
-            throttle.failed(f"annotator:{client}", account if isinstance(err, WrongSecretError) else None)
+            # Guessing is counted (a wrong password for a name, a code no project has); a typo
+            # in a new name or a short password is said and costs nothing.
+            if isinstance(err, (WrongSecretError, UnknownCodeError)):
+                guard.failed(client, code, key, "password" if isinstance(err, WrongSecretError) else "code")
             st.error(render.md(err, None), icon=":material/error:")
         else:
-            throttle.succeeded(f"annotator:{client}", account)
+            guard.succeeded(client, code, key)
             st.rerun()
 
 

@@ -25,7 +25,6 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.app.visitors import admit_session
     from detox_core.ui.app.warming import render_warmup_status
 
-admit_session()  # an address holding too many sessions gets a message, and no work
 # Started with `python -m detox_core serve`, the models are warming already; started with
 # `streamlit run app.py`, they start warming now, once per process, after this first page draws.
 warmup.start(delay=1.5)
@@ -55,6 +54,9 @@ def _root() -> None:
 
 root = st.Page(_root, title="Corpus", url_path="home", default=True, visibility="hidden")
 page = st.navigation({"": [root], **pages})
+# An address or a process holding too many sessions gets a message, and no work; the
+# Annotate page may take the places kept for new annotators.
+admit_session(reserved=page.url_path == "annotate")
 if page is root:
     page.run()
 with st.sidebar:

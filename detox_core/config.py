@@ -62,7 +62,7 @@ MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
 
 #: Default of ``DETOX_MAX_SESSIONS_PER_ADDRESS``: a lab of annotators behind one address
 #: fits, a script opening hundreds of tabs does not.
-DEFAULT_MAX_SESSIONS_PER_ADDRESS = 40
+DEFAULT_MAX_SESSIONS_PER_ADDRESS = 20
 MAX_PROCESS_SESSIONS_ENV = "DETOX_MAX_SESSIONS"
 #: Default of ``DETOX_MAX_SESSIONS``: a session of the Corpus page takes about 13 MB while
 #: many start at once (tests/e2e/test_hostile_visitor.py, benchmarks/bench_load.py --attacks),
@@ -222,7 +222,7 @@ def _count_setting(name: str, default: int) -> int:
 
 
 def max_sessions_per_address() -> int:
-    """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 40; 0 = no limit)."""
+    """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 20, a fifth of a process's sessions; 0 = no limit)."""
     return _count_setting(MAX_SESSIONS_ENV, DEFAULT_MAX_SESSIONS_PER_ADDRESS)
 
 

@@ -59,12 +59,12 @@ def test_the_limit_is_a_setting(monkeypatch):
     with pytest.raises(DetoxInputError, match="DETOX_MAX_SESSIONS_PER_ADDRESS"):
         config.max_sessions_per_address()
     monkeypatch.delenv("DETOX_MAX_SESSIONS_PER_ADDRESS")
-    assert config.max_sessions_per_address() == 40
+    assert config.max_sessions_per_address() == 20  # far below the process's 100
 
 
 def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets_in():
     closed: set[str] = set()
-    c = SessionCounter(40, is_active=lambda sid: sid not in closed, max_total=5)
+    c = SessionCounter(40, is_active=lambda sid: sid not in closed, max_total=5, reserve=0)
     admitted = [c.admit(f"198.51.100.{k}", f"s{k}") for k in range(8)]
     assert admitted == [True] * 5 + [False] * 3 and c.total() == 5
     assert c.admit("198.51.100.1", "s1")  # an admitted session goes on
@@ -80,7 +80,7 @@ def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkey
     import detox_core.ui.app.auth as auth
     import detox_core.ui.app.visitors as visitors
 
-    counter = SessionCounter(40, max_total=2)
+    counter = SessionCounter(40, max_total=2, reserve=0)
     counter.admit("198.51.100.1", "tab-1")
     counter.admit("198.51.100.2", "tab-2")
     monkeypatch.setattr(visitors, "session_counter", lambda: counter)
@@ -112,3 +112,70 @@ def test_the_process_limit_is_a_setting(monkeypatch):
     monkeypatch.setenv("DETOX_MAX_SESSIONS", "-3")
     with pytest.raises(DetoxInputError, match="DETOX_MAX_SESSIONS"):
         config.max_sessions()
+
+
+def beating(max_per_client=20, max_total=100, **kw):
+    now = [0.0]
+    return SessionCounter(max_per_client, clock=lambda: now[0], max_total=max_total, heartbeat=lambda: True, **kw), now
+
+
+def test_idle_sockets_of_nine_addresses_hold_few_places_and_lose_them_within_a_minute():
+    """Round 5: 102 WebSockets that ran the Annotate page once and sat idle made a process
+    answer "server is full" to everyone, for as long as the attacker liked."""
+    from detox_core.server.presence import GRACE_S, UNCONFIRMED_PER_ADDRESS
+
+    c, now = beating()
+    attackers = [f"203.0.113.{k}" for k in range(9)]
+    admitted = [c.admit(a, f"{a}-{k}", reserved=True) for k in range(34) for a in attackers]  # 306 sockets
+    assert sum(admitted) == 9 * UNCONFIRMED_PER_ADDRESS  # none of them beats: four places per address
+    # A new visitor and a new annotator get in at once, and their pages beat.
+    assert c.admit("198.51.100.1", "visitor") and c.beat(c.token("visitor"))
+    assert c.admit("198.51.100.2", "annotator", reserved=True) and c.beat(c.token("annotator"))
+    # Half a minute later the idle sockets count no more, and the sweeper closes them.
+    now[0] += GRACE_S + 1
+    connected = [f"{a}-{k}" for k in range(34) for a in attackers] + ["visitor", "annotator"]
+    closing = c.to_close(connected, {})
+    assert "visitor" not in closing and "annotator" not in closing
+    assert {f"{a}-0" for a in attackers} <= set(closing)
+    assert c.total() == 2
+
+
+def test_a_tab_that_beats_stays_counted_and_one_that_stops_is_dropped():
+    from detox_core.server.presence import BEAT_S, DROP_S
+
+    c, now = beating()
+    assert c.admit("198.51.100.1", "reader") and c.admit("198.51.100.1", "gone")
+    for _ in range(10):  # a person reading for minutes, without a rerun: the page beats
+        now[0] += BEAT_S
+        assert c.beat(c.token("reader"))
+    c.beat(c.token("gone"))
+    now[0] += DROP_S
+    c.beat(c.token("reader"))
+    assert c.to_close(["reader", "gone"], {}) == ["gone"]
+    assert c.live("198.51.100.1") == 1
+    assert not c.beat("a made-up token") and not c.beat("x" * 10_000)
+    # The dropped tab, back (a laptop woke up): its own state says it was admitted.
+    assert c.admit("198.51.100.1", "gone", admitted=True) and c.beat(c.token("gone"))
+
+
+def test_visitors_leave_a_reserve_for_new_annotators_and_the_organizer_always_gets_in():
+    c, _now = beating(max_per_client=0, max_total=10)  # reserve: 2
+    visitors_in = [c.admit(f"198.51.100.{k}", f"v{k}") for k in range(12)]
+    for k in range(12):
+        if visitors_in[k]:
+            c.beat(c.token(f"v{k}"))
+    assert sum(visitors_in) == 8
+    assert c.refusal("198.51.100.99") == "full"
+    assert c.admit("198.51.100.50", "annotator-1", reserved=True)
+    assert c.admit("198.51.100.51", "annotator-2", reserved=True)
+    assert not c.admit("198.51.100.52", "annotator-3", reserved=True)  # the reserve is taken too
+    assert c.admit("198.51.100.53", "organizer", vip=True)
+
+
+def test_without_the_app_routes_sessions_count_as_before():
+    """A plain `streamlit run app.py` serves no beat route: nothing is dropped for not beating."""
+    now = [0.0]
+    c = SessionCounter(3, clock=lambda: now[0], max_total=100)
+    assert all(c.admit("203.0.113.7", f"s{k}") for k in range(3)) and not c.admit("203.0.113.7", "s4")
+    now[0] += 600
+    assert c.to_close(["s0", "s1", "s2"], {}) == [] and c.live("203.0.113.7") == 3

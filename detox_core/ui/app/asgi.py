@@ -1,5 +1,5 @@
 """The app as an ASGI application: Streamlit's server plus the route that sets the
-organizer's sign-in cookie.
+organizer's sign-in cookie, and the route where pages beat.
 
 A Streamlit page can only reach the browser through its scripts, and a cookie a script
 writes is a cookie any script of the page can read. So the launcher
@@ -19,14 +19,21 @@ route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``)
   (``server.baseUrlPath``, else ``/``), for the token's lifetime; or clears it on signing
   out.
 
-A plain ``streamlit run app.py`` has no such route: the sign-in then holds for the tab
-only (:func:`serving` is False there), and no cookie is written at all.
+Beside it, ``_detox/beat`` (``POST``): each page posts its session's beat token there every
+20 seconds, and a sweeper task of the server closes the WebSockets of sessions whose pages
+stopped beating, so that idle sockets do not hold the places of people
+(:mod:`detox_core.server.presence`).
+
+A plain ``streamlit run app.py`` has neither route: the sign-in then holds for the tab
+only (:func:`serving` is False there), no cookie is written at all, and sessions count
+until they close or sit idle for 15 minutes.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from contextlib import asynccontextmanager
-
 from urllib.parse import urlsplit
 
 import streamlit as st
@@ -34,11 +41,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from starlette.routing import Route
 from streamlit import config as st_config
+from streamlit import runtime
 
 from detox_core import config
-from detox_core.server.addresses import client_address
 from detox_core.config import app_root
+from detox_core.server import presence
+from detox_core.server.addresses import client_address
 from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.ui.app import visitors
+
+log = logging.getLogger(__name__)
 
 #: The cookie route's path below ``server.baseUrlPath``.
 SESSION_ROUTE = "_detox/session"
@@ -71,10 +83,70 @@ def serving() -> bool:
 async def _lifespan(_app):
     global _serving
     _serving = True
+    sweeper = asyncio.create_task(_sweep_forever(), name="detox-session-sweeper")
     try:
         yield None
     finally:
         _serving = False
+        sweeper.cancel()
+
+
+#: How often the sweeper closes the sessions whose pages stopped beating (seconds).
+SWEEP_S = 10.0
+
+
+async def _sweep_forever() -> None:
+    """Close, every :data:`SWEEP_S`, the WebSockets of sessions that are not really there
+    (:meth:`detox_core.server.presence.SessionCounter.to_close`)."""
+    first_seen: dict[str, float] = {}
+    while True:
+        await asyncio.sleep(SWEEP_S)
+        try:
+            await sweep(first_seen)
+        except Exception:  # never let the sweeper die; the log has why
+            log.exception("session sweeper")
+
+
+async def sweep(first_seen: dict[str, float]) -> int:
+    """One sweep; returns how many sessions it closed."""
+    if not runtime.exists():
+        return 0
+    # Streamlit keeps its sessions in a private manager; a Streamlit that moved it: no sweep.
+    manager = getattr(runtime.get_instance(), "_session_mgr", None)
+    if manager is None or not hasattr(manager, "list_active_sessions"):
+        return 0
+    active = {info.session.id: info for info in manager.list_active_sessions()}
+    closed = 0
+    for sid in visitors.session_counter().to_close(list(active), first_seen):
+        socket = getattr(active[sid].client, "_websocket", None)
+        if socket is None:
+            continue
+        try:
+            await socket.close(code=1001)  # "going away": a real browser reconnects at once
+            closed += 1
+        except Exception as err:  # noqa: BLE001 - closed meanwhile
+            log.debug("session %s was closed meanwhile (%s)", sid, err)
+            continue
+    if closed:
+        log.info("closed %d session(s) whose pages did not beat", closed)
+    return closed
+
+
+async def beat(request):
+    """``POST`` a session's beat token: 204 when it is a live session's, 404 when not (the
+    page then asks for a rerun, which admits it again); 403 from another site, 413 for a
+    body over :data:`detox_core.server.presence.MAX_TOKEN_CHARS`."""
+    headers = {"Cache-Control": "no-store"}
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > presence.MAX_TOKEN_CHARS:
+            return Response("token too long", status_code=413, headers=headers)
+    if not _same_origin(request):
+        return Response("not from this site", status_code=403, headers=headers)
+    token = body.decode("ascii", errors="replace").strip()
+    known = visitors.session_counter().beat(token)
+    return Response(status_code=204 if known else 404, headers=headers)
 
 
 def _https(request) -> bool:
@@ -133,8 +205,10 @@ async def session_cookie(request):
 
 def build_app():
     """The ``st.App`` serving ``app.py`` with the cookie route."""
+    beat_path = route_path().rsplit("/", 1)[0] + "/" + presence.BEAT_ROUTE_NAME
     return st.App(app_root() / "app.py", lifespan=_lifespan,
-                  routes=[Route(route_path(), session_cookie, methods=["POST"])])
+                  routes=[Route(route_path(), session_cookie, methods=["POST"]),
+                          Route(beat_path, beat, methods=["POST"])])
 
 
 def __getattr__(name: str):

@@ -1,90 +1,40 @@
-"""How many browser sessions one address may hold open on this server process.
+"""How many browser sessions one address, and all of them, may hold open on this process.
 
-Every open tab is a session: its page state, its reruns and its share of the processor.
-Two hundred sessions opened by one client made another visitor's Live scoring take two
-minutes and left the server 420 MB larger. A session from an address that already holds
-:func:`detox_core.config.max_sessions_per_address` live sessions is answered with a short
-message and does no work; it is admitted as soon as one of that address's sessions
-closes (a closed tab ends its session within a minute or so) or sits idle for
-:data:`IDLE_S`. Sessions already admitted are never turned away (their own state says
-so, also after an idle spell or a reconnection).
+The counts and the heartbeat that tells a tab really there from an idle socket live in
+:mod:`detox_core.server.presence`; this module asks them at the top of every page run and
+says why a session is refused. Two hundred sessions opened by one client once made another
+visitor's Live scoring take two minutes and left the server 420 MB larger, and each session
+of the Corpus page took about 13 MB while many started at once.
 
-Many addresses together (a crowd, a botnet) are held by a second limit,
-:func:`detox_core.config.max_sessions` sessions per process: each session of the Corpus
-page took about 13 MB while many started at once, and 200 from 200 addresses took a
-process past 2 GB. A session over it is answered the
-same way, except a signed-in organizer's (a valid sign-in cookie, or the sign-in form
-shown with the message), which always gets in. Behind the deployment's nginx, the message
-also drops the cookie that pins the browser to this process, so that a reload goes to the
-least busy one.
+- An address holding :func:`detox_core.config.max_sessions_per_address` live sessions (or
+  :data:`~detox_core.server.presence.UNCONFIRMED_PER_ADDRESS` whose pages have not beaten
+  yet) is told so; it gets in as soon as one of its tabs closes.
+- A process holding :func:`detox_core.config.max_sessions` sessions is full; visitors may
+  take all but a reserve, which the Annotate page (a new annotator) may take too, and a
+  signed-in organizer always gets in (a valid sign-in cookie, or the sign-in form shown
+  with the message). Behind the deployment's nginx, the message drops the cookie that pins
+  the browser to this process and reloads once, so that the browser lands on the least
+  busy one.
+
+Sessions already admitted are never turned away (their own state says so, also after an
+idle spell or a reconnection).
 """
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 
 import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from detox_core import config
-from detox_core.server import deploy
-from detox_core.server.addresses import UNKNOWN
+from detox_core.server import deploy, presence
+from detox_core.server.presence import IDLE_S, SessionCounter  # noqa: F401 - the counter's names, here too
 from detox_core.ui.app import auth
 
-#: A session that has not run for this long no longer counts (seconds).
-IDLE_S = 900.0
 #: Session state key: this session was admitted (it is never turned away after).
 _ADMITTED = "_visitor_admitted"
-
-
-class SessionCounter:
-    """The live sessions of each client address.
-
-    Args:
-        max_per_client: sessions one address may hold (0 = no limit).
-        is_active: whether a session id is still connected (Streamlit's runtime).
-        clock: seconds, monotonic (a parameter for tests).
-        max_total: sessions of every address together (0 = no limit).
-    """
-
-    def __init__(self, max_per_client: int, is_active: Callable[[str], bool] = lambda _sid: True,
-                 clock: Callable[[], float] = time.monotonic, max_total: int = 0) -> None:
-        self.max_per_client, self.is_active, self.clock = max_per_client, is_active, clock
-        self.max_total = max_total
-        self._seen: dict[str, tuple[str, float]] = {}  # session id -> (client, last run)
-        self._lock = threading.Lock()
-
-    def admit(self, client: str, session_id: str, vip: bool = False, admitted: bool = False) -> bool:
-        """Whether ``session_id`` of ``client`` may run (and records that it ran).
-        ``vip``: a signed-in organizer, admitted over :attr:`max_total` (not over the
-        address's limit). ``admitted``: the session was admitted before (its own state
-        says so), and goes on whatever the counts, also after an idle spell or a
-        reconnection."""
-        now = self.clock()
-        with self._lock:
-            if session_id in self._seen or admitted:
-                self._seen[session_id] = (client, now)
-                return True
-            self._seen = {sid: (c, t) for sid, (c, t) in self._seen.items()
-                          if now - t < IDLE_S and self.is_active(sid)}
-            live = sum(1 for c, _t in self._seen.values() if c == client)
-            if self.max_per_client and client != UNKNOWN and live >= self.max_per_client:
-                return False
-            if self.max_total and not vip and client != UNKNOWN and len(self._seen) >= self.max_total:
-                return False
-            self._seen[session_id] = (client, now)
-            return True
-
-    def live(self, client: str) -> int:
-        with self._lock:
-            return sum(1 for c, _t in self._seen.values() if c == client)
-
-    def total(self) -> int:
-        with self._lock:
-            return len(self._seen)
 
 
 def _is_active(session_id: str) -> bool:
@@ -94,10 +44,62 @@ def _is_active(session_id: str) -> bool:
         return True
 
 
-@st.cache_resource(show_spinner=False)
+_counter: SessionCounter | None = None
+_counter_lock = threading.Lock()
+
+
 def session_counter() -> SessionCounter:
-    """The counter of this server process."""
-    return SessionCounter(config.max_sessions_per_address(), _is_active, max_total=config.max_sessions())
+    """The counter of this server process (also read by the beat route, outside any page
+    run). Pages beat where this process serves the app's own routes."""
+    global _counter
+    with _counter_lock:
+        if _counter is None:
+            _counter = SessionCounter(config.max_sessions_per_address(), _is_active, max_total=config.max_sessions(),
+                                      heartbeat=lambda: auth.cookie_route() is not None)
+        return _counter
+
+
+_BEAT_JS = """
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  const state = window.__detoxBeat || (window.__detoxBeat = {});
+  if (state.token === data.token) return;  // a rerun of the same session: the timer goes on
+  state.token = data.token;
+  clearInterval(state.timer);
+  let lostAt = 0;
+  const beat = () => fetch(data.url, { method: "POST", body: state.token, credentials: "same-origin",
+                                       cache: "no-store", keepalive: true })
+    .then((r) => {
+      // 404: the server no longer counts this tab (it slept, or the server restarted): a
+      // rerun admits it again and draws a new token (at most once a minute).
+      if (r.status === 404 && Date.now() - lostAt > 60000) { lostAt = Date.now(); setTriggerValue("lost", lostAt); }
+    })
+    .catch(() => {});
+  beat();
+  state.timer = setInterval(beat, data.every * 1000);
+  if (!state.listening) {
+    state.listening = true;
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) beat(); });
+  }
+}
+"""
+_BEAT = st.components.v2.component("detox_heartbeat", js=_BEAT_JS)
+
+
+def _beat_url() -> str | None:
+    """The beat route's path (beside the cookie route), where this process serves it."""
+    route = auth.cookie_route()
+    return None if route is None else route.rsplit("/", 1)[0] + "/" + presence.BEAT_ROUTE_NAME
+
+
+def _render_heartbeat(token: str | None) -> None:
+    """The script that tells the server this tab is there (draws nothing)."""
+    url = _beat_url()
+    if url is None or token is None:
+        return
+    with st.sidebar:
+        _BEAT(data={"url": url, "token": token, "every": presence.BEAT_S}, key="detox_heartbeat",
+              on_lost_change=lambda: None)
 
 
 def _forget_process() -> None:
@@ -108,23 +110,33 @@ def _forget_process() -> None:
     except Exception:  # noqa: BLE001 - no request context
         pinned = False
     if pinned:
-        st.html(f'<script>document.cookie = "{deploy.COOKIE}=; Path=/; Max-Age=0; SameSite=Lax";</script>',
+        # The cookie dropped, and one reload (at most once a minute): the proxy sends it to
+        # the least busy process, instead of back to this full one.
+        st.html(f'''<script>document.cookie = "{deploy.COOKIE}=; Path=/; Max-Age=0; SameSite=Lax";
+            const last = Number(sessionStorage.getItem("detoxMovedAt") || 0);
+            if (Date.now() - last > 60000) {{ sessionStorage.setItem("detoxMovedAt", String(Date.now()));
+                                              location.reload(); }}</script>''',
                 unsafe_allow_javascript=True, width=1)
 
 
-def admit_session() -> None:
-    """Stop this run with a message when its address holds too many sessions already."""
+def admit_session(reserved: bool = False) -> None:
+    """Stop this run with a message when its address or this process holds too many
+    sessions already; an admitted session's page beats (:mod:`detox_core.server.presence`).
+    ``reserved``: the Annotate page, which may take the places kept for new annotators."""
     ctx = get_script_run_ctx()
     if ctx is None:
         return
     counter, client = session_counter(), auth.client_id()
-    if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED))):
+    if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED)), reserved=reserved):
         st.session_state[_ADMITTED] = True
+        _render_heartbeat(counter.token(ctx.session_id))
         return
-    if not (counter.max_per_client and counter.live(client) >= counter.max_per_client):
+    why = counter.refusal(client)
+    if why == "full":
         # The process is full, not the address: a signed-in organizer still gets in.
         if not auth.is_open() and auth.is_organizer() and counter.admit(client, ctx.session_id, vip=True):
             st.session_state[_ADMITTED] = True
+            _render_heartbeat(counter.token(ctx.session_id))
             return
         sessions = f"{counter.max_total} open session" + ("s" if counter.max_total != 1 else "")
         st.error(f"**This server is full for now.** It keeps at most {sessions}, and they "
@@ -134,6 +146,10 @@ def admit_session() -> None:
         if not auth.is_open():
             st.caption("Organizers of this task always get in:")
             auth.organizer_sign_in("full_server_login")
+        st.stop()
+    if why == "unconfirmed":
+        st.error("**Too many tabs from your address are still opening.** Wait until they show their page, "
+                 "then reload this one.", icon=":material/hourglass_top:")
         st.stop()
     st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
              "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",

@@ -1,0 +1,199 @@
+"""Which browser sessions are really there: admission by address and process, with a heartbeat.
+
+Every open tab is a session of one app process: its page state, its reruns, its share of
+the processor and memory. Sessions are admitted within limits (see
+:mod:`detox_core.ui.app.visitors` for the messages): per client address
+(:func:`detox_core.config.max_sessions_per_address`), per process
+(:func:`detox_core.config.max_sessions`), of which :data:`RESERVE_SHARE` is kept for the
+Annotate page (a new annotator of an open project gets in when visitors have filled the
+rest) and a signed-in organizer always gets in.
+
+A WebSocket that ran a page once and then sat idle used to count for 15 minutes, and one
+rerun renewed it: 102 such sockets from 3 addresses locked a process for as long as the
+attacker liked. Where the server serves the app's own routes (the launcher,
+:mod:`detox_core.ui.app.asgi`), the page therefore **beats**: a small script posts the
+session's random beat token every :data:`BEAT_S` seconds (a background tab at least once
+a minute, as browsers allow). A session counts only while it beats: a new one has
+:data:`GRACE_S` seconds to send its first beat, and a session whose page has not beaten for
+:data:`DROP_S` seconds no longer counts and its WebSocket is closed by the sweeper (a real
+browser that slept reconnects to the same session and beats again). One address may hold
+at most :data:`UNCONFIRMED_PER_ADDRESS` sessions that have not beaten yet, so sockets that
+run no script cost their sender a place each for half a minute, no more. Under a plain
+``streamlit run app.py`` (no routes, no beats) a session counts until it closes or sits
+without a rerun for :data:`IDLE_S`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from detox_core.server.addresses import UNKNOWN
+
+#: Without heartbeats: a session that has not run for this long no longer counts (seconds).
+IDLE_S = 900.0
+#: The page posts a beat this often (seconds).
+BEAT_S = 20.0
+#: A session whose page has not beaten for this long no longer counts, and is closed
+#: (seconds; browsers run a background tab's timers at least once a minute).
+DROP_S = 100.0
+#: A new session's time to send its first beat (seconds).
+GRACE_S = 30.0
+#: Sessions of one address that have not beaten yet, at most.
+UNCONFIRMED_PER_ADDRESS = 4
+#: The share of a process's sessions kept for the Annotate page and organizers.
+RESERVE_SHARE = 0.2
+#: The beat route's name, beside the cookie route (``<base>/_detox/beat``).
+BEAT_ROUTE_NAME = "beat"
+#: Longest beat token accepted (characters).
+MAX_TOKEN_CHARS = 64
+
+
+@dataclass
+class _Session:
+    client: str
+    started: float
+    last_run: float
+    token: str
+    last_beat: float | None = None
+
+
+class SessionCounter:
+    """The live sessions of each client address, of one process.
+
+    Args:
+        max_per_client: sessions one address may hold (0 = no limit).
+        is_active: whether a session id is still connected (Streamlit's runtime).
+        clock: seconds, monotonic (a parameter for tests).
+        max_total: sessions of every address together (0 = no limit); visitors may hold
+            all but ``reserve`` of them.
+        reserve: places only the Annotate page and organizers may take (default
+            :data:`RESERVE_SHARE` of ``max_total``).
+        heartbeat: whether pages beat (the app's routes are served); without, sessions
+            count until :data:`IDLE_S` without a rerun.
+    """
+
+    def __init__(self, max_per_client: int, is_active: Callable[[str], bool] = lambda _sid: True,
+                 clock: Callable[[], float] = time.monotonic, max_total: int = 0, reserve: int | None = None,
+                 heartbeat: Callable[[], bool] = lambda: False) -> None:
+        self.max_per_client, self.is_active, self.clock = max_per_client, is_active, clock
+        self.max_total = max_total
+        self.reserve = int(max_total * RESERVE_SHARE) if reserve is None else reserve
+        self.heartbeat = heartbeat
+        self._seen: dict[str, _Session] = {}
+        self._tokens: dict[str, str] = {}  # beat token -> session id
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ liveness
+
+    def _live(self, s: _Session, now: float, beating: bool) -> bool:
+        if not beating:
+            return now - s.last_run < IDLE_S
+        if s.last_beat is None:
+            return now - s.started < GRACE_S
+        return now - s.last_beat < DROP_S
+
+    def _prune(self, now: float) -> None:
+        beating = self.heartbeat()
+        gone = [sid for sid, s in self._seen.items() if not (self._live(s, now, beating) and self.is_active(sid))]
+        for sid in gone:
+            self._tokens.pop(self._seen.pop(sid).token, None)
+
+    # ------------------------------------------------------------------ admission
+
+    def admit(self, client: str, session_id: str, vip: bool = False, admitted: bool = False,
+              reserved: bool = False) -> bool:
+        """Whether ``session_id`` of ``client`` may run (and records that it ran).
+
+        ``vip``: a signed-in organizer, admitted over :attr:`max_total` (not over the
+        address's limit). ``reserved``: a session of the Annotate page, which may take the
+        reserve. ``admitted``: the session was admitted before (its own state says so), and
+        goes on whatever the counts, also after an idle spell or a reconnection."""
+        now = self.clock()
+        with self._lock:
+            if (s := self._seen.get(session_id)) is not None:
+                s.last_run = now
+                return True
+            if not admitted:
+                self._prune(now)
+                mine = [s for s in self._seen.values() if s.client == client]
+                if client != UNKNOWN:
+                    if self.max_per_client and len(mine) >= self.max_per_client:
+                        return False
+                    if self.heartbeat() and sum(s.last_beat is None for s in mine) >= UNCONFIRMED_PER_ADDRESS:
+                        return False
+                    limit = self.max_total if reserved else self.max_total - self.reserve
+                    if self.max_total and not vip and len(self._seen) >= max(limit, 1):
+                        return False
+            token = secrets.token_urlsafe(24)
+            self._seen[session_id] = _Session(client, now, now, token)
+            self._tokens[token] = session_id
+            return True
+
+    def refusal(self, client: str) -> str:
+        """Why a new session of ``client`` would be refused now: ``"address"`` (its own
+        limit, or too many of its sessions not yet beating) or ``"full"``."""
+        now = self.clock()
+        with self._lock:
+            self._prune(now)
+            mine = [s for s in self._seen.values() if s.client == client]
+        if self.max_per_client and len(mine) >= self.max_per_client:
+            return "address"
+        if self.heartbeat() and sum(s.last_beat is None for s in mine) >= UNCONFIRMED_PER_ADDRESS:
+            return "unconfirmed"
+        return "full"
+
+    # ------------------------------------------------------------------ heartbeats
+
+    def token(self, session_id: str) -> str | None:
+        """The beat token of an admitted session (its page posts it)."""
+        with self._lock:
+            s = self._seen.get(session_id)
+            return s.token if s else None
+
+    def beat(self, token: str) -> bool:
+        """A beat of the page of ``token``; False for a token of no live session."""
+        if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS:
+            return False
+        with self._lock:
+            sid = self._tokens.get(token)
+            if sid is None or (s := self._seen.get(sid)) is None:
+                return False
+            s.last_beat = self.clock()
+            return True
+
+    def to_close(self, session_ids: list[str], first_seen: dict[str, float]) -> list[str]:
+        """Of the connected ``session_ids``, those to close: with heartbeats on, sessions
+        whose page stopped beating (:data:`DROP_S`) or never beat (:data:`GRACE_S`), and
+        connections that never ran a page (first seen by the sweeper ``GRACE_S`` ago;
+        ``first_seen`` is the sweeper's memory, updated here)."""
+        if not self.heartbeat():
+            return []
+        now = self.clock()
+        out = []
+        with self._lock:
+            for sid in session_ids:
+                s = self._seen.get(sid)
+                if s is None:
+                    if now - first_seen.setdefault(sid, now) >= GRACE_S:
+                        out.append(sid)
+                elif not self._live(s, now, True):
+                    out.append(sid)
+            for sid in [sid for sid in first_seen if sid not in session_ids]:
+                del first_seen[sid]  # closed meanwhile
+        return out
+
+    # ------------------------------------------------------------------ counts
+
+    def live(self, client: str) -> int:
+        with self._lock:
+            self._prune(self.clock())
+            return sum(1 for s in self._seen.values() if s.client == client)
+
+    def total(self) -> int:
+        with self._lock:
+            self._prune(self.clock())
+            return len(self._seen)

@@ -40,10 +40,16 @@ def test_a_reload_keeps_the_annotator_and_leave_ends_it(server, browser, db_url)
     other.get_by_label("Access code").wait_for(timeout=60_000)
     wait_idle(other)
     assert other.get_by_text("signed in as Tanya").count() == 0
-    # Leave: signed out, and a reload asks to join again.
+    # Answers on the open page: the tab keeps a copy of them (for a reload).
+    page.locator("h1").first.click()
+    page.keyboard.press("2")
+    drafts = "Object.keys(sessionStorage).filter(k => k.startsWith('detox-ap:')).length"
+    page.wait_for_function(f"{drafts} > 0", timeout=30_000)
+    # Leave: signed out, the tab keeps none of Tanya's answers, and a reload asks to join again.
     page.get_by_role("button", name="Leave").click()
     page.get_by_label("Access code").wait_for(timeout=60_000)
     wait_idle(page)
+    page.wait_for_function(f"{drafts} === 0", timeout=30_000)
     page.reload()
     page.get_by_label("Access code").wait_for(timeout=60_000)
     wait_idle(page)

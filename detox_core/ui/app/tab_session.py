@@ -30,7 +30,15 @@ export default function (component) {
   const { data, setTriggerValue } = component;
   const KEY = "detox_annotator";
   try {
-    if (data.forget) sessionStorage.removeItem(KEY);
+    if (data.forget) {
+      // Signed out: the token goes, and so do the answers of the pages that were open (the
+      // annotation page's copy, "detox-ap:..."), which the next person at this tab must not find.
+      sessionStorage.removeItem(KEY);
+      for (let i = sessionStorage.length - 1; i >= 0; i--) {
+        const k = sessionStorage.key(i);
+        if (k && k.startsWith("detox-ap:")) sessionStorage.removeItem(k);
+      }
+    }
     if (data.keep) sessionStorage.setItem(KEY, data.keep);
     if (data.restore) {
       const token = sessionStorage.getItem(KEY);

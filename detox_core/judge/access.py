@@ -149,6 +149,25 @@ class VisitorAllowance:
             if len(self._by_client) > 10_000:
                 self._by_client = {k: v for k, v in self._by_client.items() if v and v[-1][0] > now - HOUR_S}
 
+    def refund(self, client: str, requests: int, cost: float | None) -> None:
+        """Give back what a charged run did not send (a run reserves its worst case, every
+        question re-asked, and returns the rest when it ends)."""
+        if requests <= 0 and not cost:
+            return
+        now = self.clock()
+        with self._lock:
+            self._by_client.setdefault(client, deque()).append((now, -max(requests, 0)))
+            self._all.append((now, -max(requests, 0), -max(cost or 0.0, 0.0)))
+
+    def used(self, client: str) -> dict[str, Any]:
+        """What ``client`` and all visitors have sent: requests in the last hour from the
+        address, requests and dollars today (for the visitor's page)."""
+        now = self.clock()
+        with self._lock:
+            hour = sum(n for t, n in self._by_client.get(client, ()) if t > now - HOUR_S)
+            day = [(n, c) for t, n, c in self._all if t > now - DAY_S]
+        return {"hour": hour, "requests_today": sum(n for n, _ in day), "usd_today": sum(c for _, c in day)}
+
     def state(self) -> dict[str, Any]:
         """Today's visitor requests and dollars (for the organizers' sidebar)."""
         now = self.clock()
@@ -223,6 +242,32 @@ class SharedVisitorAllowance(VisitorAllowance):
                         type(err).__name__)
             super().charge(client, requests, cost)
 
+    def refund(self, client: str, requests: int, cost: float | None) -> None:
+        if requests <= 0 and not cost:
+            return
+        try:
+            self._table()
+            with writer(self.engine).begin() as conn:
+                conn.execute(insert(visitor_spend).values(at=self.clock(), client=client[:200],
+                                                          requests=-max(requests, 0), usd=-max(cost or 0.0, 0.0)))
+        except SQLAlchemyError as err:
+            log.warning("LLM judge allowance: the database could not be used (%s); the refund is this process's",
+                        type(err).__name__)
+            super().refund(client, requests, cost)
+
+    def used(self, client: str) -> dict[str, Any]:
+        now, col = self.clock(), visitor_spend.c
+        try:
+            self._table()
+            with self.engine.connect() as conn:
+                hour = conn.execute(select(func.coalesce(func.sum(col.requests), 0))
+                                    .where(col.client == client[:200], col.at > now - HOUR_S)).scalar_one()
+                n, usd = conn.execute(select(func.coalesce(func.sum(col.requests), 0),
+                                             func.coalesce(func.sum(col.usd), 0.0)).where(col.at > now - DAY_S)).one()
+        except SQLAlchemyError:
+            return super().used(client)
+        return {"hour": int(hour), "requests_today": int(n), "usd_today": float(usd)}
+
     def state(self) -> dict[str, Any]:
         now, col = self.clock(), visitor_spend.c
         try:
@@ -276,9 +321,18 @@ def visitor() -> str | None:
     return _visitor.get()
 
 
-def charge(requests: int, cost: float | None) -> None:
-    """Called by the judge before it sends ``requests`` requests: free outside a visitor's
-    run, else counted or refused (:class:`JudgeLimitError`)."""
+def charge(requests: int, cost: float | None) -> str | None:
+    """Called by the judge before it sends at most ``requests`` requests (re-asks
+    included): free outside a visitor's run, else counted or refused
+    (:class:`JudgeLimitError`). Returns the visitor charged (None: nobody), for
+    :func:`refund`."""
     client = _visitor.get()
     if client is not None:
         allowance().charge(client, requests, cost)
+    return client
+
+
+def refund(client: str | None, requests: int, cost: float | None) -> None:
+    """After a charged run: give back the requests (and dollars) it reserved but did not send."""
+    if client is not None:
+        allowance().refund(client, requests, cost)

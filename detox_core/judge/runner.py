@@ -221,6 +221,14 @@ class LLMJudge:
         completion = len(todo) * min(self.settings.max_tokens, 3)
         return prompt, completion, self.settings.cost(prompt, completion)
 
+    def _worst_case(self, todo: Sequence[_Request]) -> tuple[int, float | None]:
+        """The most requests ``todo`` may send (a question and its re-ask; only the re-ask
+        where the first answer is already charged) and their estimated cost (a re-ask
+        carries the question again, with the first answer: twice the first's, and a tenth)."""
+        requests = sum(2 if r.first is None else 1 for r in todo)
+        cost = self._tokens(todo)[2]
+        return requests, None if cost is None else cost * 2.1
+
     # ------------------------------------------------------------------ asking
 
     def _ask(self, req: _Request) -> _Outcome:
@@ -374,9 +382,17 @@ class LLMJudge:
         if progress:
             progress("LLM judge", len(cached), total)
         # A visitor's run is charged to the visitors' allowance, or refused, before
-        # anything is sent (organizers, the CLI and library calls are not limited).
-        _stores()[0].charge(len(todo), self._tokens(todo)[2])
+        # anything is sent (organizers, the CLI and library calls are not limited): its worst
+        # case, each question re-asked once; what it did not send is given back at its end.
+        access = _stores()[0]
+        reserved, reserved_cost = self._worst_case(todo)
+        charged = access.charge(reserved, reserved_cost)
         fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
+        if charged is not None:
+            sent = sum(max(o.answered, 1) for o in fresh.values())  # a failed request counts as sent
+            spent = self.settings.cost(usage.prompt_tokens, usage.completion_tokens)
+            access.refund(charged, reserved - sent,
+                          None if reserved_cost is None or spent is None else max(reserved_cost - spent, 0.0))
         values: dict[str, float | None] = {k: c.value for k, c in cached.items()}
         values.update({k: o.value for k, o in fresh.items()})
         frame = pd.DataFrame({q: [_nan(values.get(keys[q])) for keys in per_pair]

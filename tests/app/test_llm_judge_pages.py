@@ -130,7 +130,7 @@ def test_a_visitor_is_not_offered_the_paid_judge_and_a_link_naming_it_sends_noth
 def test_visitors_let_in_by_the_organizers_are_held_to_their_limits(trained, no_endpoint, visitor, monkeypatch):
     from detox_core.judge.access import VisitorPolicy
 
-    visitor.set_policy(VisitorPolicy(visitors=True, requests_per_hour=6, daily_requests=100, daily_usd=None))
+    visitor.set_policy(VisitorPolicy(visitors=True, requests_per_hour=9, daily_requests=100, daily_usd=None))
     with FakeLLM() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("DETOX_LLM_MODEL", "judge-model")
@@ -138,11 +138,15 @@ def test_visitors_let_in_by_the_organizers_are_held_to_their_limits(trained, no_
         at.segmented_control(key="preset").set_value("LLM judge")
         run(at)
         assert {m.label for m in at.metric} >= {"STA", "SIM"} and server.stats.requests == 4
-        # Another rewrite needs 3 more requests (its pair twice and its fluency): 7 > 6 an hour.
+        # A run reserves two requests a question (an unreadable answer is asked again) and got
+        # back the four it did not send. Another rewrite needs 3 more questions: up to 6
+        # requests, and 4 + 6 > 9 an hour. The page says what is left before the run.
         at.session_state["live_candidates"] = "ты не прав"
         run(at)
+        shown = " ".join(c.value for c in at.caption)
+        assert "9 requests an hour from your address (5 left)" in shown and "100 a day for all visitors (96 left)" in shown
         errors = " ".join(e.value for e in [*at.error, *at.warning])
-        assert "visitors may send 6 an hour from one address" in errors
+        assert "visitors may send 9 an hour from one address" in errors
         assert server.stats.requests == 4  # refused before anything was sent
 
 

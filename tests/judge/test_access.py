@@ -95,3 +95,21 @@ def test_a_database_that_cannot_be_used_falls_back_to_the_processs_counts(tmp_pa
     gone.charge("a", 40, None)
     with pytest.raises(JudgeLimitError, match="yours sent 40"):
         gone.charge("a", 20, None)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_what_a_run_reserved_and_did_not_send_is_given_back(tmp_path, shared):
+    from sqlalchemy import create_engine
+
+    from detox_core.judge.access import SharedVisitorAllowance
+
+    policy = VisitorPolicy(True, requests_per_hour=10, daily_requests=100, daily_usd=1.0)
+    a = (SharedVisitorAllowance(create_engine(f"sqlite:///{tmp_path / 'a.sqlite'}"), policy) if shared
+         else VisitorAllowance(policy))
+    a.charge("a", 8, 0.40)  # a run's worst case: every question re-asked
+    a.refund("a", 3, 0.15)  # it sent 5
+    assert a.used("a")["hour"] == 5 and a.state()["requests_today"] == 5
+    assert a.state()["usd_today"] == pytest.approx(0.25)
+    a.charge("a", 5, 0.10)  # the hour's ten, exactly
+    with pytest.raises(JudgeLimitError):
+        a.charge("a", 1, None)

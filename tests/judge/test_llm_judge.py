@@ -282,3 +282,31 @@ def test_score_json_keeps_the_judges_estimate_and_cost(tmp_path, monkeypatch, ca
     assert 0 < system["j"] <= 1 and "llm" in system["signature"]
     assert "judge-model" in system["signature"]
     assert "$" not in captured.err  # the notes went into the object, not onto the terminal
+
+
+def test_a_visitors_run_is_charged_every_request_it_sends_re_asks_included(cache):
+    """Round 5: a 1-pair run charged 4 requests and sent 6 (its re-asks were free), so real
+    spending could reach twice the visitors' budget. Now a run reserves its worst case and
+    gives back what it did not send: the allowance counts what the server answered."""
+    from detox_core.judge import access
+    from detox_core.judge.access import VisitorAllowance, VisitorPolicy
+
+    allowance = VisitorAllowance(VisitorPolicy(True, requests_per_hour=100, daily_requests=1000, daily_usd=None))
+    before = access._ALLOWANCE
+    access._ALLOWANCE = allowance
+    try:
+        inputs, outputs = ["you idiot", "you fool"], [f"you are wrong {GARBAGE_FIRST_MARK}", "you are mistaken"]
+        with FakeLLM() as server, access.visitor_run("198.51.100.20"):
+            judge(server, cache).score(inputs, outputs)
+            sent = server.stats.requests
+            assert sent > 7  # 7 unique questions, and the re-asks of the unreadable ones
+            assert allowance.used("198.51.100.20")["hour"] == sent
+            assert allowance.state()["requests_today"] == sent
+            # The hour's allowance now holds 100 - sent: a run whose worst case passes it is refused whole.
+            allowance.set_policy(VisitorPolicy(True, requests_per_hour=sent + 3, daily_requests=1000, daily_usd=None))
+            more_in, more_out = ["you clown"], ["you are joking"]
+            with pytest.raises(access.JudgeLimitError, match="an hour from one address"):
+                judge(server, cache).score(more_in, more_out)  # 4 questions: up to 8 requests
+            assert server.stats.requests == sent
+    finally:
+        access._ALLOWANCE = before

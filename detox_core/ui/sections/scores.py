@@ -13,7 +13,7 @@ from detox_core.judge import access as judge_access
 from detox_core.metrics import registry
 from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
-from detox_core.ui.app import render
+from detox_core.ui.app import auth, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.models import shared_pool
 from detox_core.vocab import language_name
@@ -86,6 +86,8 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
     name = labels.get(label or default, fallback)
     if why := presets[name].unavailable():  # e.g. an LLM judge without an endpoint: say what to set
         st.warning(render.md(why, None), icon=":material/link_off:")
+    elif presets[name].paid and not is_organizer():
+        st.caption(visitor_allowance_text())
     if has_calibration(name):
         calibrated = row.toggle(
             "Calibrated", value=True, key=f"{key}_cal", bind="query-params",
@@ -99,6 +101,19 @@ def preset_picker(key: str = "preset", container=None, languages: Sequence[str] 
                help=render.md(note(), None) if note else "This preset has no calibration: its scores are used as they are. "
                + (f"Calibrated: {', '.join(calibrated_ones)}." if calibrated_ones else ""))
     return name, True
+
+
+def visitor_allowance_text() -> str:
+    """A visitor's share of the paid judge, and what is left of it now."""
+    policy = judge_access.allowance().policy
+    used = judge_access.allowance().used(auth.client_id())
+    usd = (f" and ${policy.daily_usd:.2f} (${max(policy.daily_usd - used['usd_today'], 0):.2f} left)"
+           if policy.daily_usd is not None else "")
+    return (f"**Paid judge, shared by every visitor**: {policy.requests_per_hour:,} requests an hour from your address "
+            f"({max(policy.requests_per_hour - used['hour'], 0):,} left), {policy.daily_requests:,} a day for all "
+            f"visitors ({max(policy.daily_requests - used['requests_today'], 0):,} left){usd}. A run is charged up "
+            "to two requests per question (an unreadable answer is asked again) and gets back what it did not send; "
+            "answers already stored are free.")
 
 
 def _models_text(missing: Sequence[tuple[str, str]]) -> str:

@@ -111,3 +111,35 @@ def test_uploaded_corpora_live_in_the_cache_budget(monkeypatch):
         prepared, _ = cache.prepared_upload(body.encode(), f"u{k}.tsv", "russe2022")
         assert len(prepared) == 300
     assert cache._UPLOADS.bytes <= 300_000 and cache._UPLOADS.evictions >= 1
+
+
+def test_uploads_are_prepared_two_at_a_time_and_a_third_waits_its_turn(monkeypatch):
+    """Round 5: eight concurrent corpus uploads at the caps took a process from 1.8 to
+    3.9 GB. Now one process prepares two at a time; the others wait for a place (and are told
+    to try again when none comes within the wait)."""
+    import threading
+
+    import detox_core.ui.app.cache as cache
+    from detox_core.errors import DetoxInputError
+
+    monkeypatch.setattr(cache, "lexicon", lambda _name: frozenset())
+    monkeypatch.setattr(cache, "_UPLOADS", ByteLRU(10_000_000, sizeof=cache._UPLOADS._sizeof))
+    monkeypatch.setattr(cache, "_PREPARING", threading.BoundedSemaphore(2))
+    monkeypatch.setattr(cache, "PREPARE_WAIT_S", 0.2)
+    body = ("toxic_comment\tneutral_comment1\n" + "".join(f"фраза {i}\tтекст {i}\n" for i in range(50))).encode()
+    cache._PREPARING.acquire()
+    cache._PREPARING.acquire()  # two other uploads being prepared
+    try:
+        with pytest.raises(DetoxInputError, match="preparing 2 other uploaded corpora; try again in a minute"):
+            cache.prepared_upload(body, "third.tsv", "russe2022")
+        done: list[int] = []
+        waiting = threading.Thread(target=lambda: done.append(len(cache.prepared_upload(body, "w.tsv", "russe2022")[0])))
+        monkeypatch.setattr(cache, "PREPARE_WAIT_S", 30.0)
+        waiting.start()
+        waiting.join(0.3)
+        assert not done  # waits for a place
+    finally:
+        cache._PREPARING.release()  # one of the two ends
+    waiting.join(30)
+    assert done == [50]
+    cache._PREPARING.release()

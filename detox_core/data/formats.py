@@ -25,7 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from detox_core.data.io import MAX_FILE_BYTES, MAX_TABLE_ROWS, Source, Table, check_line_count, parse_table, read_text, require_columns
+from detox_core.data.io import (
+    MAX_FILE_BYTES, MAX_TABLE_ROWS, Source, Table, check_line_count, parse_table, read_text, require_columns,
+    too_long_outputs,
+)
 from detox_core.errors import DetoxInputError
 from detox_core.text import normalise_word
 from detox_core.vocab import HUMAN_LABELS, LEADERBOARD_SCORES
@@ -192,6 +195,8 @@ def load_submission(
     # Every problem is collected, so one upload reports all of them at once.
     problems: list[DetoxInputError] = []
     empty = [ln for ln, out in zip(lines, outputs) if not out.strip()]
+    if (long := too_long_outputs(lines, outputs, label, "neutral_sentence" if tsv else None)) is not None:
+        problems.append(long)
     if inputs is not None and len(outputs) != len(inputs):
         shift = _first_shift(outputs, inputs)
         hint = f"; outputs look shifted from line {shift} on (that line resembles another input)" if shift else ""

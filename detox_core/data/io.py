@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Union
 
 from detox_core.errors import DetoxInputError
+from detox_core.limits import MAX_OUTPUT_CHARS
 
 Source = Union[str, os.PathLike, bytes, IO[bytes]]
 
@@ -230,6 +231,18 @@ def _sniff_delimiter(text: str, name: str) -> str:
     if name.lower().endswith(".tsv") or "\t" in first:
         return "\t"
     return ","
+
+
+def too_long_outputs(lines: Sequence[int], outputs: Sequence[str], name: str,
+                     column: str | None = None) -> DetoxInputError | None:
+    """The error for outputs over :data:`detox_core.limits.MAX_OUTPUT_CHARS` characters,
+    naming the first one's line (and how many there are), or None."""
+    long = [(ln, len(out)) for ln, out in zip(lines, outputs) if len(out) > MAX_OUTPUT_CHARS]
+    if not long:
+        return None
+    more = f" ({len(long) - 1} more line(s) too)" if len(long) > 1 else ""
+    return DetoxInputError(f"an output of {long[0][1]:,} characters; at most {MAX_OUTPUT_CHARS:,} are scored per "
+                           f"output{more}", name, long[0][0], column)
 
 
 def check_line_count(text: str, name: str, max_lines: int) -> None:

@@ -26,6 +26,7 @@ from detox_core.data.io import (
     Source,
     Table,
     decode_utf8,
+    too_long_outputs,
     parse_table,
     read_bytes,
     unzip_if_zip,
@@ -166,6 +167,9 @@ def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FIL
     cols = require_columns(table, ["toxic_sentence", "neutral_sentence", "lang"])
     if not table.rows:
         raise DetoxInputError("expected at least one row after the header, found none", label)
+    if (long := too_long_outputs(table.lines, table.column(cols["neutral_sentence"]), label,
+                                 "neutral_sentence")) is not None:
+        raise long
     return table, cols, label
 
 

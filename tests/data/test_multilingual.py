@@ -184,3 +184,11 @@ def test_a_plain_text_submission_in_a_zip_is_read_too():
 
     frame = load_submission(zipped({"answer.txt": "один\nдва\n".encode()}), inputs=["a", "b"], name="team.zip")
     assert list(frame["neutral_sentence"]) == ["один", "два"]
+
+
+def test_an_output_over_the_per_text_cap_is_named_with_its_line():
+    from detox_core.limits import MAX_OUTPUT_CHARS
+
+    rows = [*FULL[:2], ("أنت غبي", "م" * (MAX_OUTPUT_CHARS + 10), "ar"), *FULL[3:]]
+    with pytest.raises(DetoxInputError, match=r"sub.tsv, line 4, column 'neutral_sentence': an output of 5,010"):
+        load_multilingual_submission(tsv(rows), inputs(), name="sub.tsv")

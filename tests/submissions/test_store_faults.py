@@ -147,3 +147,18 @@ def test_health_command_says_when_the_database_is_down(tmp_path, capsys):
     assert main(["health", "--db", f"sqlite:///{bad}"]) == 1
     err = capsys.readouterr().err
     assert "database: down (damaged)" in err and str(tmp_path) not in err
+
+
+def test_an_output_over_the_per_text_cap_is_refused_with_its_line_before_scoring():
+    """Round 5: one output line of 5M characters was scored with a 2.7 GB peak."""
+    from detox_core.limits import MAX_OUTPUT_CHARS
+
+    long = "x" * (MAX_OUTPUT_CHARS + 1)
+    with pytest.raises(DetoxInputError, match=rf"sub.txt, line 2: an output of {MAX_OUTPUT_CHARS + 1:,} characters"):
+        data.load_submission(f"fine\n{long}\n".encode(), inputs=INPUTS, name="sub.txt")
+    tsv = f"toxic_sentence\tneutral_sentence\n{INPUTS[0]}\tfine\n{INPUTS[1]}\t{long}\n".encode()
+    with pytest.raises(DetoxInputError, match=r"sub.tsv, line 3, column 'neutral_sentence': an output of"):
+        data.load_submission(tsv, inputs=INPUTS, name="sub.tsv")
+    # At the cap: scored as usual.
+    ok = data.load_submission(f"fine\n{long[:-1]}\n".encode(), inputs=INPUTS, name="sub.txt")
+    assert len(ok["neutral_sentence"][1]) == MAX_OUTPUT_CHARS

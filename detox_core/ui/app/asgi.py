@@ -47,6 +47,7 @@ from detox_core import config
 from detox_core.config import app_root
 from detox_core.server import presence
 from detox_core.server.addresses import client_address
+from detox_core.server.memory import release_free_memory
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.ui.app import visitors
 
@@ -91,6 +92,7 @@ async def _lifespan(_app):
         sweeper.cancel()
 
 
+_last_count: int | None = None  # connected sessions after the last sweep
 #: How often the sweeper closes the sessions whose pages stopped beating (seconds).
 SWEEP_S = 10.0
 
@@ -129,6 +131,11 @@ async def sweep(first_seen: dict[str, float]) -> int:
             continue
     if closed:
         log.info("closed %d session(s) whose pages did not beat", closed)
+    # Sessions ended (closed here, or their tabs closed): their memory back to the system.
+    global _last_count
+    if _last_count is not None and len(active) - closed < _last_count:
+        await run_in_threadpool(release_free_memory)
+    _last_count = len(active) - closed
     return closed
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +15,7 @@ from detox_core.data import spans
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, cache_budget
+from detox_core.server.memory import release_free_memory
 
 
 def _stamp(dataset: str, root: Path) -> tuple:
@@ -85,6 +87,13 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
 #: a byte (10 MB: ~6 s, ~65 MB); 45 MB used to take 90-110 s and ~600 MB.
 MAX_CORPUS_UPLOAD_BYTES = 10 * 1024 * 1024
 
+#: Uploaded corpora one process prepares at once: each takes up to ~235 MB while it is read
+#: and prepared (10 MB, 200,000 rows), so eight at once took a process from 1.8 to 3.9 GB.
+#: The others wait for a place, at most :data:`PREPARE_WAIT_S` seconds, then are told to try again.
+MAX_PREPARING = 2
+PREPARE_WAIT_S = 60.0
+_PREPARING = threading.BoundedSemaphore(MAX_PREPARING)
+
 # Prepared uploads live in the budget of all caches (``DETOX_CACHE_MB``), least recently
 # used first out: a visitor uploading again and again replaces, never adds to, memory.
 _UPLOADS: ByteLRU[tuple[pd.DataFrame, pd.DataFrame]] = ByteLRU(
@@ -108,11 +117,18 @@ def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) ->
     key = (hashlib.sha256(content).hexdigest(), name, lexicon_of, lexicon_lists.stamp(config.data_dir()))
 
     def prepare() -> tuple[pd.DataFrame, pd.DataFrame]:
-        multilingual = is_multilingual(content)
-        load = load_multilingual_inputs if multilingual else data.load_corpus
-        frame = load(content, name=name, split="upload")
-        prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of),
-                                         lexicons=_words_by_language() if multilingual else None)
-        return prepared, corpus.prepare_edits(prepared)
+        if not _PREPARING.acquire(timeout=PREPARE_WAIT_S):
+            raise DetoxInputError(f"the server is preparing {MAX_PREPARING} other uploaded corpora; try again in a "
+                                  "minute", name)
+        try:
+            multilingual = is_multilingual(content)
+            load = load_multilingual_inputs if multilingual else data.load_corpus
+            frame = load(content, name=name, split="upload")
+            prepared = corpus.prepare_corpus(frame, lexicon(lexicon_of),
+                                             lexicons=_words_by_language() if multilingual else None)
+            return prepared, corpus.prepare_edits(prepared)
+        finally:
+            _PREPARING.release()
+            release_free_memory()  # what reading and preparing took beyond the frames kept
 
     return _UPLOADS.get_or_compute(key, prepare)

@@ -268,7 +268,9 @@ INDEX_CACHE_BYTES = int(cache_budget("similar") * 0.8)
 _INDEXES: ByteLRU[SimilarityIndex] = ByteLRU(INDEX_CACHE_BYTES, lambda key, index: index.nbytes + 256)
 _TEXTS: ByteLRU[pd.DataFrame] = ByteLRU(int(cache_budget("similar") * 0.2),
                                         lambda key, frame: int(frame.memory_usage(deep=True).sum()))
-_BUILD_LOCK = threading.Lock()
+_BUILDS_LOCK = threading.Lock()
+_BUILDS: dict[Hashable, threading.Lock] = {}  # one lock per scope being built
+_ACTIVE = {"builds": 0}  # builds embedding now (they share the engine, batch by batch)
 
 
 def _key(scope: Scope, root: Path | None) -> Hashable:
@@ -293,11 +295,52 @@ def index_for(scope: Scope, root: Path | None = None, progress: Progress | None 
         MeaningUnavailableError: the model of meaning cannot run here.
     """
     key = _key(scope, root)
-    # One build at a time in the process: a second session asking for the same scope waits
-    # and gets the built index instead of embedding it again.
-    with _BUILD_LOCK:
-        return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
-                                                                          progress=progress))
+    # One build per scope: a second session asking for the same scope waits and gets the
+    # built index instead of embedding it again. Builds of other scopes go on meanwhile
+    # (texts embedded before are read from the caches at once; new ones share the engine
+    # batch by batch, so no build waits for another to finish).
+    with _BUILDS_LOCK:
+        lock = _BUILDS.setdefault(key, threading.Lock())
+    try:
+        with lock:
+            if (index := _INDEXES.get(key)) is not None:
+                return index
+            with _BUILDS_LOCK:
+                _ACTIVE["builds"] += 1
+            try:
+                return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
+                                                                                  progress=progress))
+            finally:
+                with _BUILDS_LOCK:
+                    _ACTIVE["builds"] -= 1
+    finally:
+        with _BUILDS_LOCK:
+            if not lock.locked():
+                _BUILDS.pop(key, None)
+
+
+def building() -> int:
+    """Builds embedding new texts now, in this process."""
+    return _ACTIVE["builds"]
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """What building a scope's index costs now: texts to embed (the others are cached) and
+    seconds, from the engine's measured speed shared with the builds running now."""
+
+    distinct: int
+    new: int
+    seconds: float
+
+
+def estimate(scope: Scope, root: Path | None = None) -> BuildEstimate:
+    """:class:`BuildEstimate` of ``scope`` (its texts read, their vectors looked up)."""
+    texts = cached_scope_texts(scope, root)["text"].astype(str)
+    distinct = int(texts.nunique())
+    new = meaning.uncached(texts.tolist())
+    sharing = _ACTIVE["builds"] + 1  # this build shares the engine with those running
+    return BuildEstimate(distinct, new, new / meaning.texts_per_second() * sharing)
 
 
 def clear_cache() -> None:

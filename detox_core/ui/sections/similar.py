@@ -10,16 +10,17 @@ from detox_core import editions
 from detox_core.analysis import similar
 from detox_core.embedded import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
+from detox_core.server.budget import TimeBudget
 from detox_core.ui.app import render
-from detox_core.ui.app.auth import is_organizer
+from detox_core.ui.app.auth import client_id, is_organizer
 from detox_core.ui.app.params import clamp_value, keep_options
 from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import in_language_order, language_name
 
 KIND_LABEL = {similar.KIND_INPUT: "toxic inputs", similar.KIND_OUTPUT: "system outputs"}
-#: Texts embedded a second on the two-core development machine (30-60 when idle, 13-16 under load),
-#: for the time a scope is said to take.
-TEXTS_PER_SECOND = 30
+#: Seconds of the embedding engine one visitor's address may use in an hour (about 3,000
+#: new texts on an idle two-core machine); organizers are not limited.
+VISITOR_ENGINE_S_PER_HOUR = 120.0
 #: A visitor's scope holds at most this many distinct texts (a few minutes of the engine);
 #: organizers (and everyone on an open app) may build any scope.
 VISITOR_MAX_TEXTS = 3000
@@ -66,12 +67,19 @@ def _scope(choice) -> similar.Scope | None:
     return similar.Scope(tuple(picked), tuple(splits), tuple(langs), tuple(k for k in similar.KINDS if k in kinds))
 
 
+@st.cache_resource(show_spinner=False)
+def engine_budget() -> TimeBudget:
+    """Each visitor address's hour of the embedding engine, in this process."""
+    return TimeBudget(VISITOR_ENGINE_S_PER_HOUR)
+
+
 def _build(scope: similar.Scope) -> similar.SimilarityIndex | None:
     bar = st.progress(0.0, text="Reading the texts…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=f"Embedding new texts: {done:,} of {total:,}")
 
+    before = meaning.engine_seconds()
     try:
         return similar.index_for(scope, progress=progress)
     except meaning.MeaningUnavailableError as err:
@@ -79,6 +87,16 @@ def _build(scope: similar.Scope) -> similar.SimilarityIndex | None:
         return None
     finally:
         bar.empty()
+        if not is_organizer():
+            engine_budget().charge(client_id(), meaning.engine_seconds() - before)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 10:
+        return "a few seconds"
+    if seconds < 90:
+        return f"about {round(seconds / 10) * 10:.0f} s"
+    return f"about {seconds / 60:.0f} min"
 
 
 def _edition_labels(names: str) -> str:
@@ -167,23 +185,33 @@ def find_similar_section(choice, pair_text: str | None) -> None:
         if texts.empty:
             st.info("The chosen editions have no text in these splits and languages.", icon=":material/info:")
             return
-        distinct = int(texts["text"].nunique())
+        cost = similar.estimate(scope)
+        distinct = cost.distinct
         index = similar.built_index(scope)
         if index is None:
-            minutes = distinct / TEXTS_PER_SECOND / 60
             offer = st.empty()  # the offer goes once the index is built
             with offer.container():
-                st.caption(f"{len(texts):,} texts ({distinct:,} distinct) in the chosen scope. Embedding them takes "
-                           f"about {'%.0f min' % minutes if minutes >= 1 else 'a minute or less'} here the first time "
-                           f"(~{TEXTS_PER_SECOND} texts a second, slower while the server is busy); texts embedded "
-                           "before are read from the cache, so a second build is quick.")
+                cached = distinct - cost.new
+                st.caption(f"{len(texts):,} texts ({distinct:,} distinct) in the chosen scope"
+                           + (f", {cached:,} of them embedded before (read from the cache)" if cached else "")
+                           + (f". Embedding the {cost.new:,} new ones takes {_duration(cost.seconds)} now (the engine "
+                              f"embeds ~{meaning.texts_per_second():.0f} texts a second here"
+                              + (", shared with the searches being built" if similar.building() else "") + ")."
+                              if cost.new else ": searching them takes a few seconds."))
                 too_many = distinct > VISITOR_MAX_TEXTS and not is_organizer()
+                left = engine_budget().left(client_id()) if not is_organizer() else float("inf")
+                over_budget = not too_many and cost.new and cost.seconds > left
                 if too_many:
                     st.warning(f"A visitor's search covers at most {VISITOR_MAX_TEXTS:,} distinct texts (embedding "
                                "more would hold the server for everyone): choose fewer editions, splits or "
                                "languages.", icon=":material/block:")
+                elif over_budget:
+                    st.warning(f"Your address has {left:.0f} s of the embedding engine left this hour "
+                               f"(of {VISITOR_ENGINE_S_PER_HOUR:.0f} s, shared by everyone here), and these texts need "
+                               f"{_duration(cost.seconds)}: choose fewer editions, splits or languages, or come "
+                               "back later.", icon=":material/timer:")
                 clicked = st.button(f"Embed {distinct:,} texts and search", key="sim_build",
-                                    icon=":material/play_arrow:", disabled=too_many)
+                                    icon=":material/play_arrow:", disabled=bool(too_many or over_budget))
             if not clicked:
                 return
             offer.empty()

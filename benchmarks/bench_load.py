@@ -32,6 +32,10 @@ Part 3b (with ``--attacks``, where nginx is installed) sends ten wrong organizer
 passwords from one address through ``deploy/run.sh``'s nginx, each on the next of two
 processes (the proxy's cookie set by the guesser), and prints what each try was told.
 
+Part 3c (with ``--attacks``): the pressure of :mod:`bench_pressure` (300 idle WebSockets
+from 9 addresses, eight corpus uploads at the caps at once, a cached Find similar build beside
+a big one).
+
 Part 4 (``--proxy``, alone) measures a shared deployment as it runs: ``deploy/run.sh``
 with N app processes (``--processes``, 1 and 3) behind its nginx, on a fresh PostgreSQL
 database (created for the run on the server of ``--postgres``, by default
@@ -997,6 +1001,12 @@ def main() -> int:
             part_sign_in()
         else:
             print("nginx is not installed (apt-get install nginx): part 3b (sign-in over processes) skipped.")
+        # Idle sockets, uploads at the caps, Find similar builds (benchmarks/bench_pressure.py).
+        from bench_pressure import part_a, part_b, part_c
+
+        part_a()
+        part_b()
+        part_c()
         return 0
     sessions = args.sessions if args.sessions is not None else [1, 5, 10]
     if sessions:

@@ -143,3 +143,12 @@ def test_uploads_are_prepared_two_at_a_time_and_a_third_waits_its_turn(monkeypat
     waiting.join(30)
     assert done == [50]
     cache._PREPARING.release()
+
+
+def test_an_upload_of_more_rows_than_the_cap_is_refused_before_it_is_read():
+    import detox_core.ui.app.cache as cache
+    from detox_core.errors import DetoxInputError
+
+    body = ("toxic_comment\n" + "ты дурак\n" * (cache.MAX_CORPUS_UPLOAD_ROWS + 1)).encode()
+    with pytest.raises(DetoxInputError, match="at most 60,000 rows"):
+        cache.prepared_upload(body, "many.tsv", "russe2022")

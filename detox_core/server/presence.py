@@ -43,7 +43,7 @@ DROP_S = 100.0
 #: A new session's time to send its first beat (seconds).
 GRACE_S = 30.0
 #: Sessions of one address that have not beaten yet, at most.
-UNCONFIRMED_PER_ADDRESS = 4
+UNCONFIRMED_PER_ADDRESS = 8
 #: The share of a process's sessions kept for the Annotate page and organizers.
 RESERVE_SHARE = 0.2
 #: The beat route's name, beside the cookie route (``<base>/_detox/beat``).
@@ -168,7 +168,7 @@ class SessionCounter:
     def to_close(self, session_ids: list[str], first_seen: dict[str, float]) -> list[str]:
         """Of the connected ``session_ids``, those to close: with heartbeats on, sessions
         whose page stopped beating (:data:`DROP_S`) or never beat (:data:`GRACE_S`), and
-        connections that never ran a page (first seen by the sweeper ``GRACE_S`` ago;
+        connections that never ran a page (first seen by the sweeper ``2 * GRACE_S`` ago;
         ``first_seen`` is the sweeper's memory, updated here)."""
         if not self.heartbeat():
             return []
@@ -177,8 +177,8 @@ class SessionCounter:
         with self._lock:
             for sid in session_ids:
                 s = self._seen.get(sid)
-                if s is None:
-                    if now - first_seen.setdefault(sid, now) >= GRACE_S:
+                if s is None:  # never ran a page: its first run may wait on a busy server, so twice the grace
+                    if now - first_seen.setdefault(sid, now) >= 2 * GRACE_S:
                         out.append(sid)
                 elif not self._live(s, now, True):
                     out.append(sid)

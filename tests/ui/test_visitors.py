@@ -127,7 +127,7 @@ def test_idle_sockets_of_nine_addresses_hold_few_places_and_lose_them_within_a_m
     c, now = beating()
     attackers = [f"203.0.113.{k}" for k in range(9)]
     admitted = [c.admit(a, f"{a}-{k}", reserved=True) for k in range(34) for a in attackers]  # 306 sockets
-    assert sum(admitted) == 9 * UNCONFIRMED_PER_ADDRESS  # none of them beats: four places per address
+    assert sum(admitted) == 9 * UNCONFIRMED_PER_ADDRESS  # none of them beats: eight places per address
     # A new visitor and a new annotator get in at once, and their pages beat.
     assert c.admit("198.51.100.1", "visitor") and c.beat(c.token("visitor"))
     assert c.admit("198.51.100.2", "annotator", reserved=True) and c.beat(c.token("annotator"))

@@ -86,6 +86,11 @@ def prepared_dataset(dataset: str, splits: tuple[str, ...]) -> tuple[pd.DataFram
 #: (RUSSE-2022 train, 1.9 MB). Reading and preparing costs ~0.6 s and ~6.5 bytes of memory
 #: a byte (10 MB: ~6 s, ~65 MB); 45 MB used to take 90-110 s and ~600 MB.
 MAX_CORPUS_UPLOAD_BYTES = 10 * 1024 * 1024
+#: Most lines of an uploaded corpus: five times the largest shipped corpus (ParaDetox,
+#: 11,935 pairs). Prepared, 60,000 rows of 10 MB take ~56 MB (and ~230 MB for ~3.5 s while
+#: being prepared), within the uploads' share of the cache budget; 199,000 short rows within
+#: 10 MB took 113 MB prepared, more than that share, and were prepared again on every rerun.
+MAX_CORPUS_UPLOAD_ROWS = 60_000
 
 #: Uploaded corpora one process prepares at once: each takes up to ~235 MB while it is read
 #: and prepared (10 MB, 200,000 rows), so eight at once took a process from 1.8 to 3.9 GB.
@@ -107,12 +112,16 @@ def prepared_upload(content: bytes, name: str, lexicon_of: str | None = None) ->
 
     Raises:
         DetoxInputError: the upload breaks the corpus contract, or is larger than
-            :data:`MAX_CORPUS_UPLOAD_BYTES`.
+            :data:`MAX_CORPUS_UPLOAD_BYTES` or :data:`MAX_CORPUS_UPLOAD_ROWS`.
     """
     if len(content) > MAX_CORPUS_UPLOAD_BYTES:
         raise DetoxInputError(f"the file is {len(content) / 2**20:.1f} MB; an uploaded corpus may be at most "
                               f"{MAX_CORPUS_UPLOAD_BYTES / 2**20:.0f} MB (five times the largest shipped corpus)",
                               name)
+    lines = content.count(b"\n", 0, max(len(content) - 1, 0)) + 1
+    if lines > MAX_CORPUS_UPLOAD_ROWS + 1:
+        raise DetoxInputError(f"the file has {lines:,} lines; an uploaded corpus may have at most "
+                              f"{MAX_CORPUS_UPLOAD_ROWS:,} rows (five times the largest shipped corpus)", name)
     lexicon_of = lexicon_of or editions.default_edition().name
     key = (hashlib.sha256(content).hexdigest(), name, lexicon_of, lexicon_lists.stamp(config.data_dir()))
 

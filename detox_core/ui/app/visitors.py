@@ -148,8 +148,12 @@ def admit_session(reserved: bool = False) -> None:
             auth.organizer_sign_in("full_server_login")
         st.stop()
     if why == "unconfirmed":
-        st.error("**Too many tabs from your address are still opening.** Wait until they show their page, "
-                 "then reload this one.", icon=":material/hourglass_top:")
+        # Many people behind one address opening the app at the same moment (a lab): this tab
+        # tries again by itself a few seconds later, when the others have shown their pages.
+        st.error("**Many tabs from your address are opening at this moment.** This one tries again in a few "
+                 "seconds.", icon=":material/hourglass_top:")
+        st.html("<script>setTimeout(() => location.reload(), 4000 + Math.random() * 4000);</script>",
+                unsafe_allow_javascript=True, width=1)
         st.stop()
     st.error(f"**Too many open tabs from your address.** This server keeps at most {counter.max_per_client} "
              "sessions per address, and yours has them all. Close some tabs of this app and reload this one.",

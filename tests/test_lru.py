@@ -152,3 +152,18 @@ def test_an_upload_of_more_rows_than_the_cap_is_refused_before_it_is_read():
     body = ("toxic_comment\n" + "ты дурак\n" * (cache.MAX_CORPUS_UPLOAD_ROWS + 1)).encode()
     with pytest.raises(DetoxInputError, match="at most 60,000 rows"):
         cache.prepared_upload(body, "many.tsv", "russe2022")
+
+
+def test_held_uploads_stay_within_their_budget_and_are_given_back_when_the_tab_goes():
+    import gc
+
+    from detox_core.ui.app.cache import HeldUploads
+
+    held = HeldUploads(100)
+    first, second = held.hold(60), held.hold(30)
+    assert first is not None and second is not None and held.held_bytes == 90 and held.count == 2
+    assert held.hold(20) is None and not held.room_for(20)  # over the budget: refused, nothing counted
+    del first  # the tab's session ended: its state, and the holding, are dropped
+    gc.collect()
+    assert held.held_bytes == 30 and held.count == 1 and held.room_for(70)
+    assert held.hold(70) is not None

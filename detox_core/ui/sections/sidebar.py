@@ -24,6 +24,7 @@ from detox_core.vocab import in_language_order, language_label, language_name
 CHOICE_KEY = "_corpus_choice"
 OWNER_KEY = "_sidebar_owner"
 UPLOAD = "upload"
+HELD_KEY = "_held_upload"  # (file id and name, prepared frames, holding)
 MAX_UPLOAD_MB = 50
 
 
@@ -217,13 +218,35 @@ def _upload_choice() -> CorpusChoice:
             ),
         )
     try:
-        with st.spinner("Reading the uploaded corpus…"):
-            prepared, edits = cache.prepared_upload(upload.getvalue(), upload.name)
+        prepared, edits = _held_upload(upload)
     except DetoxInputError as err:
         st.error(render.md(err, None))
         return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")
     return _with_languages(CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits,
                                         cache.lexicon(editions.default_edition().name)))
+
+
+def _held_upload(upload) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """This tab's prepared upload: prepared once and held while the tab lives, within the
+    process's budget for held uploads (:class:`detox_core.ui.app.cache.HeldUploads`)."""
+    held = st.session_state.get(HELD_KEY)
+    if held is not None and held[0] == (upload.file_id, upload.name):
+        return held[1]
+    st.session_state.pop(HELD_KEY, None)  # the tab's earlier upload is given back first
+    store = cache.held_uploads()
+    content = upload.getvalue()
+    if not store.room_for(int(len(content) * cache.PREPARED_PER_FILE_BYTE)):
+        raise DetoxInputError(f"the server holds {store.count} uploaded corpora of open tabs "
+                              f"({store.held_bytes / 2**20:.0f} of its {store.budget_bytes / 2**20:.0f} MB for them): "
+                              "try again when some of those tabs have closed", upload.name)
+    with st.spinner("Reading the uploaded corpus…"):
+        frames = cache.prepared_upload(content, upload.name)
+    holding = store.hold(cache.frames_bytes(frames))
+    if holding is None:
+        raise DetoxInputError("the uploads of other tabs took the server's room for uploaded corpora meanwhile: "
+                              "try again when some of them have closed", upload.name)
+    st.session_state[HELD_KEY] = ((upload.file_id, upload.name), frames, holding)
+    return frames
 
 
 def current_choice() -> CorpusChoice:

@@ -19,6 +19,7 @@ Embedding costs ~20-35 ms a text on two CPU cores, so what is indexed is a
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,24 +300,25 @@ def index_for(scope: Scope, root: Path | None = None, progress: Progress | None 
     # built index instead of embedding it again. Builds of other scopes go on meanwhile
     # (texts embedded before are read from the caches at once; new ones share the engine
     # batch by batch, so no build waits for another to finish).
-    with _BUILDS_LOCK:
+    with _BUILDS_LOCK:  # kept once made (a lock per scope asked for: a few bytes each)
         lock = _BUILDS.setdefault(key, threading.Lock())
-    try:
-        with lock:
-            if (index := _INDEXES.get(key)) is not None:
-                return index
-            with _BUILDS_LOCK:
-                _ACTIVE["builds"] += 1
-            try:
-                return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
-                                                                                  progress=progress))
-            finally:
-                with _BUILDS_LOCK:
-                    _ACTIVE["builds"] -= 1
-    finally:
+    with lock:
+        if (index := _INDEXES.get(key)) is not None:
+            return index
         with _BUILDS_LOCK:
-            if not lock.locked():
-                _BUILDS.pop(key, None)
+            _ACTIVE["builds"] += 1
+        try:
+            return _INDEXES.get_or_compute(key, lambda: SimilarityIndex.build(cached_scope_texts(scope, root),
+                                                                              progress=progress))
+        finally:
+            with _BUILDS_LOCK:
+                _ACTIVE["builds"] -= 1
+
+
+#: How long a scope's count of texts not yet embedded is reused (seconds): the offer is
+#: drawn on every rerun, and counting reads the caches.
+ESTIMATE_TTL_S = 30.0
+_UNCACHED: ByteLRU[tuple[int, float]] = ByteLRU(256 * 1024, lambda key, value: 200)
 
 
 def building() -> int:
@@ -338,7 +340,12 @@ def estimate(scope: Scope, root: Path | None = None) -> BuildEstimate:
     """:class:`BuildEstimate` of ``scope`` (its texts read, their vectors looked up)."""
     texts = cached_scope_texts(scope, root)["text"].astype(str)
     distinct = int(texts.nunique())
-    new = meaning.uncached(texts.tolist())
+    key = _key(scope, root)
+    counted = _UNCACHED.get(key)
+    if counted is None or time.monotonic() - counted[1] > ESTIMATE_TTL_S:  # looked up again now and then
+        counted = (meaning.uncached(texts.tolist()), time.monotonic())
+        _UNCACHED.put(key, counted)
+    new = counted[0]
     sharing = _ACTIVE["builds"] + 1  # this build shares the engine with those running
     return BuildEstimate(distinct, new, new / meaning.texts_per_second() * sharing)
 

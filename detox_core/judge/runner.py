@@ -222,12 +222,10 @@ class LLMJudge:
         return prompt, completion, self.settings.cost(prompt, completion)
 
     def _worst_case(self, todo: Sequence[_Request]) -> tuple[int, float | None]:
-        """The most requests ``todo`` may send (a question and its re-ask; only the re-ask
-        where the first answer is already charged) and their estimated cost (a re-ask
-        carries the question again, with the first answer: twice the first's, and a tenth)."""
-        requests = sum(2 if r.first is None else 1 for r in todo)
+        """The most requests ``todo`` may send (a question and its re-ask; only the re-ask where
+        the first answer is charged) and their cost (a re-ask costs the first's, and a tenth)."""
         cost = self._tokens(todo)[2]
-        return requests, None if cost is None else cost * 2.1
+        return sum(2 if r.first is None else 1 for r in todo), None if cost is None else cost * 2.1
 
     # ------------------------------------------------------------------ asking
 
@@ -387,12 +385,16 @@ class LLMJudge:
         access = _stores()[0]
         reserved, reserved_cost = self._worst_case(todo)
         charged = access.charge(reserved, reserved_cost)
-        fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
-        if charged is not None:
-            sent = sum(max(o.answered, 1) for o in fresh.values())  # a failed request counts as sent
-            spent = self.settings.cost(usage.prompt_tokens, usage.completion_tokens)
-            access.refund(charged, reserved - sent,
-                          None if reserved_cost is None or spent is None else max(reserved_cost - spent, 0.0))
+        fresh = None
+        try:
+            fresh = self._run_requests(todo, usage, progress, len(cached), total) if todo else {}
+        finally:  # answered and failed requests count as sent; a run stopped midway (a click, an
+            if charged is not None:  # error) may have more in flight, each maybe re-asked
+                in_flight = 2 * max(1, min(int(self.settings.concurrency), MAX_CONCURRENCY))
+                sent = usage.answered + usage.failed + (0 if fresh is not None else in_flight)
+                spent = self.settings.cost(usage.prompt_tokens, usage.completion_tokens) if fresh is not None else None
+                access.refund(charged, max(reserved - sent, 0),
+                              None if reserved_cost is None or spent is None else max(reserved_cost - spent, 0.0))
         values: dict[str, float | None] = {k: c.value for k, c in cached.items()}
         values.update({k: o.value for k, o in fresh.items()})
         frame = pd.DataFrame({q: [_nan(values.get(keys[q])) for keys in per_pair]

@@ -49,8 +49,9 @@ class TimeBudget:
         return max(self.seconds_per_hour - used, 0.0)
 
     def charge(self, client: str, seconds: float) -> None:
-        """Count ``seconds`` used by ``client`` now."""
-        if seconds <= 0:
+        """Count ``seconds`` used by ``client`` now (a negative number gives back what a
+        booking counted beyond what was used)."""
+        if seconds == 0:
             return
         now = self.clock()
         with self._lock:

@@ -59,6 +59,7 @@ class _Session:
     last_run: float
     token: str
     last_beat: float | None = None
+    reserve: bool = False  # admitted into the places kept for the Annotate page
 
 
 class SessionCounter:
@@ -85,6 +86,7 @@ class SessionCounter:
         self.heartbeat = heartbeat
         self._seen: dict[str, _Session] = {}
         self._tokens: dict[str, str] = {}  # beat token -> session id
+        self._dropped: dict[str, float] = {}  # sessions no longer counted for not beating
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ liveness
@@ -94,13 +96,20 @@ class SessionCounter:
             return now - s.last_run < IDLE_S
         if s.last_beat is None:
             return now - s.started < GRACE_S
-        return now - s.last_beat < DROP_S
+        # A tab that has beaten may also show itself by a rerun: behind a proxy its beats can
+        # reach another process (its browser's cookie moved with another tab), and the page
+        # then asks its own process for a rerun about once a minute.
+        return now - max(s.last_beat, s.last_run) < DROP_S
 
     def _prune(self, now: float) -> None:
         beating = self.heartbeat()
         gone = [sid for sid, s in self._seen.items() if not (self._live(s, now, beating) and self.is_active(sid))]
         for sid in gone:
             self._tokens.pop(self._seen.pop(sid).token, None)
+            if beating:
+                self._dropped[sid] = now  # still connected, maybe: the sweeper closes it at once
+        while len(self._dropped) > 10_000:
+            self._dropped.pop(next(iter(self._dropped)))
 
     # ------------------------------------------------------------------ admission
 
@@ -128,10 +137,24 @@ class SessionCounter:
                     limit = self.max_total if reserved else self.max_total - self.reserve
                     if self.max_total and not vip and len(self._seen) >= max(limit, 1):
                         return False
+            in_reserve = bool(self.max_total and not vip and not admitted and reserved
+                              and len(self._seen) >= self.max_total - self.reserve)
+            self._dropped.pop(session_id, None)
             token = secrets.token_urlsafe(24)
-            self._seen[session_id] = _Session(client, now, now, token)
+            self._seen[session_id] = _Session(client, now, now, token, reserve=in_reserve)
             self._tokens[token] = session_id
             return True
+
+    def in_reserve(self, session_id: str) -> bool:
+        """Whether the session took one of the places kept for the Annotate page (it may run
+        that page only, while visitors fill the rest)."""
+        with self._lock:
+            s = self._seen.get(session_id)
+            return bool(s and s.reserve)
+
+    def visitor_places(self) -> int:
+        """Sessions visitors may hold (0: no limit)."""
+        return max(self.max_total - self.reserve, 1) if self.max_total else 0
 
     def refusal(self, client: str) -> str:
         """Why a new session of ``client`` would be refused now: ``"address"`` (its own
@@ -177,13 +200,18 @@ class SessionCounter:
         with self._lock:
             for sid in session_ids:
                 s = self._seen.get(sid)
-                if s is None:  # never ran a page: its first run may wait on a busy server, so twice the grace
+                if s is None and sid in self._dropped:
+                    out.append(sid)  # counted no more for not beating
+                elif s is None:  # never ran a page: its first run may wait on a busy server, so twice the grace
                     if now - first_seen.setdefault(sid, now) >= 2 * GRACE_S:
                         out.append(sid)
                 elif not self._live(s, now, True):
                     out.append(sid)
-            for sid in [sid for sid in first_seen if sid not in session_ids]:
+            connected = set(session_ids)
+            for sid in [sid for sid in first_seen if sid not in connected]:
                 del first_seen[sid]  # closed meanwhile
+            for sid in [sid for sid in self._dropped if sid not in connected]:
+                del self._dropped[sid]
         return out
 
     # ------------------------------------------------------------------ counts

@@ -276,18 +276,19 @@ class Store:
             frame[c] = frame[c].astype(float)
         return frame
 
-    def names(self) -> list[str]:
-        """Every stored submission's name, once."""
+    def names(self, but: int | None = None) -> list[str]:
+        """Every stored submission's name, once (``but``: leaving that submission out)."""
+        query = select(SubmissionRow.name)
+        if but is not None:
+            query = query.where(SubmissionRow.id != but)
         with Session(self.engine) as s:
-            return list(s.scalars(select(SubmissionRow.name).distinct()))
+            return list(s.scalars(query.distinct()))
 
     def check_name(self, name: str, submission_id: int | None = None) -> None:
         """Raise :func:`look_alike_error` for a name that reads as another stored one
-        (``submission_id``: the submission being renamed, whose own name does not count)."""
-        names = self.names()
-        if submission_id is not None and (own := self.get(submission_id)) is not None:
-            names = [n for n in names if n != own.name]
-        if (err := look_alike_error(clean_name(name), names)) is not None:
+        (``submission_id``: the submission being renamed, whose own name does not count;
+        another submission of the same name does)."""
+        if (err := look_alike_error(clean_name(name), self.names(but=submission_id))) is not None:
             raise err
 
     def rename(self, submission_id: int, name: str) -> str:

@@ -175,5 +175,8 @@ def test_a_time_budget_per_address_refuses_what_would_pass_it_and_renews_in_an_h
     budget = TimeBudget(120, clock=lambda: now[0])
     budget.charge("203.0.113.7", 87.0)  # 800 texts on a loaded two-core machine
     assert budget.left("203.0.113.7") == 33.0 and budget.left("198.51.100.1") == 120.0
+    budget.charge("203.0.113.7", 30.0)  # a build's estimate booked at the click ...
+    budget.charge("203.0.113.7", -20.0)  # ... and settled: it took 10 s
+    assert budget.left("203.0.113.7") == 23.0
     now[0] += 3601
     assert budget.left("203.0.113.7") == 120.0

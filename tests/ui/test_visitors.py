@@ -138,6 +138,8 @@ def test_idle_sockets_of_nine_addresses_hold_few_places_and_lose_them_within_a_m
     assert "visitor" not in closing and "annotator" not in closing
     assert {f"{a}-0" for a in attackers} <= set(closing)
     assert c.total() == 2
+    # No longer counted, they are still closed at the next sweep (not given a new grace).
+    assert {f"{a}-0" for a in attackers} <= set(c.to_close(connected, {}))
 
 
 def test_a_tab_that_beats_stays_counted_and_one_that_stops_is_dropped():
@@ -179,3 +181,36 @@ def test_without_the_app_routes_sessions_count_as_before():
     assert all(c.admit("203.0.113.7", f"s{k}") for k in range(3)) and not c.admit("203.0.113.7", "s4")
     now[0] += 600
     assert c.to_close(["s0", "s1", "s2"], {}) == [] and c.live("203.0.113.7") == 3
+
+
+def test_a_place_kept_for_annotators_is_marked_and_a_tab_whose_beats_go_elsewhere_lives_on_its_reruns():
+    from detox_core.server.presence import DROP_S
+
+    c, now = beating(max_per_client=0, max_total=5)  # reserve: 1, visitors: 4
+    for k in range(4):
+        assert c.admit(f"198.51.100.{k}", f"v{k}") and c.beat(c.token(f"v{k}"))
+    assert c.admit("198.51.100.9", "annotate-tab", reserved=True) and c.in_reserve("annotate-tab")
+    assert not c.in_reserve("v0") and c.visitor_places() == 4
+    # Behind the proxy, v0's beats now reach another process; its page asks for a rerun here.
+    for _ in range(5):
+        now[0] += DROP_S / 2
+        assert c.admit("198.51.100.0", "v0")  # the rerun
+        c.beat(c.token("annotate-tab"))
+    assert "v0" not in c.to_close(["v0", "annotate-tab"], {})
+
+
+def test_a_visitor_in_the_annotators_reserve_may_open_annotate_only(tiny_data, monkeypatch):
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
+
+    counter = SessionCounter(40, max_total=3, reserve=1)
+    counter.admit("198.51.100.1", "tab-1")
+    counter.admit("198.51.100.2", "tab-2")
+    monkeypatch.setattr(visitors, "session_counter", lambda: counter)
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a password")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60)
+    at.switch_page("pages/annotate.py").run()
+    assert not at.exception and at.title[0].value == "Annotate"  # the reserve: a new annotator gets in
+    at.switch_page("pages/corpus.py").run()
+    assert "full for visitors" in at.error[0].value and "Annotate" in at.error[0].value and not at.dataframe

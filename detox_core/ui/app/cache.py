@@ -100,6 +100,10 @@ MAX_PREPARING = 2
 PREPARE_WAIT_S = 60.0
 _PREPARING = threading.BoundedSemaphore(MAX_PREPARING)
 
+class UploadRoomError(DetoxInputError):
+    """An upload the server has no room to hold now (the budget of held uploads is taken)."""
+
+
 class HeldUploads:
     """The prepared uploads that open tabs hold, within one budget of bytes for the process.
 

@@ -130,7 +130,13 @@ def admit_session(reserved: bool = False) -> None:
     if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED)), reserved=reserved):
         st.session_state[_ADMITTED] = True
         _render_heartbeat(counter.token(ctx.session_id))
-        return
+        if reserved or not counter.in_reserve(ctx.session_id) or (not auth.is_open() and auth.is_organizer()):
+            return
+        # A place kept for new annotators runs the Annotate page only, while visitors fill the rest.
+        st.error(f"**This server is full for visitors for now.** It keeps {counter.visitor_places()} sessions for "
+                 "visitors, all taken, and a few more for annotators: this tab may open **Annotate** only. Reload "
+                 "this page in a minute or two.", icon=":material/group_off:")
+        st.stop()
     why = counter.refusal(client)
     if why == "full":
         # The process is full, not the address: a signed-in organizer still gets in.
@@ -138,7 +144,8 @@ def admit_session(reserved: bool = False) -> None:
             st.session_state[_ADMITTED] = True
             _render_heartbeat(counter.token(ctx.session_id))
             return
-        sessions = f"{counter.max_total} open session" + ("s" if counter.max_total != 1 else "")
+        places = counter.max_total if reserved else counter.visitor_places()
+        sessions = f"{places} open session" + ("s" if places != 1 else "") + ("" if reserved else " for visitors")
         st.error(f"**This server is full for now.** It keeps at most {sessions}, and they "
                  "are all taken. Reload this page in a minute or two (a closed tab frees its place within a "
                  "minute).", icon=":material/group_off:")

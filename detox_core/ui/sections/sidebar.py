@@ -112,6 +112,7 @@ def render_sidebar(owner: str = "page") -> CorpusChoice:
         if source == UPLOAD:
             choice = _upload_choice()
         else:
+            st.session_state.pop(HELD_KEY, None)  # an upload of this tab is given back
             choice = _dataset_choice(source)
         if choice.ok:
             langs = f" · {len(choice.languages)} language(s)" if choice.multilingual else ""
@@ -208,6 +209,7 @@ def _upload_choice() -> CorpusChoice:
     )
     label = "Uploaded corpus"
     if upload is None:
+        st.session_state.pop(HELD_KEY, None)  # the upload removed: given back
         return CorpusChoice(
             UPLOAD, label,
             problem=(
@@ -221,7 +223,8 @@ def _upload_choice() -> CorpusChoice:
         prepared, edits = _held_upload(upload)
     except DetoxInputError as err:
         st.error(render.md(err, None))
-        return CorpusChoice(UPLOAD, upload.name, problem=f"The file could not be read: {render.md(err, None)}")
+        what = "The upload was not kept" if isinstance(err, cache.UploadRoomError) else "The file could not be read"
+        return CorpusChoice(UPLOAD, upload.name, problem=f"{what}: {render.md(err, None)}")
     return _with_languages(CorpusChoice(UPLOAD, upload.name, ("upload",), prepared, edits,
                                         cache.lexicon(editions.default_edition().name)))
 
@@ -236,14 +239,14 @@ def _held_upload(upload) -> tuple[pd.DataFrame, pd.DataFrame]:
     store = cache.held_uploads()
     content = upload.getvalue()
     if not store.room_for(int(len(content) * cache.PREPARED_PER_FILE_BYTE)):
-        raise DetoxInputError(f"the server holds {store.count} uploaded corpora of open tabs "
+        raise cache.UploadRoomError(f"the server holds {store.count} uploaded corpora of open tabs "
                               f"({store.held_bytes / 2**20:.0f} of its {store.budget_bytes / 2**20:.0f} MB for them): "
                               "try again when some of those tabs have closed", upload.name)
     with st.spinner("Reading the uploaded corpus…"):
         frames = cache.prepared_upload(content, upload.name)
     holding = store.hold(cache.frames_bytes(frames))
     if holding is None:
-        raise DetoxInputError("the uploads of other tabs took the server's room for uploaded corpora meanwhile: "
+        raise cache.UploadRoomError("the uploads of other tabs took the server's room for uploaded corpora meanwhile: "
                               "try again when some of them have closed", upload.name)
     st.session_state[HELD_KEY] = ((upload.file_id, upload.name), frames, holding)
     return frames

@@ -73,7 +73,17 @@ def engine_budget() -> TimeBudget:
     return TimeBudget(VISITOR_ENGINE_S_PER_HOUR)
 
 
-def _build(scope: similar.Scope) -> similar.SimilarityIndex | None:
+def _build(scope: similar.Scope, cost: similar.BuildEstimate) -> similar.SimilarityIndex | None:
+    visitor = not is_organizer()
+    if visitor:
+        # Checked again at the click, and the estimate booked before the build (settled after):
+        # tabs of one address building at once cannot each spend the whole hour.
+        budget, client = engine_budget(), client_id()
+        if cost.new and cost.seconds > budget.left(client):
+            st.warning("Your address has used its time of the embedding engine for this hour meanwhile: come back "
+                       "later.", icon=":material/timer:")
+            return None
+        budget.charge(client, cost.seconds)
     bar = st.progress(0.0, text="Reading the texts…")
 
     def progress(done: int, total: int) -> None:
@@ -87,8 +97,8 @@ def _build(scope: similar.Scope) -> similar.SimilarityIndex | None:
         return None
     finally:
         bar.empty()
-        if not is_organizer():
-            engine_budget().charge(client_id(), meaning.engine_seconds() - before)
+        if visitor:  # the estimate was booked: the difference to what the build took
+            budget.charge(client, meaning.engine_seconds() - before - cost.seconds)
 
 
 def _duration(seconds: float) -> str:
@@ -215,7 +225,7 @@ def find_similar_section(choice, pair_text: str | None) -> None:
             if not clicked:
                 return
             offer.empty()
-            index = _build(scope)
+            index = _build(scope, cost)
             if index is None:
                 return
         st.caption(f"Searching {len(index):,} texts ({distinct:,} distinct).")

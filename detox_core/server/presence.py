@@ -128,11 +128,8 @@ class SessionCounter:
                 return True
             if not admitted:
                 self._prune(now)
-                mine = [s for s in self._seen.values() if s.client == client]
                 if client != UNKNOWN:
-                    if self.max_per_client and len(mine) >= self.max_per_client:
-                        return False
-                    if self.heartbeat() and sum(s.last_beat is None for s in mine) >= UNCONFIRMED_PER_ADDRESS:
+                    if self._address_refusal(client) is not None:
                         return False
                     limit = self.max_total if reserved else self.max_total - self.reserve
                     if self.max_total and not vip and len(self._seen) >= max(limit, 1):
@@ -159,15 +156,19 @@ class SessionCounter:
     def refusal(self, client: str) -> str:
         """Why a new session of ``client`` would be refused now: ``"address"`` (its own
         limit, or too many of its sessions not yet beating) or ``"full"``."""
-        now = self.clock()
         with self._lock:
-            self._prune(now)
-            mine = [s for s in self._seen.values() if s.client == client]
+            self._prune(self.clock())
+            return self._address_refusal(client) or "full"
+
+    def _address_refusal(self, client: str) -> str | None:
+        """``"address"`` or ``"unconfirmed"`` when ``client``'s own sessions stop a new one
+        (the counts pruned; under the lock)."""
+        mine = [s for s in self._seen.values() if s.client == client]
         if self.max_per_client and len(mine) >= self.max_per_client:
             return "address"
         if self.heartbeat() and sum(s.last_beat is None for s in mine) >= UNCONFIRMED_PER_ADDRESS:
             return "unconfirmed"
-        return "full"
+        return None
 
     # ------------------------------------------------------------------ heartbeats
 

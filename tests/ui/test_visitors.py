@@ -76,16 +76,21 @@ def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets
     assert c.admit("198.51.100.8", "s-old", admitted=True)
 
 
-def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
+def _two_tabs_taken(monkeypatch, counter: SessionCounter) -> None:
+    """The app's counter is ``counter`` with two visitors' tabs in it; this session comes from
+    a third address, on a server with an organizer password."""
     import detox_core.ui.app.auth as auth
     import detox_core.ui.app.visitors as visitors
 
-    counter = SessionCounter(40, max_total=2, reserve=0)
     counter.admit("198.51.100.1", "tab-1")
     counter.admit("198.51.100.2", "tab-2")
     monkeypatch.setattr(visitors, "session_counter", lambda: counter)
     monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a password")
+
+
+def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
+    _two_tabs_taken(monkeypatch, SessionCounter(40, max_total=2, reserve=0))
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert "This server is full for now" in at.error[0].value and "at most 2 open sessions" in at.error[0].value
@@ -200,15 +205,7 @@ def test_a_place_kept_for_annotators_is_marked_and_a_tab_whose_beats_go_elsewher
 
 
 def test_a_visitor_in_the_annotators_reserve_may_open_annotate_only(tiny_data, monkeypatch):
-    import detox_core.ui.app.auth as auth
-    import detox_core.ui.app.visitors as visitors
-
-    counter = SessionCounter(40, max_total=3, reserve=1)
-    counter.admit("198.51.100.1", "tab-1")
-    counter.admit("198.51.100.2", "tab-2")
-    monkeypatch.setattr(visitors, "session_counter", lambda: counter)
-    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a password")
+    _two_tabs_taken(monkeypatch, SessionCounter(40, max_total=3, reserve=1))
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60)
     at.switch_page("pages/annotate.py").run()
     assert not at.exception and at.title[0].value == "Annotate"  # the reserve: a new annotator gets in

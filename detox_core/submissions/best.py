@@ -1,22 +1,34 @@
 """Which of several rewrites of one input may be called the best: Live scoring marks the
-highest J only among the candidates that are rewrites at all.
+highest J only among the candidates that are detoxifying rewrites at all.
 
-A candidate is no rewrite, whatever its J, when it is
+A candidate is no such rewrite, whatever its J, when it is
 
 - an unchanged copy of the input (the same words; case and punctuation aside),
 - in another language or script than the input (:func:`detox_core.embedded.language_id.wrong_language`),
-- unrelated to the input: the model of meaning (:mod:`detox_core.embedded.meaning`) finds it
-  no closer to the input than 19 in 20 pairs of two different toxic inputs of the language
-  are to each other (:func:`unrelated_ceiling`, from the training inputs, never from judged
-  outputs).
+- more toxic than the input: it adds toxic lexicon words the input does not have, or its
+  P(neutral) is lower than the input's by more than 0.05 (the card's "more toxic" flag),
+- no less toxic than the input: its P(neutral) is at most the input's (where STA is
+  P(neutral) of a text alone, so that both can be compared),
+- a fragment of the input: it adds no word and keeps at most half of the input's words that
+  are not lexicon words (what a cut leaves, not a rewrite),
+- unrelated to the input: the model of meaning (:mod:`detox_core.embedded.meaning`) puts it
+  further from the input than 19 in 20 pairs of two different toxic inputs of the language
+  are from each other, and it shares no more characters with the input (chrF) than 19 in 20
+  such pairs do (:func:`unrelated_ceilings`, from the training inputs, never from judged
+  outputs). The model of meaning puts a real paraphrase about as near its input as two
+  different inputs are on average (0.81-0.88 in Russian, where 19 in 20 pairs of different
+  inputs sit under 0.88), so only a sentence further than nearly all of them is called
+  unrelated; one that is not is left to its J (an unrelated sentence has a low SIM).
 
-A check that cannot run here (no model of meaning, no language identifier) is named in
-:attr:`BestChoice.unchecked` rather than passed silently.
+A star also needs a J that shows as more than 0.00. A check that cannot run here (no model of
+meaning, no language identifier) is named in :attr:`BestChoice.unchecked` rather than passed
+silently.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,21 +38,42 @@ import numpy as np
 from detox_core import config
 from detox_core.embedded import meaning, training_inputs
 from detox_core.embedded.language_id import wrong_language
-from detox_core.submissions.explain import flags
+from detox_core.metrics.chrf import pair_chrf
+from detox_core.submissions.explain import MORE_TOXIC_MARGIN, added_toxic_words, flags
+from detox_core.text import lexicon_hits, words
 
-#: The share of pairs of two different inputs of a language whose cosine stays at or under
-#: the ceiling: a candidate no closer to its input than that is read as unrelated.
-UNRELATED_QUANTILE = 0.95
-#: Pairs of different inputs sampled per language for the ceiling.
+#: The share of pairs of two different inputs of a language that are further apart (cosine)
+#: than an unrelated candidate is from its input.
+UNRELATED_COSINE_QUANTILE = 0.05
+#: The share of pairs of two different inputs of a language that share at most as many
+#: characters (chrF) as an unrelated candidate shares with its input.
+UNRELATED_CHRF_QUANTILE = 0.95
+#: Pairs of different inputs sampled per language for the ceilings.
 CEILING_PAIRS = 400
+#: A fragment keeps at most this share of the input's words (lexicon words aside) and adds none.
+FRAGMENT_SHARE = 0.5
 
 REASONS = {
     "copy": "an unchanged copy of the input",
     "language": "in another language or script than the input",
-    "unrelated": "unrelated to the input (the model of meaning finds it no closer than two different inputs)",
+    "more_toxic": "more toxic than the input (it adds toxic words or its P(neutral) is lower)",
+    "not_less_toxic": "no less toxic than the input (its P(neutral) is not higher)",
+    "fragment": "a fragment of the input (it keeps at most half of its words and adds none)",
+    "unrelated": "unrelated to the input (the model of meaning puts it further from the input than 19 in 20 pairs "
+                 "of two different inputs are from each other, and it shares no more characters with it than they do)",
 }
 
-_CEILINGS: dict[tuple[str, str], float | None] = {}
+
+@dataclass(frozen=True)
+class Ceilings:
+    """How close two different toxic inputs of a language come: the cosine of the model of
+    meaning at :data:`UNRELATED_COSINE_QUANTILE` and chrF (0-1) at :data:`UNRELATED_CHRF_QUANTILE`."""
+
+    cosine: float
+    chrf: float
+
+
+_CEILINGS: dict[tuple[str, str], Ceilings | None] = {}
 _CEILING_LOCK = threading.Lock()
 
 
@@ -67,9 +100,9 @@ def _inputs_of(lang: str, root: Path) -> list[str]:
     return training_inputs.read_inputs(root).get(lang, [])
 
 
-def unrelated_ceiling(lang: str, root: Path | None = None) -> float | None:
-    """The :data:`UNRELATED_QUANTILE` quantile of the cosine between two different toxic
-    inputs of ``lang`` (None: fewer than 20 inputs here). Raises
+def unrelated_ceilings(lang: str, root: Path | None = None) -> Ceilings | None:
+    """The :class:`Ceilings` of ``lang``: quantiles of the cosine and of chrF between two
+    different toxic inputs of ``lang`` (None: fewer than 20 inputs here). Raises
     :class:`~detox_core.embedded.meaning.MeaningUnavailableError` without the model."""
 
     root = root or config.data_dir()
@@ -78,7 +111,7 @@ def unrelated_ceiling(lang: str, root: Path | None = None) -> float | None:
         if key in _CEILINGS:
             return _CEILINGS[key]
     texts = list(dict.fromkeys(t for t in _inputs_of(lang, root) if t.strip()))
-    ceiling = None
+    ceilings = None
     if len(texts) >= 20:
         rng = np.random.default_rng(0)
         n = min(CEILING_PAIRS, len(texts))
@@ -86,14 +119,51 @@ def unrelated_ceiling(lang: str, root: Path | None = None) -> float | None:
         shift = rng.integers(1, len(texts), size=n)  # never the same input
         second = (first + shift) % len(texts)
         cos = meaning.cosine([texts[i] for i in first], [texts[i] for i in second])
-        ceiling = float(np.quantile(cos, UNRELATED_QUANTILE))
+        chrf = [pair_chrf(texts[j], [texts[i]]) for i, j in zip(first, second)]
+        ceilings = Ceilings(float(np.quantile(cos, UNRELATED_COSINE_QUANTILE)),
+                            float(np.quantile(chrf, UNRELATED_CHRF_QUANTILE)))
     with _CEILING_LOCK:
-        _CEILINGS[key] = ceiling
-    return ceiling
+        _CEILINGS[key] = ceilings
+    return ceilings
 
 
-def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang: str) -> BestChoice:
-    """The candidate with the highest J (above 0) among those that are rewrites of ``source``."""
+def is_fragment(source: str, output: str, lexicon: frozenset[str] = frozenset()) -> bool:
+    """Whether ``output`` only cuts ``source``: it adds no word and keeps
+    at most :data:`FRAGMENT_SHARE` of the input's words that are not lexicon words."""
+    kept, have = Counter(words(output)), Counter(words(source))
+    if not kept or kept - have:  # empty, or a word the input does not have
+        return False
+    toxic = Counter(w for hit in lexicon_hits(source, lexicon) for w in words(hit)) if lexicon else Counter()
+    plain = sum((have - toxic).values())
+    return sum(kept.values()) <= FRAGMENT_SHARE * plain
+
+
+def shows_as_zero(j: float) -> bool:
+    """A J that a card shows as 0.00 (two decimals)."""
+    return not np.isfinite(j) or round(float(j), 2) <= 0
+
+
+def _toxicity(source: str, out: str, lexicon: frozenset[str], sta: float | None, sta_input: float | None) -> str | None:
+    if added_toxic_words(source, out, lexicon):
+        return "more_toxic"
+    if sta is None or sta_input is None or not np.isfinite(sta) or not np.isfinite(sta_input):
+        return None
+    if sta < sta_input - MORE_TOXIC_MARGIN:
+        return "more_toxic"
+    return "not_less_toxic" if sta <= sta_input else None
+
+
+def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang: str, *,
+                sta: Sequence[float] | None = None, sta_input: float | None = None,
+                lexicon: frozenset[str] = frozenset()) -> BestChoice:
+    """The candidate with the highest J (showing above 0.00) among those that are
+    detoxifying rewrites of ``source``.
+
+    Args:
+        sta: each candidate's P(neutral), compared with ``sta_input`` (the input's) where both
+            are given (a preset whose STA is P(neutral) of a text alone).
+        lexicon: the language's toxic words: a candidate adding one is more toxic.
+    """
     n = len(candidates)
     excluded: dict[int, str] = {}
     unchecked: list[str] = []
@@ -103,26 +173,29 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
     rest = [k for k in range(n) if k not in excluded and candidates[k].strip()]
     if rest:
         try:
-
             wrong = wrong_language(lang, [source] * len(rest), [candidates[k] for k in rest])
             excluded.update({k: "language" for k, w in zip(rest, wrong) if w})
         except Exception:  # noqa: BLE001 - the language identifier is an optional part here
             unchecked.append("language")
+    for k in [k for k in rest if k not in excluded]:
+        if why := _toxicity(source, candidates[k], lexicon, None if sta is None else sta[k], sta_input):
+            excluded[k] = why
+        elif is_fragment(source, candidates[k], lexicon):
+            excluded[k] = "fragment"
     rest = [k for k in rest if k not in excluded]
     if rest:
-
         try:
-            ceiling = unrelated_ceiling(lang)
-            if ceiling is None:
+            ceilings = unrelated_ceilings(lang)
+            if ceilings is None:
                 unchecked.append("unrelated")
             else:
                 cos = meaning.cosine([source] * len(rest), [candidates[k] for k in rest])
-                excluded.update({k: "unrelated" for k, c in zip(rest, cos) if c <= ceiling})
+                excluded.update({k: "unrelated" for k, c in zip(rest, cos)
+                                 if c <= ceilings.cosine and pair_chrf(candidates[k], [source]) <= ceilings.chrf})
         except meaning.MeaningUnavailableError:
             unchecked.append("unrelated")
     scores = np.asarray([float(x) if x is not None else np.nan for x in j], dtype=np.float64)
-    # A J of 0 is no pick: a star there would only say that every rewrite failed.
-    eligible = [k for k in range(n) if k not in excluded and candidates[k].strip() and np.isfinite(scores[k])
-                and scores[k] > 0]
+    # A J that shows as 0.00 is no pick: a star there would only say that every rewrite failed.
+    eligible = [k for k in range(n) if k not in excluded and candidates[k].strip() and not shows_as_zero(scores[k])]
     best = max(eligible, key=lambda k: (scores[k], -k)) if eligible else None
     return BestChoice(best, excluded, tuple(unchecked))

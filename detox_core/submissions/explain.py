@@ -114,20 +114,31 @@ class Flags:
         return [FLAGS[k] for k in FLAGS if getattr(self, k)]
 
 
+#: How much lower an output's P(neutral) may be than its input's before it reads as more toxic.
+MORE_TOXIC_MARGIN = 0.05
+
+
+def added_toxic_words(source: str, output: str, lexicon: frozenset[str]) -> list[str]:
+    """The lexicon words (or phrases) ``output`` has that ``source`` does not."""
+    if not lexicon or not output.strip():
+        return []
+    had = {" ".join(words(hit)) for hit in lexicon_hits(source, lexicon)}
+    return [hit for hit in lexicon_hits(output, lexicon) if " ".join(words(hit)) not in had]
+
+
 def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float | None = None,
           sta_input: float | None = None) -> Flags:
     """Flags of one rewrite.
 
-    ``more_toxic`` compares P(neutral) of output and input when both are given (the
-    output is less neutral by more than 0.05), else lexicon hits.
+    ``more_toxic``: the output adds lexicon words the input does not have, or (where both
+    are given) its P(neutral) is lower than the input's by more than :data:`MORE_TOXIC_MARGIN`.
     """
     empty = not output.strip()
     copy = not empty and words(source) == words(output)
     hits_out = lexicon_hits(output, lexicon)
-    if sta_output is not None and sta_input is not None:
-        more_toxic = not empty and sta_output < sta_input - 0.05
-    else:
-        more_toxic = len(hits_out) > len(lexicon_hits(source, lexicon))
+    more_toxic = bool(added_toxic_words(source, output, lexicon))
+    if sta_output is not None and sta_input is not None and sta_output == sta_output and sta_input == sta_input:
+        more_toxic = more_toxic or (not empty and sta_output < sta_input - MORE_TOXIC_MARGIN)
     return Flags(empty, copy, more_toxic, bool(hits_out))
 
 

@@ -69,7 +69,9 @@ def score_cards(source: str, candidates: list[str], frame: pd.DataFrame, sources
     """One card per candidate in the user's order, the best J marked, and why others are not ranked."""
     # The cards keep the user's order; the best J is marked, not moved to the top, and only among
     # the candidates that are rewrites at all (a copy, another language or an unrelated sentence never is).
-    choice_ = choose_best(source, candidates, frame["j"].tolist(), language) if len(candidates) > 1 else None
+    sta = frame["sta_raw"].tolist() if "sta_raw" in frame else None
+    choice_ = (choose_best(source, candidates, frame["j"].tolist(), language, sta=sta, sta_input=sta_input,
+                           lexicon=language_lexicon) if len(candidates) > 1 else None)
     trust, distrust = ranking_trust(preset, calibrated, language) if choice_ is not None else ("agrees", "")
     for i in range(len(candidates)):
         who = sources.get(candidates[i])
@@ -85,8 +87,9 @@ def score_cards(source: str, candidates: list[str], frame: pd.DataFrame, sources
         out = [f"rewrite {k + 1} is {choice_.reason(k)}" for k in sorted(choice_.excluded)]
         text = ("★ marks the highest J among the rewrites" + (f"; not ranked: {'; '.join(out)}" if out else "") + ".")
         if choice_.best is None:
-            text = ("No rewrite is marked best: " + ("; ".join(out) + "; the others have" if out else "the rewrites have")
-                    + " no J above 0.")
+            rest = "the others have" if out else "the rewrites have"
+            text = ("No rewrite is marked best: " + "; ".join([*out, f"{rest} no J above 0.00"][:len(out) + (
+                len(out) < len(candidates))]) + ".")
         if choice_.unchecked:
             text += (" Not checked here: " + ", ".join({"language": "the language of each rewrite (no language "
                      "identifier)", "unrelated": "whether a rewrite is related to the input (no model of meaning for "

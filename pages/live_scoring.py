@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core import config
-from detox_core.metrics import preset_class, warmup
+from detox_core.metrics import warmup
 from detox_core.ui.app.auth import require_page
-from detox_core.ui.sections.live_boxes import language_picker, suggestions, text_boxes
-from detox_core.ui.sections.live_results import live_request, live_scores, score_cards, score_notes
+from detox_core.ui.sections.live_boxes import language_picker
+from detox_core.ui.sections.live_results import live_body
 from detox_core.ui.sections.scores import preset_picker, preset_ready
 from detox_core.ui.sections.sidebar import current_choice
 
@@ -30,17 +30,4 @@ elif preset == "embedded":
 # (and what would score this language) instead of failing after a minute of loading.
 ready = preset is not None and preset_ready(preset, [language])
 
-text_boxes()
-language_lexicon, has_examples = suggestions(choice, language)
-source, candidates, references, sources = live_request(language)
-
-if not ready or preset_class(preset).unavailable():  # no preset covers the language, its models are not
-    st.stop()                                           # here, or no endpoint: said above
-if not source or not candidates:
-    st.info("Type a toxic sentence and at least one rewrite"
-            + (" (or press **Example from the corpus**)." if has_examples else "."), icon=":material/keyboard:")
-    st.stop()
-
-both, frame, sta_input = live_scores(source, candidates, references, preset, calibrated, language)
-score_cards(source, candidates, frame, sources, language_lexicon, sta_input, preset, calibrated, language)
-score_notes(both, frame, sources, sta_input, preset, language)
+live_body(choice, language, preset, calibrated, ready)

@@ -76,3 +76,31 @@ def test_the_explanation_says_what_was_measured_and_its_help_states_the_threshol
     tooltip.first.wait_for(timeout=10_000)
     assert "ROC-AUC of at least 0.70" in tooltip.first.inner_text()
     shot(page, f"live_explanation_{width}")
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_re_score_redraws_only_the_boxes_and_cards(offline_server, page, width):
+    """Typing another rewrite reruns the page's body alone (a fragment): what the server sends
+    back holds the new card, and nothing of the sidebar or the pickers above the boxes."""
+    open_live(page, offline_server, width, live_lang="Russian (ru)", preset="Embedded (offline CPU)",
+              live_input="Ты дурак, заткнись", live_candidates="Ты не прав, помолчи, пожалуйста")
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text() if width > 900 else ""
+    received: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: received.append(
+        f if isinstance(f, bytes) else f.encode())))
+    page.reload()  # the listener sees the new socket
+    wait_idle(page, 120)
+    received.clear()
+    box = page.get_by_role("textbox", name="Candidate rewrites (one per line)")
+    box.fill("Ты ошибаешься, будь добр, помолчи")
+    box.press("Control+Enter")
+    page.get_by_text("ошибаешься", exact=False).last.wait_for(timeout=60_000)
+    wait_idle(page, 60)
+    sent = b"".join(received)
+    assert "ошибаешься".encode() in sent  # the new card came
+    # the pickers above the boxes and the sidebar did not (every rerun sends the list of pages anyway)
+    for text in ("Metric preset", "Calibrated", "Dataset", "Splits"):
+        assert text.encode() not in sent, text
+    if sidebar:
+        assert page.locator('[data-testid="stSidebar"]').inner_text() == sidebar
+    no_exception(page)

@@ -16,6 +16,7 @@ from detox_core.submissions.live import parse_request
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.warming import warming_notice
+from detox_core.ui.sections.live_boxes import suggestions, text_boxes
 from detox_core.ui.sections.agreement import ranking_trust, weak_parts_note
 from detox_core.ui.sections.scores import score_card, show_scoring_error
 from detox_core.vocab import label, language_label, language_name
@@ -118,3 +119,22 @@ def score_notes(both: pd.DataFrame, frame: pd.DataFrame, sources: dict[str, str]
         st.caption(info)
     if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
         st.caption("LLM judge: " + render.md(Usage(**usage).text(), None))
+
+
+@st.fragment
+def live_body(choice, language: str, preset: str | None, calibrated: bool, ready: bool) -> None:
+    """The boxes, their buttons and the cards. A fragment: typing a rewrite or pressing a
+    button reruns only this part (not the navigation, the sidebar or the pickers above), so a
+    warm re-score redraws only what changed (``benchmarks/bench_live_browser.py``)."""
+    text_boxes()
+    language_lexicon, has_examples = suggestions(choice, language)
+    source, candidates, references, sources = live_request(language)
+    if not ready or preset is None or preset_class(preset).unavailable():  # no preset covers the language, its
+        return                                                            # models are not here: said above
+    if not source or not candidates:
+        st.info("Type a toxic sentence and at least one rewrite"
+                + (" (or press **Example from the corpus**)." if has_examples else "."), icon=":material/keyboard:")
+        return
+    both, frame, sta_input = live_scores(source, candidates, references, preset, calibrated, language)
+    score_cards(source, candidates, frame, sources, language_lexicon, sta_input, preset, calibrated, language)
+    score_notes(both, frame, sources, sta_input, preset, language)

@@ -27,9 +27,19 @@ from detox_core.metrics.chrf import CORPUS_CHRF, CorpusChrf
 from detox_core.metrics.registry import has_calibration, preset_label
 from detox_core.submissions.store import display_names, Store
 
+
+def _split_suffix() -> re.Pattern[str]:
+    """``_<split>.txt`` or ``.tsv`` of any registered edition's split (``_test``, ``_dev``,
+    ``_sample`` ...): how shipped output files are named (:meth:`Edition.output_files`)."""
+    splits = sorted({s.lower() for e in editions.editions() for s in e.splits} | {"test", "dev"}, key=len, reverse=True)
+    return re.compile(r"(_(" + "|".join(map(re.escape, splits)) + r"))?\.(txt|tsv)$")
+
+
 def system_key(name: str) -> str:
-    """A comparable key from a submission or team name: ``"orzhan_test.txt"`` -> ``"orzhan"``."""
-    stem = re.sub(r"(_(test|dev))?\.(txt|tsv)$", "", name.strip().lower())
+    """A comparable key from a submission or team name: ``"orzhan_test.txt"`` -> ``"orzhan"``,
+    ``"gleb.shnshn_sample.tsv"`` -> ``"gleb_shnshn"`` (a split's suffix goes only before the
+    file's extension: ``"team_sample"`` stays ``"team_sample"``)."""
+    stem = _split_suffix().sub("", name.strip().lower())
     stem = editions.system_aliases().get(stem, stem)
     return re.sub(r"[^\w]+", "_", stem).strip("_")
 

@@ -31,6 +31,10 @@ def test_system_names_are_comparable_across_files_and_papers():
     assert system_key("orzhan_test.txt") == system_key("Orzhan") == "orzhan"
     assert system_key("t5_base_10000_test.txt") == "rut5"  # the edition's alias: named ruT5 in the paper
     assert system_key("Team Name (v2).tsv") == "team_name_v2"
+    # The shipped TextDetox 2024 sample outputs are named <system>_sample.tsv.
+    assert system_key("gleb.shnshn_sample.tsv") == system_key("gleb.shnshn") == "gleb_shnshn"
+    assert system_key("Team_SINAI_sample.tsv") == system_key("Team_SINAI") != system_key("Team")
+    assert system_key("team_sample") == "team_sample"  # a name, not a file: nothing is cut
     assert published_key("baseline", "ruT5") == "rut5" and published_key("orzhan", "mBART") == "orzhan"
 
 

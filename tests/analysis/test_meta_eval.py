@@ -156,6 +156,32 @@ def test_join_stored_says_what_it_joined(tmp_path):
     assert join_stored_report(f, empty)[1].empty
 
 
+def test_stored_shipped_samples_join_their_judged_systems(tmp_path):
+    """Scoring the shipped TextDetox 2024 sample outputs (``<system>_sample.tsv``) on the
+    Submissions page joins each to the judged system it is named after, and to no other."""
+    from detox_core.analysis.meta_eval import join_stored_report
+    from detox_core.editions.textdetox import SAMPLE_SYSTEMS
+    from detox_core.metrics.base import Signature, make_score_frame
+    from detox_core.submissions.store import Store
+
+    f = pd.DataFrame({"participant_name": [s for s in SAMPLE_SYSTEMS for _ in range(2)] + ["Team"] * 2,
+                      "toxic_sentence": [f"x{i}" for i in range(2)] * (len(SAMPLE_SYSTEMS) + 1),
+                      "neutral_sentence": [f"{s} y{i}" for s in (*SAMPLE_SYSTEMS, "Team") for i in range(2)],
+                      "non-toxicity": 1.0, "content": 1.0, "fluency": 1.0, "J": 1.0})
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    scores = make_score_frame(np.array([0.1, 0.2]), np.ones(2), np.ones(2), np.full(2, np.nan),
+                              Signature(preset="embedded", preset_version="1"))
+    for system in SAMPLE_SYSTEMS:
+        store.add(name=f"{system}_sample.tsv", sha256=system, dataset="textdetox2024", split="sample",
+                  preset="embedded", calibrated=True, source="shipped", inputs=["x0", "x1"],
+                  outputs=[f"{system} y0", f"{system} y1"], scores=scores)
+    joined, report = join_stored_report(f, store)
+    assert dict(zip(report["submission"], report["system"])) == {f"{s}_sample.tsv": s for s in SAMPLE_SYSTEMS}
+    assert report["rows"].tolist() == [2] * len(SAMPLE_SYSTEMS)
+    # "Team_SINAI_sample.tsv" is Team_SINAI's, not the judged system "Team"'s.
+    assert joined.loc[f["participant_name"] == "Team", "embedded:sta"].isna().all()
+
+
 def test_reliability_curve_bins_predictions_against_human_labels():
     from detox_core.analysis.calibration import calibration_curves, reliability_curve
 

@@ -169,8 +169,9 @@ def judged_outputs(choice: CorpusChoice) -> Judged:
         frame, joined = cached_join(key, frame)
         if joined.empty:
             st.caption("**Stored submissions:** none matches a judged system. A stored submission is joined when its "
-                       "name (without `_test.txt`) is a judged system's name and its inputs and outputs are the judged "
-                       "ones; score such a file on the **Submissions** page.")
+                       "name (without its split and extension: `_test.txt`, `_sample.tsv` ...) is a judged system's "
+                       "name and its inputs and outputs are the judged ones; score such a file on the **Submissions** "
+                       "page.")
         else:
             st.caption("**Stored submissions joined:** " + "; ".join(
                 f"{render.md(r.submission)} → system {render.md(r.system)}, {r.rows:,} judged outputs, columns "

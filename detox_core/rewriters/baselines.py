@@ -76,10 +76,14 @@ class Seq2SeqDetoxifier:
         pool: the model pool whose ``model_map`` and device to use.
         num_beams: beams for generation.
         max_new_tokens: cap on the rewrite's length.
+        prefix: the task prompt the model was trained with, put before each input
+            (:data:`detox_core.rewriters.seq2seq_models.SEQ2SEQ_MODELS`).
     """
 
-    def __init__(self, model_id: str, pool=None, num_beams: int = 1, max_new_tokens: int = 96) -> None:
+    def __init__(self, model_id: str, pool=None, num_beams: int = 1, max_new_tokens: int = 96,
+                 prefix: str = "") -> None:
         self.model_id = model_id
+        self.prefix = prefix
         self.pool = pool or default_pool()
         self.num_beams = num_beams
         self.max_new_tokens = max_new_tokens
@@ -90,7 +94,8 @@ class Seq2SeqDetoxifier:
 
         loaded = self.pool.get(self.model_id, "seq2seq", role="rewrite")
         tok, model = loaded.tokenizer, loaded.model
-        batch = tok(list(texts), return_tensors="pt", padding=True, truncation=True, max_length=256).to(self.pool.device)
+        batch = tok([self.prefix + t for t in texts], return_tensors="pt", padding=True, truncation=True,
+                    max_length=256).to(self.pool.device)
         batch.pop("token_type_ids", None)  # encoder-decoder models take ids and mask only
         with torch.inference_mode():
             out = model.generate(**batch, num_beams=self.num_beams, max_new_tokens=self.max_new_tokens, do_sample=False)

@@ -114,3 +114,25 @@ def test_two_rewrites_with_equal_scores_from_a_link_render_both_cards(trained):
     assert not at.exception, [e.value for e in at.exception]
     values = [m.value for m in at.metric]
     assert len(values) == 10 and values[:5] == values[5:]
+
+
+def _seq2seq_button(at: AppTest):
+    return next(b for b in at.button if "seq2seq" in b.label)
+
+
+def test_seq2seq_suggestion_offers_the_model_of_the_language_only(trained):
+    """A German or Ukrainian page offers the multilingual TextDetox model, the Russian page
+    ruT5; Italian, which no published seq2seq detox model covers, says so (never ruT5)."""
+    expected = {"ru": "s-nlp/ruT5-base-detox", "en": "s-nlp/bart-base-detox", "de": "s-nlp/mt0-xl-detox-orpo",
+                "uk": "s-nlp/mt0-xl-detox-orpo"}
+    for lang, model_id in expected.items():
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state["live_lang"] = lang
+        button = _seq2seq_button(run(at))
+        assert button.label == "Suggest: seq2seq model" and not button.disabled
+        assert model_id in button.help and (lang == "ru") == ("ruT5" in button.help)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_lang"] = "it"
+    button = _seq2seq_button(run(at))
+    assert button.label == "No seq2seq model for Italian" and button.disabled
+    assert "ruT5" not in button.help and "No published seq2seq detoxification model covers Italian" in button.help

@@ -12,8 +12,8 @@ from detox_core.submissions.live_inputs import corpus_rows, default_language, li
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import accept_plain_values
-from detox_core.ui.sections.live_suggest import (DEFAULT_SEQ2SEQ, load_example, suggest_delete, suggest_llm,
-                                                 suggest_seq2seq)
+from detox_core.ui.sections.live_suggest import (load_example, seq2seq_button, seq2seq_placeholder, suggest_delete,
+                                                 suggest_llm, suggest_seq2seq)
 from detox_core.ui.sections.llm_rewrite import MAX_REWRITES, offer as llm_offer
 from detox_core.ui.sections.sidebar import CorpusChoice
 from detox_core.vocab import LANGUAGES, language_label, language_name
@@ -75,8 +75,7 @@ def suggestions(choice: CorpusChoice, language: str) -> tuple[frozenset[str], bo
                    f"RUSSE-2022 Delete baseline; in Chinese and Japanese after word segmentation). The list: "
                    f"{lexicon_source}",
                    disabled=not language_lexicon or not st.session_state.get("live_input", "").strip())
-    buttons.button("Suggest: seq2seq model", on_click=suggest_seq2seq, icon=":material/smart_toy:",
-                   help="Rewrite with the seq2seq detox model set below (loaded once per server).")
+    buttons.button(**seq2seq_button(language), on_click=suggest_seq2seq, icon=":material/smart_toy:")
     llm = llm_offer()
     if llm.shown:  # organizers, and visitors only where the organizers opted them in
         # The button and its number stay together when the row wraps.
@@ -91,7 +90,7 @@ def suggestions(choice: CorpusChoice, language: str) -> tuple[frozenset[str], bo
     if llm.note:
         st.caption(llm.note)
     with st.expander("Seq2seq model for suggestions", icon=":material/settings:"):
-        st.text_input("Model id or local folder", key="live_seq2seq", placeholder=DEFAULT_SEQ2SEQ,
+        st.text_input("Model id or local folder", key="live_seq2seq", placeholder=seq2seq_placeholder(language),
                       disabled=not is_organizer(), max_chars=300,
                       help=None if is_organizer() else "Set by the organizers of this server.")
     if err := st.session_state.pop("_live_seq2seq_error", None):

@@ -11,6 +11,7 @@ import streamlit as st
 from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.errors import ScorerUnavailableError
 from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
+from detox_core.rewriters.seq2seq_models import seq2seq_model
 from detox_core.submissions.live import MAX_CANDIDATES, example_boxes
 from detox_core.submissions.live_inputs import corpus_rows, live_lexicon
 from detox_core.text import lexicon_spans
@@ -21,7 +22,6 @@ from detox_core.ui.sections.llm_rewrite import suggest as llm_suggest
 from detox_core.ui.sections.sidebar import CorpusChoice
 from detox_core.vocab import language_name
 
-DEFAULT_SEQ2SEQ = "s-nlp/ruT5-base-detox"
 
 
 def load_example(choice: CorpusChoice) -> None:
@@ -101,15 +101,51 @@ def suggest_llm(choice: CorpusChoice) -> None:
         + render.md(result.usage.text() + dropped, None) + ".")
 
 
+def _organizer_model() -> str:
+    """The seq2seq model an organizer set for every language ("" for the language's own)."""
+    # Which model runs is an organizer setting: a visitor gets the language's published one.
+    return st.session_state.get("live_seq2seq", "").strip() if is_organizer() else ""
+
+
+def seq2seq_placeholder(language: str) -> str:
+    """What the organizers' model setting holds when left empty: the language's model."""
+    model = seq2seq_model(language)
+    return model.model_id if model else f"none published for {language_name(language)}"
+
+
+def seq2seq_button(language: str) -> dict:
+    """The seq2seq button's label, state and help for ``language``: the published model of
+    that language (:data:`detox_core.rewriters.seq2seq_models.SEQ2SEQ_MODELS`), or, where
+    there is none, a disabled button that says so (never another language's model)."""
+    if custom := _organizer_model():
+        return {"label": "Suggest: seq2seq model", "disabled": False,
+                "help": f"Rewrite with {render.md(custom)}, the model set below (loaded once per server)."}
+    model = seq2seq_model(language)
+    if model is None:
+        return {"label": f"No seq2seq model for {language_name(language)}", "disabled": True,
+                "help": f"No published seq2seq detoxification model covers {language_name(language)}: use the "
+                "Delete baseline, the LLM or type a rewrite."}
+    return {"label": "Suggest: seq2seq model", "disabled": False,
+            "help": f"Rewrite with `{model.model_id}` ({model.cite}), a published seq2seq detox model for "
+            f"{language_name(language)} (loaded once per server)."}
+
+
 def suggest_seq2seq() -> None:
-    # Which model runs is an organizer setting: a visitor gets the default one.
-    model_id = (st.session_state.get("live_seq2seq", "").strip() if is_organizer() else "") or DEFAULT_SEQ2SEQ
+    language = st.session_state.get("live_lang") or "ru"
+    model_id, prefix = _organizer_model(), ""
+    if not model_id:
+        if (model := seq2seq_model(language)) is None:
+            st.session_state["_live_seq2seq_error"] = (
+                f"No published seq2seq detoxification model covers {language_name(language)}.")
+            return
+        model_id, prefix = model.model_id, model.prefix
     looks_local = model_id.startswith((".", "/", "~")) or "\\" in model_id or model_id.count("/") > 1
     if looks_local and not model_folder_allowed(model_id):
         st.session_state["_live_seq2seq_error"] = "That folder is not inside the model folders configured here."
         return
     try:
-        rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool()).rewrite([st.session_state.get("live_input", "")])[0]
+        rewrite = Seq2SeqDetoxifier(model_id, pool=shared_pool(), prefix=prefix).rewrite(
+            [st.session_state.get("live_input", "")])[0]
     except ScorerUnavailableError as err:
         st.session_state["_live_seq2seq_error"] = str(err)
         return

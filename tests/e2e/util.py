@@ -108,16 +108,17 @@ def free_block(n: int, avoid: int | None = None) -> int:
 
 
 def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT,
-              launcher: bool = False) -> tuple[subprocess.Popen, str]:
+              launcher: bool = False, extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` of the checkout ``app_dir`` (this one by default)
     with ``env`` added; return the process and its URL once its health check answers.
     ``launcher``: start it with ``python -m detox_core serve`` instead (the models warm
-    from the server's start)."""
+    from the server's start). ``extra_args``: more options of the command."""
     port = free_port()
     command = [sys.executable, "-m", "detox_core", "serve"] if launcher else [
         sys.executable, "-m", "streamlit", "run", "app.py"]
     proc = subprocess.Popen(
-        [*command, "--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none"],
+        [*command, "--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none",
+         *extra_args],
         cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"

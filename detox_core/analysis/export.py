@@ -3,9 +3,11 @@
 A table is written from a frame whose cells are already what the paper shows (numbers
 with their 95% intervals as ``0.612 [0.598, 0.627]``, ranks such as ``1-2``), so the page,
 the CSV and the paper say the same; the caption carries what makes the numbers
-reproducible (edition, split, languages, the preset's signature). Number cells (per-language
-scores) are rounded to the precision the page shows in LaTeX and Markdown; the CSV keeps
-them at full precision for whoever recomputes from it.
+reproducible (edition, split, languages, the preset's signature in one line, as
+:func:`detox_core.metrics.base.signature_text` writes it). Number cells (per-language
+scores) are rounded to the precision the page shows. The CSV is for spreadsheets and
+scripts: a score with its interval is three number columns (``J``, ``J_low``, ``J_high``),
+rounded like every other number.
 """
 
 from __future__ import annotations
@@ -17,16 +19,19 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from detox_core.metrics.base import signature_text
+
 #: Decimals of a score cell, as the pages show them (``format="%.3f"``).
 DIGITS = 3
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " "}
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}\allowbreak{}", "\n": " ", "\r": " "}
 
 
 def latex_escape(text: object) -> str:
-    """``text`` as LaTeX source that prints it literally (system names are user text)."""
+    """``text`` as LaTeX source that prints it literally (system names are user text); a line
+    may break after a ``|`` (a signature's fields are joined by it)."""
     return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
 
 
@@ -74,10 +79,46 @@ def _cells(frame: pd.DataFrame, columns: Mapping[str, str], digits: int | Mappin
     return [[_cell(v, d) for v, d in zip(row, places)] for row in frame[list(columns)].itertuples(index=False)]
 
 
-def to_csv(frame: pd.DataFrame, columns: Mapping[str, str]) -> str:
-    """The table as CSV with the headers of ``columns``: numbers at full precision, text cells
-    that a spreadsheet would run as formulas neutralised (:func:`spreadsheet_safe`)."""
-    return spreadsheet_safe(frame[list(columns)].rename(columns=dict(columns))).to_csv(index=False)
+#: A cell written by :func:`with_interval`: ``0.612`` or ``0.612 [0.598, 0.627]``.
+_INTERVAL_CELL = re.compile(r"(-?\d+\.\d+)(?: \[(-?\d+\.\d+), (-?\d+\.\d+)\])?")
+
+
+def _interval_numbers(column: pd.Series) -> list[tuple[float, float, float]] | None:
+    """The (mean, low, high) of each cell of a column of :func:`with_interval` cells (NaN for
+    ``—`` or no interval); None when the column holds anything else."""
+    out = []
+    for v in column:
+        if _missing(v) or v == "—":
+            out.append((math.nan,) * 3)
+        elif isinstance(v, str) and (m := _INTERVAL_CELL.fullmatch(v)):
+            out.append(tuple(float(x) if x is not None else math.nan for x in m.groups()))
+        else:
+            return None
+    return out if any(not math.isnan(m) for m, _, _ in out) else None
+
+
+def to_csv(frame: pd.DataFrame, columns: Mapping[str, str], digits: int | Mapping[str, int] = DIGITS) -> str:
+    """The table as CSV with the headers of ``columns``, numbers as numbers: a score cell with
+    its interval (``0.612 [0.598, 0.627]``) becomes three columns (``J``, ``J_low``,
+    ``J_high``), every number is rounded to ``digits`` decimals as in :func:`to_latex` (a
+    count to a whole number), a missing value is an empty cell, and text cells that a
+    spreadsheet would run as formulas are neutralised (:func:`spreadsheet_safe`)."""
+    out: dict[str, pd.Series] = {}
+    for col, header in columns.items():
+        places = digits if isinstance(digits, int) else digits.get(col, DIGITS)
+        values = frame[col].reset_index(drop=True)
+        numbers = None if pd.api.types.is_numeric_dtype(values) else _interval_numbers(values)
+        if numbers is not None:
+            mean, low, high = (pd.Series(x, dtype=float).round(places) for x in zip(*numbers))
+            out[header] = mean
+            if low.notna().any():
+                out[f"{header}_low"], out[f"{header}_high"] = low, high
+        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            rounded = values.astype(float).round(places)
+            out[header] = rounded.astype("Int64") if places == 0 else rounded
+        else:
+            out[header] = values
+    return spreadsheet_safe(pd.DataFrame(out)).to_csv(index=False)
 
 
 def to_latex(frame: pd.DataFrame, columns: Mapping[str, str], caption: str, label: str = "tab:detox",
@@ -111,13 +152,34 @@ def to_markdown(frame: pd.DataFrame, columns: Mapping[str, str], caption: str,
     return "\n".join([head, rule, *rows, "", markdown_escape(caption)]) + "\n"
 
 
+def _signature_line(signature: Mapping) -> str:
+    """A signature in one readable line: a score frame's (preset, models, calibration ...) as
+    :func:`~detox_core.metrics.base.signature_text` writes it (``preset:embedded|version:1|
+    sta:<model id>@<revision>|...|lib:0.1.0``); any other mapping as ``key=value`` fields, a
+    nested mapping's as ``key.sub=value``: never a Python ``dict`` as the page holds it."""
+    if "preset" in signature and ("models" in signature or "preset_version" in signature):
+        return signature_text(signature)
+
+    def fields(mapping: Mapping, prefix: str = "") -> list[str]:
+        out = []
+        for k, v in mapping.items():
+            if isinstance(v, Mapping):
+                out += fields(v, f"{prefix}{k}.")
+            elif isinstance(v, (list, tuple)):
+                out.append(f"{prefix}{k}=" + ",".join(map(str, v)))
+            elif v not in (None, ""):
+                out.append(f"{prefix}{k}={v}")
+        return out
+    return "|".join(fields(signature))
+
+
 def signature_caption(what: str, signature: Mapping | None = None, **context: object) -> str:
     """``what`` followed by the context (edition, split, languages ...) and the preset's
     signature (its models and their revisions, calibration, version), in one line."""
     parts = [what.rstrip(".") + "."]
     parts += [f"{k.replace('_', ' ').capitalize()}: {v}." for k, v in context.items() if v not in (None, "", ())]
     if signature:
-        parts.append("Signature: " + "; ".join(f"{k}={v}" for k, v in signature.items()) + ".")
+        parts.append(f"Signature: {_signature_line(signature)}.")
     return " ".join(parts)
 
 

@@ -51,8 +51,26 @@ def test_markdown_prints_names_literally_and_keeps_its_columns():
 def test_the_caption_names_the_test_set_and_the_signature():
     text = signature_caption("RUSSE-2022, test split: ranked by J", {"preset": "embedded", "version": "2"},
                              languages="ru")
-    assert text == "RUSSE-2022, test split: ranked by J. Languages: ru. Signature: preset=embedded; version=2."
+    assert text == "RUSSE-2022, test split: ranked by J. Languages: ru. Signature: preset=embedded|version=2."
     assert latex_escape("a_b") == r"a\_b"
+
+
+def test_the_caption_prints_a_stored_signature_as_one_readable_line_not_a_dict():
+    from detox_core.metrics.base import Signature
+
+    sig = Signature(preset="textdetox2024", preset_version="1", library="0.9",
+                    models={"sta": {"id": "textdetox/xlmr-large-toxicity-classifier", "revision": "0123456789abcdef"},
+                            "sim": {"id": "sentence-transformers/LaBSE", "revision": ""}},
+                    chrf="chrF2@sacrebleu-2.6.0").as_dict()
+    text = signature_caption("TextDetox 2024, test split", sig)
+    assert text == ("TextDetox 2024, test split. Signature: preset:textdetox2024|version:1|"
+                    "sim:sentence-transformers/LaBSE|sta:textdetox/xlmr-large-toxicity-classifier@01234567|"
+                    "chrf:chrF2@sacrebleu-2.6.0|lib:0.9.")
+    nested = signature_caption("x", {"models": {"sta": {"id": "m"}}, "n": 2})
+    for caption in (text, nested, to_latex(leaderboard(), LEADERBOARD_COLUMNS, text),
+                    to_markdown(leaderboard(), LEADERBOARD_COLUMNS, text)):
+        assert "{'" not in caption and "\\{'" not in caption and "': " not in caption, caption
+    assert nested == "x. Signature: models.sta.id=m|n=2."
 
 
 # A leaderboard as the page hands it to the downloads: the mean with its interval as text,
@@ -73,7 +91,7 @@ def leaderboard_caption() -> str:
                              {"preset": "embedded", "fit_digest": "a_b#1", "scale": "50%"}, languages="de, ru")
 
 
-def test_latex_and_markdown_round_per_language_cells_as_shown_and_the_csv_keeps_full_precision():
+def test_every_export_rounds_per_language_cells_as_shown_and_the_csv_holds_numbers():
     digits = {"judged": 0}
     tex = to_latex(leaderboard(), LEADERBOARD_COLUMNS, "c", digits=digits)
     md = to_markdown(leaderboard(), LEADERBOARD_COLUMNS, "c", digits)
@@ -84,9 +102,17 @@ def test_latex_and_markdown_round_per_language_cells_as_shown_and_the_csv_keeps_
     assert r"team\_a & 0.612 [0.598, 0.627] & 0.334 & 0.713 & 50 \\" in tex
     assert r"| 1 | team\_a | 0.612 \[0.598, 0.627\] | 0.334 | 0.713 | 50 |" in md.splitlines()
     assert r"— & 0.500 & — \\" in tex  # missing values stay a dash
-    csv = to_csv(leaderboard(), LEADERBOARD_COLUMNS)
-    assert csv.splitlines()[0] == "Rank,System,J (mean),de,ru,Judged outputs"
-    assert "0.3338365207148793" in csv and "0.7125999" in csv
+    import io
+
+    csv = to_csv(leaderboard(), LEADERBOARD_COLUMNS, digits)
+    assert csv.splitlines()[0] == "Rank,System,J (mean),J (mean)_low,J (mean)_high,de,ru,Judged outputs"
+    back = pd.read_csv(io.StringIO(csv))
+    # Numbers as numbers: the interval in columns of its own, every number rounded as the page shows it.
+    assert back["J (mean)"].tolist() == [0.612, 0.5] and back["J (mean)_low"].tolist() == [0.598, 0.4]
+    assert back["J (mean)_high"].tolist() == [0.627, 0.6]
+    assert back["de"].iloc[0] == 0.334 and math.isnan(back["de"].iloc[1]) and back["ru"].tolist() == [0.713, 0.5]
+    assert csv.splitlines()[1].endswith(",0.334,0.713,50") and "[" not in csv and "0.33383" not in csv
+    assert all(pd.api.types.is_float_dtype(back[c]) for c in ("J (mean)", "J (mean)_low", "de", "ru"))
 
 
 def test_the_latex_label_is_a_plain_key_made_from_the_table_name():

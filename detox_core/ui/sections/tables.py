@@ -16,10 +16,11 @@ def paper_downloads(frame, columns: dict[str, str], caption: str, name: str, key
     """CSV, LaTeX (booktabs) and Markdown downloads of one table, with ``caption`` (the
     context and the preset's signature) in the LaTeX and Markdown ones; a row of buttons
     that wraps on a narrow screen. LaTeX and Markdown round number cells to ``digits``
-    decimals (the page's precision: one for all, or per column); the CSV keeps them whole."""
+    decimals (the page's precision: one for all, or per column); the CSV too, with numbers as
+    numbers (a score's interval in ``_low`` and ``_high`` columns beside it)."""
     row = (container or st).container(horizontal=True, wrap=True, gap="small")
     table = frame[list(columns)]
-    row.download_button("CSV", lambda: to_csv(table, columns).encode("utf-8"),
+    row.download_button("CSV", lambda: to_csv(table, columns, digits).encode("utf-8"),
                         file_name=f"{name}.csv", mime="text/csv", icon=":material/download:", key=f"{key}_csv")
     row.download_button("LaTeX (booktabs)", lambda: to_latex(table, columns, caption, label=f"tab:{name}",
                                                              digits=digits).encode(),

@@ -35,6 +35,16 @@ K_RANGE = range(2, 9)
 N_EXAMPLES = 3
 #: Pairs per language that estimate its mean vector (several languages among the worst).
 CENTRE_ROWS = 40
+#: Below this silhouette the groups are not distinct kinds: on Rousseeuw's (1987) scale, as
+#: Kaufman & Rousseeuw (1990) read it, under 0.25 is "no substantial structure" and near 0
+#: is points lying between groups as much as in them. Under 0.10 the page says it found no
+#: kinds of failure instead of showing groups.
+NO_KINDS_SILHOUETTE = 0.10
+#: A group is a kind only when it holds at least this many of the worst outputs and this
+#: share of them; a grouping with fewer than two such groups (one group holding nearly all,
+#: the others a stray output or two) found no kinds either.
+MIN_KIND_SIZE = 3
+MIN_KIND_SHARE = 0.05
 
 
 def worst_outputs(scores: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -117,6 +127,28 @@ class FailureGroups:
     k: int
     silhouettes: dict[int, float]
     centred: bool = False
+    #: The silhouette of the groups returned (NaN for one group).
+    silhouette: float = float("nan")
+
+    def kinds(self) -> int:
+        """Groups that are kinds: at least :data:`MIN_KIND_SIZE` outputs and
+        :data:`MIN_KIND_SHARE` of them."""
+        big = (self.groups["size"] >= MIN_KIND_SIZE) & (self.groups["share"] >= MIN_KIND_SHARE)
+        return int(big.sum()) if len(self.groups) else 0
+
+    def no_kinds_reason(self) -> str | None:
+        """Why these groups are not distinct kinds of failure (None when they are): a
+        silhouette under :data:`NO_KINDS_SILHOUETTE`, or fewer than two groups that are kinds."""
+        if self.k < 2:
+            return "the outputs do not split into groups"
+        if self.silhouette == self.silhouette and self.silhouette < NO_KINDS_SILHOUETTE:
+            return (f"the groups overlap (silhouette {self.silhouette:.2f}, under {NO_KINDS_SILHOUETTE:.2f}: outputs "
+                    "lie between groups as much as in them)")
+        if self.kinds() < 2:
+            small = int(((self.groups["size"] < MIN_KIND_SIZE) | (self.groups["share"] < MIN_KIND_SHARE)).sum())
+            return (f"{small} of the {self.k} groups hold only a stray output or a few (under {MIN_KIND_SIZE} "
+                    f"outputs or {MIN_KIND_SHARE:.0%} of them)")
+        return None
 
 
 def group_failures(worst: pd.DataFrame, features: np.ndarray, k: int | None = None,
@@ -163,7 +195,13 @@ def group_failures(worst: pd.DataFrame, features: np.ndarray, k: int | None = No
     groups = pd.DataFrame(rows)
     examples = {int(g): part.sort_values(["distance", "j"], kind="stable").head(n_examples).reset_index(drop=True)
                 for g, part in members.groupby("group", sort=True)}
-    return FailureGroups(groups, members, examples, k, silhouettes)
+    silhouette = silhouettes.get(k, float("nan"))
+    if k > 1 and not silhouettes and 1 < len(np.unique(labels)) < len(labels):
+        # Imported here: scikit-learn takes about a second to import: only clustering needs it.
+        from sklearn.metrics import silhouette_score
+
+        silhouette = float(silhouette_score(features, labels))
+    return FailureGroups(groups, members, examples, k, silhouettes, silhouette=silhouette)
 
 
 def language_offsets(langs: pd.Series, vectors: np.ndarray, sample_langs: pd.Series,

@@ -152,3 +152,20 @@ def test_several_languages_are_grouped_by_meaning_not_by_language():
     kinds = result.members.groupby("group")["sim"].apply(lambda s: frozenset(s < 0.5))
     assert all(len(k) == 1 for k in kinds)  # each group one kind, both languages in it
     assert all(part["lang"].nunique() == 2 for _, part in result.members.groupby("group"))
+
+
+def test_distinct_kinds_are_kinds_and_overlapping_or_stray_groups_are_not():
+    frame = score_frame(80)
+    worst = worst_outputs(frame, 40)
+    assert group_failures(worst, two_kinds(worst)).no_kinds_reason() is None  # two clear kinds
+    # One cloud of outputs (the RUSSE case: five groups, silhouette 0.03): no kinds, whatever k.
+    cloud = np.random.default_rng(3).normal(0, 1, (40, 16))
+    for k in (None, 5):
+        result = group_failures(worst, cloud, k)
+        assert result.silhouette < 0.10
+        assert "silhouette" in result.no_kinds_reason()
+    # One kind and two stray outputs: the stray ones are no kind of failure.
+    stray = np.vstack([np.random.default_rng(4).normal(0, 0.3, (38, 3)), [[40.0, 0, 0], [0, 40.0, 0]]])
+    result = group_failures(worst, stray, 3)
+    assert sorted(result.groups["size"]) == [1, 1, 38] and result.kinds() == 1
+    assert "stray" in result.no_kinds_reason()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -42,33 +43,61 @@ def groups_table(at: AppTest):
 
 
 def example_tables(at: AppTest) -> list:
-    return [d.value for d in at.dataframe if {"input", "output"} <= set(d.value.columns) and "line" not in d.value]
+    return [d.value for d in at.table if {"Input", "Output"} <= set(d.value.columns)]
 
 
-def test_failure_kinds_group_the_worst_outputs(twelve):
+def _two_kinds_embed(monkeypatch) -> None:
+    """Vectors of the model of meaning with two clear kinds among the Delete outputs: those
+    of three words or more and the shorter ones (every input the same vector, and a small
+    spread within each kind)."""
+
+    def embed(texts, progress=None):
+        return np.array([[0.0, 0.0, 1.0] if t in INPUTS else
+                         [1.0, 0.0, 0.01 * (len(t) % 5)] if len(t.split()) >= 3 else [0.0, 1.0, 0.01 * (len(t) % 5)]
+                         for t in texts])
+
+    monkeypatch.setattr(meaning, "embed", embed)
+    monkeypatch.setattr(meaning, "NAMESPACE", "two-kinds")  # the section's cache keeps this model's results apart
+
+
+def test_failure_kinds_group_the_worst_outputs(twelve, monkeypatch):
     if not meaning.available():
         pytest.skip(meaning.unavailable_reason())
+    _two_kinds_embed(monkeypatch)
     closed = run(open_section=False)  # closed, it costs nothing
     assert "cmp_fail_system" not in [s.key for s in closed.selectbox]
     at = run()
-    system = at.selectbox(key="cmp_fail_system").value
+    at.selectbox(key="cmp_fail_system").set_value("delete_test.txt").run()
     assert at.number_input(key="cmp_fail_n").value == 12  # fewer scored outputs than the default 60: all of them
     groups = groups_table(at)
-    assert groups["size"].sum() == 12 and len(groups) >= 1
+    assert groups["size"].sum() == 12 and len(groups) >= 2
     assert set(groups["limiting"]) <= {"STA", "SIM", "FL"}
-    # Each group shows at most three of its own outputs, with their inputs.
-    outputs = set(DELETE if system.startswith("delete") else COPY)
+    # Each group shows at most three of its own outputs, with their inputs, whole (a table whose text wraps).
     examples = example_tables(at)
     assert len(examples) == len(groups)
     for table, size in zip(examples, groups["size"]):
-        assert 1 <= len(table) <= min(3, size) and set(table["output"]) <= outputs
+        assert 1 <= len(table) <= min(3, size) and set(table["Output"]) <= set(DELETE)
+        assert set(table["Input"]) <= set(INPUTS)
     # Fewer worst outputs, a set number of groups.
     at.number_input(key="cmp_fail_n").set_value(6).run()
     at.selectbox(key="cmp_fail_k").set_value(2).run()
     assert not at.exception
-    groups = groups_table(at)
-    assert groups["size"].sum() == 6 and len(groups) == 2
     assert any("The 6 worst of 12 scored outputs" in c.value for c in at.caption)
+
+
+def test_overlapping_groups_are_said_to_be_no_kinds_of_failure(twelve):
+    """The twelve outputs by the real model of meaning: the best grouping's silhouette is
+    low, so the page finds no kinds and lists the worst outputs instead of groups."""
+    if not meaning.available():
+        pytest.skip(meaning.unavailable_reason())
+    at = run()
+    info = " ".join(i.value for i in at.info)
+    assert "No distinct kinds of failure" in info and "silhouette" in info
+    assert not any("limiting" in d.value.columns for d in at.dataframe)  # no groups shown
+    assert not any(m.value.startswith("**Group ") for m in at.markdown)
+    listed = example_tables(at)
+    assert len(listed) == 1 and len(listed[0]) == 10
+    assert any("no distinct kinds" in c.value for c in at.caption)
 
 
 def test_failure_kinds_say_why_without_the_model(twelve, monkeypatch):

@@ -25,8 +25,14 @@ MAX_WORST = 1000
 #: clustering again.
 _RESULTS: ByteLRU = ByteLRU(16 * 1024 * 1024, lambda key, value: approx_bytes(value.members) * 3 + 4096)
 AUTO = "auto"
-#: A silhouette below this (Kaufman & Rousseeuw's "no substantial structure") is said to be weak.
+#: A silhouette below this (Kaufman & Rousseeuw's "no substantial structure") is said to be
+#: weak; below :data:`~detox_core.analysis.failure_groups.NO_KINDS_SILHOUETTE` the page says
+#: it found no kinds.
 WEAK_SILHOUETTE = 0.25
+#: The worst outputs listed when the grouping found no kinds.
+N_LISTED = 10
+#: Characters of an input or output shown (the test sets' longest are a few hundred).
+MAX_TEXT_SHOWN = 2000
 #: Tables show J before the axes it multiplies.
 ORDER = ("j", *(a for a in GROUP_AXES if a != "j"))
 
@@ -99,16 +105,29 @@ def _section(frames: Mapping[str, pd.DataFrame], by_language: bool) -> None:
     tied = int((scores["j"] <= worst_j).sum())
     ties = (f" ({tied:,} outputs have J ≤ {worst_j:.2f}: among equal J, the lowest mean of STA, SIM and FL first)"
             if tied > len(result.members) else "")
-    if result.silhouettes:
+    why = result.no_kinds_reason()
+    if why is not None:
+        chosen = ("no distinct kinds" + (f" (the best silhouette over 2-8 groups: {result.silhouette:.2f})"
+                                         if result.silhouettes and result.silhouette == result.silhouette else ""))
+    elif result.silhouettes:
         silhouette = result.silhouettes[result.k]
         chosen = (f"{result.k} groups by the best silhouette ({silhouette:.2f}"
                   + ("; weak: the groups overlap, read them as tendencies)" if silhouette < WEAK_SILHOUETTE else ")"))
     else:
         chosen = f"{result.k} group{'s' if result.k > 1 else ''}"
     st.caption(f"The {len(result.members):,} worst of {scored:,} scored outputs ({len(result.members) / scored:.0%}), "
-               f"J at most {worst_j:.2f}{ties}: {chosen}. Limiting axis: the group's lowest mean of STA, SIM and FL."
+               f"J at most {worst_j:.2f}{ties}: {chosen}."
+               + ("" if why else " Limiting axis: the group's lowest mean of STA, SIM and FL.")
                + (" Each language's mean vector is taken out first, so that the groups follow meaning across "
                   "languages rather than the language." if result.centred else ""))
+    if why is not None:
+        st.info(f"**No distinct kinds of failure** among these {len(result.members):,} worst outputs: {why}. "
+                "Grouped, they would only split one mixed set; the worst of them are listed below instead. Fewer or "
+                "more worst outputs may show kinds.", icon=":material/info:")
+        worst = result.members.sort_values(["j", "distance"], kind="stable").head(N_LISTED)
+        _text_table(worst, by_language)
+        st.caption(f"The {len(worst)} lowest-J outputs of the {len(result.members):,} grouped, with their inputs.")
+        return
     groups = result.groups.assign(limiting=result.groups["limiting"].map(lambda a: LABELS.get(a, MISSING)),
                                   share=result.groups["share"] * 100)
     # The limiting axis and J first: what a narrow window shows without scrolling the table.
@@ -124,18 +143,22 @@ def _section(frames: Mapping[str, pd.DataFrame], by_language: bool) -> None:
                                                                   "what pulls J down most"),
                  })
     for group in result.groups.itertuples():
-        examples = result.examples[group.group]
         limiting = LABELS.get(group.limiting, MISSING)
         st.markdown(f"**Group {group.group}** · {group.size:,} outputs · mean J {group.j:.2f} · limited by "
                     f"**{limiting}**")
-        cols = [*(["lang"] if by_language and "lang" in examples else []), "input", "output", *ORDER]
-        st.dataframe(examples[cols], hide_index=True, placeholder=MISSING, key=f"cmp_fail_examples_{group.group}",
-                     column_config={
-                         "input": st.column_config.TextColumn("Input", width="medium"),
-                         "output": st.column_config.TextColumn("Output", width="medium"),
-                         "lang": st.column_config.TextColumn("Lang", width="small"),
-                         **{a: st.column_config.NumberColumn(LABELS[a], format="%.2f", width="small")
-                            for a in GROUP_AXES},
-                     })
+        _text_table(result.examples[group.group], by_language)
     st.caption(f"Under each group, its {N_EXAMPLES} outputs closest to the group's centre (all of a smaller group): "
                "the most typical of it.")
+
+
+def _text_table(rows: pd.DataFrame, by_language: bool) -> None:
+    """Outputs with their inputs, whole: a static table whose text cells wrap at any width
+    (a data grid cuts them), each text shown literally (:func:`render.md`)."""
+    cols = [*(["lang"] if by_language and "lang" in rows else []), "input", "output", *ORDER]
+    shown = pd.DataFrame({
+        **({"Lang": rows["lang"].astype(str).map(render.md)} if "lang" in cols else {}),
+        "Input": rows["input"].map(lambda t: render.md(t, MAX_TEXT_SHOWN)),
+        "Output": rows["output"].map(lambda t: render.md(t, MAX_TEXT_SHOWN)),
+        **{LABELS[a]: rows[a].map(lambda v: MISSING if pd.isna(v) else f"{v:.2f}") for a in ORDER if a in rows},
+    })
+    st.table(shown, hide_index=True)

@@ -31,7 +31,11 @@ def pick_project(store: AnnotationStore) -> Project | None:
     if message:
         st.success(message, icon=":material/check_circle:")
     if projects:
-        pid = st.selectbox("Project", list(names), index=len(names) - 1, format_func=names.get, key="org_project")
+        # The newest project by default, set through the widget's state only (a default index as
+        # well would make Streamlit warn that the value is set twice).
+        if st.session_state.get("org_project") not in names:
+            st.session_state["org_project"] = projects[-1].id
+        pid = st.selectbox("Project", list(names), format_func=names.get, key="org_project")
         project = store.project(pid)
         langs_shown = ", ".join(language_name(c) for c in store.languages(project.id) if c)
         st.caption(f"Access code for annotators: **`{project.access_code}`** · tasks: "

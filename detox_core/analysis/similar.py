@@ -350,6 +350,34 @@ def estimate(scope: Scope, root: Path | None = None) -> BuildEstimate:
     return BuildEstimate(distinct, new, new / meaning.texts_per_second() * sharing)
 
 
+def fitting_scope(scope: Scope, max_texts: int, root: Path | None = None) -> Scope:
+    """``scope`` narrowed to at most ``max_texts`` distinct texts, for a default a visitor may
+    build: its splits smallest first while they fit (RUSSE-2022's dev and test, not its
+    6,948 training inputs), then, when one split is too many, its languages in their order
+    while they fit. At least one split and one language are kept (a scope that cannot fit
+    stays as small as that)."""
+    texts = cached_scope_texts(scope, root)
+
+    def distinct(splits: Collection[str], langs: Collection[str] | None = None) -> int:
+        part = texts[texts["split"].isin(splits)]
+        return int((part[part["lang"].isin(langs)] if langs is not None else part)["text"].nunique())
+
+    if distinct(scope.splits) <= max_texts:
+        return scope
+    present = [s for s in scope.splits if (texts["split"] == s).any()] or list(scope.splits[:1])
+    splits: list[str] = []
+    for split in sorted(present, key=lambda s: distinct([s])):
+        if not splits or distinct([*splits, split]) <= max_texts:
+            splits.append(split)
+    if distinct(splits) <= max_texts:
+        return Scope(scope.editions, tuple(s for s in scope.splits if s in splits), scope.languages, scope.kinds)
+    langs: list[str] = []
+    for lang in scope.languages or tuple(dict.fromkeys(texts["lang"])):
+        if not langs or distinct(splits, [*langs, lang]) <= max_texts:
+            langs.append(lang)
+    return Scope(scope.editions, tuple(splits), tuple(langs), scope.kinds)
+
+
 def clear_cache() -> None:
     """Forget the built indexes and the texts read (tests; a reinstalled model)."""
     _INDEXES.clear()

@@ -105,11 +105,13 @@ def test_a_visitor_cannot_embed_a_scope_larger_than_the_cap(tiny_data, monkeypat
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
     monkeypatch.setattr(widget, "is_organizer", lambda: False)
     at = open_section()
+    at.multiselect(key="sim_splits").set_value(["train", "dev", "test"]).run()  # more than the default
     build = next(b for b in at.button if b.key == "sim_build")
     assert build.disabled
     assert any("A visitor's search covers at most 1 distinct texts" in w.value for w in at.warning)
     monkeypatch.setattr(widget, "is_organizer", lambda: True)
     at = open_section()
+    at.multiselect(key="sim_splits").set_value(["train", "dev", "test"]).run()
     assert not next(b for b in at.button if b.key == "sim_build").disabled
 
 
@@ -138,3 +140,44 @@ def test_a_visitor_over_the_engine_budget_is_told_the_time_left_and_the_cost(tin
     monkeypatch.setattr(widget, "is_organizer", lambda: True)  # organizers are not limited
     at = open_section()
     assert not next(b for b in at.button if b.key == "sim_build").disabled
+
+
+def test_a_visitors_default_scope_is_one_the_visitor_may_build(tiny_data, model, monkeypatch):
+    """The sidebar's whole corpus can be over a visitor's cap (RUSSE-2022: 8,623 inputs over
+    3,000): the section then starts from its smallest splits that fit, its button ready."""
+    from detox_core.ui.sections import similar as widget
+
+    monkeypatch.setattr(widget, "VISITOR_MAX_TEXTS", 5)  # the tiny corpus: 8 inputs in train, dev and test
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
+    monkeypatch.setattr(widget, "is_organizer", lambda: False)
+    at = open_section()
+    splits = at.multiselect(key="sim_splits").value
+    assert splits and set(splits) < {"train", "dev", "test"}
+    scope = similar.Scope(("russe2022",), tuple(splits), ("ru",))
+    assert similar.estimate(scope).distinct <= 5
+    build = next(b for b in at.button if b.key == "sim_build")
+    assert not build.disabled and not any("covers at most" in w.value for w in at.warning)
+
+
+def test_fitting_scope_keeps_the_smallest_splits_then_languages_within_the_cap(tiny_data):
+    whole = similar.Scope(("russe2022",), ("train", "dev", "test"), ("ru",))
+    total = similar.estimate(whole).distinct
+    assert similar.fitting_scope(whole, total) == whole  # it fits: unchanged
+    narrowed = similar.fitting_scope(whole, total - 1)
+    assert narrowed.editions == whole.editions and 1 <= len(narrowed.splits) < 3
+    assert similar.estimate(narrowed).distinct <= total - 1
+    one = similar.fitting_scope(whole, 0)  # nothing fits: the smallest split, one language
+    assert len(one.splits) == 1 and one.languages == ("ru",)
+
+
+def test_the_query_and_the_scope_in_the_address_are_restored(tiny_data, model):
+    """A reload or a shared link (the browser writes the widgets' values into the address,
+    tests/e2e/test_similar_address.py): the same scope and query, ready to search."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for k, v in {"sim_open": "true", "sim_splits": ["dev"], "sim_kinds": ["input"], "sim_query": "ну и погода"}.items():
+        at.query_params[k] = v
+    run(at)
+    assert at.multiselect(key="sim_splits").value == ["dev"]
+    at.button(key="sim_build").click().run()
+    assert at.text_area(key="sim_query").value == "ну и погода"
+    assert len(results(at)) >= 1

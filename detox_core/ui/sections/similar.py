@@ -27,6 +27,8 @@ VISITOR_MAX_TEXTS = 3000
 #: Where the cosine bar starts (see the column's help).
 COSINE_FLOOR = 0.7
 FROM_PAIR, TYPED = "the selected pair's toxic sentence", "a sentence I type"
+#: The query and the scope live in the address: a reload or a shared link finds them again.
+BIND = {"bind": "query-params"}
 
 
 def _fetched() -> dict[str, editions.Edition]:
@@ -38,7 +40,22 @@ def _multiselect(container, label: str, options: list, default: list, key: str, 
     from ``default`` (the sidebar's choice) on the first visit."""
     first = keep_options(key, options) is not None
     return container.multiselect(label, options, default=[d for d in default if d in options] if first else None,
-                                 key=key, wrap=True, **kwargs)
+                                 key=key, wrap=True, **BIND, **kwargs)
+
+
+def _fitting_defaults(choice, picked: list[str], split_options: list, lang_options: list) -> tuple[list, list]:
+    """The splits and languages a first visit starts from: the sidebar's, narrowed to a
+    scope a visitor may build (at most :data:`VISITOR_MAX_TEXTS` distinct texts), so that the
+    button is ready at once (RUSSE-2022's dev and test splits, not its 8,623 inputs)."""
+    splits = [s for s in choice.splits if s in split_options]
+    langs = [c for c in choice.languages if c in lang_options] or lang_options
+    if not (picked and splits and langs) or ("sim_splits" in st.session_state and "sim_langs" in st.session_state):
+        return splits, langs
+    try:
+        fit = similar.fitting_scope(similar.Scope(tuple(picked), tuple(splits), tuple(langs)), VISITOR_MAX_TEXTS)
+    except (DetoxInputError, DataMissingError):  # the scope's own error is said below, with the pickers drawn
+        return splits, langs
+    return list(fit.splits), list(fit.languages) or langs
 
 
 def _scope(choice) -> similar.Scope | None:
@@ -50,16 +67,17 @@ def _scope(choice) -> similar.Scope | None:
                           help="Editions whose texts are searched (fetched ones).")
     chosen = [fetched[n] for n in picked]
     split_options = list(dict.fromkeys(s for e in chosen for s in e.available_splits()))
-    splits = _multiselect(row, "Splits", split_options, list(choice.splits), "sim_splits", width=260,
+    lang_options = list(in_language_order(c for e in chosen for c in e.languages))
+    default_splits, default_langs = _fitting_defaults(choice, picked, split_options, lang_options)
+    splits = _multiselect(row, "Splits", split_options, default_splits, "sim_splits", width=260,
                           placeholder="pick splits", help="A split an edition does not have is skipped for it.")
     kinds = row.pills("Texts", list(similar.KINDS), selection_mode="multi", default=[similar.KIND_INPUT],
-                      key="sim_kinds", format_func=KIND_LABEL.get,
+                      key="sim_kinds", format_func=KIND_LABEL.get, **BIND,
                       help="Toxic inputs of the corpus, and the shipped system outputs (an output that copies its "
                            "input is left out).")
     # A row of its own: fifteen languages' chips wrap over the width instead of pushing the
     # other pickers down.
-    lang_options = list(in_language_order(c for e in chosen for c in e.languages))
-    langs = _multiselect(st, "Languages", lang_options, list(choice.languages) or lang_options, "sim_langs",
+    langs = _multiselect(st, "Languages", lang_options, default_langs, "sim_langs",
                          format_func=lambda c: f"{language_name(c)} ({c})", placeholder="pick languages")
     if not (picked and splits and langs and kinds):
         st.info("Pick at least one edition, split, language and kind of text to search.", icon=":material/info:")
@@ -119,14 +137,14 @@ def _results(index: similar.SimilarityIndex, pair_text: str | None) -> None:
     source = TYPED
     if pair_text:
         source = row.segmented_control("Search for", [FROM_PAIR, TYPED], default=FROM_PAIR, required=True,
-                                       key="sim_from") or FROM_PAIR
+                                       key="sim_from", **BIND) or FROM_PAIR
     clamp_value("sim_k", 1, similar.MAX_K)
     k = int(row.number_input("Results", 1, similar.MAX_K, 10, step=5, key="sim_k", width=140))
     if source == FROM_PAIR and pair_text:
         query = pair_text
         st.caption(f"Query: {render.md(pair_text, 200)}")
     else:
-        query = st.text_area("Sentence", key="sim_query", max_chars=similar.MAX_QUERY_CHARS, height=80,
+        query = st.text_area("Sentence", key="sim_query", max_chars=similar.MAX_QUERY_CHARS, height=80, **BIND,
                              placeholder="a sentence in any language") or ""
         if not query.strip():
             st.caption("Type a sentence in any language and press Ctrl+Enter"
@@ -174,7 +192,7 @@ def find_similar_section(choice, pair_text: str | None) -> None:
     on request (with a progress bar), a query (the selected pair's toxic sentence or a typed
     one) and its nearest neighbours. Its content runs only while it is open."""
     box = st.expander("Find similar sentences by meaning, in every language", key="sim_open", on_change="rerun",
-                      icon=":material/travel_explore:")
+                      icon=":material/travel_explore:", **BIND)
     if box.open is not True:
         return
     with box:

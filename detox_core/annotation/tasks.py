@@ -58,7 +58,7 @@ SPECS: dict[str, TaskSpec] = {
         instructions=(
             "Read the text and answer whether it contains **offences or swear words**.\n\n"
             "- **Toxic**: open offences of a person or a group, swear words, rude and obscene words "
-            "(also masked ones such as `х*р`).\n"
+            "(also masked ones such as `f*ck`).\n"
             "- **Not toxic**: criticism, disagreement, negative sentiment, sad or angry tone, slang and "
             "informal style alone, as long as nobody is insulted and no rude word is used."
         ),
@@ -84,7 +84,7 @@ SPECS: dict[str, TaskSpec] = {
             "Compare the **original** (toxic) sentence with the **rewrite**. Rude words are expected to be "
             "gone; the question is whether the rest of the meaning is kept.\n\n"
             "- **The same**: the rewrite says the same thing politely. An overly general replacement still "
-            "matches (*идиот* -> *человек*).\n"
+            "matches (*idiot* -> *person*).\n"
             "- **Not the same**: part of the meaning is lost, the intent is changed (a complaint becomes "
             "praise), or the rewrite is senseless."
         ),

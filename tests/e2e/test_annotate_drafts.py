@@ -1,4 +1,4 @@
-"""An annotator's half-done page survives a reload and a new tab: the answers given show
+"""An annotator's half-done page survives a reload and another browser: the answers given show
 as answered, with a notice, and the page is then submitted with every answer."""
 
 from __future__ import annotations
@@ -87,12 +87,13 @@ def test_a_half_done_page_comes_back_after_a_reload_and_in_a_new_tab(server, bro
         page.screenshot(path=str(Path(SHOTS) / f"annotate_restored_{width}.png"), full_page=True)
     assert store.answers(project.id).empty  # drafts are not answers
 
-    # A new tab: the annotator signs in again and finds the same page as it was left.
-    other = ctx.new_page()
+    # Another browser (a tab of this one is signed in already): the annotator signs in
+    # again and finds the same page as it was left.
+    other = browser.new_context(viewport={"width": width, "height": 1000}).new_page()
     join(other, server, project.access_code, f"Half done {width}")
     wait_restored(other, 5)
     assert answered(other) == given
-    other.close()
+    other.context.close()
 
     # Answer the rest on the reloaded page and submit: all ten answers are stored.
     page.locator("h1").first.click()
@@ -147,11 +148,12 @@ def test_a_reload_right_after_the_last_answer_loses_nothing_and_keeps_the_task(s
     assert not cut_off_controls(page)
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"annotate_quick_reload_{width}.png"), full_page=True)
-    # The tab's copy reached the server too: a new tab of the same annotator finds them.
+    # The tab's copy reached the server too: the same annotator in another browser finds them.
     wait_drafts(store, project.id, 2)
-    other = ctx.new_page()
+    other = browser.new_context(viewport={"width": width, "height": 1000}).new_page()
     join(other, server, project.access_code, f"Quick {width}")
     _segment(other, "Content").click()
     wait_restored(other, 2)
     assert answered(other) == given
+    other.context.close()
     ctx.close()

@@ -1,5 +1,6 @@
-"""An annotator stays signed in in their tab: a reload keeps them on their page; another tab
-is not signed in; Leave signs the tab out, and a reload then asks to join."""
+"""An annotator stays signed in in their browser: a reload keeps them on their page, and so
+does another tab of it (another browser is not signed in); Leave signs the tab out, and a
+reload then asks to join."""
 
 from __future__ import annotations
 
@@ -34,19 +35,31 @@ def test_a_reload_keeps_the_annotator_and_leave_ends_it(server, browser, db_url)
     page.locator(".ap-item").first.wait_for(timeout=60_000)
     no_exception(page)
     assert sorted(page.locator(".ap-text").all_inner_texts()) == texts  # the same open page
-    # Another tab of the same browser is not signed in (the token is this tab's).
+    # Another tab of the same browser is signed in too, on the same page (Leave signs both
+    # out: tests/e2e/test_annotate_leave.py).
     other = ctx.new_page()
     other.goto(f"{server}/annotate")
-    other.get_by_label("Access code").wait_for(timeout=60_000)
+    other.get_by_text("signed in as Tanya").wait_for(timeout=60_000)
+    other.locator(".ap-item").first.wait_for(timeout=60_000)
     wait_idle(other)
-    assert other.get_by_text("signed in as Tanya").count() == 0
+    assert sorted(other.locator(".ap-text").all_inner_texts()) == texts
+    other.close()
+    # A browser of its own (another person's) is not.
+    stranger = browser.new_context().new_page()
+    stranger.goto(f"{server}/annotate")
+    stranger.get_by_label("Access code").wait_for(timeout=60_000)
+    wait_idle(stranger)
+    assert stranger.get_by_text("signed in as Tanya").count() == 0
+    stranger.context.close()
     # Answers on the open page: the tab keeps a copy of them (for a reload).
     page.locator("h1").first.click()
     page.keyboard.press("2")
     drafts = "Object.keys(sessionStorage).filter(k => k.startsWith('detox-ap:')).length"
     page.wait_for_function(f"{drafts} > 0", timeout=30_000)
-    # Leave: signed out, the tab keeps none of Tanya's answers, and a reload asks to join again.
+    # Leave (asked first: an answer is not submitted): signed out, the tab keeps none of
+    # Tanya's answers, and a reload asks to join again.
     page.get_by_role("button", name="Leave").click()
+    page.get_by_role("button", name="Leave and lose it").click()
     page.get_by_label("Access code").wait_for(timeout=60_000)
     wait_idle(page)
     page.wait_for_function(f"{drafts} === 0", timeout=30_000)

@@ -70,3 +70,16 @@ class DraftActions:
                 return {}
             return dict(s.execute(select(DraftRow.item_id, DraftRow.label).where(
                 DraftRow.assignment_id == assignment_id)).all())
+
+    def open_drafts(self, annotator_id: int, now: datetime | None = None) -> int:
+        """How many answers the annotator has given on their open work pages and not
+        submitted (drafts of pages still in their time): what leaving would give up."""
+        now = naive(now)
+        with Session(self.engine) as s:
+            rows = s.execute(select(AssignmentRow.created_at, ProjectRow.settings, DraftRow.item_id)
+                             .join(DraftRow, DraftRow.assignment_id == AssignmentRow.id)
+                             .join(ProjectRow, ProjectRow.id == AssignmentRow.project_id)
+                             .where(AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
+                                    AssignmentRow.status == "open")).all()
+            return sum(now - created <= timedelta(minutes=Settings.from_json(settings).page_timeout_minutes)
+                       for created, settings, _ in rows)

@@ -378,10 +378,14 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
                                   "submit or skip one of them first (or ask the organizer to raise the limit)")
 
     def release_pages(self, annotator_id: int, now: datetime | None = None) -> int:
-        """Give back the annotator's open pages (on leaving): their items go to others at
-        once. Returns how many."""
+        """Give back the annotator's open pages (on leaving): their items go back to the
+        pool at once, for the others and for this annotator too (never answered, they are
+        not seen: a later page may hold them again). Returns how many."""
         now = naive(now)
         with self._lock, self._write() as s, s.begin():
+            open_pages = select(AssignmentRow.id).where(
+                AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work", AssignmentRow.status == "open")
+            s.execute(delete(AssignmentItemRow).where(AssignmentItemRow.assignment_id.in_(open_pages)))
             result = s.execute(update(AssignmentRow).where(
                 AssignmentRow.annotator_id == annotator_id, AssignmentRow.kind == "work",
                 AssignmentRow.status == "open").values(status="released", closed_at=now))

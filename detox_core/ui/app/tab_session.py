@@ -1,17 +1,24 @@
-"""An annotator stays signed in in their browser tab: through a reload, and through a
-reconnect to another app process when the one the tab was on stops (``deploy/``).
+"""An annotator stays signed in in their browser: through a reload, in a second tab, and
+through a reconnect to another app process when the one the tab was on stops (``deploy/``).
 
-A Streamlit session lives in one process's memory; a reload or a move to another process
-starts a new one, which would ask the annotator to join again. After joining, the server
-hands the tab a signed, expiring token (:class:`detox_core.server.sessions.SessionTokens`, role
+A Streamlit session lives in one process's memory; a reload, a new tab or a move to
+another process starts a new one, which would ask the annotator to join again. After
+joining, the server hands the tab a signed, expiring token
+(:class:`detox_core.server.sessions.SessionTokens`, role
 ``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that
-every process of a deployment shares); the tab keeps it in ``sessionStorage``: this tab
-only (another tab, or another person at the same computer in another tab, is not signed
-in); a browser may bring it back with a closed tab it reopens, so on a shared computer
-*Leave* is the way out. A new session whose tab holds a token signs that annotator in
-again, and every run checks it (revoked, expired, a new password set by an organizer, or
-no longer that annotator: signed out). *Leave* revokes the token in every process and
-removes it from the tab. The token holds ids, a digest and times, no name or password.
+every process of a deployment shares); the tab keeps it in ``sessionStorage`` (kept over a
+reload). A new tab of the same browser asks the open tabs of this app for it over a
+``BroadcastChannel`` (same origin, same browser only) and signs that annotator in too; once
+every tab is closed, nothing is kept (a browser may bring a closed tab back with its
+storage, so on a shared computer *Leave* is the way out). Every run checks the token
+(revoked, expired, a new password set by an organizer, or no longer that annotator: signed
+out).
+
+*Leave* revokes the token in every process, removes it from the tab, and tells the other
+tabs of the browser (``{"left": who}``, :func:`who`: a digest naming the annotator, no
+secret): each tab signed in as that annotator drops its token and its pages' answers and
+signs its session out at once, saying why. The token holds ids, a digest and times, no
+name or password.
 """
 
 from __future__ import annotations
@@ -27,26 +34,55 @@ from detox_core.server.sessions import SessionTokens
 
 _JS = """
 export default function (component) {
-  const { data, setTriggerValue } = component;
+  const { data, parentElement, setTriggerValue } = component;
+  if (parentElement.__tsStop) parentElement.__tsStop();  // drawn again: the earlier listener goes
   const KEY = "detox_annotator";
+  const dropAll = () => {
+    // The token goes, and so do the answers of the pages that were open (the annotation
+    // page's copy, "detox-ap:..."), which the next person at this tab must not find.
+    sessionStorage.removeItem(KEY);
+    for (let i = sessionStorage.length - 1; i >= 0; i--) {
+      const k = sessionStorage.key(i);
+      if (k && k.startsWith("detox-ap:")) sessionStorage.removeItem(k);
+    }
+  };
+  let channel = null;
+  try { channel = new BroadcastChannel("detox-annotator"); } catch (err) { /* none: each tab joins */ }
+  let asked = false;
   try {
     if (data.forget) {
-      // Signed out: the token goes, and so do the answers of the pages that were open (the
-      // annotation page's copy, "detox-ap:..."), which the next person at this tab must not find.
-      sessionStorage.removeItem(KEY);
-      for (let i = sessionStorage.length - 1; i >= 0; i--) {
-        const k = sessionStorage.key(i);
-        if (k && k.startsWith("detox-ap:")) sessionStorage.removeItem(k);
-      }
+      dropAll();
+      if (channel && data.left) channel.postMessage({ left: data.left });  // every tab of this annotator
     }
     if (data.keep) sessionStorage.setItem(KEY, data.keep);
     if (data.restore) {
       const token = sessionStorage.getItem(KEY);
       if (token) setTriggerValue("token", token);
+      else if (channel) { asked = true; channel.postMessage({ ask: true }); }  // a tab of this browser signed in?
     }
   } catch (err) {
     // Storage refused (a private window's policy): the annotator joins again after a reload.
   }
+  let answered = false;
+  const onMessage = (ev) => {
+    const m = ev.data || {};
+    try {
+      if (m.ask && data.keep && data.who) {
+        const held = sessionStorage.getItem(KEY);
+        if (held) channel.postMessage({ token: held, who: data.who });
+      } else if (typeof m.left === "string" && data.keep && m.left === data.who) {
+        dropAll();  // left in another tab: this one too, at once
+        setTriggerValue("left", m.left);
+      } else if (typeof m.token === "string" && asked && !answered && !sessionStorage.getItem(KEY)) {
+        answered = true;
+        setTriggerValue("token", m.token);
+      }
+    } catch (err) { /* storage refused: as above */ }
+  };
+  if (channel) channel.addEventListener("message", onMessage);
+  const stop = () => { if (channel) channel.close(); channel = null; };
+  parentElement.__tsStop = stop;
+  return stop;
 }
 """
 
@@ -88,19 +124,34 @@ def holds(tokens: SessionTokens, token: object, annotator: Annotator) -> bool:
     return isinstance(token, str) and bool(_TOKEN.match(token)) and tokens.verify(token, _KEY) == _role(annotator)
 
 
+def who(annotator: Annotator) -> str:
+    """A name of ``annotator`` for the tabs of a browser to tell one another who left: a
+    digest of the token's role, no secret in it."""
+    return hashlib.sha256(_role(annotator).encode("utf-8")).hexdigest()[:24]
+
+
 def revoke(tokens: SessionTokens, token: str | None) -> None:
     if token:
         tokens.revoke(token, _KEY)
 
 
-def tab_session(key: str, *, keep: str | None = None, forget: bool = False,
-                on_token: Callable[[str], None] | None = None) -> None:
-    """Draw nothing; in the tab: store ``keep``, remove the token (``forget``), or, with
-    ``on_token``, send the stored token back (``on_token`` gets it before the next run)."""
+def tab_session(key: str, *, keep: str | None = None, keep_who: str | None = None, forget: bool = False,
+                left: str | None = None, on_token: Callable[[str], None] | None = None,
+                on_left: Callable[[], None] | None = None) -> None:
+    """Draw nothing; in the tab: store ``keep`` (the token of annotator ``keep_who``, handed
+    to a new tab of the browser that asks; ``on_left`` runs before the next run when
+    another tab says that annotator left), remove the token (``forget``, telling the other
+    tabs that annotator ``left``), or, with ``on_token``, send the tab's token back, or one
+    an open tab of the browser holds (``on_token`` gets it before the next run)."""
     def sent() -> None:
         value = (st.session_state.get(key) or {}).get("token")
         if on_token is not None and isinstance(value, str):
             on_token(value)
 
-    _COMPONENT(data={"keep": keep, "forget": forget, "restore": on_token is not None}, key=key,
-               on_token_change=sent)
+    def gone() -> None:
+        value = (st.session_state.get(key) or {}).get("left")
+        if on_left is not None and isinstance(value, str) and value == keep_who:
+            on_left()
+
+    _COMPONENT(data={"keep": keep, "who": keep_who, "forget": forget, "left": left,
+                     "restore": on_token is not None}, key=key, on_token_change=sent, on_left_change=gone)

@@ -9,7 +9,7 @@ message, ``{"page", "action", "answers"}``, that
 one transaction. Meanwhile, ``DRAFT_MS`` after the last answer given, what is answered so
 far goes to the server as the page's draft (``{"page", "answers"}``, with ``on_draft``):
 a reload, a new tab or another app process draws the page with those answers
-(``answers``) and says so.
+(``answers``) and says so; the mark goes back to the item it was on in that tab.
 
 The keys act on the page wherever the focus was left by a click (the Task control
 above, an expander): a key the page uses never reaches that control, so Enter submits
@@ -105,13 +105,14 @@ export default function (component) {
   // cut it off, loses nothing. Read on the tab's first drawing of the page; the copies of
   // other pages go.
   const storeKey = "detox-ap:" + data.page;
+  const atKey = storeKey + ":at";  // the marked item, kept over a reload
   const allowed = new Set(data.options.map((o) => o.value));
   let fromTab = 0;
   if (data.drafts) {
     try {
       for (let i = window.sessionStorage.length - 1; i >= 0; i--) {
         const k = window.sessionStorage.key(i);
-        if (k && k.startsWith("detox-ap:") && k !== storeKey) window.sessionStorage.removeItem(k);
+        if (k && k.startsWith("detox-ap:") && k !== storeKey && k !== atKey) window.sessionStorage.removeItem(k);
       }
       const kept = JSON.parse(window.sessionStorage.getItem(storeKey) || "null");
       if (!live && Array.isArray(kept) && kept.length === n) {
@@ -129,7 +130,17 @@ export default function (component) {
     try { window.sessionStorage.setItem(storeKey, JSON.stringify(answers)); } catch (err) { /* as above */ }
   };
   parentElement.__apLive = { page: data.page, answers: answers };
-  let current = Math.max(0, answers.indexOf(null));  // the mark on the first item without an answer
+  // The mark where this tab left it (a reload), else on the first item without an answer
+  // (the last when every item has one: the page is ready to submit).
+  let current = answers.indexOf(null) >= 0 ? answers.indexOf(null) : n - 1;
+  let markKept = false;
+  if (data.drafts) {
+    try {
+      const at = Number(window.sessionStorage.getItem(atKey));
+      markKept = window.sessionStorage.getItem(atKey) !== null && Number.isInteger(at) && at >= 0 && at < n;
+      if (markKept) current = at;
+    } catch (err) { /* no storage: as above */ }
+  }
   let sent = false;
   let retry = null;
   let draftTimer = null;
@@ -214,6 +225,9 @@ export default function (component) {
         b.classList.toggle("chosen", answers[k] !== null && Number(b.dataset.value) === answers[k]);
       });
     });
+    if (data.drafts) {
+      try { window.sessionStorage.setItem(atKey, String(current)); } catch (err) { /* no storage */ }
+    }
     const done = answers.filter((a) => a !== null).length;
     count.textContent = words.count.replace("{k}", current + 1).replace("{n}", n).replace("{done}", done);
   }
@@ -274,7 +288,13 @@ export default function (component) {
   // Whether the focus was last moved with Tab: a control reached that way keeps its own keys.
   let tabbed = false;
   const onTab = (ev) => { if (ev.key === "Tab") tabbed = true; };
-  const onPointer = () => { tabbed = false; };
+  // A click outside the page (Leave, another task) sends the answers given so far at once:
+  // the server knows them before it acts on the click.
+  const onPointer = (ev) => {
+    tabbed = false;
+    const t = ev.composedPath ? ev.composedPath()[0] : ev.target;
+    if (draftTimer !== null && !root.contains(t)) sendDraft();
+  };
   const CONTROL_KEYS = ["Enter", " ", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"];
   function onKey(ev) {
     const t = ev.composedPath ? ev.composedPath()[0] : ev.target;
@@ -309,6 +329,8 @@ export default function (component) {
   if (notice) {
     const r = notice.getBoundingClientRect();
     if (r.top < 64 || r.bottom > window.innerHeight) notice.scrollIntoView({ block: "start" });
+  } else if (markKept && !live) {
+    rows[current].scrollIntoView({ block: "nearest" });  // back where the mark was
   }
   const flush = () => { if (draftTimer !== null) sendDraft(); };
   window.addEventListener("pagehide", flush);

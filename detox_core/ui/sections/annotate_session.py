@@ -1,4 +1,4 @@
-"""Annotate: signing in and out (the join form, a tab's kept token, Leave), the
+"""Annotate: signing in and out (the join form, a tab's kept token, Leave in every tab), the
 annotator's languages, and the messages carried from one run to the next."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import streamlit as st
 from detox_core.annotation.instructions import LABELS, UI_LANGUAGES
 from detox_core.names import name_key
 from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationStore, Annotator, Project
-from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretError
+from detox_core.errors import AnnotationError, StorageError, UnknownCodeError, WrongSecretError
 from detox_core.server.addresses import UNKNOWN
 from detox_core.ui.app import auth, render, tab_session
 from detox_core.vocab import language_name
@@ -66,18 +66,72 @@ def show_notice() -> None:
              icon=":material/check_circle:" if notice["kind"] == "success" else ":material/warning:")
 
 
-def leave(store: AnnotationStore) -> None:
-    """Sign out: the open pages go back to the others at once (the answers on them were
-    not submitted; they are not kept, drafts included)."""
+#: What a tab says when another tab of the browser left (signed out) as its annotator.
+LEFT_ELSEWHERE = ("You left in another tab of this browser, so this tab is signed out too. Join again to go on: "
+                  "your submitted pages are kept.")
+#: What a tab says when its sign-in no longer holds.
+SIGNED_OUT = ("You were signed out: you left in another tab, an organizer set a new password for you, or your "
+              "sign-in expired. Join again to go on: your submitted pages are kept.")
+
+
+def leave(store: AnnotationStore, tell_tabs: bool = True, why: str | None = None) -> None:
+    """Sign out: the open pages go back to the pool at once (the answers on them were not
+    submitted; they are not kept, drafts included), and, with ``tell_tabs``, every other
+    tab of this browser signed in as this annotator signs out too. ``why`` is said on the
+    join form."""
     if (ann_id := st.session_state.get("ann_id")) is not None:
         try:
             store.release_pages(int(ann_id))
         except Exception:  # noqa: BLE001 - leaving never fails; the pages expire anyway
             pass
     tab_session.revoke(auth.session_tokens(), st.session_state.get("ann_token"))
+    left = st.session_state.get("ann_who") if tell_tabs else None
     for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
         del st.session_state[key]
-    st.session_state["tab_forget"] = True  # the tab's token goes too
+    st.session_state["tab_forget"] = {"left": left}  # the tab's token goes too
+    if why:
+        st.session_state["tab_why"] = why
+
+
+def unsubmitted(store: AnnotationStore, ann_id: int) -> int:
+    """How many answers the annotator gave on their open pages and has not submitted."""
+    try:
+        drafts = store.open_drafts(ann_id)
+    except StorageError:
+        drafts = 0
+    kept = st.session_state.get("ann_kept")  # a page the database did not take
+    return max(drafts, sum(x is not None for x in kept["answers"]) if kept else 0)
+
+
+def ask_leave() -> None:
+    """Leave pressed: decided by :func:`leave_question` in the run, once the answers the
+    page sent with the click are stored (callbacks run in the page's order, Leave first)."""
+    st.session_state["ann_leave_ask"] = "new"
+
+
+def leave_question(store: AnnotationStore, ann_id: int) -> None:
+    """Leave pressed: at once without answers not submitted, else how many would be lost,
+    Leave or Stay."""
+    asked = st.session_state.get("ann_leave_ask")
+    if not asked:
+        return
+    n = unsubmitted(store, ann_id)
+    if not n and asked == "new":
+        leave(store)
+        st.rerun()
+    if not n:  # the page was submitted meanwhile: nothing to ask about (the annotator went on)
+        st.session_state.pop("ann_leave_ask", None)
+        return
+    st.session_state["ann_leave_ask"] = "asked"
+    with st.container(border=True, key="ann_leave_box"):
+        them = "it" if n == 1 else "them"
+        st.warning(f"**{n} answer{'' if n == 1 else 's'} not submitted yet.** Leaving now loses {them}, and the page "
+                   f"goes back to the others. Submit the page first to keep {them}.", icon=":material/warning:")
+        c1, c2 = st.columns(2)
+        c1.button("Stay and go on", type="primary", key="ann_leave_no", icon=":material/undo:",
+                  on_click=lambda: st.session_state.pop("ann_leave_ask", None))
+        c2.button(f"Leave and lose {them}", key="ann_leave_yes", on_click=leave, args=(store,),
+                  icon=":material/logout:")
 
 
 def restore(token: str) -> None:
@@ -90,8 +144,11 @@ def restore(token: str) -> None:
 
 def join_section(store: AnnotationStore) -> None:
     """Nobody signed in in this tab: a kept token signs them back in, else the join form."""
-    forget = st.session_state.pop("tab_forget", False)
-    tab_session.tab_session("tab_restore", forget=forget, on_token=None if forget else restore)
+    forget = st.session_state.pop("tab_forget", None)
+    tab_session.tab_session("tab_restore", forget=forget is not None, left=(forget or {}).get("left"),
+                            on_token=None if forget is not None else restore)
+    if why := st.session_state.pop("tab_why", None):
+        st.info(why, icon=":material/logout:")
     st.markdown("Join an annotation project with the **access code** its organizer gave you, your name and a "
                 "password you choose now. Come back later with the same name, code and password to go on where "
                 "you stopped: nobody else can answer under your name.")
@@ -134,18 +191,30 @@ def signed_in(store: AnnotationStore, ann_id: int) -> tuple[Annotator, Project]:
         ann = store.annotator(ann_id)
         project = store.project(ann.project_id)
     except AnnotationError:
-        leave(store)
+        leave(store, tell_tabs=False, why=SIGNED_OUT)
         st.rerun()
     if (token := st.session_state.get("ann_token")) and not tab_session.holds(auth.session_tokens(), token, ann):
-        leave(store)  # signed out elsewhere (Leave in a copy of this tab), expired, or not this annotator
+        leave(store, tell_tabs=False, why=SIGNED_OUT)  # left in another tab, expired, or not this annotator
         st.rerun()
+    who = st.session_state["ann_who"] = tab_session.who(ann)
     c1, c2 = st.columns([4, 1], vertical_alignment="center")
     c1.caption(f"Project **{render.md(project.name)}** · signed in as **{render.md(ann.name)}**")
-    c2.button("Leave", key="ann_leave", on_click=leave, args=(store,), icon=":material/logout:",
-              help="Sign out of this tab (a reload or a reconnect keeps you signed in until then).")
+    c2.button("Leave", key="ann_leave", on_click=ask_leave, icon=":material/logout:",
+              help="Sign out, in every tab of this browser (a reload, another tab or a reconnect keeps you signed "
+                   "in until then).")
+    leave_question(store, ann.id)
     if token := st.session_state.get("ann_token"):
-        tab_session.tab_session("tab_keep", keep=token)
+        tab_session.tab_session("tab_keep", keep=token, keep_who=who,
+                                on_left=lambda: leave(store, tell_tabs=False, why=LEFT_ELSEWHERE))
     return ann, project
+
+
+def still_signed_in(a: Annotating) -> bool:
+    """Whether this tab is still signed in as ``a``'s annotator (checked before a page
+    message is stored: a tab signed out elsewhere stores nothing more)."""
+    token = st.session_state.get("ann_token")
+    return st.session_state.get("ann_id") == a.ann.id and (
+        token is None or tab_session.holds(auth.session_tokens(), token, a.ann))
 
 
 def instructions_language(project: Project) -> str:

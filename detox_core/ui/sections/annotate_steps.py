@@ -56,13 +56,23 @@ def training_section(a: Annotating) -> None:
     store, ann, project, ui, lang = a.store, a.ann, a.project, a.ui, a.lang
     st.subheader("1 · Instructions")
     instructions(a, project.tasks)
+    examples = [(task, j, ex) for task in project.tasks
+                for j, ex in enumerate(examples_of(store, project.id, task, ui, lang, training=True))]
+
+    def done() -> None:
+        store.finish_training(ann.id)
+
+    if not examples:
+        # Nothing to answer: no round to check, no score of nothing; the instructions, then the exam.
+        st.subheader("2 · Exam")
+        where = f" in {language_name(lang)}" if lang else ""
+        st.info(f"There is no training round{where} in this project: read the instructions above, then go on "
+                "to the exam.", icon=":material/school:")
+        st.button("Go to the exam", type="primary", key="ann_to_exam", on_click=done)
+        return
     st.subheader("2 · Training")
     st.caption("Answer these as you would in the real task; you see the right answers and why when you check. The "
                "training does not count.")
-    examples = [(task, j, ex) for task in project.tasks
-                for j, ex in enumerate(examples_of(store, project.id, task, ui, lang, training=True))]
-    if not examples:
-        st.caption(f"No training items in {language_name(lang)} yet: go on to the exam.")
     with st.form("ann_training"):
         for task, j, ex in examples:
             sp = localized(task, ui)
@@ -89,10 +99,6 @@ def training_section(a: Annotating) -> None:
                             f"**{sp.answer_text(given) if given is not None else '—'}**, "
                             f"the answer is **{sp.answer_text(ex.label)}**. {render.md(ex.explanation, None)}")
         st.info(f"{right} of {len(examples)} right.", icon=":material/school:")
-
-        def done() -> None:
-            store.finish_training(ann.id)
-
         st.button("Go to the exam", type="primary", key="ann_to_exam", on_click=done)
 
 

@@ -14,7 +14,7 @@ from detox_core.annotation.tasks import TaskSpec
 from detox_core.errors import AnnotationError, StorageError
 from detox_core.ui.app import render
 from detox_core.ui.sections.annotate_page import annotate_page, restored_text
-from detox_core.ui.sections.annotate_session import Annotating, flash, notify, show_notice
+from detox_core.ui.sections.annotate_session import Annotating, flash, notify, show_notice, still_signed_in
 
 #: What the annotator reads when the database does not answer (nothing about where it is).
 NOT_STORED = ("Not saved: the annotation database cannot be reached right now. Your answers are still on the "
@@ -95,7 +95,7 @@ def on_sent(a: Annotating, p: Page, key: str) -> None:
     anything, against the page the annotator answered, whichever page would be open by
     then (another tab, an expired page); the outcome is the next page's notice."""
     sent = (st.session_state.get(key) or {}).get("sent")
-    if sent is None:
+    if sent is None or not still_signed_in(a):  # signed out meanwhile (Leave in another tab): nothing stored
         return
     try:
         action, answers = page_answers(p, sent)
@@ -112,7 +112,7 @@ def on_draft(a: Annotating, p: Page, key: str) -> None:
     """The answers given so far on page ``p``: kept as its drafts (never as answers), so
     that a reload, a new tab or another app process draws the page as it was left."""
     draft = (st.session_state.get(key) or {}).get("draft")
-    if draft is None:
+    if draft is None or not still_signed_in(a):
         return
     try:
         a.store.save_drafts(a.ann.id, p.assignment_id, draft_answers(p, draft))

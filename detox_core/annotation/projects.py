@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pandas as pd
 
+from detox_core import editions
 from detox_core.annotation.controls import Control, generate_controls
 from detox_core.submissions.store import display_names, Store
 from detox_core.errors import DetoxInputError
@@ -108,13 +110,15 @@ CONTROL_UPLOAD_HINT = ("upload a control-items TSV (columns lang, task, text, go
 def language_controls(corpus: pd.DataFrame, tasks: Sequence[str], languages: Sequence[str], *, per_task: int,
                       exam_per_task: int, lexicon: frozenset[str] = frozenset(), exclude: set[str] | None = None,
                       uploaded: Sequence[Control] = (), uploaded_exam: Sequence[Control] = (),
-                      corpus_lang: str = "", seed: int = 0) -> tuple[list[Control], list[Control], list[LanguageControls]]:
+                      corpus_lang: str = "", seed: int = 0, lexicons: Mapping[str, frozenset[str]] | None = None,
+                      ) -> tuple[list[Control], list[Control], list[LanguageControls]]:
     """Control and exam items of every language, each marked with its language.
 
     A language the corpus covers with references (:func:`corpus_part`) gets generated
-    items as :func:`corpus_controls` makes them; uploaded items of a language are added
-    to it. A language with neither is reported with ``problem`` saying what to upload
-    (only when ``per_task`` asks for control items).
+    items as :func:`corpus_controls` makes them, with that language's word list of
+    ``lexicons`` where it has one (else ``lexicon``); uploaded items of a language are
+    added to it. A language with neither is reported with ``problem`` saying what to
+    upload (only when ``per_task`` asks for control items).
     """
     controls: list[Control] = []
     exam: list[Control] = []
@@ -125,8 +129,9 @@ def language_controls(corpus: pd.DataFrame, tasks: Sequence[str], languages: Seq
         why = ""
         if per_task + exam_per_task > 0:
             try:
-                made = corpus_controls(part, tasks, per_task=per_task, exam_per_task=exam_per_task, lexicon=lexicon,
-                                       exclude=exclude, seed=seed + 100 * k)
+                made = corpus_controls(part, tasks, per_task=per_task, exam_per_task=exam_per_task,
+                                       lexicon=(lexicons or {}).get(lang) or lexicon, exclude=exclude,
+                                       seed=seed + 100 * k)
             except DetoxInputError as err:
                 why = "the corpus has no pairs with references in it" if part.empty or not len(_usable(part)) else \
                     f"the corpus has too few: {err}"
@@ -167,6 +172,40 @@ def controls_problem(plan: Sequence[LanguageControls]) -> str:
     return (said + " To go on, " + CONTROL_UPLOAD_HINT.format(lang=codes)
             + "; or leave " + ("that language" if len(lacking) == 1 else "those languages")
             + " out, or set the generated control items to 0.")
+
+
+def control_corpus(dataset: str, chosen: pd.DataFrame | None, judged_split: str,
+                   root: Path | None = None) -> pd.DataFrame:
+    """The pairs with a reference that control questions are made from, whatever splits the
+    sidebar shows: those of ``chosen`` (the corpus in use) and, for an edition, of every
+    fetched split of it and of the editions of its family (one mirror: TextDetox 2025
+    judges the inputs whose references TextDetox 2024 published). Pairs of other splits
+    than ``judged_split`` come first: the judged split's only for a language no other
+    split covers (the inputs being judged are left out later, by ``exclude``)."""
+    frames = [chosen] if chosen is not None else []
+    edition = editions.EDITIONS.get(dataset)
+    if edition is not None:
+        for other in editions.EDITIONS.values():
+            if other is not edition and not (edition.mirror and other.mirror == edition.mirror):
+                continue
+            if splits := other.available_splits(root):
+                part = other.load(splits, root)
+                if other is not edition and "split" in part.columns:
+                    part = part.assign(split=other.name + ":" + part["split"].astype(str))
+                frames.append(part)
+    if not frames:
+        return pd.DataFrame(columns=["toxic_comment"])
+    refs = _usable(pd.concat(frames, ignore_index=True))
+    key = [c for c in ("lang", "toxic_comment", "neutral_comment1") if c in refs.columns]
+    refs = refs.drop_duplicates(key)
+    if "split" not in refs.columns:
+        return refs.reset_index(drop=True)
+    other, same = refs[refs["split"] != judged_split], refs[refs["split"] == judged_split]
+    if "lang" in refs.columns:
+        same = same[~same["lang"].isin(set(other["lang"]))]
+    elif len(other):
+        same = same.iloc[0:0]
+    return pd.concat([other, same], ignore_index=True)
 
 
 def corpus_part(corpus: pd.DataFrame, lang: str, corpus_lang: str = "") -> pd.DataFrame:

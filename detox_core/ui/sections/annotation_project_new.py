@@ -8,7 +8,8 @@ import streamlit as st
 
 from detox_core.annotation.controls import load_controls
 from detox_core.annotation.projects import (
-    control_coverage, controls_problem, language_controls, pairs_from_submissions, submission_languages,
+    control_corpus, control_coverage, controls_problem, language_controls, pairs_from_submissions,
+    submission_languages,
 )
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.annotation.tasks import TASKS, spec
@@ -68,9 +69,8 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
                                             "language the corpus does not cover.")
         ex_upload = st.file_uploader("Worked examples per language (optional)", type=["tsv", "txt"],
                                      key="new_examples_upload", help=EXAMPLES_HELP)
-        corpus = choice.prepared[choice.prepared["split"] != split]
-        if corpus.empty:
-            corpus = choice.prepared
+        # Every fetched split with references (of the edition's family too), whatever the sidebar shows.
+        corpus = control_corpus(choice.source, choice.prepared, split)
         uploaded = []
         try:
             uploaded = load_controls(ctrl_upload.getvalue(), name=ctrl_upload.name, languages=langs) if ctrl_upload else []
@@ -87,8 +87,8 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
                            "out, or set the generated control items to 0.", icon=":material/warning:")
             st.dataframe(coverage, hide_index=True, column_config={
                 "lang": "Code", "language": "Language",
-                "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference, in the "
-                                                              "splits other than the one judged"),
+                "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference, of the "
+                                                              "splits other than the one judged where they have any"),
                 "uploaded": st.column_config.NumberColumn("Uploaded", help="Control items of the uploaded file"),
                 "source": st.column_config.TextColumn("Controls from", help="Where the control questions come from")})
         if st.button("Create the project", type="primary", key="new_create",
@@ -100,7 +100,8 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
                 controls, exam, plan = language_controls(
                     corpus, tasks, langs, per_task=n_ctrl, exam_per_task=n_exam, lexicon=choice.lexicon,
                     exclude=set(pairs["input"].str.strip()), uploaded=[c for c in uploaded if c.kind == "control"],
-                    uploaded_exam=[c for c in uploaded if c.kind == "exam"], corpus_lang=default_lang)
+                    uploaded_exam=[c for c in uploaded if c.kind == "exam"], corpus_lang=default_lang,
+                    lexicons={lang: choice.lexicon_for(lang) for lang in langs})
                 if controls_problem(plan):
                     raise DetoxInputError(controls_problem(plan))
                 made = store.create_project(name, tasks, pairs, controls=controls, exam=exam, settings=settings,

@@ -56,8 +56,10 @@ def test_flags_of_a_rewrite():
     assert flags("ты дебил", "ты дебил", LEXICON).labels() == [FLAGS["copy"], FLAGS["lexicon"]]
     assert flags("ты дебил", "  ", LEXICON).labels() == [FLAGS["empty"]]
     assert flags("ну и погода", "ну и хрень", LEXICON).labels() == [FLAGS["more_toxic"], FLAGS["lexicon"]]
-    # With classifier scores, "more toxic" compares P(neutral) instead of lexicon hits.
-    assert not flags("ну и погода", "ну и хрень", LEXICON, sta_output=0.9, sta_input=0.92).more_toxic
+    # With classifier scores, a lower P(neutral) is "more toxic" too; an added lexicon word still is,
+    # whatever P(neutral) says (the Tatar rewrite adding «сволочь» at P(neutral) 0.42 against 0.00).
+    assert flags("ну и погода", "ну и хрень", LEXICON, sta_output=0.9, sta_input=0.92).more_toxic
+    assert not flags("ну и погода", "ну и ладно", LEXICON, sta_output=0.9, sta_input=0.92).more_toxic
     assert flags("ну и погода", "ну и ладно", LEXICON, sta_output=0.5, sta_input=0.9).more_toxic
     assert flags("Ты ДЕБИЛ!", "ты дебил", LEXICON).copy  # case and punctuation do not make a rewrite
 

@@ -126,6 +126,11 @@ def detector():
     return _lingua(tuple(sorted(IDENTIFIED)))
 
 
+def detector_built() -> bool:
+    """Whether :func:`detector` is built in this process (a first score builds it first)."""
+    return tuple(sorted(IDENTIFIED)) in _DETECTORS
+
+
 def identify(texts: Sequence[str]) -> list[str | None]:
     """The language code lingua gives each text (None: no letters it can place)."""
     if not texts:

@@ -155,6 +155,10 @@ def system_scores(frame: pd.DataFrame) -> dict[str, float]:
 
 #: progress(step name, done, total)
 StepProgress = Callable[[str, int, int], None]
+#: The step a preset tells while it loads its models before the first pair (done 0 of the pairs).
+LOADING_STEP = "loading"
+#: The step a preset tells as pairs are scored (done and total count pairs).
+PAIRS_STEP = "pairs"
 
 
 def check_pairs(inputs: Sequence[str], outputs: Sequence[str], references: Sequence[Sequence[str]] | None) -> list[list[str]]:

@@ -12,11 +12,11 @@ import pandas as pd
 from detox_core.embedded import judged, meaning
 from detox_core.embedded.heads import Heads, heads_folder, load_heads
 from detox_core.segment import SEGMENTERS
-from detox_core.embedded.language_id import detector, not_russian, script_shares
+from detox_core.embedded.language_id import IDENTIFIED, UNSPACED, detector, detector_built, not_russian, script_shares
 from detox_core.embedded.training_inputs import LANGUAGES as OTHER_LANGUAGES
 from detox_core.errors import DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
+from detox_core.metrics.base import LOADING_STEP, PAIRS_STEP, Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.vocab import language_name
@@ -176,28 +176,36 @@ class EmbeddedPreset(Preset):
         """
         heads = _heads(self.folder)
         if progress:
-            # The slow part of a whole submission: its new texts through the model of meaning
-            # (about 50-100 a second on two cores), with its progress shown.
-            meaning.embed(list(dict.fromkeys([*inputs, *outputs])),
-                          progress=lambda done, total: progress(f"meaning ({lang})", done, total))
+            _embed_all([*inputs, *outputs, *(r for rs in references for r in rs)], len(outputs), progress)
         key = f"{heads.digest}:{lang}"
         return judged.axes(heads, lang, inputs, outputs, references, sentence_chrf,
                            memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:
         refs = check_pairs(inputs, outputs, references)
+        n = len(outputs)
+        if progress and not meaning.loaded():
+            progress(LOADING_STEP, 0, n)  # a first score after a start: the models load before any pair
         reason = meaning.unavailable_reason()
         if reason is not None:
             raise ScorerUnavailableError(f"the embedded preset cannot score without its model of meaning: {reason}")
         langs = self._languages(inputs, langs)
-        n = len(outputs)
+        if progress and set(langs) & IDENTIFIED and not detector_built():
+            progress(LOADING_STEP, 0, n)
+        _load_parts(self.folder, set(langs))
+        # The slow part of a whole submission: its new texts through the model of meaning, every
+        # language together (the engine's workers busy to the end), told in pairs; the
+        # languages are then scored from memory.
+        _embed_all([*inputs, *outputs, *(r for rs in refs for r in rs)], n, progress)
         out = np.full((4, n), np.nan)
         for lang in dict.fromkeys(langs):
             idx = [k for k, x in enumerate(langs) if x == lang]
             ax = self.score_language(lang, [inputs[k] for k in idx], [outputs[k] for k in idx],
-                                     [refs[k] for k in idx], progress)
+                                     [refs[k] for k in idx])
             for row, name in enumerate(("sta", "sim", "fl", "chrf")):
                 out[row, idx] = ax[name]
+        if progress:
+            progress(PAIRS_STEP, n, n)
         return make_score_frame(out[0], out[1], out[2], out[3], self._signature(calibrated))
 
     def score_unseen(self, inputs, outputs, references=None, progress=None) -> pd.DataFrame:
@@ -227,6 +235,27 @@ def _heads(folder: Path | None = None) -> Heads:
     except (OSError, ValueError) as err:
         raise EmbeddedMissingError(f"the embedded preset's trained heads cannot be read ({err}): reinstall the "
                                    "package, or rebuild them with `detox train-embedded`") from None
+
+
+def _embed_all(texts: list[str], n: int, progress) -> None:
+    """Embed ``texts`` (memory, then disk, then the engine), telling ``progress`` (when
+    given) the share done as pairs of ``n``: the pairs are scored once their texts are embedded."""
+    if progress is None:
+        meaning.embed(list(dict.fromkeys(texts)))
+        return
+    progress(PAIRS_STEP, 0, n)
+    meaning.embed(list(dict.fromkeys(texts)),
+                  progress=lambda done, total: progress(PAIRS_STEP, min(n - 1, n * done // max(total, 1)), n))
+
+
+def _load_parts(folder: Path | None, langs: set[str]) -> None:
+    """What scoring ``langs`` needs besides the model of meaning (loaded once per process,
+    at once when the warm-up has loaded it): the heads, lingua, the segmenters."""
+    _heads(folder)
+    if langs & IDENTIFIED:
+        detector()
+    if langs & UNSPACED:
+        _warm_segmenters()
 
 
 def _warm_segmenters() -> None:

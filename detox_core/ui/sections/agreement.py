@@ -11,6 +11,7 @@ import streamlit as st
 from detox_core.analysis import agreement, language_agreement
 from detox_core.editions import get_edition
 from detox_core.metrics import registry
+from detox_core.submissions.progress import ScoringProgress
 from detox_core.ui.app import render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.models import shared_pool
@@ -25,9 +26,8 @@ def _measure(preset: str, calibrated: bool, measure=None, what: str = "Agreement
     measurement) with a progress bar; None (and the reason, as text) when it fails."""
     measure = measure or agreement.measure
     bar = st.progress(0.0, text=f"Measuring: {what.lower()}")
-
-    def progress(step: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Measuring {what.lower()}: {step}")
+    progress = ScoringProgress(
+        lambda view: bar.progress(view.fraction, text=f"Measuring {what.lower()}: {view.text}"))
 
     try:
         return measure(preset, calibrated, pool=shared_pool(), progress=progress)

@@ -13,6 +13,7 @@ from detox_core.analysis.export import csv_export
 from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
 from detox_core.judge.runner import Usage
 from detox_core.metrics.registry import preset_class
+from detox_core.submissions.progress import ScoringProgress
 from detox_core.submissions.service import (
     UnsavedScoresError,
     languages_elsewhere,
@@ -82,9 +83,7 @@ def run_scoring(target: SubmissionTarget, content: bytes, name: str, source: str
     files). Errors are always shown at once."""
     store, preset = shared_store(), target.preset
     bar = st.progress(0.0, text="Checking the file…")
-
-    def progress(step: str, done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done:,} / {total:,}")
+    progress = ScoringProgress(lambda view: bar.progress(view.fraction, text=view.text))
 
     notes = []
     usages: list[dict] = []  # what an LLM judge's run cost, read from its score frame

@@ -81,6 +81,7 @@ screenshots: setup data
 
 bench: setup data
 	$(BIN)/python benchmarks/bench_cold_start.py
+	$(BIN)/python benchmarks/bench_first_score.py
 	$(BIN)/python benchmarks/bench_corpus_search.py
 	$(BIN)/python benchmarks/bench_embedded_multilingual.py
 	$(BIN)/python benchmarks/bench_live.py

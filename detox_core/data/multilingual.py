@@ -301,3 +301,19 @@ def load_multilingual_submission(source: Source, inputs: pd.DataFrame, *, name: 
     missing = tuple(lang for lang in dict.fromkeys(in_langs) if lang not in covered_set)
     return MultilingualSubmission(frame, tuple(covered), missing)
 
+
+
+def official_inputs(references: pd.DataFrame, inputs: pd.DataFrame) -> pd.DataFrame:
+    """``references`` (inputs with their references, from another copy) with each input's text
+    taken from the task's own ``inputs`` file, row for row within each language, where both hold
+    the same number of rows of that language; a language whose counts differ is kept as is.
+
+    The hub's copy of the TextDetox 2024 development set differs from the task's inputs in 26
+    texts (a stray quote, spacing): a submission made from the task's file would otherwise be
+    refused as "not inputs of this split"."""
+    out = references.copy()
+    for lang, rows in out.groupby("lang", sort=False).groups.items():
+        theirs = inputs.loc[inputs["lang"] == lang, "toxic_comment"]
+        if len(theirs) == len(rows):
+            out.loc[rows, "toxic_comment"] = theirs.to_numpy()
+    return out

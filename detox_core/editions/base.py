@@ -18,7 +18,7 @@ import pandas as pd
 from detox_core import config
 from detox_core.data.fetch import DataFile, FetchReport, FetchResult, default_mirrors, fetch_files
 from detox_core.data.formats import load_corpus, load_lexicon
-from detox_core.data.multilingual import load_multilingual_inputs
+from detox_core.data.multilingual import load_multilingual_inputs, official_inputs
 from detox_core.errors import DataMissingError
 
 
@@ -167,7 +167,17 @@ class Edition:
             DataMissingError: a requested split has not been fetched.
         """
         load = load_multilingual_inputs if self.multilingual else load_corpus
-        frames = [load(self.split_path(split, root), split=split) for split in (splits or list(self.splits))]
+        frames = []
+        for split in splits or list(self.splits):
+            path = self.split_path(split, root)
+            frame = load(path, split=split)
+            official = self.root(root) / self.splits[split][-1]
+            if self.multilingual and path != official and official.is_file():
+                # References from another source (the hub) beside the task's own inputs: the inputs are the
+                # task's, text for text (the hub's copy of a few differs, e.g. a stray quote), so that the
+                # task's own files score against them.
+                frame = official_inputs(frame, load(official, split=split))
+            frames.append(frame)
         return pd.concat(frames, ignore_index=True)
 
     def load_lexicon(self, root: Path | None = None) -> frozenset[str]:

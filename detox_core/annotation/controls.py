@@ -163,6 +163,17 @@ def replace_content_words(text: str, donor: str, keep: str = "", k: int = 2) -> 
     return " ".join(tokens)
 
 
+def usable_pairs(pairs: list[tuple[str, str]] | pd.DataFrame, min_words: int = 3,
+                 max_words: int = 30) -> list[tuple[str, str]]:
+    """The (input, paraphrase) pairs the generators can use: both sides of ``min_words`` to
+    ``max_words`` words separated by spaces (a Chinese or Japanese sentence, without spaces,
+    counts as one word: the generators edit words)."""
+    if isinstance(pairs, pd.DataFrame):
+        pairs = _pairs(pairs)
+    return [(a, b) for a, b in pairs if min_words <= len(a.split()) <= max_words
+            and min_words <= len(b.split()) <= max_words]
+
+
 def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: frozenset[str] = frozenset(),
                       seed: int = 0, min_words: int = 3, max_words: int = 30) -> list[Control]:
     """``n`` control items for ``task`` from ``corpus`` (half with each answer), made so
@@ -175,8 +186,7 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
         raise UnknownNameError(f"unknown task {task!r}")
     rng = random.Random(seed)
     all_pairs = _pairs(corpus)
-    pairs = [(a, b) for a, b in all_pairs if min_words <= len(a.split()) <= max_words
-             and min_words <= len(b.split()) <= max_words]
+    pairs = usable_pairs(all_pairs, min_words, max_words)
     rng.shuffle(pairs)
     n_pos = (n + 1) // 2
     n_neg = n - n_pos

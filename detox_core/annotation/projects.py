@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from detox_core import editions
-from detox_core.annotation.controls import Control, generate_controls
+from detox_core.annotation.controls import Control, generate_controls, usable_pairs
 from detox_core.submissions.store import display_names, Store
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import language_name
@@ -228,16 +228,17 @@ def _usable(corpus: pd.DataFrame) -> pd.DataFrame:
 
 
 def control_coverage(corpus: pd.DataFrame, languages: Sequence[str], uploaded: Sequence[Control] = (),
-                     corpus_lang: str = "") -> pd.DataFrame:
-    """Per language, before a project is made: corpus pairs with a reference (the source
-    of generated control questions), uploaded control items, and where the control
-    questions will come from (``corpus``, ``uploaded``, both, or ``none``)."""
+                     corpus_lang: str = "", needed: int = 1) -> pd.DataFrame:
+    """Per language, before a project is made: corpus pairs the generators can use (with a
+    reference, of 3-30 words: :func:`~detox_core.annotation.controls.usable_pairs`), uploaded
+    control items, and where the control questions will come from (``corpus`` where at least
+    ``needed`` pairs are usable, ``uploaded``, both, or ``none``)."""
     rows = []
     usable = _usable(corpus)
     for lang in languages:
-        part = corpus_part(usable, lang, corpus_lang)
+        n_pairs = len(usable_pairs(corpus_part(usable, lang, corpus_lang)))
         n_up = sum(c.lang == lang for c in uploaded)
-        source = " + ".join(n for n, has in (("corpus", len(part)), ("uploaded", n_up)) if has) or "none"
-        rows.append({"lang": lang, "language": language_name(lang) if lang else "—", "corpus_pairs": len(part),
+        source = " + ".join(n for n, has in (("corpus", n_pairs >= max(needed, 1)), ("uploaded", n_up)) if has) or "none"
+        rows.append({"lang": lang, "language": language_name(lang) if lang else "—", "corpus_pairs": n_pairs,
                      "uploaded": n_up, "source": source})
     return pd.DataFrame(rows, columns=["lang", "language", "corpus_pairs", "uploaded", "source"])

@@ -179,3 +179,18 @@ def test_controls_come_from_the_corpus_or_an_upload_and_a_language_without_eithe
     _, _, plan = language_controls(mono, ["toxicity"], ["ru", "ar"], per_task=2, exam_per_task=0,
                                    corpus_lang="ru")
     assert [p.lang for p in plan if p.problem] == ["ar"]
+
+
+def test_the_table_before_creation_agrees_with_creation_on_sentences_without_spaces():
+    """Chinese sentences (no spaces) cannot be edited into control questions here: the table
+    says so before the project is made (no "corpus"), as creating it does."""
+    zh = pd.DataFrame([{"lang": "zh", "toxic_comment": f"你这个蠢货第{i}次把事情搞砸了", "neutral_comment1":
+                        f"你第{i}次把事情做错了", "neutral_comment2": "", "neutral_comment3": ""} for i in range(30)])
+    frame = pd.concat([corpus(("de",)), zh], ignore_index=True)
+    table = control_coverage(frame, ["de", "zh"], needed=4).set_index("lang")
+    assert table.loc["de", "source"] == "corpus" and table.loc["de", "corpus_pairs"] == 30
+    assert table.loc["zh", "source"] == "none" and table.loc["zh", "corpus_pairs"] == 0
+    _, _, plan = language_controls(frame, ["toxicity"], ["de", "zh"], per_task=4, exam_per_task=0)
+    assert [p.lang for p in plan if p.problem] == ["zh"]
+    # Fewer usable pairs than asked for is no "corpus" either.
+    assert control_coverage(corpus(("de",), n=3), ["de"], needed=4)["source"].tolist() == ["none"]

@@ -80,15 +80,17 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
             examples = None
         if any(langs):
             st.markdown("**Control questions per language**")
-            coverage = control_coverage(corpus, langs, uploaded, default_lang)
+            coverage = control_coverage(corpus, langs, uploaded, default_lang, needed=n_ctrl)
             if n_ctrl and (none := coverage[coverage["source"] == "none"]["language"].tolist()):
-                st.warning(f"No control questions can be made for {', '.join(none)}: the corpus has no pairs with "
-                           "references in them, and none are uploaded. Upload control items for them, leave them "
-                           "out, or set the generated control items to 0.", icon=":material/warning:")
+                st.warning(f"No control questions can be made for {', '.join(none)}: the corpus has fewer than "
+                           f"{n_ctrl} pairs of 3-30 words with references in them (Chinese and Japanese sentences are "
+                           "not split into words here), and none are uploaded. Upload control items for them, leave "
+                           "them out, or set the generated control items to 0.", icon=":material/warning:")
             st.dataframe(coverage, hide_index=True, column_config={
                 "lang": "Code", "language": "Language",
-                "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference, of the "
-                                                              "splits other than the one judged where they have any"),
+                "corpus_pairs": st.column_config.NumberColumn("Corpus pairs", help="Pairs with a reference and 3-30 "
+                                                              "words a side, of the splits other than the one judged "
+                                                              "where they have any"),
                 "uploaded": st.column_config.NumberColumn("Uploaded", help="Control items of the uploaded file"),
                 "source": st.column_config.TextColumn("Controls from", help="Where the control questions come from")})
         if st.button("Create the project", type="primary", key="new_create",

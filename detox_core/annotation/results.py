@@ -172,6 +172,12 @@ class Progress:
     last_answer: datetime | None = None  # when the latest answer came
 
 
+#: Answers of the last 24 hours (from annotators in good standing) an expected finish needs.
+MIN_RATE_ANSWERS = 30
+#: The least time a rate is measured over, in hours.
+MIN_RATE_HOURS = 1.0
+
+
 def progress(store: AnnotationStore, project: Project, now: datetime | None = None) -> Progress:
     """How far the project is (see the module docstring). The expected finish assumes
     the answer rate of the last 24 hours goes on."""
@@ -192,10 +198,11 @@ def progress(store: AnnotationStore, project: Project, now: datetime | None = No
     now = now or utc_now()
     recent = valid[pd.to_datetime(valid["created_at"]) >= now - timedelta(hours=24)]
     rate = 0.0
-    if len(recent) >= 2:
-        times = pd.to_datetime(recent["created_at"])
-        span_h = max((times.max() - times.min()).total_seconds() / 3600, 1 / 60)
-        rate = len(recent) / span_h
+    if len(recent) >= MIN_RATE_ANSWERS:
+        # From the first recent answer until now (not until the last answer), over an hour at least:
+        # one page sent in a minute is no rate of hundreds an hour, and the hourly chart agrees.
+        first = pd.to_datetime(recent["created_at"]).min().to_pydatetime()
+        rate = len(recent) / max((now - first).total_seconds() / 3600, MIN_RATE_HOURS)
     left = int(tasks["slots_left"].sum()) if len(tasks) else 0
     finish = now + timedelta(hours=left / rate) if rate > 0 and left > 0 else (now if left == 0 else None)
     timeline = pd.DataFrame(columns=["hour", "answers"])
@@ -223,7 +230,7 @@ def finish_text(prog: Progress, now: datetime | None = None) -> tuple[str, str]:
             return "—", (f"No answers in the last 24 hours (the latest on {prog.last_answer:%d %b at %H:%M} UTC): "
                          "no recent rate to go by.")
         return "—", (f"{prog.recent_answers} answer{'' if prog.recent_answers == 1 else 's'} in the last 24 hours: "
-                     "too few from annotators in good standing for a rate.")
+                     f"too few for a rate (it takes {MIN_RATE_ANSWERS} from annotators in good standing).")
     now = now or utc_now()
     end = prog.expected_finish
     today = end.date() == now.date()

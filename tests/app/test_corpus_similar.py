@@ -181,3 +181,22 @@ def test_the_query_and_the_scope_in_the_address_are_restored(tiny_data, model):
     at.button(key="sim_build").click().run()
     assert at.text_area(key="sim_query").value == "ну и погода"
     assert len(results(at)) >= 1
+
+
+def test_splits_nobody_chose_follow_the_editions_and_a_reload_of_the_address_shows_the_same(real_data, model,
+                                                                                            monkeypatch):
+    """Adding an edition: the splits and languages start from the fitted default of the editions
+    now picked, which opening the same address (editions only: Streamlit leaves defaults out)
+    computes too; splits a person chose stay."""
+    monkeypatch.setenv("DETOX_DATA_DIR", str(real_data.parent))
+    if not (real_data.parent / "textdetox2024" / "dev_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 is not fetched")
+    at = open_section()
+    at.multiselect(key="sim_editions").set_value(["russe2022", "textdetox2024"]).run()
+    shown = (at.multiselect(key="sim_splits").value, at.multiselect(key="sim_langs").value)
+    again = open_section({"sim_editions": ["RUSSE-2022", "TextDetox 2024"]})  # the address names them so
+    assert (again.multiselect(key="sim_splits").value, again.multiselect(key="sim_langs").value) == shown
+    # A person's choice of splits is kept when the editions change.
+    again.multiselect(key="sim_splits").set_value(["test"]).run()
+    again.multiselect(key="sim_editions").set_value(["textdetox2024"]).run()
+    assert again.multiselect(key="sim_splits").value == ["test"]

@@ -58,6 +58,24 @@ def _fitting_defaults(choice, picked: list[str], split_options: list, lang_optio
     return list(fit.splits), list(fit.languages) or langs
 
 
+def _chosen() -> None:
+    st.session_state["_sim_scope_chosen"] = True
+
+
+def _follow_editions(picked: list[str]) -> None:
+    """Splits and languages nobody chose follow the editions: when the editions change, they
+    start again from the fitted default of the editions now picked, which a reload of the
+    address computes the same way (Streamlit leaves a value equal to its default out of the
+    address). Chosen ones (here, or from the address) stay."""
+    before = st.session_state.get("_sim_picked")
+    if before is None and ("sim_splits" in st.query_params or "sim_langs" in st.query_params):
+        st.session_state["_sim_scope_chosen"] = True  # opened from an address that names them
+    st.session_state["_sim_picked"] = list(picked)
+    if before is not None and before != list(picked) and not st.session_state.get("_sim_scope_chosen"):
+        for key in ("sim_splits", "sim_langs"):
+            st.session_state.pop(key, None)
+
+
 def _scope(choice) -> similar.Scope | None:
     """The scope pickers, defaulting to the sidebar's edition, splits and languages."""
     fetched = _fetched()
@@ -66,10 +84,11 @@ def _scope(choice) -> similar.Scope | None:
                           format_func=lambda n: fetched[n].short, placeholder="pick editions",
                           help="Editions whose texts are searched (fetched ones).")
     chosen = [fetched[n] for n in picked]
+    _follow_editions(picked)
     split_options = list(dict.fromkeys(s for e in chosen for s in e.available_splits()))
     lang_options = list(in_language_order(c for e in chosen for c in e.languages))
     default_splits, default_langs = _fitting_defaults(choice, picked, split_options, lang_options)
-    splits = _multiselect(row, "Splits", split_options, default_splits, "sim_splits", width=260,
+    splits = _multiselect(row, "Splits", split_options, default_splits, "sim_splits", width=260, on_change=_chosen,
                           placeholder="pick splits", help="A split an edition does not have is skipped for it.")
     kinds = row.pills("Texts", list(similar.KINDS), selection_mode="multi", default=[similar.KIND_INPUT],
                       key="sim_kinds", format_func=KIND_LABEL.get, **BIND,
@@ -77,7 +96,7 @@ def _scope(choice) -> similar.Scope | None:
                            "input is left out).")
     # A row of its own: fifteen languages' chips wrap over the width instead of pushing the
     # other pickers down.
-    langs = _multiselect(st, "Languages", lang_options, default_langs, "sim_langs",
+    langs = _multiselect(st, "Languages", lang_options, default_langs, "sim_langs", on_change=_chosen,
                          format_func=lambda c: f"{language_name(c)} ({c})", placeholder="pick languages")
     if not (picked and splits and langs and kinds):
         st.info("Pick at least one edition, split, language and kind of text to search.", icon=":material/info:")

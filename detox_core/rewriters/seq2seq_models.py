@@ -19,6 +19,10 @@ detoxify German).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from detox_core import config
+from detox_core.models.hub import in_hub_cache
 
 
 @dataclass(frozen=True)
@@ -57,3 +61,14 @@ SEQ2SEQ_MODELS: dict[str, Seq2SeqModel] = {
 def seq2seq_model(language: str | None) -> Seq2SeqModel | None:
     """The published seq2seq detox model for ``language``, or None when there is none."""
     return SEQ2SEQ_MODELS.get((language or "").lower())
+
+
+def surely_missing(model_id: str, pool) -> bool:
+    """Whether ``model_id`` cannot be had on this server, known without loading it or any
+    network call: no local folder (``pool``'s model map or model folder), no copy in the
+    Hugging Face cache, and the hub turned off (``HF_HUB_OFFLINE``). Where the hub is on but
+    unreachable, the load itself says so (in the hub check's few seconds)."""
+    where, local = pool.resolve(model_id)
+    if local:
+        return not Path(where).is_dir()
+    return config.hub_offline() and not in_hub_cache(model_id)

@@ -120,9 +120,10 @@ def _seq2seq_button(at: AppTest):
     return next(b for b in at.button if "seq2seq" in b.label)
 
 
-def test_seq2seq_suggestion_offers_the_model_of_the_language_only(trained):
+def test_seq2seq_suggestion_offers_the_model_of_the_language_only(trained, monkeypatch):
     """A German or Ukrainian page offers the multilingual TextDetox model, the Russian page
     ruT5; Italian, which no published seq2seq detox model covers, says so (never ruT5)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # the hub on: each model would download on a click
     expected = {"ru": "s-nlp/ruT5-base-detox", "en": "s-nlp/bart-base-detox", "de": "s-nlp/mt0-xl-detox-orpo",
                 "uk": "s-nlp/mt0-xl-detox-orpo"}
     for lang, model_id in expected.items():
@@ -136,3 +137,28 @@ def test_seq2seq_suggestion_offers_the_model_of_the_language_only(trained):
     button = _seq2seq_button(run(at))
     assert button.label == "No seq2seq model for Italian" and button.disabled
     assert "ruT5" not in button.help and "No published seq2seq detoxification model covers Italian" in button.help
+
+
+def test_a_seq2seq_model_that_cannot_be_had_here_is_said_before_the_click(trained, monkeypatch, tmp_path):
+    """With the hub off and no copy of the model, the button is disabled and says why and
+    what the organizers can do; a folder mapped to the model id enables it."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["live_lang"] = "ru"
+    button = _seq2seq_button(run(at))
+    assert button.disabled and "is not on this server and the model hub is off here" in button.help
+    assert "DETOX_MODEL_DIR" in button.help and "s-nlp/ruT5-base-detox" in button.help
+    from detox_core.ui.app.models import shared_pool
+
+    folder = tmp_path / "rut5"
+    folder.mkdir()
+    before = dict(shared_pool()._model_map)
+    shared_pool().set_model_map({**before, "s-nlp/ruT5-base-detox": str(folder)})
+    try:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.session_state["live_lang"] = "ru"
+        assert not _seq2seq_button(run(at)).disabled
+    finally:
+        shared_pool().set_model_map(before)

@@ -100,7 +100,9 @@ def test_seq2seq_is_offered_only_in_the_languages_of_its_model(visitor_server, p
         query = {"dataset": "TextDetox 2025", "live_lang": lang, "live_input": "Sei un idiota"}
         _open(page, f"{visitor_server}/live_scoring?" + urllib.parse.urlencode(query), width)
         button = page.get_by_role("button", name="seq2seq model", exact=False).first
-        assert button.is_visible() and button.is_enabled() is offered, (lang, button.inner_text())
+        assert button.is_visible(), lang
+        # the hub is off here and no copy of the model is: the language's model is named, not clickable
+        assert ("Suggest: seq2seq model" in button.inner_text()) is offered and not button.is_enabled(), lang
         if not offered:
             assert "No seq2seq model for Italian" in button.inner_text()
             shot(page, f"live_seq2seq_none_{width}")

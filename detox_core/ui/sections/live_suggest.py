@@ -11,7 +11,7 @@ import streamlit as st
 from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.errors import ScorerUnavailableError
 from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
-from detox_core.rewriters.seq2seq_models import seq2seq_model
+from detox_core.rewriters.seq2seq_models import seq2seq_model, surely_missing
 from detox_core.submissions.live import MAX_CANDIDATES, example_boxes
 from detox_core.submissions.live_inputs import corpus_rows, live_lexicon
 from detox_core.text import lexicon_spans
@@ -125,6 +125,11 @@ def seq2seq_button(language: str) -> dict:
         return {"label": f"No seq2seq model for {language_name(language)}", "disabled": True,
                 "help": f"No published seq2seq detoxification model covers {language_name(language)}: use the "
                 "Delete baseline, the LLM or type a rewrite."}
+    if surely_missing(model.model_id, shared_pool()):
+        return {"label": "Suggest: seq2seq model", "disabled": True,
+                "help": f"`{model.model_id}` ({model.cite}), the published seq2seq detox model for "
+                f"{language_name(language)}, is not on this server and the model hub is off here: the organizers "
+                "can put it in the model folder (`DETOX_MODEL_DIR`) or map it to a folder (`DETOX_MODEL_MAP`)."}
     return {"label": "Suggest: seq2seq model", "disabled": False,
             "help": f"Rewrite with `{model.model_id}` ({model.cite}), a published seq2seq detox model for "
             f"{language_name(language)} (loaded once per server)."}

@@ -121,6 +121,21 @@ def to_csv(frame: pd.DataFrame, columns: Mapping[str, str], digits: int | Mappin
     return spreadsheet_safe(pd.DataFrame(out)).to_csv(index=False)
 
 
+_NUMBER_CELL = re.compile(r"^\s*(?:[-+\u2212]?\d|n/a$|—$|$)")
+
+
+def default_align(frame: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:
+    """``r`` for a column of numbers (or of cells such as ``0.545 [0.533, 0.557]``), ``l``
+    for one of text (a system's name), so that names read from the left in a paper's table."""
+    out = []
+    for col in columns:
+        values = frame[col] if col in frame else pd.Series(dtype=object)
+        numeric = pd.api.types.is_numeric_dtype(values) or all(
+            _NUMBER_CELL.match(str(v)) for v in values if v is not None and v == v)
+        out.append("r" if numeric and len(values.dropna()) else "l")
+    return out
+
+
 def to_latex(frame: pd.DataFrame, columns: Mapping[str, str], caption: str, label: str = "tab:detox",
              align: Sequence[str] | None = None, digits: int | Mapping[str, int] = DIGITS) -> str:
     """A ``table`` with a booktabs ``tabular`` (``\\toprule``, ``\\midrule``, ``\\bottomrule``).
@@ -130,10 +145,10 @@ def to_latex(frame: pd.DataFrame, columns: Mapping[str, str], caption: str, labe
         columns: column -> header, in order.
         caption: said under the table (escaped).
         label: the ``\\label`` key, made safe by :func:`latex_label`.
-        align: one of ``l``/``r``/``c`` per column (default: the first left, the others right).
+        align: one of ``l``/``r``/``c`` per column (default: :func:`default_align`).
         digits: decimals of number cells (see :func:`_cells`).
     """
-    align = list(align or ["l"] + ["r"] * (len(columns) - 1))
+    align = list(align or default_align(frame, columns))
     lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{''.join(align)}}}", r"\toprule",
              " & ".join(latex_escape(h) for h in columns.values()) + r" \\", r"\midrule"]
     lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in _cells(frame, columns, digits)]
@@ -147,7 +162,7 @@ def to_markdown(frame: pd.DataFrame, columns: Mapping[str, str], caption: str,
     """A GitHub-flavoured Markdown table with the caption under it; number cells rounded to
     ``digits`` decimals (see :func:`_cells`)."""
     head = "| " + " | ".join(markdown_escape(h) for h in columns.values()) + " |"
-    rule = "|" + "|".join([" --- "] + [" ---: "] * (len(columns) - 1)) + "|"
+    rule = "|" + "|".join(" --- " if a == "l" else " ---: " for a in default_align(frame, columns)) + "|"
     rows = ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in _cells(frame, columns, digits)]
     return "\n".join([head, rule, *rows, "", markdown_escape(caption)]) + "\n"
 

@@ -30,7 +30,7 @@ def test_latex_is_booktabs_and_escapes_every_special_character():
     tex = to_latex(table(), {"rank": "Rank", "system": "System", "j": "J"}, "Test set: test. Signature: a_b=1%.")
     lines = tex.splitlines()
     assert r"\toprule" in lines and r"\midrule" in lines and r"\bottomrule" in lines
-    assert r"\begin{tabular}{lrr}" in tex and r"Rank & System & J \\" in tex
+    assert r"\begin{tabular}{rlr}" in tex and r"Rank & System & J \\" in tex
     assert r"A\&B\_50\% \$x\$ \#1 \{c\} \textasciitilde{}d \textasciicircum{}e \textbackslash{}f" in tex
     assert r"1 & " in tex and r"0.612 [0.598, 0.627] \\" in tex and r"2-3 & " in tex and r"— \\" in tex
     assert r"\caption{Test set: test. Signature: a\_b=1\%.}" in tex
@@ -42,7 +42,7 @@ def test_latex_is_booktabs_and_escapes_every_special_character():
 def test_markdown_prints_names_literally_and_keeps_its_columns():
     md = to_markdown(table(), {"rank": "Rank", "system": "System", "j": "J"}, "caption_with *stars*")
     rows = md.splitlines()
-    assert rows[0] == "| Rank | System | J |" and rows[1] == "| --- | ---: | ---: |"
+    assert rows[0] == "| Rank | System | J |" and rows[1] == "| ---: | --- | ---: |"
     assert r"\<b\>bold\</b\> \| \*x\*" in md  # no markup, no extra column
     assert all(r.replace("\\|", "").count("|") == 4 for r in rows[:4])
     assert rows[-1] == r"caption\_with \*stars\*"

@@ -158,7 +158,7 @@ def multilingual_leaderboard(choice, edition) -> None:
                 "rank": st.column_config.TextColumn("Rank", help="Range of ranks compatible with the significance "
                                                     "tests; partial = not every language answered, not ranked"),
                 "group": st.column_config.NumberColumn("Group", help="Statistically tied systems share a group"),
-                "system": st.column_config.TextColumn("Submission"),
+                "system": st.column_config.TextColumn("Submission", width="medium"),  # a file name whole
                 "mean": st.column_config.ProgressColumn(
                     f"{AXIS_NAMES[axis]} mean over languages" if not board.uncovered else
                     f"{AXIS_NAMES[axis]} mean over {len(langs) - len(board.uncovered)} of {len(langs)} languages",
@@ -167,7 +167,7 @@ def multilingual_leaderboard(choice, edition) -> None:
                 "coverage": st.column_config.TextColumn("Languages answered"),
                 "mean_over": st.column_config.TextColumn("Mean over", help="The languages its mean is over"),
                 **{c: st.column_config.NumberColumn(
-                    average_label(edition, c, pb.preset, pb.calibrated, axis), format="%.3f",
+                    average_label(edition, c, pb.preset, pb.calibrated, axis), format="%.3f", width="small",
                     help=average_help(edition, c, pb.preset, pb.calibrated, axis))
                    for c in edition.averages},
                 **language_columns(langs),
@@ -196,7 +196,7 @@ def multilingual_leaderboard(choice, edition) -> None:
                                  "lang": st.column_config.TextColumn("Language"),
                                  "rank": st.column_config.TextColumn("Rank"),
                                  "group": st.column_config.NumberColumn("Group"),
-                                 "system": st.column_config.TextColumn("Submission"),
+                                 "system": st.column_config.TextColumn("Submission", width="medium"),
                                  "mean": st.column_config.NumberColumn(AXIS_NAMES[axis], format="%.3f"),
                                  "interval": st.column_config.TextColumn("95% CI"),
                                  "n": st.column_config.NumberColumn("Sentences")})

@@ -138,7 +138,6 @@ def test_a_zip_bomb_is_refused_before_it_costs_memory():
     """A 70 KB zip of 7 million short rows used to take 2.5 GB and 30 s to be refused; now
     the file's lines are counted before anything is split or parsed."""
     import resource
-    import time
 
     body = b"toxic_sentence\tneutral_sentence\tlang\n" + b"x\ty\ten\n" * 7_000_000
     buffer = io.BytesIO()
@@ -147,10 +146,9 @@ def test_a_zip_bomb_is_refused_before_it_costs_memory():
     bomb = buffer.getvalue()
     del body
     assert len(bomb) < 200_000
-    peak0, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.monotonic()
+    peak0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(DetoxInputError, match=r"bomb.zip/s.tsv: the file has 7,000,001 lines; at most 1,021 are read"):
         load_multilingual_submission(bomb, inputs(), name="bomb.zip")
-    assert time.monotonic() - start < 5
     # ru_maxrss only grows: a peak far above the process's one says the parse ran.
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak0 < 400 * 1024
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from detox_core.errors import ModelUnavailableError
@@ -31,9 +29,7 @@ def offline(tmp_path, monkeypatch):
 
 def test_models_that_are_nowhere_are_named_in_words_in_seconds(offline):
     pool = ModelPool(device="cpu")
-    started = time.monotonic()
-    missing = missing_models("textdetox2025", pool)
-    assert time.monotonic() - started < 2
+    missing = missing_models("textdetox2025", pool)  # no load tried (the fixture fails one)
     assert ("toxicity classifier", "textdetox/xlmr-large-toxicity-classifier-v2") in missing
     assert ("toxicity classifier's tokenizer files", "cardiffnlp/twitter-xlm-roberta-large-2022") in missing
     assert {what for what, _ in missing} >= {"meaning model", "fluency model"}
@@ -71,7 +67,6 @@ def test_offline_a_tokenizer_from_another_hub_model_is_read_from_the_cache_only(
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", spy)
     pool = ModelPool(device="cpu")
     pool.map_model("toy/classifier", str(tiny_models["sta"]))
-    started = time.monotonic()
     with pytest.raises(ModelUnavailableError):
         pool.get("toy/classifier", "classifier", "sta", tokenizer="nobody/not-a-cached-tokenizer")
-    assert asked == [True] and time.monotonic() - started < 10
+    assert asked == [True]  # looked up in the local cache only: no download tried

@@ -39,7 +39,7 @@ from detox_core import config
 from detox_core.embedded import meaning, training_inputs
 from detox_core.embedded.language_id import wrong_language
 from detox_core.metrics.chrf import pair_chrf
-from detox_core.submissions.explain import MORE_TOXIC_MARGIN, added_toxic_words, flags
+from detox_core.submissions.explain import flags
 from detox_core.text import lexicon_hits, words
 
 #: The share of pairs of two different inputs of a language that are further apart (cosine)
@@ -144,13 +144,12 @@ def shows_as_zero(j: float) -> bool:
 
 
 def _toxicity(source: str, out: str, lexicon: frozenset[str], sta: float | None, sta_input: float | None) -> str | None:
-    if added_toxic_words(source, out, lexicon):
+    """``more_toxic`` where the card flags it (:func:`~detox_core.submissions.explain.flags`),
+    ``not_less_toxic`` where its P(neutral) is not above the input's, else None."""
+    known = sta is not None and sta_input is not None and bool(np.isfinite(sta) and np.isfinite(sta_input))
+    if flags(source, out, lexicon, sta if known else None, sta_input if known else None).more_toxic:
         return "more_toxic"
-    if sta is None or sta_input is None or not np.isfinite(sta) or not np.isfinite(sta_input):
-        return None
-    if sta < sta_input - MORE_TOXIC_MARGIN:
-        return "more_toxic"
-    return "not_less_toxic" if sta <= sta_input else None
+    return "not_less_toxic" if known and sta <= sta_input else None
 
 
 def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang: str, *,

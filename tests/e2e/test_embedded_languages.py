@@ -85,8 +85,9 @@ JUDGED = {"en": "English", "zh": "Chinese", "ar": "Arabic", "hi": "Hindi", "am":
 CASES = Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv"
 
 
-def first_case(lang: str) -> dict[str, str]:
-    with open(CASES, encoding="utf-8", newline="") as fh:
+def case_of(path: Path, lang: str) -> dict[str, str]:
+    """The first row of ``lang`` in a TSV of people-written cases."""
+    with open(path, encoding="utf-8", newline="") as fh:
         return next(row for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if row["lang"] == lang)
 
 
@@ -101,7 +102,7 @@ def test_live_scoring_ranks_a_polite_rewrite_first_as_a_person_would(offline_ser
     """A polite rewrite, the unchanged copy, an unrelated sentence, the polite rewrite in
     another language and a deletion that drops content: the polite rewrite has the highest
     J and the star, and the deletion scores below it."""
-    case = first_case(lang)
+    case = case_of(CASES, lang)
     rewrites = [case["polite"], case["toxic"], case["unrelated"], case["other_text"], case["deletion"]]
     page.set_viewport_size({"width": width, "height": 1100})
     page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
@@ -187,6 +188,16 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         shot(page, f"embedded_leaderboard_2025_{width}", height=3200, width=width)
 
 
+def open_candidates(page, url: str, lang: str, toxic: str, rewrites: list[str], width: int) -> None:
+    """Live scoring from a link holding the input and its candidates, scored by the offline preset."""
+    page.set_viewport_size({"width": width, "height": 1100})
+    page.goto(f"{url}/live_scoring?" + urllib.parse.urlencode(
+        {"dataset": "TextDetox 2025", "live_lang": lang, "preset": EMBEDDED,
+         "live_input": toxic, "live_candidates": "\n".join(rewrites)}))
+    wait_idle(page, 180)
+    no_exception(page)
+
+
 #: Where a new user saw the star on the copy (zh, hi, ja, tt) or on the unrelated sentence
 #: (de, am, ru); each run at 1400 px, two of them at 800 px as well.
 STAR_CASES = [(lang, 1400) for lang in ("zh", "hi", "ja", "tt", "de", "am", "ru")] + [("zh", 800), ("ru", 800)]
@@ -200,15 +211,9 @@ def test_the_star_never_marks_a_copy_an_unrelated_sentence_or_another_language(o
     agreement with people in the language is weak or unknown."""
     from detox_core.vocab import language_name
 
-    with open(CASES, encoding="utf-8", newline="") as fh:
-        case = next(row for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if row["lang"] == lang)
-    rewrites = [case["polite"], case["toxic"], case["unrelated"], case["other_text"]]
-    page.set_viewport_size({"width": width, "height": 1100})
-    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
-        {"dataset": "TextDetox 2025", "live_lang": lang, "preset": EMBEDDED,
-         "live_input": case["toxic"], "live_candidates": "\n".join(rewrites)}))
-    wait_idle(page, 180)
-    no_exception(page)
+    case = case_of(CASES, lang)
+    open_candidates(page, offline_server, lang, case["toxic"],
+                    [case["polite"], case["toxic"], case["unrelated"], case["other_text"]], width)
     # the plain code in the link picks the language
     assert page.get_by_role("combobox", name="Language", exact=True).input_value() == f"{language_name(lang)} ({lang})"
     titles = [t.inner_text() for t in page.get_by_text(re.compile(r"^Rewrite \d")).all()]
@@ -275,17 +280,11 @@ def test_the_star_is_on_a_paraphrase_or_on_none_among_eight_kinds(offline_server
     a translation, a fragment and a more toxic rewrite: the star is never on the last six, a
     starred J never shows as 0.00, the paraphrases are never "unrelated", the more toxic
     rewrite says so on its title and its card."""
-    with open(EIGHT, encoding="utf-8", newline="") as fh:
-        case = next(row for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if row["lang"] == lang)
+    case = case_of(EIGHT, lang)
     upper = case["toxic"].upper()
-    rewrites = [case["polite"], case["loose"], case["toxic"], upper if upper != case["toxic"] else case["toxic"] + "!",
-                case["unrelated"], case["translated"], case["fragment"], case["more_toxic"]]
-    page.set_viewport_size({"width": width, "height": 1100})
-    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode(
-        {"dataset": "TextDetox 2025", "live_lang": lang, "preset": EMBEDDED,
-         "live_input": case["toxic"], "live_candidates": "\n".join(rewrites)}))
-    wait_idle(page, 180)
-    no_exception(page)
+    open_candidates(page, offline_server, lang, case["toxic"],
+                    [case["polite"], case["loose"], case["toxic"], upper if upper != case["toxic"] else case["toxic"] + "!",
+                     case["unrelated"], case["translated"], case["fragment"], case["more_toxic"]], width)
     titles = [t.inner_text() for t in page.get_by_text(re.compile(r"^Rewrite \d")).all()]
     assert len(titles) == 8, titles
     starred = [i for i, t in enumerate(titles) if "best J" in t]

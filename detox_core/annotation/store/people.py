@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from detox_core.names import MAX_NAME_CHARS, clean_name, look_alike, name_keys
-from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret
+from detox_core.annotation.passwords import MIN_SECRET_CHARS, check_secret, hash_secret, needs_rehash
 from detox_core.annotation.quality import address_refusal, check_complete, check_label, draw_exam, exam_passed
 from detox_core.annotation.store.queries import get_row, has_exam, page_view, project_languages
 from detox_core.annotation.store.rows import (
@@ -111,6 +111,11 @@ class AnnotatorActions:
                         else:
                             raise WrongSecretError("this name is taken in this project and the password does not "
                                                    "match: type your own password, or join under another name")
+                    elif needs_rehash(row.secret_hash):
+                        # An older release's scrypt hash, or argon2 of other parameters: replaced now,
+                        # in this transaction, the only moment the password is known (it keeps its
+                        # password_id: the annotator's other tabs stay signed in).
+                        row.secret_hash = hash_secret(secret, replacing=row.secret_hash)
                 elif secret is not None:
                     # Joined before passwords were asked. Whoever first types the name must not
                     # become its owner: only the address it joined from may set its password;

@@ -81,8 +81,10 @@ class AnnotatorRow(Base):
     ban_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime)
     banned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    # scrypt of the annotator's own password (salt$hash, hex); NULL for annotators who
-    # joined before passwords existed or through the library without one.
+    # The annotator's own password, hashed (detox_core.annotation.passwords: argon2id with its
+    # parameters, about 100 characters; older releases' scrypt salt$hash in hex until the next
+    # sign-in upgrades it); NULL for annotators who joined before passwords existed or
+    # through the library without one.
     secret_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     # Hash of the address the annotator joined from: with an address limit, a failed or
     # banned person cannot start again under a new name from there

@@ -6,12 +6,12 @@ never an item's kind, known answer or other answers.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from detox_core.annotation.passwords import password_id
 from detox_core.annotation.settings import Settings
 from detox_core.annotation.store.rows import AnnotatorRow, ProjectRow
 
@@ -37,8 +37,9 @@ class Annotator:
     exam_score: float | None
     ban_reason: str | None
     lang: str | None = None  # the language the annotator judges; None: not chosen (every language)
-    #: a digest of the stored password hash ("" without a password): a new password set by an
-    #: organizer changes it, which ends the annotator's signed-in tabs
+    #: names the password as set ("" without one; :func:`~detox_core.annotation.passwords.password_id`):
+    #: a new password set by an organizer changes it, which ends the annotator's signed-in tabs; an
+    #: upgrade of its hash at sign-in does not
     password_digest: str = ""
 
 
@@ -98,5 +99,5 @@ def project_view(row: ProjectRow) -> Project:
 
 
 def annotator_view(row: AnnotatorRow) -> Annotator:
-    digest = hashlib.sha256(row.secret_hash.encode("utf-8")).hexdigest()[:16] if row.secret_hash else ""
+    digest = password_id(row.secret_hash) if row.secret_hash else ""
     return Annotator(row.id, row.project_id, row.name, row.status, row.exam_score, row.ban_reason, row.lang, digest)

@@ -1,0 +1,66 @@
+"""MkDocs hooks of the docs site (docs/mkdocs.yml): what is generated at build time, so that it
+cannot go stale.
+
+- ``<!-- cli-reference -->`` in a page becomes the help of ``detox`` and of every subcommand, read
+  from the parser itself (``detox_core.cli.build_parser``), in the order the parser lists them.
+- ``<!-- exit-codes -->`` becomes the table of ``detox_core.cli.EXIT_CODES``.
+- ``<!-- include: PATH -->`` becomes the file PATH of the repository (docs/DESIGN.md stays where it is).
+
+The browser tests' screenshots (tests/e2e/screenshots/) are in the site as ``e2e/`` through a
+link of the sources (docs/site_src/e2e), without a copy: a page shows them as ``e2e/NAME.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import html
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The width of the generated help: the same on every machine (argparse reads the terminal's).
+HELP_WIDTH = 100
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, argparse.ArgumentParser]]:
+    """Every subcommand of ``parser``: its name -> (its one-line help, its parser)."""
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+    return {name: (helps.get(name, ""), sub) for name, sub in action.choices.items()}
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    parser.formatter_class = functools.partial(parser.formatter_class, width=HELP_WIDTH)
+    return parser.format_help().rstrip()
+
+
+def cli_reference() -> str:
+    from detox_core.cli import build_parser
+
+    parser = build_parser()
+    out = ["### `detox`", "", "```text", _help(parser), "```", ""]
+    for name, (summary, sub) in subcommands(parser).items():
+        line = html.escape(f"{summary[:1].upper()}{summary[1:]}.") if summary else ""  # <edition> is text
+        out += [f"### `detox {name}`", "", line, "",
+                "```text", _help(sub), "```", ""]
+    return "\n".join(out)
+
+
+def exit_codes() -> str:
+    from detox_core.cli import EXIT_CODES
+
+    rows = [f"| {code} | {what} |" for code, what in EXIT_CODES.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
+def _include(match: re.Match) -> str:
+    return (ROOT / match.group(1)).read_text(encoding="utf-8")
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if "<!-- cli-reference -->" in markdown:
+        markdown = markdown.replace("<!-- cli-reference -->", cli_reference())
+    if "<!-- exit-codes -->" in markdown:
+        markdown = markdown.replace("<!-- exit-codes -->", exit_codes())
+    return re.sub(r"<!-- include: (\S+) -->", _include, markdown)

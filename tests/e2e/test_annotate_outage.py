@@ -40,7 +40,7 @@ def answer_all(page, keys: str) -> None:
     raise AssertionError(f"{answered.count()} of {len(keys)} items answered after pressing {keys!r} three times")
 
 
-def test_a_page_sent_during_an_outage_keeps_its_answers_and_is_stored_later(browser, data_root):
+def test_a_page_sent_during_an_outage_keeps_its_answers_and_is_stored_later(browser, data_root, postgres_in_use):
     admin = create_engine(PG, isolation_level="AUTOCOMMIT")
     with admin.connect() as c:
         c.execute(text("DROP DATABASE IF EXISTS detox_outage WITH (FORCE)"))

@@ -34,6 +34,7 @@ from detox_core.annotation.controls import Control
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
 from tests.ci_skips import required
+from tests.conftest import postgres_server
 from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, from_address, no_exception, wait_idle
 
 PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
@@ -125,14 +126,23 @@ def deployment(data_root, tmp_path_factory):
     db_url = PG.rsplit("/", 1)[0] + "/detox_deploy"
     run_dir = tmp_path_factory.mktemp("run")
     log = run_dir / "run.log"
-    proc, url, _ = start_run_sh({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
-                                 "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD, "DETOX_WARMUP": "0"},
-                                run_dir, PROCESSES, log)
+    proc = None
     try:
-        wait_up(url, proc, log)
+        for attempt in range(2):  # a free port can be taken meanwhile (by the other test worker): once more
+            proc, url, _ = start_run_sh({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
+                                         "DETOX_ORGANIZER_PASSWORD": ORGANIZER_PASSWORD, "DETOX_WARMUP": "0"},
+                                        run_dir, PROCESSES, log)
+            try:
+                wait_up(url, proc, log)
+                break
+            except RuntimeError as err:
+                if attempt or "port(s) in use" not in str(err):
+                    raise
+                stop_run_sh(proc)
         yield Deployment(url, run_dir, proc, db_url)
     finally:
-        stop_run_sh(proc)
+        if proc is not None:
+            stop_run_sh(proc)
         with admin.connect() as c:
             c.execute(text("DROP DATABASE IF EXISTS detox_deploy WITH (FORCE)"))
         admin.dispose()
@@ -394,23 +404,26 @@ def test_postgresql_restarted_under_load_pages_say_so_and_recover(deployment, br
         page.get_by_role("heading", name="Leaderboard", exact=True).wait_for(timeout=120_000)
         wait_idle(page, 120)
         pages.append(page)
-    subprocess.run([*cluster, "stop", "-m", "fast"], check=True, capture_output=True)
-    try:
-        for page in pages:  # every process, each reading the database while it is down
-            page.reload()
-            page.get_by_text("The database is not available").first.wait_for(timeout=90_000)
-            no_exception(page)
-            body = page.inner_text("body")
-            assert "cannot be reached" in body and "Traceback" not in body and "127.0.0.1" not in body
-    finally:
-        subprocess.run([*cluster, "start"], check=True, capture_output=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    # The server is the other tests' too: stopped once none of them uses it (the other test worker's
+    # wait meanwhile), and up again before they go on.
+    with postgres_server(PG, exclusive=True):
+        subprocess.run([*cluster, "stop", "-m", "fast"], check=True, capture_output=True)
         try:
-            create_engine(deployment.db_url).connect().close()
-            break
-        except Exception:  # noqa: BLE001 - still starting
-            time.sleep(1)
+            for page in pages:  # every process, each reading the database while it is down
+                page.reload()
+                page.get_by_text("The database is not available").first.wait_for(timeout=90_000)
+                no_exception(page)
+                body = page.inner_text("body")
+                assert "cannot be reached" in body and "Traceback" not in body and "127.0.0.1" not in body
+        finally:
+            subprocess.run([*cluster, "start"], check=True, capture_output=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                create_engine(deployment.db_url).connect().close()
+                break
+            except Exception:  # noqa: BLE001 - still starting
+                time.sleep(1)
     for k, page in enumerate(pages, 1):  # the same processes, not restarted, answer again
         page.get_by_role("button", name="Try again").click()
         page.get_by_role("heading", name="Leaderboard", exact=True).wait_for(timeout=60_000)

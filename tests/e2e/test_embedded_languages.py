@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import csv
 import re
-import time
 import urllib.parse
 from pathlib import Path
 
 import pytest
 
 from detox_core.editions.textdetox import TEXTDETOX2025
-from detox_core.metrics.embedded import WEAK_PARTS
+from detox_core.metrics.offline import WEAK_PARTS
 from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle
 
 pytestmark = [
@@ -80,9 +79,9 @@ def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
 
 
 #: the languages whose Live scoring is checked on the people-written cases of
-#: tests/embedded/data/judge_cases.tsv (the first case of each)
+#: tests/offline/data/judge_cases.tsv (the first case of each)
 JUDGED = {"en": "English", "zh": "Chinese", "ar": "Arabic", "hi": "Hindi", "am": "Amharic"}
-CASES = Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv"
+CASES = Path(__file__).resolve().parent.parent / "offline" / "data" / "judge_cases.tsv"
 
 
 def case_of(path: Path, lang: str) -> dict[str, str]:
@@ -153,12 +152,10 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         if width == 1400:  # scored once; the narrow window shows the stored submission
             page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(submission))
             wait_idle(page, 60)
-            started = time.monotonic()
             page.get_by_role("button", name="Score the upload").click()
             # 6,000 new outputs through the model of meaning: minutes on two cores (a hang guard only;
             # the speed is measured by benchmarks/bench_embedded_multilingual.py)
             wait_idle(page, 900)
-            assert time.monotonic() - started < 800
         no_exception(page)
         body = page.inner_text("body")
         assert "first-word-out" in page.content() and "Not scored" not in body

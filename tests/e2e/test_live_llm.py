@@ -1,5 +1,5 @@
 """Live scoring's "Suggest with the LLM" in headless Chromium, at 1400 and 800 px, with a
-local chat-completions server (tests/judge/fake_llm.py) as the organizers' endpoint: the
+local chat-completions server (tests/llm/fake_llm.py) as the organizers' endpoint: the
 rewrites join the typed one, labelled, and are scored at once; markup in the answer shows
 as text; a server that does not answer is one warning and the typed rewrite still scores."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.util import CHROMIUM, cut_off_controls, free_port, no_exception, shot, start_app, stop_app, wait_idle
-from tests.judge.fake_llm import MARKUP_MARK, FakeLLM
+from tests.llm.fake_llm import MARKUP_MARK, FakeLLM
 
 pytestmark = [
     pytest.mark.e2e,

@@ -4,7 +4,6 @@ offline and offers no Russian example, and a low J's explanation says what the m
 
 from __future__ import annotations
 
-import time
 import urllib.parse
 from pathlib import Path
 
@@ -28,13 +27,11 @@ def offline_server(data_root, db_url, tmp_path_factory):
     stop_app(proc)
 
 
-def open_live(page, server: str, width: int, **query: str) -> float:
+def open_live(page, server: str, width: int, **query: str) -> None:
     page.set_viewport_size({"width": width, "height": 1000})
-    started = time.monotonic()
     page.goto(f"{server}/live_scoring?" + urllib.parse.urlencode(query))
     wait_idle(page, 120)
     no_exception(page)
-    return time.monotonic() - started
 
 
 @pytest.mark.parametrize("width", [1400, 800])
@@ -52,14 +49,18 @@ def test_english_offline_is_scored_by_the_offline_preset_and_offers_no_russian_e
 
 
 @pytest.mark.parametrize("width", [1400, 800])
-def test_a_preset_without_its_models_is_refused_in_seconds_with_the_offline_one_offered(offline_server, page, width):
-    seconds = open_live(page, offline_server, width, preset="TextDetox 2025", live_input="Ты дурак, заткнись",
+def test_a_preset_without_its_models_is_refused_before_scoring_with_the_offline_one_offered(offline_server, page,
+                                                                                         width):
+    # Reported: a minute before a failure. The refusal comes before any score (no scores, no red
+    # model error); tests/app/test_unavailable_presets.py checks that no model load nor any
+    # connection is tried for it.
+    open_live(page, offline_server, width, preset="TextDetox 2025", live_input="Ты дурак, заткнись",
                         live_candidates="Ты не прав, помолчи, пожалуйста")
     body = page.inner_text("body")
     assert "TextDetox 2025 cannot score on this server" in body
     assert "To score Russian here, choose Embedded (offline CPU)" in body
     assert page.query_selector('[data-testid="stAlertContentError"]') is None
-    assert seconds < 30  # reported: a minute before a failure (the page itself, loaded machine included)
+    assert page.locator('[data-testid="stMetric"]').count() == 0
 
 
 @pytest.mark.parametrize("width", [1400, 800])

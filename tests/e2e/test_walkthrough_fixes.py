@@ -18,7 +18,7 @@ import pytest
 
 from detox_core import editions
 from detox_core.editions.textdetox import SAMPLE_SYSTEMS
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.submissions.store import Store
 from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
 from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle

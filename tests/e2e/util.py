@@ -107,31 +107,79 @@ def free_block(n: int, avoid: int | None = None) -> int:
     raise RuntimeError("no block of free ports")
 
 
+def _listening_sockets(port: int) -> set[str] | None:
+    """The inodes of the TCP sockets listening on ``port`` (None: this system has no /proc/net)."""
+    found, tables = set(), [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not any(t.is_file() for t in tables):
+        return None
+    for table in tables:
+        try:
+            rows = table.read_text(encoding="ascii").splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                found.add(fields[9])
+    return found
+
+
+def listens_on(pid: int, port: int) -> bool:
+    """Whether the process ``pid`` holds a socket listening on ``port`` (True where the system
+    cannot tell). Two test workers can be handed the same free port: the app that answers
+    there must be the one just started."""
+    inodes = _listening_sockets(port)
+    if inodes is None:
+        return True
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[len("socket:["):-1] in inodes:
+            return True
+    return False
+
+
 def start_app(env: dict[str, str], app_dir: Path = PROJECT_ROOT,
               launcher: bool = False, extra_args: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run app.py`` of the checkout ``app_dir`` (this one by default)
     with ``env`` added; return the process and its URL once its health check answers.
     ``launcher``: start it with ``python -m detox_core serve`` instead (the models warm
-    from the server's start). ``extra_args``: more options of the command."""
-    port = free_port()
+    from the server's start). ``extra_args``: more options of the command.
+
+    A port another process took meanwhile (another test worker: ``make test`` runs two) is
+    noticed (the app exits, or the answering server is not this process) and another tried."""
     command = [sys.executable, "-m", "detox_core", "serve"] if launcher else [
         sys.executable, "-m", "streamlit", "run", "app.py"]
-    proc = subprocess.Popen(
-        [*command, "--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none",
-         *extra_args],
-        cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("the app did not start: " + proc.stderr.read().decode()[-2000:])
+    errors = []
+    for _attempt in range(3):
+        port, taken = free_port(), False
+        proc = subprocess.Popen(
+            [*command, "--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none",
+             *extra_args],
+            cwd=app_dir, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120  # a hang guard: a start takes seconds
+        while time.monotonic() < deadline and proc.poll() is None and not taken:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200 and listens_on(proc.pid, port):
+                        return proc, url
+                    taken = r.status == 200  # another process's server answers there
+            except OSError:
+                time.sleep(0.3)
+        proc.kill()
+        proc.wait()
+        errors.append(f"port {port}: " + proc.stderr.read().decode(errors="replace")[-2000:])
+        if not (taken or "already in use" in errors[-1]):
+            break  # it failed for a reason of its own, not for the port
+    raise RuntimeError("the app did not start: " + "\n".join(errors))
 
 
 def stop_app(proc: subprocess.Popen) -> None:

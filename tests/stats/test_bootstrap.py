@@ -126,12 +126,33 @@ def test_the_paired_p_value_is_never_zero():
     assert p == pytest.approx(2 / 1001)
 
 
-def test_under_the_null_five_percent_of_comparisons_are_called_significant():
-    """Two systems whose scores come from the same distribution: p < 0.05 for about 5%
-    of 600 independent comparisons (a binomial 99.9% range around 30 of 600)."""
+def _calibrated(p_values: list[float]) -> bool:
+    """p-values of 600 comparisons under the null are uniform on both tails: about 5% below
+    0.05 (13-50 of 600) and about half above 0.5 (255-345 of 600), binomial 99.9% ranges.
+    A one-sided p-value (the share of resamples on the other side of zero, not doubled)
+    rejects at 5% about as often but never exceeds 0.5: the upper tail tells them apart."""
+    p = np.asarray(p_values)
+    return 13 <= int(np.sum(p < 0.05)) <= 50 and 255 <= int(np.sum(p > 0.5)) <= 345
+
+
+def test_under_the_null_the_p_value_is_two_sided_and_uniform():
+    """Two systems whose scores come from the same distribution: p < 0.05 for about 5% of 600
+    independent comparisons, and p > 0.5 for about half (a two-sided p-value is uniform on
+    (0, 1]). The one-sided value of the same resamples, computed here, fails that check; and
+    the p-value does not depend on which system is named first (a one-sided test in a fixed
+    direction, also uniform, would give 1 - p with the two swapped)."""
     rng = np.random.default_rng(11)
-    rejected = 0
-    for _ in range(600):
+    two_sided, one_sided = [], []
+    for i in range(600):
         a, b = rng.normal(0.5, 0.2, 150), rng.normal(0.5, 0.2, 150)
-        rejected += paired_bootstrap_p(a, b, n_boot=1000, seed=int(rng.integers(1 << 30))) < 0.05
-    assert 13 <= rejected <= 50, rejected
+        seed = int(rng.integers(1 << 30))
+        p = paired_bootstrap_p(a, b, n_boot=1000, seed=seed)
+        two_sided.append(p)
+        diff = a - b
+        resampled = diff[resample_indices(diff.size, 1000, seed)].mean(axis=1)
+        other_side = np.sum(resampled <= 0) if diff.mean() > 0 else np.sum(resampled >= 0)
+        one_sided.append((other_side + 1) / (resampled.size + 1))
+        if i < 20:
+            assert paired_bootstrap_p(b, a, n_boot=1000, seed=seed) == pytest.approx(p)
+    assert _calibrated(two_sided), (sum(p < 0.05 for p in two_sided), sum(p > 0.5 for p in two_sided))
+    assert not _calibrated(one_sided)  # the check would catch the doubling left out

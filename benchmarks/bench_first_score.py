@@ -52,7 +52,7 @@ def child(root: Path, names: list[str], engine_threads: bool) -> None:
     started = time.perf_counter()
     # Imported here, from the side's checkout, and timed: the process starts with nothing loaded.
     from detox_core import editions
-    from detox_core.embedded import meaning
+    from detox_core.models import meaning
     from detox_core.submissions.service import (
         languages_elsewhere,
         score_and_store_multilingual,

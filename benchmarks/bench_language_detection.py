@@ -8,7 +8,7 @@ For every language of the editions, on texts whose language is known:
   per language, ``data/ud/<lang>.tsv``), where present.
 
 Per language it prints the share of texts :func:`detect` is sure of, how many of those it
-gets right, and what :func:`detox_core.embedded.language_id.pair_languages` makes of the whole set given at once
+gets right, and what :func:`detox_core.languages.detect.pair_languages` makes of the whole set given at once
 (as a user scoring one language's file without ``lang`` would): the share assigned the right
 language, a wrong one, or the call refused. Nothing is fitted to these texts; the thresholds
 (confidence 0.5, lead 0.2, 90% agreement; a short text's words deciding with a lead of 0.5
@@ -33,7 +33,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from detox_core import api, config  # noqa: E402
-from detox_core.embedded import language_id  # noqa: E402
+from detox_core.languages import EDITION_LANGUAGES, TEXTDETOX2024, TEXTDETOX2025, new_in  # noqa: E402
+from detox_core.languages import detect as language_id  # noqa: E402
 from detox_core.errors import DetoxInputError  # noqa: E402
 
 #: The call that detects a file's languages (older checkouts, for a baseline: ``api._languages``).
@@ -47,7 +48,7 @@ def corpora(per_language: int) -> dict[str, dict[str, list[str]]]:
     root = config.data_dir()
     for source, path, only in (("TextDetox 2024 test inputs", root / "textdetox2024" / "test_inputs.tsv", None),
                                ("TextDetox 2025 dev inputs", root / "textdetox2025" / "dev_inputs.tsv",
-                                {"fr", "he", "it", "ja", "hin", "tt"})):
+                                set(new_in(TEXTDETOX2025, TEXTDETOX2024)))):
         if not path.is_file():
             print(f"{source}: {path} not found (run `detox fetch-data`)", file=sys.stderr)
             continue
@@ -56,7 +57,7 @@ def corpora(per_language: int) -> dict[str, dict[str, list[str]]]:
                        for lang, part in frame.groupby("lang") if lang and (only is None or lang in only)}
     ud = {}
     for path in sorted((SHARED / "ud").glob("*.tsv")):
-        if path.stem in language_id.LANGUAGE_SCRIPTS:  # <lang>.tsv, one column "text" (SOURCES.tsv lists them)
+        if path.stem in EDITION_LANGUAGES:  # <lang>.tsv, one column "text" (SOURCES.tsv lists them)
             frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
             ud[path.stem] = [t for t in frame["text"].head(per_language) if t.strip()]
     if ud:

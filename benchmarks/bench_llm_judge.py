@@ -1,5 +1,5 @@
 """Throughput and robustness of the llm-judge preset against a local chat-completions
-server (tests/judge/fake_llm.py) with a fixed latency per request.
+server (tests/llm/fake_llm.py) with a fixed latency per request.
 
 Part 1, throughput: pairs/s and requests per pair at concurrency 1, 8 and 32, without
 faults and with injected faults (10% 429 with Retry-After, 5% 500, 2% garbage); the
@@ -30,12 +30,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from detox_core.judge.cache import ResponseCache  # noqa: E402
-from detox_core.judge.client import RetryPolicy  # noqa: E402
-from detox_core.judge.runner import JudgeSettings  # noqa: E402
-from detox_core.judge.settings import resolve  # noqa: E402
+from detox_core.llm.cache import ResponseCache  # noqa: E402
+from detox_core.llm.client import RetryPolicy  # noqa: E402
+from detox_core.llm.runner import JudgeSettings  # noqa: E402
+from detox_core.llm.settings import resolve  # noqa: E402
 from detox_core.metrics import get_preset  # noqa: E402
-from tests.judge.fake_llm import FakeLLM, Faults  # noqa: E402
+from tests.llm.fake_llm import FakeLLM, Faults  # noqa: E402
 
 FAULTS = dict(rate_429=0.10, rate_500=0.05, rate_garbage=0.02, retry_after="0.2")
 POLICY = RetryPolicy(max_retries=6, base_delay=0.1, max_delay=2.0, retry_after_cap=5.0, timeout=10.0)
@@ -74,7 +74,7 @@ def _worker(url: str, db: str, out: str) -> None:
     """Score the sample (a subprocess the parent kills and restarts)."""
     import signal
 
-    from detox_core.data.judges import load_pairs
+    from detox_core.data.judge_labels import load_pairs
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt

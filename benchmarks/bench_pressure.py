@@ -255,7 +255,7 @@ def part_b() -> None:
 
 def part_c() -> None:
     from detox_core.analysis import similar
-    from detox_core.embedded import meaning
+    from detox_core.models import meaning
 
     print("Part C: Find similar, a cached scope built beside another visitor's big build (in this process)")
     if not meaning.available():

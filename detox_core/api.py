@@ -11,7 +11,7 @@ that keeps every pair's scores, each system's means with 95% intervals, and a si
     result.signature         # a string: preset:embedded|version:4|...|lang:en|langid:detected|lib:0.1.0
 
 Each pair's language is given (``lang="de"``, or one code per pair) or detected from its
-input (:func:`detox_core.embedded.language_id.detect`); it is never assumed. A pair whose
+input (:func:`detox_core.languages.detect.detect`); it is never assumed. A pair whose
 language cannot be told, or that the preset does not cover, is refused with a message that
 names it. The signature is a string, in the frame as a column too, so it survives
 ``pd.concat`` and ``merge`` (``DataFrame.attrs`` does not).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded.language_id import OTHER_NAMES, pair_languages
+from detox_core.languages.detect import pair_languages
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, StepProgress, signature_text
 from detox_core.metrics.registry import DEFAULT_PRESET, get_preset, preset_class
@@ -176,7 +176,7 @@ def check_covered(preset: str, langs: Sequence[str], inputs: Sequence[str]) -> N
         codes = sorted({langs[k] for k in outside})
         raise DetoxInputError(
             f"the {preset} preset covers {recipe.coverage()}; {len(outside)} pair(s) are in "
-            f"{', '.join(f'{OTHER_NAMES.get(c, language_name(c))} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
+            f"{', '.join(f'{language_name(c)} ({c})' for c in codes)} (the first: pair {outside[0] + 1}, "
             f"{inputs[outside[0]][:60]!r}): choose a preset that covers them or leave them out")
 
 

@@ -5,7 +5,7 @@ with other variables, or a test that sets one, sees the current value.
 
 | variable | meaning | default |
 | --- | --- | --- |
-| ``DETOX_DATA_DIR`` | datasets, trained models, caches | ``<project>/data`` |
+| ``DETOX_DATA_DIR`` | datasets, trained models, caches | a checkout's ``data/``; installed: ``$XDG_DATA_HOME/detox-dashboard`` or ``~/.local/share/detox-dashboard`` |
 | ``DETOX_DB_URL`` | SQLAlchemy URL of the app's database | SQLite ``<data>/detox.sqlite`` |
 | ``DETOX_CACHE_MB`` | memory of all per-text caches together | 512 |
 | ``DETOX_MODEL_MAP`` | ``id=DIR;id2=DIR2``: model ids loaded from local folders | none |
@@ -15,10 +15,10 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
-| ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 40 |
+| ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 20 |
 | ``DETOX_SECURE_COOKIE`` | 1: the sign-in cookie is always ``Secure`` (TLS ends before the app's own proxy) | ``Secure`` over https only |
 | ``DETOX_MAX_SESSIONS`` | browser sessions one app process holds open, all addresses together (0 = no limit); a signed-in organizer always gets in | 100 |
-| ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live, Leaderboard |
+| ``DETOX_PUBLIC_PAGES`` | comma-separated page ids visitors see | Corpus, Live scoring, Leaderboard, Annotate |
 | ``DETOX_MODEL_ROOTS`` | ``os.pathsep``-separated folders model folders must lie in | ``<data>/models``, ``DETOX_MODEL_DIR`` |
 | ``OPENAI_BASE_URL`` | the LLM judge's chat-completions server (OpenAI, vLLM, llama.cpp, Ollama) | none: no judge |
 | ``OPENAI_API_KEY`` | the LLM judge's key (never logged, stored or shown) | none |
@@ -43,7 +43,7 @@ from pathlib import Path
 
 from detox_core.errors import DetoxInputError
 
-#: The checkout (or installed tree) the package lives in.
+#: The folder holding the package: a checkout's top level, or ``site-packages`` for an installed copy.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 #: The folder of shared offline mirrors beside the project (``../shared/data``).
@@ -112,9 +112,17 @@ def streamlit_config_file() -> Path:
 
 
 def data_dir() -> Path:
-    """Where datasets and trained models live: ``$DETOX_DATA_DIR``; else the checkout's ``data/``;
-    for an installed package (``pip install detox-dashboard``) ``$XDG_DATA_HOME/detox-dashboard``
-    (``~/.local/share/detox-dashboard``)."""
+    """Where datasets, trained models and caches live; the first of:
+
+    1. ``$DETOX_DATA_DIR`` when it is set and not blank, as written (a relative path is read from
+       the working directory; ``~`` is not expanded);
+    2. running from a checkout (:data:`IN_CHECKOUT`: ``app.py`` beside the package, as with
+       ``make`` or ``pip install -e .``): the checkout's ``data/``;
+    3. an installed copy (``pip install detox-dashboard``): ``$XDG_DATA_HOME/detox-dashboard``
+       when ``XDG_DATA_HOME`` is set and not blank, else ``~/.local/share/detox-dashboard``
+       (the same on every system, Windows and macOS included).
+
+    The folder is not created here."""
     env = _get(DATA_DIR_ENV)
     if env:
         return Path(env)
@@ -274,7 +282,8 @@ def bertscore_enabled() -> bool:
 
 
 def bertscore_model() -> str:
-    """``$DETOX_BERTSCORE_MODEL``: BERTScore's model id (empty: bert-score's default for Russian)."""
+    """``$DETOX_BERTSCORE_MODEL``: BERTScore's model id (empty: ``bert-base-multilingual-cased``,
+    :data:`detox_core.metrics.bertscore.DEFAULT_MODEL`)."""
     return _get(BERTSCORE_MODEL_ENV)
 
 

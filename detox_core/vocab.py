@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from detox_core import languages as _languages
+
 
 @dataclass(frozen=True)
 class Axis:
@@ -113,30 +115,13 @@ def axis_help(key: str) -> str:
     return BY_KEY[key].help
 
 
-#: Language code -> name, for the languages of the shared task's editions (``hin``: Hinglish,
-#: Hindi written in Latin script).
-LANGUAGES: dict[str, str] = {
-    "am": "Amharic", "ar": "Arabic", "de": "German", "en": "English", "es": "Spanish", "hi": "Hindi",
-    "ru": "Russian", "uk": "Ukrainian", "zh": "Chinese", "fr": "French", "he": "Hebrew", "hin": "Hinglish",
-    "it": "Italian", "ja": "Japanese", "tt": "Tatar",
-}
+#: Language code -> name, for the languages of the shared task's editions (read from the table
+#: of :mod:`detox_core.languages`; ``hin``: Hinglish, Hindi written in Latin script).
+LANGUAGES: dict[str, str] = {code: _languages.LANGUAGES[code].name for code in _languages.EDITION_LANGUAGES}
 #: Languages written right to left.
-RTL_LANGUAGES: frozenset[str] = frozenset({"ar", "he"})
+RTL_LANGUAGES: frozenset[str] = _languages.RTL
 #: Languages written without spaces between words (word diffs fall back to characters).
-UNSPACED_LANGUAGES: frozenset[str] = frozenset({"zh", "ja"})
-
-
-def in_language_order(codes) -> tuple[str, ...]:
-    """``codes`` once each, in the order of :data:`LANGUAGES` (the editions' order), unknown codes last."""
-    order = {code: k for k, code in enumerate(LANGUAGES)}
-    return tuple(sorted(dict.fromkeys(codes), key=lambda code: order.get(code, len(order))))
-
-
-def language_label(code: str) -> str:
-    """How a language picker shows a language: "Chinese (zh)"."""
-    return f"{language_name(code)} ({code})"
-
-
-def language_name(code: str) -> str:
-    """``"ar"`` -> ``"Arabic"``; an unknown code is returned as it is."""
-    return LANGUAGES.get(code, code)
+UNSPACED_LANGUAGES: frozenset[str] = _languages.UNSPACED
+in_language_order = _languages.in_language_order
+language_label = _languages.language_label
+language_name = _languages.language_name

@@ -8,7 +8,7 @@ from detox_core.analysis.compare import side_by_side
 from detox_core.submissions.store import display_names
 from detox_core.ui.app.auth import require_page
 from detox_core.ui.app.submission_store import cached_scores, shared_store
-from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.preset_agreement import agreement_note
 from detox_core.ui.sections.compare import (cached_significance, language_scope, means_section, pair_section,
                                             significance_section)
 from detox_core.ui.sections.failure_groups import failure_kinds_section

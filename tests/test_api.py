@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import detox_core
-from detox_core.embedded.language_id import detect
+from detox_core.languages.detect import detect
 from detox_core.errors import DetoxInputError
 from detox_core.metrics import get_preset
 
@@ -56,12 +56,6 @@ def test_a_short_pair_takes_the_language_its_sure_neighbours_agree_on(embedded_m
 def test_a_language_the_preset_does_not_cover_is_refused():
     with pytest.raises(DetoxInputError, match=r"russe2022 preset covers Russian only.*English \(en\)"):
         detox_core.score(ENGLISH, POLITE, preset="russe2022")
-
-
-def test_languages_are_detected_per_sentence_across_scripts():
-    texts = ["ты дебил, заткнись уже наконец", "ти дурень, що ти взагалі знаєш", "Du bist ein kompletter Idiot, halt die Klappe",
-             "أنت غبي جدا ولا تفهم شيئا", "你真是个白痴，什么都不懂", "お前は本当にバカだな", "Сез бик әдәпсез кеше"]
-    assert [code for code, _ in detect(texts)] == ["ru", "uk", "de", "ar", "zh", "ja", "tt"]
 
 
 def test_each_system_has_means_with_intervals_and_the_signature(english):
@@ -155,11 +149,6 @@ def test_other_cyrillic_languages_are_named_and_refused_never_scored_as_russian_
                                   "Син ахмак, моннан кит, сине беркем дә тыңламый"])] == ["uk", "ru", "tt"]
 
 
-def test_chinese_with_a_middle_dot_is_chinese_japanese_needs_kana():
-    assert [c for c, _ in detect(["哈利・波特真是个白痴", "你这个笨蛋・真是的", "ハリー・ポッターはバカだ", "ラーメン"])] == \
-        ["zh", "zh", "ja", "ja"]
-
-
 def test_a_table_of_systems_a_generator_and_bad_references(embedded_models):
     table = pd.DataFrame({"polite": POLITE, "copy": ENGLISH})
     result = detox_core.score(ENGLISH, table, lang="en", n_boot=20)
@@ -178,12 +167,6 @@ def test_a_short_english_sentence_is_english_by_its_words(embedded_models):
     result = detox_core.score(["this damn politician is a liar"], ["this politician is not honest"])
     assert result.frame["lang"].tolist() == ["en"] and "|langid:detected|" in result.signature
     assert [code for code, _ in detect(["you are an idiot", "ты дурак", "eres un idiota"])] == ["en", "ru", "es"]
-
-
-def test_a_pair_without_letters_takes_the_language_of_the_others():
-    from detox_core.embedded.language_id import pair_languages
-
-    assert pair_languages(["you are a stupid idiot, shut up", "🤬🤬", "12345"], None) == (["en"] * 3, "detected")
 
 
 def test_the_signature_names_only_what_made_the_numbers(embedded_models):

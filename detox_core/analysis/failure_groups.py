@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import MODEL_AXES
 
@@ -218,7 +218,7 @@ def language_offsets(langs: pd.Series, vectors: np.ndarray, sample_langs: pd.Ser
 def system_failures(scores: pd.DataFrame, n: int, k: int | None = None, embed=None, progress=None) -> FailureGroups:
     """:func:`group_failures` of a system's ``n`` worst outputs, their inputs and outputs
     embedded by the model of meaning (``embed(texts, progress=...)``,
-    :func:`detox_core.embedded.meaning.embed` by default; ``progress(done, total)`` while
+    :func:`detox_core.models.meaning.embed` by default; ``progress(done, total)`` while
     new texts are embedded).
 
     When the worst outputs are in several languages, each vector is first moved by its

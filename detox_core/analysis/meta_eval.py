@@ -22,9 +22,8 @@ from scipy.stats import kendalltau
 import detox_core.metrics
 from detox_core import config, vocab
 from detox_core.analysis.leaderboard import system_key
-from detox_core.metrics.embedded import EmbeddedPreset
 from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_columns
-from detox_core.metrics.registry import get_preset, has_calibration
+from detox_core.metrics.registry import get_preset, has_calibration, preset_class
 from detox_core.metrics.textdetox2025 import FILE_METRICS
 from detox_core.models import default_pool
 from detox_core.stats.agreement import agreement, system_agreement
@@ -36,12 +35,13 @@ def embedded_scores(frame: pd.DataFrame, cache_dir: Path | None = None, progress
     return preset_scores(frame, "embedded", cache_dir=cache_dir, progress=progress)
 
 
-def _scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
+def scorer_identity(preset: str, pool, models: dict[str, str] | None) -> list:
     """What a preset's numbers depend on besides the texts: its version and where each of
-    its models loads from (a folder set for the server counts), or the embedded models' folder."""
-    if preset == "embedded":
-        # the recipe, the model of meaning and the shipped (or rebuilt) heads
-        return [EmbeddedPreset.version, EmbeddedPreset.meaning_identity()]
+    its models loads from (a folder set for the server counts), or what the preset says of its
+    own (:meth:`~detox_core.metrics.base.Preset.scores_identity`: the offline preset's heads)."""
+    fixed = preset_class(preset).scores_identity()
+    if fixed is not None:
+        return fixed
     obj = get_preset(preset, pool=pool, models=models)
     where = {role: (obj.sources.get(role) or obj.get_pool().resolve(model_id)[0]) for role, model_id in obj.models.items()}
     ident = [preset, obj.version, sorted(where.items())]
@@ -73,11 +73,11 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
     refs = [[r] if isinstance(r, str) and r else [] for r in ref_col]
     # Each pair's language, told to the preset (the embedded one picks its models by it).
     langs = [c if isinstance(c, str) and c else "ru" for c in part["lang"]] if "lang" in part else None
-    identity = _scorer_identity(preset, pool, models)
+    identity = scorer_identity(preset, pool, models)
     digest = hashlib.sha1(json.dumps([identity, inputs, outputs, refs, langs], ensure_ascii=False, default=str)
                           .encode("utf-8")).hexdigest()[:20]
     path = (cache_dir or config.data_dir() / "cache") / f"{preset}-scores-{digest}.pkl"
-    scores = _EMBEDDED_MEMO.get(digest)
+    scores = _SCORES_MEMO.get(digest)
     if scores is None and path.is_file():
         try:
             cached = pd.read_pickle(path)
@@ -90,9 +90,7 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
             return None
         if not len(part):
             scores = pd.DataFrame(columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
-        elif preset == "embedded":  # judged pairs: never scored by a fit that learnt from them
-            scores = EmbeddedPreset(pool=pool, langs=langs).score_unseen(inputs, outputs, refs, progress=progress)
-        else:
+        else:  # the judged pairs are scored as any submission is
             scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
                                               progress=progress, langs=langs)
         _remember(digest, scores)
@@ -106,15 +104,15 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
     return out
 
 
-#: The last few judged files' embedded scores, in memory (also when the data folder is read-only).
-_EMBEDDED_MEMO: dict[str, pd.DataFrame] = {}
+#: The last few judged files' preset scores, in memory (also when the data folder is read-only).
+_SCORES_MEMO: dict[str, pd.DataFrame] = {}
 
 
 def _remember(digest: str, scores: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
-    _EMBEDDED_MEMO.pop(digest, None)
-    _EMBEDDED_MEMO[digest] = scores
-    while len(_EMBEDDED_MEMO) > keep:
-        _EMBEDDED_MEMO.pop(next(iter(_EMBEDDED_MEMO)))
+    _SCORES_MEMO.pop(digest, None)
+    _SCORES_MEMO[digest] = scores
+    while len(_SCORES_MEMO) > keep:
+        _SCORES_MEMO.pop(next(iter(_SCORES_MEMO)))
     return scores
 
 
@@ -312,6 +310,16 @@ def confusion(frame: pd.DataFrame, axis: str, metric: str, threshold: float) -> 
         index=["human: yes", "human: no"], columns=["metric: yes", "metric: no"], fill_value=0)
 
 
+def per_system_auc(frame: pd.DataFrame, metric: str, human: str, n_boot: int = 200) -> pd.DataFrame:
+    """A metric's sentence-level agreement with a human label within each judged system
+    (which systems' outputs it judges worst): ROC-AUC of column ``metric`` against the binary
+    human column ``human`` within each ``participant_name``, with its 95% bootstrap interval:
+    columns ``system``, ``auc``, ``lo``, ``hi``, the worst system first."""
+    rows = []
+    for system, g in frame.groupby("participant_name"):
+        a = agreement(g[metric].to_numpy(float), g[human].to_numpy(float), n_boot=n_boot)
+        rows.append({"system": system, "auc": a.roc_auc[0], "lo": a.roc_auc[1], "hi": a.roc_auc[2]})
+    return pd.DataFrame(rows).sort_values("auc")
 
 
 #: The row of :func:`per_language_agreement` that pools every language.

@@ -1,7 +1,7 @@
 """Nearest neighbours by meaning among the editions' toxic inputs and shipped system
 outputs, across languages.
 
-Texts are embedded by the model of meaning (:mod:`detox_core.embedded.meaning`,
+Texts are embedded by the model of meaning (:mod:`detox_core.models.meaning`,
 multilingual-e5-small: a sentence and its translation lie close), so a Russian insult
 finds its English and German counterparts, and an output finds the inputs it resembles.
 
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from detox_core import config, data, editions
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.lru import ByteLRU, cache_budget
@@ -174,7 +174,7 @@ class SimilarityIndex:
     @classmethod
     def build(cls, meta: pd.DataFrame, embed: Embed | None = None, progress: Progress | None = None) -> SimilarityIndex:
         """Embed each distinct text of ``meta`` once (``embed(texts, progress=...)``,
-        :func:`detox_core.embedded.meaning.embed` by default) and index every row.
+        :func:`detox_core.models.meaning.embed` by default) and index every row.
 
         Raises:
             MeaningUnavailableError: the model of meaning cannot run here.

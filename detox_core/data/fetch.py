@@ -24,7 +24,7 @@ from pathlib import Path
 
 from detox_core import config
 from detox_core.data.formats import load_corpus, load_human_judgements, load_leaderboard, load_lexicon, load_lines
-from detox_core.data.hub import HubSource
+from detox_core.data.hub_datasets import HubSource
 from detox_core.data.io import decode_utf8, give_user_mode, parse_table
 from detox_core.data.multilingual import load_multilingual_inputs
 from detox_core.errors import DataMissingError, DetoxInputError

@@ -59,7 +59,7 @@ class Edition:
         mirror: the folder of ``../shared/data`` that mirrors its files (default: ``folder``).
         human_systems: output-file stem -> that system's human J on the test split, for the
             systems whose test outputs ship: what a preset's system-level agreement with
-            people is measured against (:mod:`detox_core.analysis.agreement`).
+            people is measured against (:mod:`detox_core.analysis.preset_agreement`).
         human_systems_source: where those numbers come from, in words.
         official_chrf: the system-level chrF its official script reports (a key of
             :data:`detox_core.metrics.chrf.CORPUS_CHRF`), shown beside the sentence chrF, or None.

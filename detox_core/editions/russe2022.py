@@ -27,6 +27,7 @@ from detox_core.data.fetch import (
 from detox_core.data.formats import load_corpus, load_human_judgements
 from detox_core.editions.base import Edition
 from detox_core.editions.registry import register_edition
+from detox_core import languages
 from detox_core.errors import DetoxInputError
 
 RUSSE_REPO = "https://raw.githubusercontent.com/s-nlp/russe_detox_2022"
@@ -100,10 +101,10 @@ FILES: tuple[DataFile, ...] = (
 
 
 RUSSE2022 = register_edition(Edition(
-    name="russe2022",
+    name=languages.RUSSE2022,
     title="RUSSE-2022 (Russian)",
     short="RUSSE-2022",
-    languages=("ru",),
+    languages=languages.in_edition(languages.RUSSE2022),
     splits={
         "train": ("train.tsv",),
         "dev": ("dev.tsv",),

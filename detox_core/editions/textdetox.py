@@ -18,15 +18,17 @@ import io
 from pathlib import Path
 
 from detox_core.data.fetch import DataFile, count_by_language, count_lines, count_table_rows, pinned_urls
-from detox_core.data.hub import HubSource
+from detox_core.data.hub_datasets import HubSource
 from detox_core.data.io import parse_table, read_text, require_columns
-from detox_core.data.judges import load_pairs
+from detox_core.data.judge_labels import load_pairs
 from detox_core.editions.base import Edition
 from detox_core.editions.registry import register_edition
+from detox_core.languages import TEXTDETOX2024, TEXTDETOX2025, in_edition, new_in
 
 MIRROR = "textdetox"
-LANGUAGES_2024 = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
-NEW_IN_2025 = ("fr", "he", "hin", "it", "ja", "tt")
+#: The languages of each edition, from the table of languages.
+LANGUAGES_2024 = in_edition(TEXTDETOX2024)
+NEW_IN_2025 = new_in(TEXTDETOX2025, TEXTDETOX2024)
 JUDGES = ("gpt-4.1-mini", "gpt-4.1-mini_fewshot", "gpt-4.1-nano", "judgelm_llama_31_8b_ckpt_ep2_merged",
           "llama_31_8b_tuned")
 REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "neutral_sentence"))
@@ -35,7 +37,7 @@ REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "n
 HUB_LEXICON = DataFile("lexicon/hub_toxic_lexicon.tsv", None, count_table_rows,
                        hub=HubSource("textdetox/multilingual_toxic_lexicon", ("text",)), optional=True,
                        note="on the Hugging Face hub only")
-#: What the embedded preset's heads learn from (detox_core.embedded.heads_training): the task's
+#: What the embedded preset's heads learn from (detox_core.offline.heads_training): the task's
 #: toxicity data in 15 languages, and English ParaDetox's crowd rewrites.
 TOXICITY = DataFile("training/toxicity.tsv", None, count_table_rows,
                     hub=HubSource("textdetox/multilingual_toxicity_dataset", ("text", "toxic"), flatten=True),
@@ -119,7 +121,7 @@ _META_EVAL = (
 )
 
 TEXTDETOX2024 = register_edition(Edition(
-    name="textdetox2024",
+    name=TEXTDETOX2024,
     title="TextDetox 2024 (9 languages)",
     short="TextDetox 2024",
     languages=LANGUAGES_2024,
@@ -176,10 +178,10 @@ TEXTDETOX2024 = register_edition(Edition(
 ))
 
 TEXTDETOX2025 = register_edition(Edition(
-    name="textdetox2025",
+    name=TEXTDETOX2025,
     title="TextDetox 2025 (15 languages)",
     short="TextDetox 2025",
-    languages=(*LANGUAGES_2024, *NEW_IN_2025),
+    languages=in_edition(TEXTDETOX2025),
     splits={"dev": ("dev_inputs.tsv",), "test": ("test_inputs.tsv",)},
     files=(
         _mirrored("dev_inputs.tsv", 6000,

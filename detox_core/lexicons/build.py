@@ -42,6 +42,8 @@ from pathlib import Path
 
 from detox_core import config, editions
 from detox_core.data.formats import load_lexicon
+from detox_core.languages import LANGUAGES as LANGUAGES_TABLE
+from detox_core.languages import UNSPACED, Language
 from detox_core.lexicons.base import (SUPPLEMENT_DETAIL, SUPPLEMENT_SOURCE, LexiconSource, ToxicLexicon,
                                       supplement_exclusions, supplement_words, write_lexicons)
 from detox_core.segment import SEGMENTERS
@@ -49,11 +51,6 @@ from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 
 #: The languages a lexicon is built for: every language of the editions.
 LANGUAGES = editions.all_languages()
-#: glin-profanity's dictionary file per language of the editions (``hindi`` is romanised).
-GLIN_FILES = {"ar": "arabic", "zh": "chinese", "en": "english", "fr": "french", "de": "german", "hin": "hindi",
-              "it": "italian", "ja": "japanese", "ru": "russian", "es": "spanish"}
-#: wordfreq's language for the general frequency of a word (Hinglish: none; wordfreq has no Tatar or Amharic).
-WORDFREQ = {lang: lang for lang in ("ar", "de", "en", "es", "fr", "he", "hi", "it", "ja", "ru", "uk", "zh")}
 MIN_COUNT = 3  # inputs a keyness candidate appears in (2 for the languages with 100 inputs)
 MIN_RATIO = 1000.0  # document frequency in the toxic inputs / general frequency
 FLOOR = 1e-7  # general frequency given to a word wordfreq does not know
@@ -62,7 +59,6 @@ MIN_REMOVAL_SHARE = 0.75  # of the inputs holding a word, the share it was remov
 MIN_REMOVALS_ALONE = 3  # the same, for a word that no other source confirms (Amharic)
 MIN_REMOVALS = 2  # inputs a keyness candidate was removed from by MIN_SYSTEMS systems, to confirm it
 MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is kept when Russian uses it
-LATIN_BORROWERS = ("de", "es", "fr", "it", "hin")
 MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
 MIN_STRONG = 100
 #: Share of a language's toxic inputs in which a strong list finds at least one word.
@@ -70,6 +66,11 @@ MIN_COVERAGE = 0.5
 HUB_LEXICON_REPO = "textdetox/multilingual_toxic_lexicon"
 HTML_ENTITIES = frozenset({"amp", "gt", "lt", "quot", "nbsp"})  # left over from "&amp;" in scraped text
 CURATED = ("glin-profanity", "RUSSE-2022 lexicon", "TextDetox hub lexicon")
+
+
+def _language(lang: str) -> Language:
+    """The table's facts of ``lang`` (glin-profanity's dictionary, wordfreq's list, ...); none for a code it lacks."""
+    return LANGUAGES_TABLE.get(lang) or Language(lang, lang, lang, "")
 
 
 def _multilingual_editions():
@@ -102,7 +103,7 @@ def _russian_lexicon_path(root: Path) -> Path | None:
 
 def tokenize(text: str, lang: str) -> list[str]:
     """Normalised words of ``text``: segmented in Chinese and Japanese."""
-    if lang in ("zh", "ja"):
+    if lang in UNSPACED:
         return [normalise_word(w) for w in SEGMENTERS[lang](text) if WORD_RE.fullmatch(w)]
     return [normalise_word(w) for w in WORD_RE.findall(text)]
 
@@ -113,7 +114,7 @@ def _single_words(entries: Iterable[str], lang: str) -> set[str]:
     out = set()
     for entry in entries:
         word = normalise_word(str(entry).strip())
-        if lang in ("zh", "ja"):
+        if lang in UNSPACED:
             ok = bool(word) and not any(c.isspace() for c in word) and any(c.isalnum() for c in word)
         else:
             ok = bool(WORD_RE.fullmatch(word))
@@ -125,7 +126,7 @@ def _single_words(entries: Iterable[str], lang: str) -> set[str]:
 def glin_words(lang: str) -> set[str]:
     """The single words of glin-profanity's dictionary for ``lang`` (empty when it has
     none or the package is not installed)."""
-    name = GLIN_FILES.get(lang)
+    name = _language(lang).glin
     if name is None:
         return set()
     try:
@@ -201,7 +202,7 @@ def removed_by_systems(root: Path) -> dict[str, Counter]:
 def keyness(texts: list[str], lang: str, min_count: int) -> dict[str, float]:
     """Word -> log10 of (share of inputs holding it / general frequency), for the words
     of at least ``min_count`` inputs whose ratio is at least :data:`MIN_RATIO`."""
-    wf_lang = WORDFREQ.get(lang)
+    wf_lang = _language(lang).wordfreq
     if wf_lang is None or not texts:
         return {}
     from wordfreq import get_frequency_dict  # noqa: PLC0415
@@ -217,7 +218,7 @@ def keyness(texts: list[str], lang: str, min_count: int) -> dict[str, float]:
     for word, n in counts.items():
         if n < min_count or word.isdigit() or "_" in word or word in HTML_ENTITIES:  # "user_0": anonymised users
             continue
-        if lang in ("zh", "ja") and len(word) < 2:  # one character: a morpheme of many words ("拳" of "女拳")
+        if lang in UNSPACED and len(word) < 2:  # one character: a morpheme of many words ("拳" of "女拳")
             continue
         ratio = (n / len(texts)) / max(general.get(word, 0.0), FLOOR)
         if ratio >= MIN_RATIO:
@@ -243,14 +244,14 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
     """One language's lexicon from its sources (see the module's docstring)."""
     parts: dict[str, tuple[set[str], str]] = {}
     if glin:
-        parts["glin-profanity"] = (glin, f"the package's {GLIN_FILES[lang]} dictionary, single words"
+        parts["glin-profanity"] = (glin, f"the package's {_language(lang).glin} dictionary, single words"
                                    + (" (romanised Hindi)" if lang == "hin" else ""))
     if hub:
         parts["TextDetox hub lexicon"] = (hub, f"textdetox/multilingual_toxic_lexicon, split {lang}")
     if lang == "ru" and russian:
         parts["RUSSE-2022 lexicon"] = (set(russian), "the RUSSE-2022 edition's lexicon/toxic_vocab.txt (word forms)")
     vocab = Counter(w for t in texts for w in set(tokenize(t, lang)))
-    if lang in ("uk", "tt") and russian:
+    if _language(lang).russian_forms and russian:
         from wordfreq import get_frequency_dict  # noqa: PLC0415
 
         # In real Russian use (Tatar "минем", "my", is a form of the lexicon too).
@@ -260,10 +261,10 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
             parts["RUSSE-2022 lexicon"] = (found, "Russian toxic word forms found in this language's toxic inputs")
     seeds = set().union(*(words for words, _ in parts.values())) if parts else set()
     min_count = MIN_COUNT if len(texts) >= 500 else 2
-    unspaced = lang in ("zh", "ja")
+    unspaced = lang in UNSPACED
     key = keyness(texts, lang, min_count)
     # English obscenities are borrowed by the other Latin-script languages ("abgefuckt", "fucking").
-    near = seeds | (glin_words("en") if lang in LATIN_BORROWERS else set())
+    near = seeds | (glin_words("en") if _language(lang).borrows_english else set())
     if seeds:
         confirmed = {w for w in key if seed_neighbour(w, near, unspaced) or removed.get(w, 0) >= MIN_REMOVALS}
         how = "holding a seed word or removed by systems"
@@ -273,7 +274,7 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
         parts["corpus keyness"] = (confirmed, f"words of the {len(texts):,} toxic inputs at least {MIN_RATIO:,.0f} "
                                    f"times more frequent there than in wordfreq's {lang} list, in at least "
                                    f"{min_count} inputs, {how}")
-    if lang not in WORDFREQ and removed:
+    if _language(lang).wordfreq is None and removed:
         # No general frequencies: what systems removed, from at least two inputs.
         kept = {w for w, n in removed.items() if n >= MIN_REMOVALS_ALONE and len(w) >= 2}
         if kept:

@@ -4,7 +4,7 @@ registry, and one module per recipe.
 ``score(inputs, outputs, references, preset=...)`` is the entry point. Importing this
 package registers every recipe below, in this order after the offline default:
 
-- :mod:`.embedded`: offline CPU models the project trains (the default);
+- :mod:`.offline`: offline CPU models the project trains (the default);
 - the official RUSSE-2022 metrics;
 - the multilingual TextDetox 2024 metrics;
 - the official TextDetox 2025 preset (CLS-NEW, SIM-JOINED, xCOMET-lite) and its recipes
@@ -15,7 +15,7 @@ package registers every recipe below, in this order after the offline default:
 - :mod:`.chrf`: sentence chrF, the reference-based axis every preset reports.
 """
 
-from detox_core.metrics import embedded, russe2022, textdetox2024, textdetox2025  # noqa: F401  (register the presets)
+from detox_core.metrics import offline, russe2022, textdetox2024, textdetox2025  # noqa: F401  (register the presets)
 from detox_core.metrics import llm_judge  # noqa: F401,E402  (registers llm-judge)
 from detox_core.metrics import rudetox_mera  # noqa: F401  (MERA ruDetox, fitted calibrators)
 from detox_core.metrics.base import (

@@ -218,7 +218,7 @@ class Preset(ABC):
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
     #: Each run is billed by someone (a paid API): organizers only unless they open it to
-    #: visitors (:mod:`detox_core.judge.access`).
+    #: visitors (:mod:`detox_core.llm.access`).
     paid: ClassVar[bool] = False
     languages: ClassVar[tuple[str, ...] | None] = None
     #: language code -> what is weaker in that language (the pages name it beside the scores)
@@ -308,6 +308,13 @@ class Preset(ABC):
     @classmethod
     def default_models(cls) -> dict[str, str]:
         return {}
+
+    @classmethod
+    def scores_identity(cls) -> list | None:
+        """What the preset's numbers depend on, when the class alone says it (its version and
+        the files of models it ships: the caches of measured figures are keyed by it); None:
+        its version and where each of its models loads from, read from an instance."""
+        return None
 
     @classmethod
     def warm_steps(cls) -> list[tuple[str, Callable[[], object]]]:

@@ -4,7 +4,7 @@ more toxic, SIM 1 / 0 from "same meaning?", FL 1 when the output is at least as 
 as the input (3-point fluency of each); J = STA x SIM x FL.
 
 Over any chat-completions server (OpenAI, vLLM, llama.cpp, Ollama; see
-:mod:`detox_core.judge.settings` for where the endpoint comes from), or a local Hugging
+:mod:`detox_core.llm.settings` for where the endpoint comes from), or a local Hugging
 Face causal LM through the model pool (``local_model=``). An answer that cannot be had
 is NaN (that axis and J) and counted in ``frame.attrs["llm_usage"]["missing"]``.
 """
@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from detox_core.errors import DetoxInputError
-from detox_core.judge.client import JudgeUnavailableError
-from detox_core.judge.local import KIND, LocalJudge
-from detox_core.judge.prompts import template_info
-from detox_core.judge.runner import Estimate, JudgeSettings, LLMJudge, response_cache, unconfigured_message
-from detox_core.judge.settings import resolve
+from detox_core.llm.client import JudgeUnavailableError
+from detox_core.llm.local import KIND, LocalJudge
+from detox_core.llm.prompts import template_info
+from detox_core.llm.runner import Estimate, JudgeSettings, LLMJudge, response_cache, unconfigured_message
+from detox_core.llm.settings import resolve
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.models import ModelPool
 
 if TYPE_CHECKING:  # the response cache brings in SQLAlchemy: the runner imports it when a judge runs
-    from detox_core.judge.cache import ResponseCache
+    from detox_core.llm.cache import ResponseCache
 
 
 @register_preset
@@ -58,7 +58,7 @@ class LLMJudgePreset(Preset):
                  **options: Any) -> None:
         """
         Args:
-            settings: the judge's settings (default: :func:`detox_core.judge.settings.resolve`
+            settings: the judge's settings (default: :func:`detox_core.llm.settings.resolve`
                 of ``options``: ``base_url``, ``model``, ``api_key``, ``concurrency``, ...).
             cache: the response cache (default: the app's database).
             local_model: a local folder or hub id of a causal LM to judge with instead of a server.

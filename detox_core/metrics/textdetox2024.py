@@ -14,6 +14,7 @@ import pandas as pd
 from detox_core.metrics.base import Preset, Signature, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
+from detox_core.languages import TEXTDETOX2024, in_edition
 
 
 @register_preset
@@ -25,7 +26,7 @@ class TextDetox2024(Preset):
     title = "TextDetox 2024 multilingual (GPU models)"
     label = "TextDetox 2024"
     # The toxicity classifier's training languages (LaBSE and chrF cover many more).
-    languages = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh")
+    languages = in_edition(TEXTDETOX2024)
     description = "The multilingual 2024 recipe: XLM-R toxicity, LaBSE similarity, chrF against the references."
     axis_help = {
         "fl": "Fluency in the 2024 recipe: chrF of the rewrite against the **references**, from 0 to 1; n/a without "

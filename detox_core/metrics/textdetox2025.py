@@ -25,6 +25,7 @@ from detox_core.metrics.base import Preset, Signature, StepProgress, check_pairs
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.models import xcomet
+from detox_core.languages import TEXTDETOX2025, in_edition
 
 
 def cls_new(p_in: np.ndarray, p_gen: np.ndarray, p_ref: np.ndarray) -> np.ndarray:
@@ -88,7 +89,7 @@ class TextDetox2025(Preset):
     title = "TextDetox 2025 official (GPU models: XLM-R v2 toxicity, LaBSE, xCOMET-lite)"
     label = "TextDetox 2025"
     # The 2025 toxicity classifier's languages (the 2025 edition's 15).
-    languages = ("am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh", "fr", "he", "hin", "it", "ja", "tt")
+    languages = in_edition(TEXTDETOX2025)
     description = ("The official 2025 recipe: CLS-NEW toxicity against the input and the reference, LaBSE "
                    "similarity to the input and the reference, xCOMET-lite fluency.")
     axis_help = {

@@ -38,7 +38,7 @@ from detox_core import config
 from detox_core.errors import DataMissingError, DetoxError, ModelUnavailableError
 from detox_core.metrics.registry import ROLE_WORDS, preset_class, preset_names
 from detox_core.models import ModelPool, default_pool
-from detox_core.models.hub import in_hub_cache
+from detox_core.models.origin import in_hub_cache
 
 log = logging.getLogger(__name__)
 

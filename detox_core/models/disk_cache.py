@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from detox_core import config
-from detox_core.models.hub import hub_commit
+from detox_core.models.origin import hub_commit
 
 log = logging.getLogger(__name__)
 

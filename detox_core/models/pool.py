@@ -38,7 +38,7 @@ from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.models.batching import PAIR_SEP, plan_batches, run_batches, torch_dtype  # noqa: F401
 from detox_core.models.disk_cache import DiskCache, default_disk_cache, model_identity
-from detox_core.models.hub import default_device, hub_reachable, in_hub_cache, revision
+from detox_core.models.origin import default_device, hub_reachable, in_hub_cache, revision
 from detox_core.models.kinds import CUSTOM_KINDS
 from detox_core.models.onnx import onnx_session
 

@@ -3,7 +3,7 @@
 The endpoint, key, prices and visitor rules are the LLM judge's (:mod:`.settings`,
 :mod:`.access`): whoever may run the judge may ask for rewrites, a visitor's request is
 charged to the visitors' allowance (or refused) before anything is sent, and the same
-:class:`~detox_core.judge.client.ChatClient` sends it, with a shorter timeout and fewer
+:class:`~detox_core.llm.client.ChatClient` sends it, with a shorter timeout and fewer
 retries (:data:`LIVE_POLICY`): a page waits for the answer.
 
 One request asks for ``n`` rewrites at once (a numbered list), with a versioned few-shot
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from detox_core.errors import DetoxInputError
-from detox_core.judge import access
-from detox_core.judge.client import ChatClient, JudgeUnavailableError, RetryPolicy, TransientError
+from detox_core.llm import access
+from detox_core.llm.client import ChatClient, JudgeUnavailableError, RetryPolicy, TransientError
 from detox_core.rewriters.prompts import BUILTIN_PROMPT, Example, RewritePrompt, Shots, few_shot, key_of
-from detox_core.judge.runner import CHARS_PER_TOKEN, JudgeSettings, cost_text
+from detox_core.llm.runner import CHARS_PER_TOKEN, JudgeSettings, cost_text
 from detox_core.limits import MAX_TEXT_CHARS
 
 __all__ = ["BUILTIN_PROMPT", "LIVE_POLICY", "MAX_REWRITES", "Example", "LLMRewriter", "RewritePrompt", "RewriteResult",
@@ -199,7 +199,7 @@ class LLMRewriter:
     """Asks the LLM judge's endpoint for detoxified rewrites.
 
     Args:
-        settings: the judge's settings (:func:`detox_core.judge.settings.resolve`).
+        settings: the judge's settings (:func:`detox_core.llm.settings.resolve`).
         client: the HTTP client (default: :class:`ChatClient` with :func:`live_policy`).
         prompt: the prompt (default: the built-in ``rewrite_prompt.toml``).
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detox_core import config
-from detox_core.models.hub import in_hub_cache
+from detox_core.languages import LANGUAGES
+from detox_core.models.origin import in_hub_cache
 
 
 @dataclass(frozen=True)
@@ -33,29 +34,28 @@ class Seq2SeqModel:
         model_id: its hub id.
         prefix: the task prompt it was trained with, put before the input ("" for none).
         cite: where it was published.
+        language: the language it detoxifies here.
     """
 
     model_id: str
     prefix: str = ""
     cite: str = ""
+    language: str = ""
 
 
-_RUT5 = Seq2SeqModel("s-nlp/ruT5-base-detox", "", "Dementieva et al., 2022 (RUSSE-2022)")
-_BART = Seq2SeqModel("s-nlp/bart-base-detox", "", "Logacheva et al., 2022 (ParaDetox)")
+_RUT5 = Seq2SeqModel("s-nlp/ruT5-base-detox", "", "Dementieva et al., 2022 (RUSSE-2022)", "ru")
+_BART = Seq2SeqModel("s-nlp/bart-base-detox", "", "Logacheva et al., 2022 (ParaDetox)", "en")
+_MPD = Seq2SeqModel("s-nlp/mt0-xl-detox-mpd", "Detoxify: ", "Moskovskiy et al., 2025 (SynthDetoxM)", "fr")
 _ORPO = "s-nlp/mt0-xl-detox-orpo"
 _ORPO_CITE = "Rykov et al., 2024 (TextDetox 2024)"
-# The prompts of the model card of s-nlp/mt0-xl-detox-orpo, one per language it was trained on.
-_ORPO_PROMPTS = {"am": "መርዝ መርዝ: ", "ar": "إزالة السموم: ", "de": "Entgiften: ", "es": "Desintoxicar: ",
-                 "hi": "विषहरण: ", "uk": "Детоксифікуй: ", "zh": "排毒："}
+# The prompts of the model card of s-nlp/mt0-xl-detox-orpo, one per language it was trained on
+# (the table of languages' ``seq2seq_prompt``; Russian and English have a model of their own).
+_ORPO_MODELS = tuple(Seq2SeqModel(_ORPO, lang.seq2seq_prompt, _ORPO_CITE, code)
+                     for code, lang in LANGUAGES.items() if lang.seq2seq_prompt is not None)
 
 #: Language code -> the published seq2seq detox model for it (a dedicated model where one
 #: exists: ruT5 for Russian, BART for English; else a multilingual one that covers the language).
-SEQ2SEQ_MODELS: dict[str, Seq2SeqModel] = {
-    "ru": _RUT5,
-    "en": _BART,
-    **{lang: Seq2SeqModel(_ORPO, prompt, _ORPO_CITE) for lang, prompt in _ORPO_PROMPTS.items()},
-    "fr": Seq2SeqModel("s-nlp/mt0-xl-detox-mpd", "Detoxify: ", "Moskovskiy et al., 2025 (SynthDetoxM)"),
-}
+SEQ2SEQ_MODELS: dict[str, Seq2SeqModel] = {m.language: m for m in (_RUT5, _BART, *_ORPO_MODELS, _MPD)}
 
 
 def seq2seq_model(language: str | None) -> Seq2SeqModel | None:

@@ -28,7 +28,7 @@ import pandas as pd
 from detox_core import data
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.errors import DetoxInputError, UsageError
-from detox_core.judge.runner import Usage
+from detox_core.llm.runner import Usage
 from detox_core.api import check_covered
 from detox_core.metrics.base import RAW_COLUMNS, SCORE_COLUMNS, signature_text
 from detox_core.metrics.registry import get_preset, preset_class

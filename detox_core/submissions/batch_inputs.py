@@ -12,7 +12,7 @@ import pandas as pd
 from detox_core import data, editions
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
-from detox_core.embedded.language_id import pair_languages
+from detox_core.languages.detect import pair_languages
 from detox_core.errors import DetoxInputError, UsageError
 from detox_core.submissions.service import languages_elsewhere, split_inputs, split_rows
 from detox_core.vocab import in_language_order, language_name
@@ -102,7 +102,7 @@ def load_task(inputs_path: Path | None = None, references: Path | None = None, *
     """The inputs of ``score``: a file (RUSSE-style or multilingual, told by its header) or
     an edition's split (its own inputs and references, from the data folder). The inputs of
     a RUSSE-style file are in ``lang``, or each in the language detected from it, as
-    ``detox_core.score`` detects it (:func:`detox_core.embedded.language_id.pair_languages`).
+    ``detox_core.score`` detects it (:func:`detox_core.languages.detect.pair_languages`).
 
     Raises:
         DetoxInputError: neither or both given, an unknown split, a bad file.

@@ -4,14 +4,14 @@ highest J only among the candidates that are detoxifying rewrites at all.
 A candidate is no such rewrite, whatever its J, when it is
 
 - an unchanged copy of the input (the same words; case and punctuation aside),
-- in another language or script than the input (:func:`detox_core.embedded.language_id.wrong_language`),
+- in another language or script than the input (:func:`detox_core.languages.detect.wrong_language`),
 - more toxic than the input: it adds toxic lexicon words the input does not have, or its
   P(neutral) is lower than the input's by more than 0.05 (the card's "more toxic" flag),
 - no less toxic than the input: its P(neutral) is at most the input's (where STA is
   P(neutral) of a text alone, so that both can be compared),
 - a fragment of the input: it adds no word and keeps at most half of the input's words that
   are not lexicon words (what a cut leaves, not a rewrite),
-- unrelated to the input: the model of meaning (:mod:`detox_core.embedded.meaning`) puts it
+- unrelated to the input: the model of meaning (:mod:`detox_core.models.meaning`) puts it
   further from the input than 19 in 20 pairs of two different toxic inputs of the language
   are from each other, and it shares no more characters with the input (chrF) than 19 in 20
   such pairs do (:func:`unrelated_ceilings`, from the training inputs, never from judged
@@ -36,8 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from detox_core import config
-from detox_core.embedded import meaning, training_inputs
-from detox_core.embedded.language_id import wrong_language
+from detox_core.editions import inputs as edition_inputs
+from detox_core.models import meaning
+from detox_core.languages.detect import wrong_language
 from detox_core.metrics.chrf import pair_chrf
 from detox_core.submissions.explain import flags
 from detox_core.text import lexicon_hits, words
@@ -91,19 +92,19 @@ class BestChoice:
 
 
 def _inputs_of(lang: str, root: Path) -> list[str]:
-    """Toxic inputs of ``lang`` the embedded preset is trained on (RUSSE-2022's for Russian)."""
+    """Toxic inputs of ``lang`` the offline preset is trained on (RUSSE-2022's for Russian)."""
 
     if lang == "ru":
-        return [toxic for toxic, _ in training_inputs.russe_pairs(root)]
-    if lang not in training_inputs.LANGUAGES:
+        return [toxic for toxic, _ in edition_inputs.russe_pairs(root)]
+    if lang not in edition_inputs.LANGUAGES:
         return []
-    return training_inputs.read_inputs(root).get(lang, [])
+    return edition_inputs.read_inputs(root).get(lang, [])
 
 
 def unrelated_ceilings(lang: str, root: Path | None = None) -> Ceilings | None:
     """The :class:`Ceilings` of ``lang``: quantiles of the cosine and of chrF between two
     different toxic inputs of ``lang`` (None: fewer than 20 inputs here). Raises
-    :class:`~detox_core.embedded.meaning.MeaningUnavailableError` without the model."""
+    :class:`~detox_core.models.meaning.MeaningUnavailableError` without the model."""
 
     root = root or config.data_dir()
     key = (lang, str(root))

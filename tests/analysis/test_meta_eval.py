@@ -209,8 +209,7 @@ def test_embedded_scores_are_kept_on_disk(trained, tmp_path, monkeypatch):
         raise AssertionError("scored again")
 
     monkeypatch.setattr("detox_core.metrics.score", no_scoring)
-    monkeypatch.setattr(humaneval.EmbeddedPreset, "score_unseen", no_scoring)
-    monkeypatch.setattr(humaneval, "_EMBEDDED_MEMO", {})  # as after a restart
+    monkeypatch.setattr(humaneval, "_SCORES_MEMO", {})  # as after a restart
     again = humaneval.embedded_scores(judged, tmp_path)  # read from the disk, not scored
     assert np.allclose(again["j"], first["j"])
     other = judged.assign(neutral_sentence=["ты не прав", "вот ерунда"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core.judge.settings import set_server_settings
+from detox_core.llm.settings import set_server_settings
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from detox_core.analysis import agreement
+from detox_core.analysis import preset_agreement
 from detox_core.editions import get_edition
 from tests.app.test_leaderboard_compare import COMPARE, LEADERBOARD, store_scored
 from detox_core.data import PROJECT_ROOT
@@ -15,8 +15,8 @@ SUBMISSIONS = str(PROJECT_ROOT / "pages" / "submissions.py")
 EDITION = next(e for e in editions() if e.human_systems)
 
 
-def result(rho: float) -> agreement.PresetAgreement:
-    return agreement.PresetAgreement(
+def result(rho: float) -> preset_agreement.PresetAgreement:
+    return preset_agreement.PresetAgreement(
         preset="embedded", calibrated=True, edition=EDITION.name, languages=["ru"], n_pairs=2625,
         auc=[0.708, 0.687, 0.727], n_systems=3, spearman=[rho, rho - 0.3, 1.0],
         system_j={"a": 0.6, "b": 0.5, "<b>c</b>": 0.4}, human_j={"a": 0.61, "b": 0.56, "<b>c</b>": 0.16},
@@ -33,7 +33,7 @@ def stored_two(tiny_data):
 
 @pytest.fixture
 def scored(stored_two, monkeypatch):
-    monkeypatch.setattr(agreement, "measurable_editions", lambda root=None: [get_edition(EDITION.name)])
+    monkeypatch.setattr(preset_agreement, "measurable_editions", lambda root=None: [get_edition(EDITION.name)])
     return stored_two
 
 
@@ -43,7 +43,8 @@ def texts(at: AppTest) -> str:
 
 @pytest.mark.parametrize("page", [LEADERBOARD, COMPARE, SUBMISSIONS])
 def test_each_ranking_page_states_the_agreement(scored, monkeypatch, page):
-    monkeypatch.setattr(agreement, "stored", lambda preset, calibrated=True, edition=None, pool=None: result(1.0))
+    monkeypatch.setattr(preset_agreement, "stored",
+                        lambda preset, calibrated=True, edition=None, pool=None: result(1.0))
     at = AppTest.from_file(page, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     said = texts(at)
@@ -53,7 +54,8 @@ def test_each_ranking_page_states_the_agreement(scored, monkeypatch, page):
 
 
 def test_a_weak_preset_says_its_ranking_may_not_be_peoples(scored, monkeypatch):
-    monkeypatch.setattr(agreement, "stored", lambda preset, calibrated=True, edition=None, pool=None: result(0.43))
+    monkeypatch.setattr(preset_agreement, "stored",
+                        lambda preset, calibrated=True, edition=None, pool=None: result(0.43))
     at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
     assert not at.exception
     warning = next(w.value for w in at.warning if "may not be the order people would give" in w.value)
@@ -71,12 +73,12 @@ def test_without_human_judgements_the_page_says_it_is_not_measurable(stored_two)
 def test_a_measurement_that_fails_does_not_take_the_page_down(scored, monkeypatch):
     """The embedded preset is measured on sight; if that breaks (a damaged model file), the
     ranking still shows, with the reason as text."""
-    monkeypatch.setattr(agreement, "stored", lambda *a, **k: None)
+    monkeypatch.setattr(preset_agreement, "stored", lambda *a, **k: None)
 
     def broken(*a, **k):
         raise RuntimeError("unpickling <b>sta.pkl</b> failed")
 
-    monkeypatch.setattr(agreement, "measure", broken)
+    monkeypatch.setattr(preset_agreement, "measure", broken)
     at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     note = next(c.value for c in at.caption if "could not be measured here" in c.value)
@@ -91,8 +93,8 @@ def test_the_embedded_preset_is_measured_on_sight_and_kept(scored, monkeypatch):
         calls.append(preset)
         return result(0.95)
 
-    monkeypatch.setattr(agreement, "stored", lambda *a, **k: result(0.95) if calls else None)
-    monkeypatch.setattr(agreement, "measure", measure)
+    monkeypatch.setattr(preset_agreement, "stored", lambda *a, **k: result(0.95) if calls else None)
+    monkeypatch.setattr(preset_agreement, "measure", measure)
     at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
     assert not at.exception and calls == ["embedded"]
     assert "system-level Spearman 0.95" in texts(at)

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from tests.app.helpers import run as run_checked
 from tests.app.test_leaderboard_compare import store_scored
 

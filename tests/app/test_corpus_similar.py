@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from detox_core.analysis import similar
 from detox_core.data import PROJECT_ROOT
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from tests.app.helpers import run
 
 PAGE = str(PROJECT_ROOT / "pages" / "corpus.py")

@@ -136,7 +136,7 @@ def open_textdetox() -> AppTest:
 
 
 def mirror_judges(base):
-    from detox_core.data.judges import load_judges, load_pairs
+    from detox_core.data.judge_labels import load_judges, load_pairs
 
     return load_judges(base / "meta_eval" / "llm_judgements", load_pairs(base / "meta_eval" / "pairs.tsv"))
 
@@ -231,7 +231,7 @@ def test_the_llm_judges_of_russe_are_put_against_the_human_labels(page, real_dat
 
 def test_an_edition_declaring_a_multilingual_human_file_offers_it(tmp_path, monkeypatch):
     from detox_core.editions import Edition, register_edition, unregister_edition
-    from tests.data.test_judges import HUB_HUMAN
+    from tests.data.test_judge_labels import HUB_HUMAN
 
     base = tmp_path / "toyml"
     base.mkdir()
@@ -262,7 +262,7 @@ def test_llm_judges_are_metrics_beside_the_others_on_the_russe_sample(page, real
     """The shipped LLM judges' labels of the RUSSE-2022 human-evaluation rows are offered as
     metrics (joined by system and texts), their missing answers counted, and a judge's J
     correlates with human J like any metric."""
-    from detox_core.data.judges import load_judges
+    from detox_core.data.judge_labels import load_judges
     from detox_core.editions.russe2022 import LLM_JUDGES
 
     if not all((real_data / rel).is_file() for rel in LLM_JUDGES):

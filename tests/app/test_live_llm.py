@@ -1,5 +1,5 @@
 """AppTests of "Suggest with the LLM" on Live scoring, against a local chat-completions
-server (tests/judge/fake_llm.py): the rewrites join the typed candidates and are scored at
+server (tests/llm/fake_llm.py): the rewrites join the typed candidates and are scored at
 once, labelled; a visitor is offered it only where the organizers opted visitors in; no
 endpoint is one sentence; a server that fails or is slow is one warning and the page
 still scores what was typed; markup in the answer stays text."""
@@ -13,12 +13,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.judge import access
-from detox_core.judge.access import VisitorPolicy, allowance
-from detox_core.judge.settings import set_server_settings
+from detox_core.llm import access
+from detox_core.llm.access import VisitorPolicy, allowance
+from detox_core.llm.settings import set_server_settings
 from tests.app.helpers import run
 from tests.e2e.util import free_port
-from tests.judge.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM
+from tests.llm.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM
 
 LIVE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
 BUTTON = "Suggest with the LLM"

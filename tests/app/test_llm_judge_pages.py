@@ -8,9 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.judge.settings import set_server_settings
+from detox_core.llm.settings import set_server_settings
 from tests.app.helpers import run
-from tests.judge.fake_llm import FakeLLM
+from tests.llm.fake_llm import FakeLLM
 
 LIVE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
 
@@ -72,7 +72,7 @@ def test_organizers_set_the_endpoint_and_the_key_is_never_shown(tiny_data, no_en
     # Applying again with the key field empty keeps the key.
     at.sidebar.button[0].click()
     run(at)
-    from detox_core.judge.settings import resolve
+    from detox_core.llm.settings import resolve
 
     assert resolve().endpoint.key == "sk-form-secret"
 
@@ -98,7 +98,7 @@ def test_submissions_scored_by_the_judge_show_what_the_run_cost(tiny_data, no_en
 @pytest.fixture
 def visitor(monkeypatch):
     """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
-    from detox_core.judge.access import VisitorPolicy, allowance
+    from detox_core.llm.access import VisitorPolicy, allowance
 
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
     before = allowance().policy
@@ -128,7 +128,7 @@ def test_a_visitor_is_not_offered_the_paid_judge_and_a_link_naming_it_sends_noth
 
 
 def test_visitors_let_in_by_the_organizers_are_held_to_their_limits(trained, no_endpoint, visitor, monkeypatch):
-    from detox_core.judge.access import VisitorPolicy
+    from detox_core.llm.access import VisitorPolicy
 
     visitor.set_policy(VisitorPolicy(visitors=True, requests_per_hour=9, daily_requests=100, daily_usd=None))
     with FakeLLM() as server:
@@ -151,7 +151,7 @@ def test_visitors_let_in_by_the_organizers_are_held_to_their_limits(trained, no_
 
 
 def test_changing_only_the_base_url_does_not_send_the_key_to_the_new_host(tiny_data, no_endpoint):
-    from detox_core.judge.settings import resolve
+    from detox_core.llm.settings import resolve
 
     harness = str(PROJECT_ROOT / "tests" / "app" / "llm_judge_harness.py")
     at = run(AppTest.from_file(harness, default_timeout=60))
@@ -173,7 +173,7 @@ def test_changing_only_the_base_url_does_not_send_the_key_to_the_new_host(tiny_d
 
 
 def test_the_environment_key_stays_with_its_own_host(no_endpoint, monkeypatch):
-    from detox_core.judge.settings import resolve
+    from detox_core.llm.settings import resolve
 
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")

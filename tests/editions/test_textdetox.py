@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from detox_core.config import SHARED_MIRRORS
-from detox_core.data.judges import load_judges, load_pairs
+from detox_core.data.judge_labels import load_judges, load_pairs
 from detox_core.data.leaderboards import load_language_leaderboard
 from detox_core.data.multilingual import load_multilingual_inputs, load_multilingual_submission
 from detox_core.editions.textdetox import LANGUAGES_2024, NEW_IN_2025, TEXTDETOX2024, TEXTDETOX2025

@@ -16,7 +16,7 @@ import pytest
 
 from detox_core import config
 from detox_core.analysis.corpus import prepare_corpus
-from detox_core.data import hub
+from detox_core.data import hub_datasets
 from detox_core.editions.textdetox import HUB_LEXICON
 from detox_core.lexicons import ToxicLexicon, lexicon_for, lexicon_note, read_lexicons, write_lexicons
 from detox_core.lexicons.base import LexiconSource
@@ -179,7 +179,7 @@ def test_a_multilingual_corpus_is_matched_with_each_rows_own_language():
 # ------------------------------------------------------------------ the hub's lexicon
 
 def test_hub_lexicon_is_read_from_a_local_copy_in_the_hubs_layout(tmp_path):
-    folder = tmp_path / hub.local_name("textdetox/multilingual_toxic_lexicon") / "data"
+    folder = tmp_path / hub_datasets.local_name("textdetox/multilingual_toxic_lexicon") / "data"
     folder.mkdir(parents=True)
     pd.DataFrame({"text": ["idiot", "dumb ass"]}).to_parquet(folder / "en-00000-of-00001.parquet")
     pd.DataFrame({"text": ["غبي"]}).to_parquet(folder / "ar-00000-of-00001.parquet")

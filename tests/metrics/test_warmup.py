@@ -241,7 +241,7 @@ def test_the_embedded_preset_warms_in_named_steps():
 
 
 def test_the_embedded_preset_warms_on_its_shipped_heads(trained, monkeypatch):
-    from detox_core.embedded import heads
+    from detox_core.offline import heads
 
     monkeypatch.setattr(heads, "_LOADED", {})
     w = warmup.Warmup(RecordingPool(), presets=["embedded"])

@@ -1,5 +1,5 @@
 """The LLM rewriter (Live scoring's "Suggest with the LLM") against a real HTTP server on
-127.0.0.1 (tests/judge/fake_llm.py): rewrites and their cost, retries, timeouts, refusals,
+127.0.0.1 (tests/llm/fake_llm.py): rewrites and their cost, retries, timeouts, refusals,
 markup kept as text, the versioned few-shot prompt per language, the visitors' rule."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
-from detox_core.judge import access
-from detox_core.judge.client import ChatClient, Endpoint, RetryPolicy
-from detox_core.judge.runner import JudgeSettings
+from detox_core.llm import access
+from detox_core.llm.client import ChatClient, Endpoint, RetryPolicy
+from detox_core.llm.runner import JudgeSettings
 from detox_core.rewriters.llm import (
     BUILTIN_PROMPT,
     LIVE_POLICY,
@@ -19,7 +19,7 @@ from detox_core.rewriters.llm import (
     live_policy,
     parse_rewrites,
 )
-from tests.judge.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM, Faults
+from tests.llm.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM, Faults
 
 FAST = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.02, retry_after_cap=0.1, timeout=10.0)
 

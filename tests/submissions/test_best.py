@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detox_core.embedded import meaning
-from detox_core.embedded.language_id import IDENTIFIED, LANGUAGE_SCRIPTS
+from detox_core.models import meaning
+from detox_core.languages import IDENTIFIED, script_of
 from detox_core.submissions.best import REASONS, choose_best, is_fragment
 from detox_core.submissions.explain import added_toxic_words, flags
 
-CASES = pd.read_csv(Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv", sep="\t",
+CASES = pd.read_csv(Path(__file__).resolve().parent.parent / "offline" / "data" / "judge_cases.tsv", sep="\t",
                     dtype=str, quoting=3, keep_default_na=False)
 
 
@@ -38,7 +38,7 @@ def test_the_polite_rewrite_is_the_only_one_that_may_be_best(lang, embedded_mode
         candidates = [case.polite, case.toxic, case.other_text, case.unrelated]
         # J as a preset that cannot tell them apart would give: the copy and the other language highest.
         # Romanised Hindi beside English: one script, and no identifier knows Hinglish (said on the page).
-        told = lang in IDENTIFIED or LANGUAGE_SCRIPTS[lang] != LANGUAGE_SCRIPTS[case.other_lang]
+        told = lang in IDENTIFIED or script_of(lang) != script_of(case.other_lang)
         choice = choose_best(case.toxic, candidates, [0.2, 0.9, 0.8 if told else 0.15, 0.1], lang)
         assert choice.best == 0, (lang, choice)
         assert choice.excluded[1] == "copy" and (choice.excluded.get(2) == "language" or not told), (lang, choice)

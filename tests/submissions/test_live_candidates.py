@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from detox_core.editions.registry import all_languages
-from detox_core.embedded import meaning
-from detox_core.embedded.language_id import IDENTIFIED, LANGUAGE_SCRIPTS
+from detox_core.models import meaning
+from detox_core.languages import IDENTIFIED, script_of
 from detox_core.lexicons import load_lexicons
 from detox_core.metrics import score
 from detox_core.submissions.best import choose_best
@@ -66,6 +66,6 @@ def test_the_star_goes_to_a_paraphrase_or_to_none(lang, embedded_models, real_da
         assert seen["copy"] == "copy" and seen["case_copy"] == "copy", (lang, seen)
         assert seen["more_toxic"] == "more_toxic", (lang, seen)
         assert seen["fragment"] == "fragment", (lang, seen)
-        other_script = LANGUAGE_SCRIPTS[lang] != ("latin" if case.translated.isascii() else LANGUAGE_SCRIPTS["ru"])
+        other_script = script_of(lang) != ("latin" if case.translated.isascii() else script_of("ru"))
         if lang in IDENTIFIED or other_script:
             assert seen["translated"] == "language", (lang, seen)

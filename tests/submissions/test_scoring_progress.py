@@ -10,9 +10,9 @@ import threading
 import numpy as np
 import pytest
 
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.metrics.base import LOADING_STEP, PAIRS_STEP
-from detox_core.metrics.embedded import EmbeddedPreset
+from detox_core.metrics.offline import OfflinePreset
 from detox_core.submissions.progress import LOADING_TEXT, ScoringProgress, time_left_text
 
 #: (language, toxic input, rewrite): three languages, so the count runs across them
@@ -58,7 +58,7 @@ def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left
         calls.append((step, done, total))
         tracker(step, done, total)
 
-    frame = EmbeddedPreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
+    frame = OfflinePreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
                                    langs=[lang for lang, _, _ in rows])
     assert frame["j"].notna().all()
     n = len(rows)
@@ -79,7 +79,7 @@ def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left
 
     # A second score of the same texts: nothing loads, nothing waits on the engine.
     calls.clear()
-    EmbeddedPreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
+    OfflinePreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
                            langs=[lang for lang, _, _ in rows])
     assert LOADING_STEP not in {step for step, _, _ in calls} and calls[-1] == (PAIRS_STEP, n, n)
 

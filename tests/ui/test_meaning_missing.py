@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 
 
 def _page(languages):
-    from detox_core.ui.sections.agreement import weak_parts_note
+    from detox_core.ui.sections.preset_agreement import weak_parts_note
 
     weak_parts_note("embedded", languages)
 

@@ -35,7 +35,7 @@ from detox_core import config
 from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.server.addresses import UNKNOWN, client_address
-from detox_core.judge import access as judge_access
+from detox_core.llm import access as judge_access
 from detox_core.ui.app.throttle import JoinGuard, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
@@ -141,7 +141,7 @@ def require_page(page_id: str) -> None:
     """Stop the page unless this session may see it (a page reached by its URL too).
 
     Also marks this run as an organizer's or a visitor's for the paid LLM judge
-    (:mod:`detox_core.judge.access`): a visitor's runs are limited, or refused."""
+    (:mod:`detox_core.llm.access`): a visitor's runs are limited, or refused."""
     judge_access.mark(None if is_organizer() else client_id())
     if allowed(page_id):
         return

@@ -1,6 +1,6 @@
 """The LLM judge's endpoint on this server: ``[llm_judge]`` of ``.streamlit/secrets.toml``,
-read once per server process into the server-wide settings (:mod:`detox_core.judge.settings`)
-and the visitors' allowance (:mod:`detox_core.judge.access`). The organizers change them in
+read once per server process into the server-wide settings (:mod:`detox_core.llm.settings`)
+and the visitors' allowance (:mod:`detox_core.llm.access`). The organizers change them in
 the sidebar (:mod:`detox_core.ui.sections.llm_judge`)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import streamlit as st
 
 from detox_core.db import default_url, make_engine
-from detox_core.judge.access import VisitorPolicy, allowance, share
-from detox_core.judge.settings import KEYS, set_server_settings
+from detox_core.llm.access import VisitorPolicy, allowance, share
+from detox_core.llm.settings import KEYS, set_server_settings
 from detox_core.ui.app import auth
 
 #: secrets.toml keys of the visitors' access under ``[llm_judge]``.

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core.analysis.failure_groups import GROUP_AXES, K_RANGE, N_EXAMPLES, system_failures
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, approx_bytes
 from detox_core.ui.app import render

@@ -12,7 +12,7 @@ import streamlit as st
 
 from detox_core import editions, vocab
 from detox_core.analysis.meta_eval import add_reference_metrics, available_metrics, join_stored_report
-from detox_core.data.judges import add_judge_columns, judge_missing, load_any_judgements
+from detox_core.data.judge_labels import add_judge_columns, judge_missing, load_any_judgements
 from detox_core.errors import DetoxInputError, EmbeddedMissingError
 from detox_core.metrics import bertscore
 from detox_core.metrics.textdetox2025 import add_2025_recipes

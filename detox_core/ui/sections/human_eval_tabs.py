@@ -14,8 +14,7 @@ from detox_core.analysis.export import csv_export
 from detox_core import data, vocab
 from detox_core.analysis.calibration import (Calibrator, calibration_curves, calibration_report, held_out_possible,
                                              simple_features)
-from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, meta_eval
-from detox_core.analysis.system_agreement import per_system_auc
+from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, meta_eval, per_system_auc
 from detox_core.ui.app import render
 from detox_core.ui.sections.calibrators import fitted_calibrators_section
 from detox_core.ui.sections.human_eval_source import AXIS_NAMES, Judged

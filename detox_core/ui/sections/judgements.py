@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from detox_core.analysis.meta_eval import ALL_LANGUAGES, add_preset_scores, per_language_agreement, preset_scores
-from detox_core.data.judges import (column_judge, default_metric, judge_agreement_by_language, judge_agreement_table,
-                                    judge_model, load_judges, load_pairs, same_judge)
+from detox_core.data.judge_labels import (column_judge, default_metric, judge_agreement_by_language,
+                                          judge_agreement_table, judge_model, load_judges, load_pairs, same_judge)
 from detox_core.editions import Edition
 from detox_core.errors import ScorerUnavailableError
 from detox_core.metrics.registry import preset_class, preset_label
@@ -53,7 +53,7 @@ def edition_judges(edition: Edition) -> dict[str, pd.DataFrame]:
 
 def metric_picker(container, metrics: list[str], judge: str | None, label: str, key: str) -> str:
     """A metric to put against the judgements (people's, or ``judge``'s labels): by default one
-    from another source (:func:`~detox_core.data.judges.default_metric`); one picked from the
+    from another source (:func:`~detox_core.data.judge_labels.default_metric`); one picked from the
     same judge is said to be so."""
     metric = container.selectbox(label, metrics, index=default_metric(metrics, judge), key=key)
     same_judge_note(metric, judge, container)

@@ -13,7 +13,7 @@ from detox_core.analysis.export import signature_caption, with_interval
 from detox_core.analysis.leaderboard import correlation, human_vs_auto, published_key, rank_label
 from detox_core.errors import DetoxInputError
 from detox_core.ui.app import render
-from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.preset_agreement import agreement_note
 from detox_core.ui.sections.human_scores import board_signature
 from detox_core.ui.sections.scores import preset_label
 from detox_core.ui.sections.tables import MISSING, paper_downloads

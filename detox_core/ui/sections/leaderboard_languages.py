@@ -16,7 +16,7 @@ from detox_core.errors import DetoxInputError
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.app import render
 from detox_core.ui.app.submission_store import cached_language_boards, shared_store
-from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.preset_agreement import agreement_note
 from detox_core.ui.sections.human_scores import board_signature
 from detox_core.ui.sections.leaderboard import AXIS_NAMES, p_value_heatmap
 from detox_core.ui.sections.scores import preset_label

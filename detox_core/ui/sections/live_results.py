@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from detox_core.embedded.language_id import SCRIPT_NAMES, languages_in_script, script_mismatch
+from detox_core.languages.detect import SCRIPT_NAMES, languages_in_script, script_mismatch
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
-from detox_core.judge.runner import Usage
+from detox_core.llm.runner import Usage
 from detox_core.metrics import preset_class, score
 from detox_core.metrics.reference import reference_notes
 from detox_core.submissions.best import choose_best
@@ -17,7 +17,7 @@ from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.warming import warming_notice
 from detox_core.ui.sections.live_boxes import suggestions, text_boxes
-from detox_core.ui.sections.agreement import ranking_trust, weak_parts_note
+from detox_core.ui.sections.preset_agreement import ranking_trust, weak_parts_note
 from detox_core.ui.sections.scores import score_card, show_scoring_error
 from detox_core.vocab import label, language_label, language_name
 

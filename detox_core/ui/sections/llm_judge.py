@@ -2,7 +2,7 @@
 from ``secrets.toml`` by :mod:`detox_core.ui.app.llm_endpoint`), like the model pool's
 folders. The key is kept in memory only and never shown: the page says only whether one is
 set. Visitors see whether they may run the judge and within which limits
-(:mod:`detox_core.judge.access`), never the endpoint.
+(:mod:`detox_core.llm.access`), never the endpoint.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core.errors import DetoxInputError
-from detox_core.judge.access import VisitorPolicy, allowance
-from detox_core.judge.runner import MAX_CONCURRENCY, LLMJudge, cost_text
-from detox_core.judge.settings import resolve, server_settings, set_server_settings
+from detox_core.llm.access import VisitorPolicy, allowance
+from detox_core.llm.runner import MAX_CONCURRENCY, LLMJudge, cost_text
+from detox_core.llm.settings import resolve, server_settings, set_server_settings
 from detox_core.ui.app import auth, render
 from detox_core.ui.app.llm_endpoint import apply_secrets_once
 

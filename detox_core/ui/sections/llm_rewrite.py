@@ -1,7 +1,7 @@
 """"Suggest with the LLM" on the Live scoring page: who is offered it, and the request.
 
 The endpoint is the LLM judge's, and so is the rule of who may spend it
-(:mod:`detox_core.judge.access`): organizers always, visitors only when the organizers
+(:mod:`detox_core.llm.access`): organizers always, visitors only when the organizers
 opted them in (each request then counts toward the visitors' limits). A visitor who may
 not use it is not offered it; an organizer on a server without an endpoint is told, in
 one sentence, where to set one.
@@ -14,10 +14,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
-from detox_core.judge import access
-from detox_core.judge.access import allowance
+from detox_core.llm import access
+from detox_core.llm.access import allowance
 from detox_core.rewriters.llm import MAX_REWRITES, LLMRewriter, RewriteResult, live_policy, worst_wait
-from detox_core.judge.settings import resolve
+from detox_core.llm.settings import resolve
 from detox_core.ui.app import auth
 from detox_core.ui.app.llm_endpoint import apply_secrets_once
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from detox_core import vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
-from detox_core.judge import access as judge_access
+from detox_core.llm import access as judge_access
 from detox_core.metrics import registry
 from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff

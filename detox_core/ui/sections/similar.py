@@ -8,7 +8,7 @@ import streamlit as st
 
 from detox_core import editions
 from detox_core.analysis import similar
-from detox_core.embedded import meaning
+from detox_core.models import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.server.budget import TimeBudget
 from detox_core.ui.app import render

@@ -11,7 +11,7 @@ import streamlit as st
 
 from detox_core.analysis.export import csv_export
 from detox_core.errors import DetoxInputError, ScorerUnavailableError, StorageError
-from detox_core.judge.runner import Usage
+from detox_core.llm.runner import Usage
 from detox_core.metrics.registry import preset_class
 from detox_core.submissions.progress import ScoringProgress
 from detox_core.submissions.service import (

@@ -16,7 +16,7 @@ from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.submission_store import (cached_official_chrf, cached_scores, fill_reference_metrics_of,
                                                 shared_store)
-from detox_core.ui.sections.agreement import agreement_note
+from detox_core.ui.sections.preset_agreement import agreement_note
 from detox_core.ui.sections.scores import preset_label
 from detox_core.ui.sections.submission_scoring import SubmissionTarget
 from detox_core.ui.sections.tables import MISSING

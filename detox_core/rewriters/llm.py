@@ -192,7 +192,7 @@ def live_policy(policy: RetryPolicy) -> RetryPolicy:
 def worst_wait(policy: RetryPolicy) -> float:
     """The longest a request under ``policy`` may take, in seconds (every attempt timing out,
     backoff included): what a page says it may wait."""
-    return policy.timeout * (policy.max_retries + 1) + min(policy.max_delay, policy.retry_after_cap) * policy.max_retries
+    return policy.timeout * (policy.max_retries + 1) + max(policy.max_delay, policy.retry_after_cap) * policy.max_retries
 
 
 class LLMRewriter:

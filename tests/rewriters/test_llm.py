@@ -18,6 +18,7 @@ from detox_core.rewriters.llm import (
     few_shot,
     live_policy,
     parse_rewrites,
+    worst_wait,
 )
 from tests.llm.fake_llm import MARKUP_MARK, REFUSE_MARK, SLOW_MARK, FakeLLM, Faults
 
@@ -171,3 +172,12 @@ def test_a_visitor_is_refused_unless_the_organizers_opted_in_and_charged_before_
         allowance.set_policy(before)
         allowance._by_client.clear()
         allowance._all.clear()
+
+
+def test_the_wait_a_page_announces_covers_a_retry_after_longer_than_the_backoff():
+    # Every attempt times out and the server asks for the longest Retry-After the policy honours:
+    # the wait the page announces is not shorter than that.
+    policy = RetryPolicy(max_retries=2, base_delay=0.5, max_delay=1.0, retry_after_cap=5.0, timeout=3.0)
+    assert worst_wait(policy) == 3.0 * 3 + 5.0 * 2
+    backoff_longer = RetryPolicy(max_retries=1, base_delay=0.5, max_delay=4.0, retry_after_cap=1.0, timeout=3.0)
+    assert worst_wait(backoff_longer) == 3.0 * 2 + 4.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detox_core.text import edit_kind, lexicon_hits, removed_words, word_diff, words
+from detox_core.text import edit_kind, lexicon_hits, lexicon_spans, removed_words, word_diff, words
 
 LEX = frozenset({"дебил", "хрень", "ебаный"})
 
@@ -61,3 +61,26 @@ def test_scripts_without_spaces_are_diffed_character_by_character():
     assert "".join(t.text for t in japanese.source) == "お前はバカだ" and "は" not in japanese.removed
     # Spaced scripts keep their words (Arabic, Russian with inner hyphens).
     assert words("أنت غبي جدا") == ["أنت", "غبي", "جدا"] and words("по-русски") == ["по-русски"]
+
+
+def test_a_lexicon_loaded_again_is_not_compared_word_by_word_on_every_sentence():
+    """The app and the control generator load the same lexicon more than once (another object,
+    equal words): finding its words in a sentence must not compare the two sets (138,000 words
+    for Russian) on every call, as a cache keyed by the lexicon's value did (minutes for the
+    controls of one project)."""
+    compared = []
+
+    class Lexicon(frozenset):
+        def __eq__(self, other):
+            compared.append(1)
+            return frozenset.__eq__(self, other)
+
+        __hash__ = frozenset.__hash__
+
+    words_ = [f"слово{i}" for i in range(1000)] + ["дурак", "иди на хуй"]
+    first, again = Lexicon(words_), Lexicon(words_)
+    text = "ты дурак, иди на хуй"
+    assert lexicon_spans(text, first) == lexicon_spans(text, again) == [(3, 8), (10, 20)]
+    for _ in range(5):
+        lexicon_spans(text, again)
+    assert compared == []

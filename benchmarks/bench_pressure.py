@@ -16,7 +16,7 @@ the same moment, in the sidebar of
 Corpus. It prints the server's RSS before, its peak (VmHWM) during the uploads, the slowest
 answer of its health check (polled every 0.25 s throughout), what each tab was told, and
 the RSS one and three minutes after the tabs closed (Streamlit keeps a closed tab's session
-two minutes), against the README's ceiling: baseline + the cache
+two minutes), against the ceiling docs/site_src/deployment.md states: baseline + the cache
 budget (512 MB) + 40 sessions x 25 MB uploads + 100 sessions x 13 MB + 300 MB.
 
 Part C, Find similar in the process (no browser): a scope of 600 distinct texts already

@@ -37,7 +37,7 @@ from detox_core.metrics import bertscore
 from detox_core.version import __version__
 
 
-#: What each exit code of a command means (documented in ``--help`` and the README).
+#: What each exit code of a command means (documented in ``--help`` and on the docs site's Command line page).
 EXIT_CODES = {
     0: "done",
     1: "bad data: a file's content, data not fetched or trained, the database",

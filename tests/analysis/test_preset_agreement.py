@@ -38,7 +38,7 @@ def test_the_embedded_preset_ranks_the_shipped_systems_as_people_do(real_data, e
     assert result.n_systems == 7 and result.n_pairs == 2625
     assert result.spearman[0] >= 0.9 and not result.weak
     # 0.65 measured with the heads of version 5 (0.71 with version 4's Russian recipe, which was
-    # trained on RUSSE-2022's corpus and designed with this sample in view): README, the embedded preset
+    # trained on RUSSE-2022's corpus and designed with this sample in view): docs/site_src/embedded.md
     assert result.auc[0] >= 0.63 and result.auc[1] < result.auc[0] < result.auc[2]
     participants = ["orzhan", "ruprompts", "barracudas", "anton_alexandrovich", "ekaterina_totmina"]
     ours = sorted(participants, key=lambda s: -result.system_j[s])

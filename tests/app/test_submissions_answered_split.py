@@ -46,7 +46,7 @@ def test_the_2025_sample_is_offered_the_dev_split_it_answers(sample, caplog):
 
 
 def test_the_uploader_takes_the_codalab_zip_and_reads_it(sample):
-    """The README says zips work as on CodaLab; the uploader used to offer .txt and .tsv only."""
+    """The docs say zips work as on CodaLab; the uploader used to offer .txt and .tsv only."""
     import io
     import zipfile
 

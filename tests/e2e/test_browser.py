@@ -1,7 +1,7 @@
 """The running app in headless Chromium, driven by Playwright.
 
 Skipped when Debian's Chromium is not installed. With ``DETOX_SCREENSHOTS=DIR`` the
-tests also save the screenshots shown in the README. Fixtures: ``conftest.py``.
+tests also save the screenshots shown in the docs site (docs/site_src). Fixtures: ``conftest.py``.
 """
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
         assert "first-word-out" in page.content()
         assert axes_na(board) == ""
         assert "Agreement of Embedded (offline CPU) with people per language" in board
-        # as measured by benchmarks/bench_embedded_multilingual.py (README): only Hindi at 0.80 or above
+        # as measured by benchmarks/bench_embedded_multilingual.py (docs: embedded.md): only Hindi at 0.80 or above
         # (Russian is stated by RUSSE-2022's own human evaluation, apart)
         weak = re.search(r"Weak \(below 0\.80\) in ([^.:()]*)", board)
         assert weak and weak.group(1).strip() == "Amharic, Arabic, German, English, Spanish, Ukrainian, Chinese", \

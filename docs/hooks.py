@@ -5,6 +5,7 @@ cannot go stale.
   from the parser itself (``detox_core.cli.build_parser``), in the order the parser lists them.
 - ``<!-- exit-codes -->`` becomes the table of ``detox_core.cli.EXIT_CODES``.
 - ``<!-- include: PATH -->`` becomes the file PATH of the repository (docs/DESIGN.md stays where it is).
+- A Sphinx role left in a docstring (``:func:`score```) shows as its code alone on the API page.
 
 The browser tests' screenshots (tests/e2e/screenshots/) are in the site as ``e2e/`` through a
 link of the sources (docs/site_src/e2e), without a copy: a page shows them as ``e2e/NAME.png``.
@@ -64,3 +65,14 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if "<!-- exit-codes -->" in markdown:
         markdown = markdown.replace("<!-- exit-codes -->", exit_codes())
     return re.sub(r"<!-- include: (\S+) -->", _include, markdown)
+
+
+#: A Sphinx cross-reference role left in a docstring (``:func:`score```), as the API page
+#: renders it: the role's name before the code.
+_ROLE_RE = re.compile(r":(?:func|meth|class|mod|data|attr|exc|obj):(?=<code>)")
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """The docstrings name code with Sphinx roles (``:func:`score```); the API page shows the
+    code without the role's name."""
+    return _ROLE_RE.sub("", html)

@@ -89,6 +89,8 @@ def test_the_api_reference_comes_from_the_docstrings(site):
     # the first sentence of score()'s docstring, as the code has it now
     first = " ".join(detox_core.api.score.__doc__.split("\n\n")[0].split())
     assert " ".join(first.split()[:8]) in " ".join(text.split())
+    # The docstrings' Sphinx roles (":func:`score`") read as the code they name, not as markup.
+    assert not re.search(r":(func|meth|class|mod|data|attr|exc|obj):", text)
 
 
 def test_the_design_is_in_the_site_as_docs_design_says(site):

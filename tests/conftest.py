@@ -100,6 +100,18 @@ def trained(tiny_data) -> Path:
     return tiny_data
 
 
+@pytest.fixture
+def fresh_meaning(tmp_path, monkeypatch) -> Iterator[Path]:
+    """A process just started, for the model of meaning: a data folder of its own (an empty
+    on-disk cache of embeddings) and nothing loaded or memoised in memory."""
+    from detox_core.models import meaning
+
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    meaning.reset()
+    yield tmp_path
+    meaning.reset()
+
+
 @contextmanager
 def postgres_server(url: str, exclusive: bool = False) -> Iterator[None]:
     """Hold the test PostgreSQL server of ``url`` for a while: shared by the tests that use it,

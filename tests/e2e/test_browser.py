@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle, wait_text
+from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle, wait_text, wait_until
 
 pytestmark = [
     pytest.mark.e2e,
@@ -59,13 +59,15 @@ def test_upload_own_corpus_and_a_bad_one(server, page, tmp_path):
     assert shown_pairs(page) == 1
     page.goto(server + "/?dataset=Upload+a+corpus+TSV&pair=upload-0")
     wait_idle(page)
+    # An upload asks for its run only once the file is sent, which the wait for a run does
+    # not see: wait for what that run draws.
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
-    wait_idle(page)
+    wait_text(page, "<b>тупо</b>")
     body = page.inner_text("body")
     assert "<b>тупо</b>" in body  # shown as text, not as markup
     assert page.query_selector(".dx-text b") is None
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
-    wait_idle(page)
+    wait_text(page, "expected 2")
     assert "line 3" in page.inner_text("body") and "expected 2" in page.inner_text("body")
 
 
@@ -102,7 +104,9 @@ def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root,
     assert "Not scored, nothing stored" in body and f"line {len(inputs) + 1}" in body
     assert "No submission scored" in body
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
-    wait_idle(page)
+    # The button is still there from the bad file: press it only once the run of the new
+    # file is over (that run, the button not pressed, no longer shows the refusal).
+    wait_until(page, "() => !document.body.innerText.includes('Not scored, nothing stored')")
     page.get_by_role("button", name="Score the upload").click()
     wait_idle(page)
     no_exception(page)
@@ -247,7 +251,7 @@ def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url,
     wait_idle(page)
     page.locator('[data-testid="stFileUploader"]').filter(has_text="Crowd export (TSV)").locator(
         '[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(crowd))
-    wait_idle(page)
+    wait_text(page, "6 answers of 3 workers")  # the upload's run (an upload is not seen by wait_idle)
     no_exception(page)
     body = page.inner_text("body")
     assert "6 answers of 3 workers" in body and "skipped 3 rows with empty input" in body
@@ -260,7 +264,9 @@ def test_organizer_uploads_crowd_results_and_control_items(server, page, db_url,
         path = tmp_path / name
         path.write_text(body, encoding="utf-8")
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
-        wait_idle(page)
+        # The button is still there after a file before: press it once the run of this file
+        # is over (that run, the button not pressed, no longer shows the last refusal).
+        wait_until(page, "() => !document.body.innerText.includes('Nothing added')")
         page.get_by_role("button", name="Add these control items").click()
         wait_idle(page)
         no_exception(page)

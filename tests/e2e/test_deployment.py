@@ -35,7 +35,17 @@ from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
 from tests.ci_skips import required
 from tests.conftest import postgres_server
-from tests.e2e.util import CHROMIUM, ORGANIZER_PASSWORD, free_block, free_port, from_address, no_exception, wait_idle
+from tests.e2e.util import (
+    CHROMIUM,
+    ORGANIZER_PASSWORD,
+    free_block,
+    free_port,
+    from_address,
+    no_exception,
+    wait_idle,
+    wait_markup,
+    wait_until,
+)
 
 PG = os.environ.get("DETOX_TEST_POSTGRES_URL")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -252,6 +262,8 @@ def test_an_organizer_scores_a_submission_and_a_visitor_on_another_process_sees_
     wait_idle(visitor, 120)
     no_exception(visitor)
     assert process_of(visitor) == "2"
+    # The submission is named in the ranking's grid and the charts, drawn after the run has ended.
+    wait_markup(visitor, "proxy-team.txt", timeout=120)
     assert "proxy-team.txt" in visitor.content()
     organizer.context.close()
     visitor.context.close()
@@ -432,6 +444,9 @@ def test_postgresql_restarted_under_load_pages_say_so_and_recover(deployment, br
         expect(page.get_by_text("The database is not available")).to_have_count(0, timeout=60_000)
         wait_idle(page, 120)
         no_exception(page)
+        # A stored submission is named in the grid and the charts, drawn after the run has ended.
+        wait_until(page, """() => document.documentElement.outerHTML.includes('proxy-team.txt')
+            || document.body.innerText.includes('Nothing scored')""", timeout=120)
         assert "proxy-team.txt" in page.content() or "Nothing scored" in page.inner_text("body")
         assert process_of(page) == str(k)
         page.context.close()

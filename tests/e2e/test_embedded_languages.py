@@ -19,7 +19,7 @@ import pytest
 
 from detox_core.editions.textdetox import TEXTDETOX2025
 from detox_core.metrics.offline import WEAK_PARTS
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle, wait_markup
 
 pytestmark = [
     pytest.mark.e2e,
@@ -172,6 +172,8 @@ def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_ser
             {"dataset": "TextDetox 2025", "splits": "dev", "preset": EMBEDDED}))
         wait_idle(page, 180)
         no_exception(page)
+        # The submission is named in the ranking's grid and the charts, drawn after the run has ended.
+        wait_markup(page, "first-word-out", timeout=120)
         board = page.inner_text("body")
         assert "first-word-out" in page.content()
         assert axes_na(board) == ""

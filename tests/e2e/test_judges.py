@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle, wait_text
 
 pytestmark = [
     pytest.mark.e2e,
@@ -84,7 +84,7 @@ def test_an_upload_in_the_multilingual_schema_loads_and_a_broken_one_is_named(se
     page.get_by_text("upload a file").click()
     wait_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
-    wait_idle(page, 120)
+    wait_text(page, "3 judged outputs of 2 systems in 2 languages", 120)  # the upload's run: wait_idle misses it
     no_exception(page)
     assert "3 judged outputs of 2 systems in 2 languages" in page.inner_text("body")
     assert "automatic judgements, not human ones" not in page.inner_text("body")  # people's labels here

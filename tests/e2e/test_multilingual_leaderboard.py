@@ -14,7 +14,7 @@ import pytest
 
 from detox_core.submissions.store import Store
 from tests.app.test_leaderboard_compare import store_multilingual
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle
+from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle, wait_markup
 
 pytestmark = [
     pytest.mark.e2e,
@@ -51,6 +51,8 @@ def test_leaderboard_per_language(server, page, dataset, width):
     text = open_page(page, server, "leaderboard", dataset, width)
     assert f"{dataset}: the published tables" in text and "Teams × languages" in text
     # The partial submission is a row of the heat map, its unanswered languages empty (table cells are a canvas).
+    # The chart draws its SVG after the run has ended: wait for it, not only for the run.
+    wait_markup(page, "local: partial.tsv", timeout=120)
     assert "local: partial.tsv" in page.content() and "Partial submissions (some languages not answered)" in text
     # The edition's averages are named, and called official only in its own preset's ranking.
     if dataset == "TextDetox 2024":

@@ -282,6 +282,13 @@ def wait_text(pg, text: str, timeout: float = 60) -> None:
     wait_until(pg, "t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
 
 
+def wait_markup(pg, text: str, timeout: float = 60) -> None:
+    """Wait until ``text`` is in the page's markup (what ``pg.content()`` returns), then until
+    the app has settled: also what is drawn after the run has ended, such as a grid's cells
+    or a Plotly chart's SVG, which a read right after :func:`wait_idle` can miss."""
+    wait_until(pg, "t => document.documentElement.outerHTML.includes(t)", arg=text, timeout=timeout)
+
+
 def shown_pairs(pg) -> int:
     metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Pairs shown").first
     return int(metric.locator('[data-testid="stMetricValue"]').inner_text().replace(",", ""))

@@ -70,12 +70,11 @@ def test_a_first_score_shows_its_progress_and_the_time_left(cold_server, browser
         assert time.monotonic() < deadline, texts[-5:]
         # Read in one step: the bar can go between a count and a read (the scoring ended).
         text = page.evaluate("() => document.querySelector('[data-testid=\"stProgress\"]')?.innerText ?? ''").strip()
-        bar = page.locator('[data-testid="stProgress"]')
         if text and (not texts or texts[-1] != text):
             texts.append(text)
         if not shown and COUNTED.fullmatch(text) and "about" in text:
             try:
-                bar.first.scroll_into_view_if_needed(timeout=5_000)
+                page.locator('[data-testid="stProgress"]').first.scroll_into_view_if_needed(timeout=5_000)
             except PlaywrightTimeout:  # the scoring ended meanwhile: the next estimate, if any
                 continue
             shot(page, f"submissions_first_score_progress-{width}", width=width)  # mid-scoring

@@ -53,6 +53,9 @@ class Edition:
         homes: where its data come from (name -> URL), for people.
         system_aliases: output-file stem -> the name its system has in the edition's papers.
         trains_embedded: its train split and lexicon train the offline embedded preset.
+        held_out: files of test texts besides the ``test`` split's (test inputs published apart,
+            people's marks on the test inputs): with the test split, the judged samples and the
+            human judgements, what :mod:`detox_core.editions.held_out` keeps from every training set.
         multilingual: its corpus files are multilingual inputs (``toxic_sentence``, ``lang``,
             references in ``neutral_sentence``), its submissions CodaLab TSVs.
         folder: the folder under the data directory (default: ``name``).
@@ -85,6 +88,7 @@ class Edition:
     homes: dict[str, str] = field(default_factory=dict)
     system_aliases: dict[str, str] = field(default_factory=dict)
     trains_embedded: bool = False
+    held_out: tuple[str, ...] = ()
     multilingual: bool = False
     folder: str = ""
     mirror: str = ""

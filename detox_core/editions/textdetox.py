@@ -156,6 +156,8 @@ TEXTDETOX2024 = register_edition(Edition(
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",
     outputs="outputs",
     judged_pairs="meta_eval/pairs.tsv",
+    # people's marks of toxic words in the test inputs
+    held_out=(TOXIC_SPANS.rel,),
     judges=tuple(f"meta_eval/llm_judgements/{judge}.tsv" for judge in JUDGES),
     leaderboard="leaderboard_auto.csv",
     published={
@@ -209,6 +211,8 @@ TEXTDETOX2025 = register_edition(Edition(
         TOXICITY,
     ),
     references="on the hub only; the new languages' development inputs have none public",
+    # the new languages' test inputs, published apart from the test split's file
+    held_out=("test_inputs_new.tsv",),
     outputs="outputs",
     leaderboard="leaderboard_llmjudge.csv",
     published={

@@ -1,7 +1,8 @@
-"""The toxic inputs of the editions per language (less the meta-evaluation sample's, on which
-presets are measured): the multilingual editions' inputs and RUSSE-2022's training pairs.
-Live scoring's "unrelated" check reads them (:mod:`detox_core.submissions.best`); the offline
-preset covers :data:`LANGUAGES` besides Russian."""
+"""Toxic texts of the editions' languages that no test set holds (the held-out registry,
+:mod:`detox_core.editions.held_out`, decides): the multilingual editions' input files' rows
+outside it and the toxic texts of the TextDetox toxicity data, which the offline preset trains
+on; RUSSE-2022's training pairs for Russian. Live scoring's "unrelated" check reads them
+(:mod:`detox_core.submissions.best`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from detox_core import editions
-from detox_core.data.judge_labels import load_pairs
+from detox_core.editions.held_out import held_out
+from detox_core.editions.textdetox import TOXICITY
 
-#: The editions' languages other than the training edition's (Russian keeps the RUSSE-2022 recipe).
+#: The editions' languages other than the training edition's (Russian reads RUSSE-2022's training pairs).
 LANGUAGES = tuple(lang for lang in editions.all_languages() if lang not in editions.training_edition().languages)
 
 
@@ -22,30 +24,30 @@ def _multilingual_editions():
 
 
 def input_paths(root: Path) -> list[Path]:
-    """The split files of the multilingual editions (``toxic_sentence``, ``lang``) that are there."""
+    """The split files of the multilingual editions (``toxic_sentence``, ``lang``) that are there,
+    then the toxicity data's copy (``text``, ``toxic``, ``lang``)."""
     paths = dict.fromkeys(e.path(rel, root) for e in _multilingual_editions()
                           for files in e.splits.values() for rel in files)
+    paths.update(dict.fromkeys(e.path(f.rel, root) for e in _multilingual_editions() for f in e.files if f == TOXICITY))
     return [p for p in paths if p.is_file()]
 
 
-def held_out_paths(root: Path) -> list[Path]:
-    """The meta-evaluation samples' pairs files: their inputs are never trained on."""
-    paths = dict.fromkeys(e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs)
-    return [p for p in paths if p.is_file()]
-
-
-def read_inputs(root: Path) -> dict[str, list[str]]:
-    """Unique toxic inputs per language of the editions' input files, the sample's left out."""
-
-
-    held = {t for path in held_out_paths(root) for t in load_pairs(path)["toxic_sentence"]}
-    out: dict[str, dict[str, None]] = {lang: {} for lang in LANGUAGES}
+def read_inputs(root: Path, languages: tuple[str, ...] = LANGUAGES) -> dict[str, list[str]]:
+    """Unique toxic texts per language (of ``languages``) of the files of :func:`input_paths`,
+    every held-out text left out."""
+    held = held_out(root)
+    out: dict[str, dict[str, None]] = {lang: {} for lang in languages}
     for path in input_paths(root):
-        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+        # the toxicity data is written with CSV quoting; the task's input files hold quote marks that are not
+        quoting = 0 if path.name == Path(TOXICITY.rel).name else 3
+        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=quoting)
+        if {"text", "toxic", "lang"} <= set(frame.columns):  # the toxicity data: its toxic texts
+            frame = frame[frame["toxic"].isin(("1", "1.0"))].rename(columns={"text": "toxic_sentence"})
         if not {"toxic_sentence", "lang"} <= set(frame.columns):
             continue
-        for text, lang in zip(frame["toxic_sentence"], frame["lang"]):
-            if lang in out and text and text not in held:
+        frame = frame[frame["lang"].isin(out) & (frame["toxic_sentence"] != "")]
+        for text, lang, keep in zip(frame["toxic_sentence"], frame["lang"], held.keep(frame["toxic_sentence"])):
+            if keep:
                 out[lang][text] = None
     return {lang: list(v) for lang, v in out.items()}
 

@@ -11,23 +11,23 @@ Sources, per language (each list says which it used, see ``sources.json``):
 - **TextDetox hub lexicon** (``textdetox/multilingual_toxic_lexicon``, fetched by
   ``fetch-data`` as ``lexicon/hub_toxic_lexicon.tsv`` of a TextDetox edition when the hub or a
   local copy is reachable).
-- **corpus keyness**: words of the editions' toxic inputs (per language) that are at least
-  :data:`MIN_RATIO` times more frequent there than in general use (``wordfreq``), seen in at
-  least :data:`MIN_COUNT` inputs, and confirmed: they contain a word of the language's seed
-  list (``glin-profanity``, the hub lexicon, or the Russian lexicon for Ukrainian), or the
-  systems of the meta-evaluation sample removed them. Unconfirmed keyness picks topical
+- **corpus keyness**: words of the toxic texts no test set holds (per language: the editions'
+  inputs outside the held-out registry and the toxic texts of the TextDetox toxicity data,
+  :func:`detox_core.editions.inputs.read_inputs`) that are at least :data:`MIN_RATIO` times
+  more frequent there than in general use (``wordfreq``), seen in at least :data:`MIN_COUNT`
+  texts, and confirmed: they contain a word of the language's seed list (``glin-profanity``,
+  the hub lexicon, or the Russian lexicon for Ukrainian). Unconfirmed keyness picks topical
   words ("wikipedia", "vandalism", user names), so it is not used alone.
 - **project supplement** (``detox_core/lexicons/supplement/<lang>.txt``, written for this
   project): everyday insults with their inflected forms and multi-word insults ("halt die
   fresse", "shut up", "иди на хуй"), which the other sources miss or cannot hold (they keep
   single words only); its ``-word`` lines take ordinary words out of the other sources.
-- **words the systems removed**: words that at least :data:`MIN_SYSTEMS` of the six systems of the
-  2025 meta-evaluation sample (``meta_eval/pairs.tsv``) deleted from the same input: the
-  only source for Amharic, which has neither a profanity list nor word frequencies.
+Nothing is learnt from a test set: not from the editions' test inputs, nor from what the
+systems of the meta-evaluation sample removed from them (a source of earlier versions).
 
 A list is *weak* when it has fewer than :data:`MIN_STRONG` words, when no curated list
 (glin-profanity, the hub lexicon, the RUSSE-2022 lexicon) gave words to it, or when it finds a
-word in fewer than :data:`MIN_COVERAGE` of the language's toxic inputs.
+word in fewer than :data:`MIN_COVERAGE` of the language's toxic texts.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from detox_core import config, editions
+from detox_core.editions import inputs as edition_inputs
 from detox_core.data.formats import load_lexicon
 from detox_core.languages import LANGUAGES as LANGUAGES_TABLE
 from detox_core.languages import UNSPACED, Language
@@ -54,10 +55,6 @@ LANGUAGES = editions.all_languages()
 MIN_COUNT = 3  # inputs a keyness candidate appears in (2 for the languages with 100 inputs)
 MIN_RATIO = 1000.0  # document frequency in the toxic inputs / general frequency
 FLOOR = 1e-7  # general frequency given to a word wordfreq does not know
-MIN_SYSTEMS = 3  # of the six systems of the meta-evaluation sample
-MIN_REMOVAL_SHARE = 0.75  # of the inputs holding a word, the share it was removed from
-MIN_REMOVALS_ALONE = 3  # the same, for a word that no other source confirms (Amharic)
-MIN_REMOVALS = 2  # inputs a keyness candidate was removed from by MIN_SYSTEMS systems, to confirm it
 MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is kept when Russian uses it
 MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
 MIN_STRONG = 100
@@ -77,19 +74,10 @@ def _multilingual_editions():
     return [e for e in editions.editions() if e.multilingual]
 
 
-def _input_paths(root: Path) -> list[Path]:
-    """Every split file of the multilingual editions (``toxic_sentence``, ``lang``)."""
-    return [e.path(rel, root) for e in _multilingual_editions() for files in e.splits.values() for rel in files]
-
-
 def _hub_lexicon_paths(root: Path) -> list[Path]:
     """The hub lexicon's copies of the editions that list it, newest edition first."""
     return [e.path(f.rel, root) for e in reversed(_multilingual_editions()) for f in e.files
             if f.hub is not None and f.hub.repo_id == HUB_LEXICON_REPO]
-
-
-def _pairs_paths(root: Path) -> list[Path]:
-    return [e.path(e.judged_pairs, root) for e in _multilingual_editions() if e.judged_pairs]
 
 
 def _russian_lexicon_path(root: Path) -> Path | None:
@@ -149,12 +137,9 @@ def _tsv_pairs(path: Path, column: str):
 
 
 def read_inputs(root: Path) -> dict[str, list[str]]:
-    """The editions' toxic inputs per language, each text once."""
-    out: dict[str, dict[str, None]] = defaultdict(dict)
-    for path in _input_paths(root):
-        for text, lang in _tsv_pairs(path, "toxic_sentence"):
-            out[lang][text] = None
-    return {lang: list(texts) for lang, texts in out.items()}
+    """The toxic texts per language that no test set holds, each text once
+    (:func:`detox_core.editions.inputs.read_inputs`)."""
+    return edition_inputs.read_inputs(root, LANGUAGES)
 
 
 def read_hub_lexicon(root: Path) -> dict[str, set[str]]:
@@ -167,36 +152,6 @@ def read_hub_lexicon(root: Path) -> dict[str, set[str]]:
             out[lang].update(_single_words([text], lang))
         break  # the 2025 copy holds the 2024 languages too
     return dict(out)
-
-
-def removed_by_systems(root: Path) -> dict[str, Counter]:
-    """Per language, word -> inputs of the meta-evaluation sample from which at least
-    :data:`MIN_SYSTEMS` of its systems deleted the word, for the words deleted from at
-    least :data:`MIN_REMOVAL_SHARE` of the inputs that hold them (function words are kept by most rewrites)."""
-    out: dict[str, Counter] = defaultdict(Counter)
-    paths = [p for p in _pairs_paths(root) if p.is_file()]
-    if not paths:
-        return out
-    votes: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    with paths[0].open(encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            lang = row["lang"]
-            key = (lang, row["toxic_sentence"])
-            src, out_words = tokenize(row["toxic_sentence"], lang), set(tokenize(row["neutral_sentence"], lang))
-            votes[key].update({w for w in src if w not in out_words})
-            votes[key].setdefault("\0words", 0)
-            votes[key]["\0words"] = 0  # marker: the input was seen
-    seen: dict[str, Counter] = defaultdict(Counter)
-    for (lang, text), counter in votes.items():
-        seen[lang].update(set(tokenize(text, lang)))
-        for word, n in counter.items():
-            if word != "\0words" and n >= MIN_SYSTEMS:
-                out[lang][word] += 1
-    for lang, counter in out.items():
-        for word in list(counter):
-            if counter[word] < MIN_REMOVAL_SHARE * seen[lang][word]:
-                del counter[word]
-    return out
 
 
 def keyness(texts: list[str], lang: str, min_count: int) -> dict[str, float]:
@@ -239,8 +194,8 @@ def seed_neighbour(word: str, seeds: set[str], unspaced: bool) -> bool:
         s[:MIN_SEED_CHARS] == word[:MIN_SEED_CHARS] for s in seeds if len(s) >= MIN_SEED_CHARS)
 
 
-def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozenset[str], texts: list[str],
-                   removed: Counter) -> ToxicLexicon:
+def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozenset[str],
+                   texts: list[str]) -> ToxicLexicon:
     """One language's lexicon from its sources (see the module's docstring)."""
     parts: dict[str, tuple[set[str], str]] = {}
     if glin:
@@ -266,21 +221,14 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
     # English obscenities are borrowed by the other Latin-script languages ("abgefuckt", "fucking").
     near = seeds | (glin_words("en") if _language(lang).borrows_english else set())
     if seeds:
-        confirmed = {w for w in key if seed_neighbour(w, near, unspaced) or removed.get(w, 0) >= MIN_REMOVALS}
-        how = "holding a seed word or removed by systems"
+        confirmed = {w for w in key if seed_neighbour(w, near, unspaced)}
+        how = "holding a seed word"
     else:  # nothing to confirm with (Hindi, Hebrew): keyness alone, and the list is weak
         confirmed, how = set(key), "not confirmed (no seed list)"
     if confirmed:
         parts["corpus keyness"] = (confirmed, f"words of the {len(texts):,} toxic inputs at least {MIN_RATIO:,.0f} "
                                    f"times more frequent there than in wordfreq's {lang} list, in at least "
                                    f"{min_count} inputs, {how}")
-    if _language(lang).wordfreq is None and removed:
-        # No general frequencies: what systems removed, from at least two inputs.
-        kept = {w for w, n in removed.items() if n >= MIN_REMOVALS_ALONE and len(w) >= 2}
-        if kept:
-            parts["words the systems removed"] = (kept, f"words at least {MIN_SYSTEMS} of the 6 systems of the "
-                                           f"meta-evaluation sample deleted, from at least {MIN_REMOVALS_ALONE} inputs and "
-                                           f"from at least {MIN_REMOVAL_SHARE:.0%} of the inputs holding them")
     if supplement := supplement_words(lang):
         parts[SUPPLEMENT_SOURCE] = (set(supplement), SUPPLEMENT_DETAIL)
     if drop := supplement_exclusions(lang):  # ordinary words a source holds
@@ -311,7 +259,6 @@ def build_lexicons(root: Path | None = None, languages: Iterable[str] = LANGUAGE
     root = Path(root if root is not None else config.data_dir())
     inputs = read_inputs(root)
     hub = read_hub_lexicon(root)
-    removed = removed_by_systems(root)
     russian_path = _russian_lexicon_path(root)
     if russian_path is not None:
 
@@ -321,7 +268,7 @@ def build_lexicons(root: Path | None = None, languages: Iterable[str] = LANGUAGE
     out = {}
     for lang in languages:
         out[lang] = build_language(lang, glin=glin_words(lang), hub=hub.get(lang, set()), russian=russian,
-                                   texts=inputs.get(lang, []), removed=removed.get(lang, Counter()))
+                                   texts=inputs.get(lang, []))
         if step:
             step(f"{lang}: {out[lang].describe()}")
     write_lexicons(out, root)

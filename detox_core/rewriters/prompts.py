@@ -18,6 +18,7 @@ from pathlib import Path
 
 from detox_core.editions import editions as all_editions
 from detox_core.editions import get_edition
+from detox_core.editions.held_out import held_out
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.vocab import language_name
 
@@ -133,9 +134,12 @@ def _pairs_of(edition_name: str, split: str, path: str, mtime: float, lang: str,
     frame = get_edition(edition_name).load([split], root=Path(root) if root else None)
     if "lang" in frame.columns:
         frame = frame[frame["lang"] == lang]
+    held = held_out(Path(root) if root else None)
     rows = []
     for toxic, neutral in zip(frame["toxic_comment"], frame["neutral_comment1"]):
         toxic, neutral = str(toxic).strip(), str(neutral).strip()
+        if toxic in held or neutral in held:
+            continue  # a test set's pair (TextDetox 2024's dev set is 2025's test): never an example
         if neutral and 15 <= len(toxic) <= 160 and len(neutral) <= 160 and key_of(toxic) != key_of(neutral):
             rows.append(Example(toxic, neutral))
     rows.sort(key=lambda e: hashlib.sha256(e.toxic.encode()).hexdigest())
@@ -145,7 +149,8 @@ def _pairs_of(edition_name: str, split: str, path: str, mtime: float, lang: str,
 def few_shot(lang: str, editions: Sequence[str] = (), root: Path | None = None, exclude: str = "",
              prompt: RewritePrompt = BUILTIN_PROMPT) -> Shots:
     """The examples of ``lang``: an edition's parallel pairs on this server (``editions``
-    first, then every registered one; train before dev, never test), else the prompt's
+    first, then every registered one; train before dev, never test nor any held-out pair of
+    :mod:`detox_core.editions.held_out`), else the prompt's
     built-in ones, else none (zero-shot). An example whose toxic text is ``exclude`` (the
     text to rewrite) is left out."""
 

@@ -119,8 +119,7 @@ def test_the_supplement_takes_ordinary_words_out_of_the_built_lists():
 
 def test_a_rebuild_merges_the_supplement_and_a_list_built_before_it_picks_it_up(tmp_path):
     # Rebuilding: the supplement is one of the sources, its exclusions leave the others.
-    rebuilt = build_language("ru", glin=set(), hub=set(), russian=frozenset({"хуй", "какая", "мудак"}), texts=[],
-                             removed=Counter())
+    rebuilt = build_language("ru", glin=set(), hub=set(), russian=frozenset({"хуй", "какая", "мудак"}), texts=[])
     assert {"иди на хуй", "заткнись", "хуй", "мудак"} <= rebuilt.words and "какая" not in rebuilt.words
     assert "project supplement" in {s.name for s in rebuilt.sources}
     assert delete_baseline("Иди на хуй, придурок.", rebuilt.words, "ru") == ""

@@ -117,7 +117,7 @@ def test_amharic_delete_keeps_the_ethiopic_full_stop():
 def test_tatar_list_takes_russian_obscenities_used_in_tatar_but_not_tatar_words_the_russian_lexicon_lists():
     russian = frozenset({"идиот", "минем"})  # "минем" (Tatar "my") is a form in the Russian list
     lex = build_language("tt", glin=set(), hub=set(), russian=russian,
-                         texts=["Идиот сузен дорес яз инде башта !", "минем исемем"], removed={})
+                         texts=["Идиот сузен дорес яз инде башта !", "минем исемем"])
     assert "идиот" in lex.words and "минем" not in lex.words
     assert lex.weak and "curated" in lex.reason
     assert delete_baseline("Идиот сузен дорес яз инде башта !", lex.words, "tt") == "Сузен дорес яз инде башта!"
@@ -127,10 +127,10 @@ def test_a_long_curated_list_that_finds_little_is_weak_and_says_how_little():
     """Japanese: a curated list of 179 words found 5 of 100 inputs, and was called strong."""
     curated = {f"word{k}" for k in range(150)} | {"idiot"}
     texts = ["you idiot"] + [f"plain sentence number {k}" for k in range(9)]
-    lex = build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts, removed={})
+    lex = build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts)
     assert lex.weak and "finds a word in only 10% of the 10 toxic inputs" in lex.reason
     texts = ["you idiot"] * 6 + ["plain sentence"] * 4
-    assert not build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts, removed={}).weak
+    assert not build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts).weak
 
 
 # ------------------------------------------------------------------ building and storing
@@ -144,7 +144,7 @@ def test_keyness_candidate_needs_a_seed_neighbour():
 def test_lexicons_round_trip_and_the_page_note_names_the_weak_ones(tmp_path):
     lexes = {"en": ToxicLexicon("en", frozenset(range_words := {"idiot", "moron"}), (LexiconSource("glin", 2),),
                                 "strong"),
-             "am": ToxicLexicon("am", frozenset({"ደደብ"}), (LexiconSource("words the systems removed", 1),), "weak",
+             "am": ToxicLexicon("am", frozenset({"ደደብ"}), (LexiconSource("TextDetox hub lexicon", 1),), "weak",
                                 "only 1 words")}
     write_lexicons(lexes, tmp_path)
     back = read_lexicons(tmp_path)
@@ -162,10 +162,14 @@ def test_built_lists_say_where_their_words_came_from():
     for lex in built.values():
         assert lex.sources and sum(s.count for s in lex.sources) >= len(lex.words)
         assert lex.strength == "strong" or lex.reason
-    assert built["tt"].weak and not built["en"].weak
-    # Amharic has no profanity list; the organisers' lexicon, when fetched, gives it a curated one
+    assert not built["en"].weak
+    # Amharic has no profanity list; the organisers' lexicon, when fetched, gives it a curated one, and
+    # then only how little it finds in the toxic texts (measured, not assumed) can make it weak
     hub = [s for s in built["am"].sources if s.name == "TextDetox hub lexicon"]
-    assert (not built["am"].weak) if hub else built["am"].weak
+    if hub:
+        assert not built["am"].weak or "finds a word in only" in built["am"].reason
+    else:
+        assert built["am"].weak and "curated" in built["am"].reason
 
 
 def test_a_multilingual_corpus_is_matched_with_each_rows_own_language():

@@ -143,6 +143,23 @@ def test_fetched_textdetox_references_are_the_examples(tiny_data):
     assert {e.toxic for e in shots.examples} == {"this damn meeting never ends", "shut up you stupid clown"}
 
 
+def test_a_test_sets_pairs_are_never_the_examples(tiny_data):
+    """TextDetox 2024's development set is TextDetox 2025's test set (the held-out registry):
+    its references are then no examples, and the built-in ones are sent."""
+    base = tiny_data / "textdetox2024"
+    base.mkdir()
+    (base / "dev_references.tsv").write_text(
+        "toxic_sentence\tneutral_sentence\tlang\n"
+        "this damn meeting never ends\tthis meeting never ends\ten\n"
+        "shut up you stupid clown\tplease stop talking\ten\n", encoding="utf-8")
+    (tiny_data / "textdetox2025").mkdir()
+    (tiny_data / "textdetox2025" / "test_inputs.tsv").write_text(
+        "toxic_sentence\tlang\nThis damn meeting never ends!\ten\nshut up you stupid clown\ten\n", encoding="utf-8")
+    shots = few_shot("en", editions=["textdetox2024"], root=tiny_data)
+    assert shots.source.startswith("built-in:")
+    assert not {e.toxic for e in shots.examples} & {"this damn meeting never ends", "shut up you stupid clown"}
+
+
 def test_requests_are_bounded_before_anything_is_sent(tiny_data):
     with FakeLLM() as server:
         r = rewriter(server)

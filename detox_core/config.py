@@ -12,6 +12,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_MODEL_DIR`` | a folder of ``<org>__<name>`` model folders | none |
 | ``DETOX_MIRROR`` | a folder holding a copy of the public data files | none |
 | ``DETOX_HUB_DIR`` | a folder of ``<org>__<name>`` copies of hub datasets | none |
+| ``DETOX_HEADS_DIR`` | a folder of the embedded preset's heads to score with (``detox train-embedded`` writes one) | the heads shipped in the package |
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
@@ -56,6 +57,7 @@ MODEL_MAP_ENV = "DETOX_MODEL_MAP"
 MODEL_DIR_ENV = "DETOX_MODEL_DIR"
 MIRROR_ENV = "DETOX_MIRROR"
 HUB_DIR_ENV = "DETOX_HUB_DIR"
+HEADS_DIR_ENV = "DETOX_HEADS_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
 TRUSTED_PROXIES_ENV = "DETOX_TRUSTED_PROXIES"
@@ -191,6 +193,13 @@ def mirror_dirs() -> list[Path]:
 def hub_dir() -> Path | None:
     """``$DETOX_HUB_DIR``: a folder of ``<org>__<name>`` copies of hub datasets, or None."""
     value = _get(HUB_DIR_ENV)
+    return Path(value) if value else None
+
+
+def heads_dir() -> Path | None:
+    """``$DETOX_HEADS_DIR``: a folder of the embedded preset's heads to score with instead of the
+    shipped ones (``detox train-embedded`` writes such a folder), or None."""
+    value = _get(HEADS_DIR_ENV)
     return Path(value) if value else None
 
 

@@ -164,7 +164,8 @@ def test_the_wheel_carries_the_app_its_config_and_the_licence(tmp_path):
             assert z.read(site + "pages/" + page.name) == page.read_bytes(), page.name
         assert z.read(site + ".streamlit/config.toml") == (PROJECT_ROOT / ".streamlit" / "config.toml").read_bytes()
         assert not any(n.endswith("secrets.toml") for n in names)
-        assert {"detox_core/offline/trained/heads.npz", "detox_core/offline/trained/heads.json"} <= names
+        assert {"detox_core/offline/trained/heads.npz", "detox_core/offline/trained/heads.json",
+                "detox_core/offline/pins.json"} <= names
         info = f"detox_dashboard-{__version__}.dist-info/"
         assert "MIT License" in z.read(info + "licenses/docs/LICENSE").decode("utf-8")
         metadata = z.read(info + "METADATA").decode("utf-8")

@@ -1,6 +1,6 @@
-"""The embedded preset's commands: ``train-embedded`` (its heads rebuilt from the data folder,
-then the preset's agreement with people) and ``agreement`` (presets' agreement with people,
-what ranking pages state)."""
+"""The embedded preset's commands: ``train-embedded`` (its heads trained from the data folder;
+``--ship``: the shipped heads rebuilt from the pinned data, then measured against people) and
+``agreement`` (presets' agreement with people, what ranking pages state)."""
 
 from __future__ import annotations
 
@@ -8,44 +8,89 @@ import argparse
 import sys
 from pathlib import Path
 
-from detox_core import config
+import json
+
+import numpy as np
+
+from detox_core import config, data
 from detox_core.analysis import preset_agreement
 from detox_core.cli.args import add_json_option, emit_json
+from detox_core.editions import training_edition
 from detox_core.models import meaning
-from detox_core.offline.heads import rebuilt_folder
-from detox_core.offline.heads_training import train_heads
-from detox_core.errors import DataMissingError, UsageError
+from detox_core.offline.heads import META, agreement_sample, forget, rebuilt_folder, shipped_folder
+from detox_core.offline.heads_training import PINS_FILE, file_digests, read_files, train_heads
+from detox_core.errors import DataMissingError, DetoxInputError, UsageError
 from detox_core.metrics.base import signature_text
-from detox_core.metrics.registry import get_preset, has_calibration, preset_names
+from detox_core.metrics.registry import PRESETS, get_preset, has_calibration, preset_names
+from detox_core.stats.agreement import roc_auc
+
 
 
 def _say(msg: str) -> None:
     print(f"train-embedded: {msg}", file=sys.stderr)
 
 
+def measure_on_people(folder: Path, root: Path) -> dict | None:
+    """Per axis and J, the ROC-AUC of the heads in ``folder`` against people on the RUSSE-2022
+    human sample (a held-out set: reported, never trained or chosen on), or None without it."""
+    edition = training_edition()
+    path = edition.optional(edition.human, root)
+    if path is None:
+        return None
+    human = data.load_human_judgements(path)
+    refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
+    preset = PRESETS["embedded"](folder=folder, langs=["ru"] * len(human))
+    frame = preset.score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(), refs)
+    out: dict = {"pairs": len(human)}
+    for axis, column in (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency"), ("j", "J")):
+        out[axis] = round(roc_auc(frame[axis].to_numpy(np.float64), human[column].to_numpy(float)), 4)
+    return out
+
+
 def _cmd_train_embedded(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise UsageError(f"--fraction must be above 0 and at most 1, found {args.fraction}")
+    if args.ship and (args.heads_out or args.fraction != 1.0):
+        raise UsageError("--ship rebuilds the shipped heads from all the pinned data: without --heads-out and --fraction")
+    if args.pin and not args.ship:
+        raise UsageError("--pin records the data folder's files as the shipped heads' pins: with --ship")
     root = Path(args.data_dir) if args.data_dir else config.data_dir()
-    out = Path(args.heads_out) if args.heads_out else root / "models" / rebuilt_folder().name
+    out = shipped_folder() if args.ship else Path(args.heads_out) if args.heads_out else \
+        root / "models" / rebuilt_folder().name
     try:
-        train_heads(root, out, fraction=args.fraction, say=_say)
-    except DataMissingError as err:
+        if args.pin:
+            _write_pins(root)
+        train_heads(root, out, fraction=args.fraction, say=_say, pinned=args.ship)
+    except (DataMissingError, DetoxInputError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except meaning.MeaningUnavailableError as err:
         print(f"error: {err}", file=sys.stderr)
         return 3
+    forget(out)
+    if args.ship:
+        measured = measure_on_people(out, root)
+        if measured is not None:
+            _say(f"against people ({agreement_sample()}, {measured['pairs']:,} pairs): ROC-AUC "
+                 + ", ".join(f"{k.upper()} {measured[k]:.3f}" for k in ("sta", "sim", "fl", "j")))
+            meta = json.loads((out / META).read_text(encoding="utf-8"))
+            meta["agreement"] = {agreement_sample(): measured}
+            (out / META).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    else:
+        _say(f"these heads score only when named: DETOX_HEADS_DIR={out} (the shipped heads score otherwise)")
     print(out)
-    if args.data_dir and root.resolve() != config.data_dir().resolve():
-        args.no_agreement = True  # measured on the app's data folder only
-    if args.heads_out:
-        args.no_agreement = True  # the heads that score were not changed
-    if not args.no_agreement and preset_agreement.measurable_editions():
-        _say("measuring the embedded preset's agreement with people")
-        result = preset_agreement.measure("embedded")
-        _say(f"agreement: {result.sentence()}; {result.system()}")
     return 0
+
+
+def _write_pins(root: Path) -> None:
+    """Record the SHA-256 of every file training reads as the pins (a deliberate change of data)."""
+    digests = file_digests(root, read_files(root))
+    absent = [rel for rel, sha in digests.items() if sha == "absent"]
+    if absent:
+        raise DataMissingError(f"cannot pin files that are not there: {', '.join(absent)}; run `detox fetch-data`")
+    path = Path(__file__).resolve().parent.parent / "offline" / PINS_FILE
+    path.write_text(json.dumps({"files": digests}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _say(f"pinned {len(digests)} files in {path.name}")
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -88,12 +133,18 @@ def add_commands(sub) -> None:
                            help="rebuild the embedded preset's heads from the data folder (they ship trained)")
     train.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
     train.add_argument("--heads-out", metavar="DIR",
-                       help="where the heads go (default: the data folder's models/heads-N, which then score "
-                            "instead of the shipped heads)")
+                       help="where the heads go (default: the data folder's models/heads-N); they score only where "
+                            "DETOX_HEADS_DIR names them")
     train.add_argument("--fraction", type=float, default=1.0, metavar="F",
                        help="train on this share of every source (default 1: all)")
+    train.add_argument("--ship", action="store_true",
+                       help="rebuild the shipped heads (detox_core/offline/trained/) from the pinned data, checked by "
+                            "SHA-256 first, then measure them against people (`make heads`)")
+    train.add_argument("--pin", action="store_true",
+                       help="with --ship: first record the data folder's files as the new pins (after a deliberate "
+                            "change of the data)")
     train.add_argument("--no-agreement", action="store_true",
-                       help="do not measure the preset's agreement with people afterwards")
+                       help="kept for scripts: the agreement is measured with --ship only")
     train.set_defaults(func=_cmd_train_embedded)
 
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")

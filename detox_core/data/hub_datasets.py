@@ -40,8 +40,9 @@ def find_local_copy(repo_id: str, mirrors: Iterable[Path] = ()) -> Path | None:
     return None
 
 
-def download(repo_id: str) -> Path:
-    """The repository's parquet files from the hub (kept in the hub client's cache).
+def download(repo_id: str, revision: str | None = None) -> Path:
+    """The repository's parquet files from the hub at ``revision`` (a commit, tag or branch;
+    None: the default branch), kept in the hub client's cache.
 
     Raises:
         DataMissingError: the hub cannot be reached, or refused the download.
@@ -53,7 +54,8 @@ def download(repo_id: str) -> Path:
     from huggingface_hub import snapshot_download  # noqa: PLC0415 - the client loads only when a download runs
 
     try:
-        return Path(snapshot_download(repo_id, repo_type="dataset", allow_patterns=["data/*.parquet"]))
+        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision,
+                                      allow_patterns=["data/*.parquet"]))
     except Exception as err:  # noqa: BLE001 - every client failure is said the same way
         raise DataMissingError(f"{repo_id}: the hub refused the download ({str(err).splitlines()[0][:200]})") from err
 
@@ -113,6 +115,9 @@ class HubSource:
         names: the columns' names in the file written (None: as in the dataset).
         flatten: one line per row: line breaks inside a cell become spaces, and a row
             with a tab inside a cell (several rows run together) is left out.
+        revision: the hub commit (or tag) to download; None: the default branch. Either way a
+            file the offline heads train on is checked against its pinned SHA-256 before any
+            training (:func:`detox_core.offline.heads_training.check_pins`).
     """
 
     repo_id: str
@@ -120,6 +125,7 @@ class HubSource:
     splits: tuple[str, ...] | None = None
     names: tuple[str, ...] | None = None
     flatten: bool = False
+    revision: str | None = None
 
     def tsv(self, mirrors: Iterable[Path] = (), allow_download: bool = True) -> str:
         """The file's text, from a local copy, else from the hub.
@@ -133,5 +139,5 @@ class HubSource:
             if not allow_download:
                 raise DataMissingError(f"{self.repo_id}: no local copy ({local_name(self.repo_id)}/data/*.parquet in a "
                                        "mirror or $DETOX_HUB_DIR) and downloads are off")
-            folder = download(self.repo_id)
+            folder = download(self.repo_id, self.revision)
         return language_tsv(read_splits(folder, self.splits), self.columns, str(folder), self.names, self.flatten)

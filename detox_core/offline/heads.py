@@ -31,9 +31,11 @@ the held-out figures), never a pickle.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import threading
+import zipfile
 import zlib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -43,6 +45,7 @@ import numpy as np
 from scipy import sparse
 
 from detox_core import config
+from detox_core.editions import training_edition
 from detox_core.languages.detect import UNSPACED
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.segment import SEGMENTERS
@@ -245,6 +248,19 @@ class Linear:
                    scale=None if mean is None else np.asarray(arrays[f"{prefix}.scale"], np.float64))
 
 
+def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez_compressed``'s format, byte for byte the same for the same arrays: the members
+    in name order, each dated 1980-01-01 (numpy dates them now), so a rebuild can be compared."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(arrays):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, buffer.getvalue())
+
+
 @dataclass
 class Heads:
     """The trained heads (see the module's docstring) and what made them."""
@@ -290,7 +306,7 @@ class Heads:
             w = arrays.pop(f"{name}.w")
             nz = np.flatnonzero(w)
             arrays[f"{name}.idx"], arrays[f"{name}.val"] = nz.astype(np.int32), w[nz].astype(np.float32)
-        np.savez_compressed(folder / ARRAYS, **arrays)
+        _write_npz(folder / ARRAYS, arrays)
         digest = hashlib.sha1((folder / ARRAYS).read_bytes()).hexdigest()[:12]
         self.meta["digest"] = digest
         (folder / META).write_text(json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -312,16 +328,28 @@ class Heads:
                    fl_tok=Linear.from_arrays(arrays, "fl_tok"), fl_noise=float(arrays["fl.noise"][0]), meta=meta)
 
 
+def agreement_sample() -> str:
+    """The key in ``heads.json``'s ``agreement`` of the human sample the heads are measured on
+    (RUSSE-2022's: a test set, never trained or chosen on)."""
+    return f"{training_edition().name} human sample"
+
+
 def rebuilt_folder() -> Path:
-    """Where ``detox train-embedded`` writes heads rebuilt from the data folder."""
+    """Where ``detox train-embedded`` writes heads rebuilt from the data folder (they score only
+    when named: ``DETOX_HEADS_DIR``)."""
     return config.data_dir() / "models" / f"heads-{HEADS_VERSION}"
 
 
 def heads_folder() -> Path:
-    """The heads that score: rebuilt ones in the data folder when there are (``detox
-    train-embedded``), else the shipped ones."""
-    rebuilt = rebuilt_folder()
-    return rebuilt if (rebuilt / META).is_file() else shipped_folder()
+    """The heads that score: the shipped ones, unless the user names another folder
+    (``$DETOX_HEADS_DIR``). A folder that happens to be in the data folder never scores by itself:
+    the pages describe the heads that score, and the tests do not depend on a machine's data."""
+    return config.heads_dir() or shipped_folder()
+
+
+def shipped() -> bool:
+    """The heads that score are the shipped ones."""
+    return heads_folder().resolve() == shipped_folder().resolve()
 
 
 def shipped_folder() -> Path:
@@ -331,6 +359,12 @@ def shipped_folder() -> Path:
 
 _LOADED: dict[Path, Heads] = {}
 _LOCK = threading.Lock()
+
+
+def forget(folder: Path) -> None:
+    """Drop ``folder``'s heads from memory (they were rewritten): the next load reads the files."""
+    with _LOCK:
+        _LOADED.pop(Path(folder), None)
 
 
 def load_heads(folder: Path | None = None) -> Heads:

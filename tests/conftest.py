@@ -18,6 +18,12 @@ from detox_core.data import PROJECT_ROOT
 #: imported here, the plugin would be imported before pytest registers it.
 pytest_plugins = ["tests.ci_skips"]
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test, and every app server a test starts, scores with the heads that ship: a folder of
+    heads a developer names for their own use (``DETOX_HEADS_DIR``) is not the tests' business."""
+    os.environ.pop("DETOX_HEADS_DIR", None)
+
 TINY_TRAIN = (
     "index\ttoxic_comment\tneutral_comment1\tneutral_comment2\tneutral_comment3\n"
     "0\tты дебил, иди отсюда\tты неправ, иди отсюда\tуйди, пожалуйста\t\n"

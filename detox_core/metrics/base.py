@@ -229,6 +229,9 @@ class Preset(ABC):
     sta_of_text_alone: ClassVar[bool] = True
     companions: ClassVar[dict[str, str]] = {}
     axis_agreement: ClassVar[dict[str, float]] = {}
+    #: the judged samples (``judged_pairs`` files) whose labels the recipe's design was chosen with in
+    #: view, by edition: a figure measured there is "chosen on", not held out, and the pages say so
+    chosen_on: ClassVar[dict[str, str]] = {}
     #: role -> model id
     models: dict[str, str]
 

@@ -71,8 +71,10 @@ def test_the_offline_presets_weak_parts_are_only_what_is_true():
     script_only = {c for c, text in parts.items() if "only the script is checked" in text}
     assert script_only == {c for c in cls.languages if languages.not_caught(c)} == {"zh", "ja", "hin", "tt"}
     no_rewrites = {c for c, text in parts.items() if "no people's rewrites" in text}
-    assert no_rewrites == {"fr", "he", "hin", "it", "ja", "tt"}
-    assert "am" not in parts
+    # people's rewrites of training splits exist in English (ParaDetox) and Russian (RUSSE-2022 train)
+    # only: TextDetox 2024's development references are TextDetox 2025's test set, never learnt from
+    assert no_rewrites == set(cls.languages) - {"en", "ru"}
+    assert "en" not in parts and "ru" not in parts
 
 
 @dataclass

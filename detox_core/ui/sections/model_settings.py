@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from detox_core.models import meaning
-from detox_core.offline.heads import heads_folder, load_heads, rebuilt_folder
+from detox_core.offline.heads import heads_folder, load_heads, shipped
 from detox_core.errors import ModelUnavailableError
 from detox_core.metrics import bertscore
 from detox_core.ui.app import auth, render
@@ -21,7 +21,7 @@ from detox_core.ui.app.models import device_text, official_models, shared_pool
 
 
 def _embedded_status(organizer: bool) -> None:
-    """The embedded preset's heads (shipped, or rebuilt by ``detox train-embedded``) and
+    """The embedded preset's heads (shipped, or a folder ``DETOX_HEADS_DIR`` names) and
     whether its model of meaning runs here."""
     try:
         heads = load_heads(heads_folder())
@@ -29,7 +29,7 @@ def _embedded_status(organizer: bool) -> None:
         st.warning(f"Embedded preset: its trained heads cannot be read ({render.md(err, None)}): reinstall the "
                    "package, or rebuild them with `detox train-embedded`.")
         return
-    where = "rebuilt in the data folder" if heads_folder() == rebuilt_folder() else "shipped with the package"
+    where = "shipped with the package" if shipped() else "from the folder DETOX_HEADS_DIR names"
     st.caption(f"**Embedded preset** (offline): trained heads {where}, `{heads.digest}`.")
     reason = meaning.unavailable_reason()
     if reason is not None:

@@ -152,7 +152,7 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
             f"evaluation (system-level Spearman of mean J against human J, six systems x 80 inputs of the "
             f"meta-evaluation sample each: two neighbours swapped move a figure by 0.06): {listed}; "
             f"mean {result.mean_spearman:+.2f} over the {len(result.figures)} languages judged"
-            + (f" (with {others})." if others else "."))
+            + (f" (with {others})." if others else ".") + _chosen_on(preset, result.edition))
     weak = [f for f in figures if f.weak]
     if weak:
         st.warning(f"{text} Weak (below {preset_agreement.WEAK_SPEARMAN:.2f}) in "
@@ -185,6 +185,15 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
         st.caption(f"Measured {result.measured} in {result.seconds:.0f} s. Nothing in the preset is fitted or tuned "
                    "to the human table.")
     return set(wanted)
+
+
+def _chosen_on(preset: str, edition: str) -> str:
+    """" Chosen on: ..." where the preset's design was chosen with this edition's judged sample in view."""
+    try:
+        why = registry.preset_class(preset).chosen_on.get(edition)
+    except Exception:  # noqa: BLE001 - an unknown preset was chosen on nothing
+        why = None
+    return f" Chosen on, not held out: {why}." if why else ""
 
 
 def weak_parts_note(preset: str, languages: Sequence[str]) -> None:

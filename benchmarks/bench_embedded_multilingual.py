@@ -5,7 +5,8 @@ this version beside a baseline (an earlier checkout), measured by the same code 
    test inputs): Spearman between the systems' mean embedded J and their human J in the
    TextDetox 2024 final human evaluation (``leaderboard_human_axes.csv``: the test, read for
    these figures only; nothing is fitted, tuned or chosen on it), and the mean over the nine
-   languages. Goal >= 0.59 (the official 2024 GPU recipe on the same six systems), no
+   languages. The sample itself is "chosen on": the heads' design was chosen with two LLM
+   judges' labels of it in view (never trained on: the held-out registry keeps its texts out). Goal >= 0.59 (the official 2024 GPU recipe on the same six systems), no
    language below 0; the best LLM judge (Llama-3.1-8B tuned) reaches 0.76. Six systems per
    language: one swapped pair of neighbours moves a language's Spearman by 0.06.
 2. Sentence level: ROC-AUC of STA, SIM, FL and J against each of the five LLM judges' labels of
@@ -15,7 +16,9 @@ this version beside a baseline (an earlier checkout), measured by the same code 
    SIM >= 0.85, FL >= 0.65, J >= 0.78.
 3. RUSSE-2022: ROC-AUC of each axis against the human axis on the 2,625 judged pairs, and of J
    against human J, with the system-level Spearman on the five judged systems' test outputs
-   (:func:`detox_core.analysis.preset_agreement.measure`); must not fall.
+   (:func:`detox_core.analysis.preset_agreement.measure`); and J's ROC-AUC apart on the pairs
+   whose input earlier heads learnt from (342 of the 875 inputs are in TextDetox 2024's
+   development references, which trained versions up to 5) and on the others.
 4. People-written cases (``tests/offline/data``: a polite rewrite against a deletion that
    leaves a broken sentence, one that leaves it rude, the copy, an unrelated sentence and
    another language): how often the polite rewrite gets the highest J.
@@ -102,6 +105,16 @@ def measure(speed: bool = True) -> dict:
                                                             human["neutral_sentence"].tolist(), refs)
     out["russe_axes"] = {axis: _auc(frame[axis], (human[col].to_numpy(float) >= 0.5).astype(float))
                          for axis, col in (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency"), ("j", "J"))}
+    # the pairs whose input sits in TextDetox 2024's development references (trained on before the
+    # held-out registry), apart from the others: what the leak was worth
+    from detox_core.editions.held_out import normalise
+
+    dev = pd.read_csv(root / "dev_references.tsv", sep="\t", dtype=str, keep_default_na=False)
+    seen = {normalise(t) for t in dev["toxic_sentence"]}
+    leaked = np.asarray([normalise(t) in seen for t in human["toxic_sentence"]])
+    j_human = (human["J"].to_numpy(float) >= 0.5).astype(float)
+    out["russe_leak"] = {"leaked_pairs": int(leaked.sum()), "leaked": _auc(frame["j"][leaked], j_human[leaked]),
+                         "unseen": _auc(frame["j"][~leaked], j_human[~leaked])}
     russe = preset_agreement.measure("embedded")
     out["russe"] = {"auc": russe.auc, "spearman": russe.spearman, "sentence": russe.sentence(), "system": russe.system()}
     out["cases"] = _cases()
@@ -248,6 +261,11 @@ def _report(after: dict, before: dict | None) -> bool:
     if before:
         fell = [k for k in after["russe_axes"] if after["russe_axes"][k] < before["russe_axes"][k] - 0.005]
         print(f"   fell: {', '.join(fell) if fell else 'none'}")
+    for state, f in states.items():
+        leak = f.get("russe_leak")
+        if leak:
+            print(f"   {state:>6}: J ROC-AUC on the {leak['leaked_pairs']:,} pairs whose input is in TextDetox 2024's "
+                  f"dev references {leak['leaked']:.3f}, on the others {leak['unseen']:.3f}")
     print("\n4. People-written cases: the polite rewrite's J above ...\n")
     for state, f in states.items():
         print(f"   {state:>6}: " + "; ".join(f"{k} {w} of {n}" for k, (w, n) in f["cases"].items()))

@@ -98,8 +98,10 @@ def explain_j(sta: float, sim: float, fl: float, agreement: Mapping[str, float] 
     if auc >= RELIABLE_AUC:
         return (f"J {j:.2f}: the {name} ({key} {value:.2f}) is the lowest axis and caps J (this preset's {key} "
                 f"agrees with people's \"{HUMAN_JUDGEMENTS[axis]}\" at ROC-AUC {auc:.2f}).")
+    # a figure just under the bar keeps its third decimal: "0.699, under 0.70", never "0.70, under 0.70"
+    shown = f"{auc:.2f}" if round(auc, 2) < RELIABLE_AUC else f"{auc:.3f}"
     return (f"J {j:.2f}: the {name} ({key} {value:.2f}) is the lowest axis, but this preset's {key} agrees weakly "
-            f"with people (ROC-AUC {auc:.2f} against \"{HUMAN_JUDGEMENTS[axis]}\", under {RELIABLE_AUC:.2f}): "
+            f"with people (ROC-AUC {shown} against \"{HUMAN_JUDGEMENTS[axis]}\", under {RELIABLE_AUC:.2f}): "
             "it is no verdict on this rewrite.")
 
 

@@ -30,7 +30,10 @@ def test_a_weak_axis_is_named_as_measured_never_as_a_fact_about_the_text():
     assert "caps J" not in weak and "does not read fluently" not in weak
     # Exactly at the threshold the axis is reliable enough to be named as the reason.
     assert "caps J" in explain_j(0.99, 0.95, 0.39, {"fl": RELIABLE_AUC})
-    assert "agrees weakly" in explain_j(0.99, 0.95, 0.39, {"fl": RELIABLE_AUC - 0.001})
+    just_under = explain_j(0.99, 0.95, 0.39, {"fl": RELIABLE_AUC - 0.0015})
+    assert "agrees weakly" in just_under
+    # a figure that two decimals would round up to the bar keeps its third: never "0.70, under 0.70"
+    assert f"ROC-AUC {RELIABLE_AUC - 0.0015:.3f} against" in just_under and f"under {RELIABLE_AUC:.2f}" in just_under
     # A preset whose agreement was never measured says so, and claims nothing.
     unmeasured = explain_j(0.99, 0.95, 0.39, axis_agreement("textdetox2025"))
     assert "has not been measured" in unmeasured and "caps J" not in unmeasured

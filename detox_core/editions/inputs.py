@@ -53,11 +53,14 @@ def read_inputs(root: Path, languages: tuple[str, ...] = LANGUAGES) -> dict[str,
 
 
 def russe_pairs(root: Path, n: int = 1000, seed: int = 0) -> list[tuple[str, str]]:
-    """``n`` (toxic, first neutral paraphrase) pairs of the RUSSE-2022 training split, when fetched."""
+    """``n`` (toxic, first neutral paraphrase) pairs of the RUSSE-2022 training split, when fetched,
+    less the few that a test set holds too (the held-out registry)."""
     path = editions.training_edition().root(root) / "train.tsv"
     if not path.is_file():
         return []
     frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
-    frame = frame[(frame["toxic_comment"] != "") & (frame["neutral_comment1"] != "")]
+    held = held_out(root)
+    frame = frame[(frame["toxic_comment"] != "") & (frame["neutral_comment1"] != "")
+                  & np.asarray(held.keep(frame["toxic_comment"]), bool) & np.asarray(held.keep(frame["neutral_comment1"]), bool)]
     take = np.random.default_rng(seed).permutation(len(frame))[:n]
     return [(frame["toxic_comment"].iloc[k], frame["neutral_comment1"].iloc[k]) for k in sorted(take)]

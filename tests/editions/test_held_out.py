@@ -8,7 +8,7 @@ import pytest
 
 from detox_core.editions import held_out as registry
 from detox_core.editions.held_out import held_out, normalise
-from detox_core.editions.inputs import read_inputs
+from detox_core.editions.inputs import read_inputs, russe_pairs
 from detox_core.lexicons.build import read_inputs as lexicon_inputs
 from detox_core.offline.heads_training import load_training, training_files
 from tests.conftest import write_tiny_dataset
@@ -105,7 +105,8 @@ def test_no_training_set_shares_a_text_with_any_held_out_set(fetched):
     assert len(held.sets) >= 8, held.describe()
     training = {
         "the offline heads' training data": _training_texts(load_training(fetched)),
-        "Live scoring's unrelated-check inputs": [t for ts in read_inputs(fetched).values() for t in ts],
+        "Live scoring's unrelated-check inputs": [t for ts in read_inputs(fetched).values() for t in ts]
+        + [t for pair in russe_pairs(fetched, n=10_000) for t in pair],
         "the lexicons' keyness texts": [t for ts in lexicon_inputs(fetched).values() for t in ts],
     }
     for name, texts in training.items():

@@ -7,7 +7,7 @@ Sources, per language (each list says which it used, see ``sources.json``):
   list is romanised, so it is the Hinglish (``hin``) seed, not Hindi's.
 - **RUSSE-2022 lexicon** (the Russian edition's ``lexicon/toxic_vocab.txt``, 139k Russian word
   forms): Russian; and, for Ukrainian and Tatar, the forms of it that occur in their
-  toxic inputs (Russian obscenities are used in both).
+  toxic texts (Russian obscenities are used in both).
 - **TextDetox hub lexicon** (``textdetox/multilingual_toxic_lexicon``, fetched by
   ``fetch-data`` as ``lexicon/hub_toxic_lexicon.tsv`` of a TextDetox edition when the hub or a
   local copy is reachable).
@@ -53,12 +53,12 @@ from detox_core.text import WORD_RE, lexicon_spans, normalise_word
 #: The languages a lexicon is built for: every language of the editions.
 LANGUAGES = editions.all_languages()
 MIN_COUNT = 3  # inputs a keyness candidate appears in (2 for the languages with 100 inputs)
-MIN_RATIO = 1000.0  # document frequency in the toxic inputs / general frequency
+MIN_RATIO = 1000.0  # document frequency in the toxic texts / general frequency
 FLOOR = 1e-7  # general frequency given to a word wordfreq does not know
 MIN_RUSSIAN_FREQ = 1e-7  # a Russian form found in Ukrainian or Tatar inputs is kept when Russian uses it
 MIN_SEED_CHARS = 4  # a seed shorter than this is matched whole only (no "ass" inside "class")
 MIN_STRONG = 100
-#: Share of a language's toxic inputs in which a strong list finds at least one word.
+#: Share of a language's toxic texts in which a strong list finds at least one word.
 MIN_COVERAGE = 0.5
 HUB_LEXICON_REPO = "textdetox/multilingual_toxic_lexicon"
 HTML_ENTITIES = frozenset({"amp", "gt", "lt", "quot", "nbsp"})  # left over from "&amp;" in scraped text
@@ -213,7 +213,7 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
         ru_general = get_frequency_dict("ru")
         found = {w for w in vocab if w in russian and len(w) >= 3 and ru_general.get(w, 0.0) >= MIN_RUSSIAN_FREQ}
         if found:
-            parts["RUSSE-2022 lexicon"] = (found, "Russian toxic word forms found in this language's toxic inputs")
+            parts["RUSSE-2022 lexicon"] = (found, "Russian toxic word forms found in this language's toxic texts")
     seeds = set().union(*(words for words, _ in parts.values())) if parts else set()
     min_count = MIN_COUNT if len(texts) >= 500 else 2
     unspaced = lang in UNSPACED
@@ -226,7 +226,7 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
     else:  # nothing to confirm with (Hindi, Hebrew): keyness alone, and the list is weak
         confirmed, how = set(key), "not confirmed (no seed list)"
     if confirmed:
-        parts["corpus keyness"] = (confirmed, f"words of the {len(texts):,} toxic inputs at least {MIN_RATIO:,.0f} "
+        parts["corpus keyness"] = (confirmed, f"words of the {len(texts):,} toxic texts at least {MIN_RATIO:,.0f} "
                                    f"times more frequent there than in wordfreq's {lang} list, in at least "
                                    f"{min_count} inputs, {how}")
     if supplement := supplement_words(lang):
@@ -242,13 +242,13 @@ def build_language(lang: str, *, glin: set[str], hub: set[str], russian: frozens
     if len(words) < MIN_STRONG:
         reasons.append(f"only {len(words)} words")
     if len(texts) < 500 and not curated:
-        reasons.append(f"only {len(texts)} toxic inputs to learn from")
+        reasons.append(f"only {len(texts)} toxic texts to learn from")
     if texts and words:
         # How often the list finds something where something is there to find: a long list of
         # words nobody writes (Japanese: 179 words, 5 of 100 inputs) is weak too.
         found = sum(1 for t in texts if lexicon_spans(t, words, lang))
         if found < MIN_COVERAGE * len(texts):
-            reasons.append(f"it finds a word in only {found / len(texts):.0%} of the {len(texts):,} toxic inputs")
+            reasons.append(f"it finds a word in only {found / len(texts):.0%} of the {len(texts):,} toxic texts")
     return ToxicLexicon(lang, words, sources, "weak" if reasons else "strong", "; ".join(reasons))
 
 

@@ -128,7 +128,7 @@ def test_a_long_curated_list_that_finds_little_is_weak_and_says_how_little():
     curated = {f"word{k}" for k in range(150)} | {"idiot"}
     texts = ["you idiot"] + [f"plain sentence number {k}" for k in range(9)]
     lex = build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts)
-    assert lex.weak and "finds a word in only 10% of the 10 toxic inputs" in lex.reason
+    assert lex.weak and "finds a word in only 10% of the 10 toxic texts" in lex.reason
     texts = ["you idiot"] * 6 + ["plain sentence"] * 4
     assert not build_language("en", glin=curated, hub=set(), russian=frozenset(), texts=texts).weak
 

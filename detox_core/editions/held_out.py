@@ -1,7 +1,7 @@
 """The held-out registry: every text that nothing in the project may learn from.
 
 One home for what "held out" means. A text is held out when it is in any of these sets
-(:func:`held_out_sets`), matched by :func:`normalise` (Unicode NFKC, case, spaces,
+(:func:`held_out`), matched by :func:`normalise` (Unicode NFKC, case, spaces,
 punctuation at the ends), never by exact text:
 
 - every edition's **test split**: each candidate file of its ``test`` split (inputs and
@@ -217,8 +217,3 @@ def held_out(root: Path | None = None) -> HeldOut:
             _CACHE.clear()
             _CACHE[key] = HeldOut(tests + _other_splits_of_tests(root, tests))
         return _CACHE[key]
-
-
-def held_out_sets(root: Path | None = None) -> list[HeldOutSet]:
-    """Every held-out set of the data folder ``root`` (see the module's docstring)."""
-    return held_out(root).sets

@@ -47,6 +47,36 @@ TOXICITY = DataFile("training/toxicity.tsv", None, count_table_rows,
 PARADETOX = DataFile("training/paradetox.tsv", 11936, count_lines, mirrored_as="../paradetox/paradetox.tsv",
                      urls=("https://raw.githubusercontent.com/s-nlp/paradetox/d97b17d08135/paradetox/paradetox.tsv",),
                      optional=True, note="English ParaDetox (s-nlp/paradetox), OpenRAIL++")
+#: Sentence pairs people scored 0-5 for sameness of meaning (the STS Benchmark, machine-translated
+#: with the English scores carried over; JSTS, written and scored in Japanese), training splits
+#: only: the embedded preset's SIM learns graded meaning from them.
+STS_LANGUAGES = ("de", "en", "es", "fr", "it", "ja", "ru", "zh")
+STSB_COMMIT = "30de0dec4ee199b7f42351d3f1a0b19592955385"
+STS = tuple(
+    DataFile(f"training/sts/stsb-{lang}-train.csv", 5749, count_lines, mirrored_as=f"../sts/stsb-{lang}-train.csv",
+             urls=(f"https://raw.githubusercontent.com/PhilipMay/stsb-multi-mt/{STSB_COMMIT}/data/stsb-{lang}-train.csv",),
+             optional=True, note="STS Benchmark, multilingual (PhilipMay/stsb-multi-mt), CC BY-SA 4.0")
+    for lang in STS_LANGUAGES
+) + (
+    DataFile("training/sts/jsts-train.json", 12451, count_lines, mirrored_as="../sts/jsts-train.json",
+             urls=("https://raw.githubusercontent.com/yahoojapan/JGLUE/6f071c09316baae89c3d083a90985b4b1cb9968c/"
+                   "datasets/jsts-v1.3/train-v1.3.json",),
+             optional=True, note="JSTS of JGLUE (yahoojapan/JGLUE), CC BY-SA 4.0"),
+)
+#: More toxic -> neutral rewrites: an LLM's rewrite beside the crowd's of English ParaDetox's
+#: inputs (a second neutral text of the same input), and people's civil Hindi rewrites.
+REWRITES = (
+    DataFile("training/rewrites/pseudoparadetox_llama3_8b_en.csv", 19753, count_lines,
+             mirrored_as="../rewrites/pseudoparadetox_llama3_8b_en.csv",
+             urls=("https://raw.githubusercontent.com/s-nlp/pseudoparadetox/3eae79e8c2ad193c0b6d8380f613eb66757772b7/"
+                   "datasets/llama3_8b_baseline_gen_t02_p09_10shot_en_detox_part.csv",),
+             optional=True, note="PseudoParaDetox (s-nlp/pseudoparadetox), Apache-2.0"),
+    DataFile("training/rewrites/panlingua_hi_parallel.csv", 510, count_lines,
+             mirrored_as="../rewrites/panlingua_hi_parallel.csv",
+             urls=("https://raw.githubusercontent.com/panlingua/multilingual_text_detoxification-datasets/"
+                   "616a2bc8be25c9a2e2e5262bf83c4ea2088eb7b5/hindi/hi_parallel_detoxification.test.csv",),
+             optional=True, note="Hindi parallel detoxification (panlingua), MIT"),
+)
 #: The toxic words people marked in the 2024 test inputs (shown on the Corpus page; never
 #: trained or tuned on: they are the meta-evaluation sample's inputs).
 TOXIC_SPANS = DataFile("toxic_spans.tsv", None, count_table_rows,
@@ -151,6 +181,8 @@ TEXTDETOX2024 = register_edition(Edition(
         *_META_EVAL,
         HUB_LEXICON,
         PARADETOX,
+        *STS,
+        *REWRITES,
         TOXIC_SPANS,
     ),
     references="development inputs: one each, on the hub (textdetox/multilingual_paradetox); test: none public",

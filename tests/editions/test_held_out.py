@@ -74,20 +74,27 @@ def test_a_planted_overlap_is_left_out_of_training_and_the_check_sees_it(tmp_pat
     pd.DataFrame(rows, columns=["text", "toxic", "lang"]).to_csv(tox, sep="\t", index=False)
     train = tmp_path / "russe2022" / "train.tsv"
     train.write_text(train.read_text(encoding="utf-8") + "5\tСУКА как же надоело\tкак же надоело\t\t\n", encoding="utf-8")
+    sts = training_files(tmp_path)["stsb-en-train"]  # STS pairs: one planted with a 2024 test input
+    sts.parent.mkdir(parents=True, exist_ok=True)
+    sts.write_text("".join(f"A man is playing a guitar {k}.,A man plays the guitar {k}.,4.2\n" for k in range(5))
+                   + "You are a stupid idiot,You are an idiot,3.0\n", encoding="utf-8")
     assert training_files(tmp_path)["toxicity"] == tox
     data = load_training(tmp_path)
     texts = _training_texts(data)
     held = held_out(tmp_path)
     assert held.overlaps(texts) == {}
-    assert data["held_out"]["dropped"] == {"toxicity": 2, "pairs": 1}
+    assert {k: v for k, v in data["held_out"]["dropped"].items() if v} == {"toxicity": 2, "pairs": 1, "sts": 1}
+    assert len(data["sts"]) == 5
     found = held.overlaps(texts + ["You are a STUPID idiot!", "Shut up, loser.", "СУКА как же надоело"])
     assert found.keys() >= {"textdetox2024 test split", "textdetox2025 test split", "russe2022 test split"}, found
 
 
 def _training_texts(data: dict) -> list[str]:
-    """Every text a training set of the heads holds: STA's, the pairs' inputs and rewrites, FL's sentences."""
+    """Every text a training set of the heads holds: STA's, the pairs' inputs and rewrites, FL's sentences,
+    the LLM's rewrites beside the crowd's, the STS pairs."""
     return [r[0] for r in data["sta"]] + [t for x, rewrites, _ in data["pairs"] for t in (x, *rewrites)] + \
-        [t for t, _ in data["fluent"]]
+        [t for t, _ in data["fluent"]] + [t for row in data["llm"] for t in row[:3]] + \
+        [t for row in data["sts"] for t in row[:2]]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from detox_core.config import SHARED_MIRRORS
 from detox_core.data.judge_labels import load_judges, load_pairs
 from detox_core.data.leaderboards import load_language_leaderboard
 from detox_core.data.multilingual import load_multilingual_inputs, load_multilingual_submission
-from detox_core.editions.textdetox import LANGUAGES_2024, NEW_IN_2025, TEXTDETOX2024, TEXTDETOX2025
+from detox_core.editions.textdetox import LANGUAGES_2024, NEW_IN_2025, REWRITES, STS, TEXTDETOX2024, TEXTDETOX2025
 
 MIRROR = SHARED_MIRRORS / "textdetox"
 pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason="no offline mirror of the TextDetox files")
@@ -39,12 +39,13 @@ def test_2024_fetches_from_the_mirror_and_says_the_references_are_on_the_hub(tmp
     # The references are optional: the edition is ready without them, and the report says why they are absent.
     assert report.ok and not report.missing
     skipped = {r.rel: r.detail for r in report.skipped}
-    assert list(skipped) == ["dev_references.tsv", "lexicon/hub_toxic_lexicon.tsv", "training/paradetox.tsv",
-                             "toxic_spans.tsv"]
-    hub = {k: v for k, v in skipped.items() if k != "training/paradetox.tsv"}
+    beside = ["training/paradetox.tsv", *(f.rel for f in STS), *(f.rel for f in REWRITES)]  # mirrored beside it
+    assert list(skipped) == ["dev_references.tsv", "lexicon/hub_toxic_lexicon.tsv", *beside, "toxic_spans.tsv"]
+    hub = {k: v for k, v in skipped.items() if k not in beside}
     assert all("cannot be reached" in why for why in hub.values())  # from the hub, offline here
-    # 15 fetched, 7 made from the sample, the hub lexicon, ParaDetox and the people-marked spans
-    assert len(report.results) == len(TEXTDETOX2024.files) == 25
+    # 15 fetched, 7 made from the sample, the hub lexicon, ParaDetox, 9 STS files, 2 of rewrites and the
+    # people-marked spans
+    assert len(report.results) == len(TEXTDETOX2024.files) == 36
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     dev = TEXTDETOX2024.load(["dev"])
     assert dev["lang"].value_counts().to_dict() == dict.fromkeys(LANGUAGES_2024, 400)
@@ -92,9 +93,14 @@ def test_without_the_mirrors_inputs_they_are_made_from_the_sample_submissions(tm
         assert (tmp_path / "target" / name).read_bytes() == (MIRROR / "textdetox2024" / name).read_bytes()
     assert {r.rel for r in report.skipped} >= {"leaderboard_auto.csv", "meta_eval/pairs.tsv", "dev_references.tsv"}
     # Online, the sample submissions and the 2025 inputs come from the task's repository, pinned.
-    urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls and f.rel != "training/paradetox.tsv"]
+    training = {"training/paradetox.tsv", *(f.rel for f in (*STS, *REWRITES))}
+    urls = [f.urls for f in (*TEXTDETOX2024.files, *TEXTDETOX2025.files) if f.urls and f.rel not in training]
     assert len(urls) == 5 and all(u[0].startswith("https://raw.githubusercontent.com/pan-webis-de/pan-code/")
                                   for u in urls)
+    # what the heads learn from beside them comes from its own home, at a pinned commit
+    for f in (*STS, *REWRITES):
+        assert len(f.urls) == 1 and f.urls[0].startswith("https://raw.githubusercontent.com/")
+        assert any(len(part) == 40 and all(c in "0123456789abcdef" for c in part) for part in f.urls[0].split("/"))
 
 
 def test_a_hub_copy_with_a_language_short_of_rows_is_refused_and_named(tmp_path, monkeypatch):

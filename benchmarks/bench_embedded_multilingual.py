@@ -281,11 +281,17 @@ def _report(after: dict, before: dict | None) -> bool:
         live = np.median([v["live_ms"] for v in langs.values()])
         print(f"   {state:>6}: warm-up {sp['warm_s']:.1f} s, memory {sp['rss_warm']:.0f} MB warm, {sp['rss_after']:.0f} MB "
               f"after scoring; new outputs {new:.0f} pairs/s, the same submission again {warm:.0f} pairs/s, one live "
-              f"pair {live:.0f} ms (median over languages)")
+              f"pair {live:.0f} ms (median over languages); Russian: {langs['ru']['new_pairs_s']:.0f} new pairs/s, "
+              f"{langs['ru']['live_ms']:.0f} ms a live pair")
     if before and "languages" in (before.get("speed") or {}) and "languages" in (after.get("speed") or {}):
         ratio = np.mean([v["new_pairs_s"] for v in after["speed"]["languages"].values()]) / \
             np.mean([v["new_pairs_s"] for v in before["speed"]["languages"].values()])
         print(f"   new outputs: after / before = {ratio:.2f} (goal >= 0.8)")
+        live = np.median([v["live_ms"] for v in after["speed"]["languages"].values()]) / \
+            np.median([v["live_ms"] for v in before["speed"]["languages"].values()])
+        memory = after["speed"]["rss_after"] / before["speed"]["rss_after"]
+        print(f"   one live pair: after / before = {live:.2f}; memory after scoring: after / before = {memory:.2f} "
+              "(goals <= 1.2)")
     return ok
 
 

@@ -37,7 +37,7 @@ from detox_core.languages import (
 from detox_core.lru import ByteLRU, cache_budget
 
 __all__ = ["IDENTIFIED", "SCRIPT_NAMES", "UNSPACED", "MIN_LETTERS", "detect", "detector", "detector_built", "identify",
-           "language_by_words", "languages_in_script", "main_script", "not_russian", "pair_languages",
+           "wrong_language_share", "language_by_words", "languages_in_script", "main_script", "not_russian", "pair_languages",
            "script_mismatch", "script_shares", "wide_detector", "wrong_language"]
 
 #: Outputs with fewer letters are never judged (too short to tell); 4 in Chinese and Japanese.
@@ -164,6 +164,32 @@ def wrong_language(lang: str, inputs: Sequence[str], outputs: Sequence[str],
     return out
 
 
+
+
+def wrong_language_share(lang: str, inputs: Sequence[str], outputs: Sequence[str],
+                         identified_in: Sequence[str | None] | None = None,
+                         identified_out: Sequence[str | None] | None = None) -> np.ndarray:
+    """How sure it is that each output is not in ``lang`` (0 where :func:`wrong_language` finds
+    nothing): the share of its letters outside its input's script, or (Latin and Cyrillic
+    languages lingua knows) 1 less lingua's confidence that the output is in ``lang``."""
+    wrong = wrong_language(lang, inputs, outputs, identified_in, identified_out)
+    out = np.zeros(len(outputs))
+    asked = []
+    for k in np.flatnonzero(wrong):
+        shares = script_shares(outputs[k])
+        s_in = main_script(inputs[k])
+        if s_in is not None and shares.most_common(1)[0][0] != s_in:
+            out[k] = 1.0 - shares.get(s_in, 0) / max(1, sum(shares.values()))
+        else:
+            asked.append(k)
+    if asked:
+        from lingua import IsoCode639_1, Language  # noqa: PLC0415 - lingua only for identification
+
+        target = Language.from_iso_code_639_1(getattr(IsoCode639_1, lang.upper()))
+        found = detector().compute_language_confidence_in_parallel([outputs[k] for k in asked], target)
+        for k, conf in zip(asked, found):
+            out[k] = 1.0 - float(conf)
+    return out
 
 
 #: Letters that only Ukrainian (ї є ґ) of the Cyrillic languages detected here uses; і is also

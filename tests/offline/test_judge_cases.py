@@ -26,8 +26,6 @@ HINGLISH = ("Hinglish is romanised: its English translation is in the same scrip
 KNOWN = {
     ("hin", 1, "other language"): HINGLISH,
     ("hin", 2, "unrelated"): HINGLISH,
-    ("hi", 2, "other language"): "the STA heads find the polite Hindi rewrite of this case still toxic (STA 0.13), "
-                                 "below its English translation, whose halved SIM and FL leave J 0.16",
 }
 
 

@@ -535,6 +535,7 @@ def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, 
     figures["sim_held_out_auc"] = {lang: round(_auc(g["y"][binary[g.index]], p[g.index.to_numpy()][binary[g.index]]), 4)
                                    for lang, g in hs.groupby("lang") if (binary[g.index]).sum() >= 20
                                    and 0 < g["y"][binary[g.index]].sum() < binary[g.index].sum()}
+    figures["rewrite_languages"] = sorted({lang for _, _, lang in data["pairs"]})
     figures["sim_held_out_spearman"] = {lang: round(_spearman(g["y"], p[g.index.to_numpy()]), 4)
                                         for lang, g in hs.groupby("lang") if (~binary[g.index]).sum() >= 20}
     # FL

@@ -71,9 +71,10 @@ def test_the_offline_presets_weak_parts_are_only_what_is_true():
     script_only = {c for c, text in parts.items() if "only the script is checked" in text}
     assert script_only == {c for c in cls.languages if languages.not_caught(c)} == {"zh", "ja", "hin", "tt"}
     no_rewrites = {c for c, text in parts.items() if "no people's rewrites" in text}
-    # people's rewrites of training splits exist in English (ParaDetox) and Russian (RUSSE-2022 train)
-    # only: TextDetox 2024's development references are TextDetox 2025's test set, never learnt from
-    assert no_rewrites == set(cls.languages) - {"en", "ru"}
+    # people's rewrites of training splits exist in English (ParaDetox), Russian (RUSSE-2022 train) and
+    # Hindi (panlingua's civil rewrites) only: TextDetox 2024's development references are TextDetox 2025's
+    # test set, never learnt from; the STS pairs of other languages are not rewrites
+    assert no_rewrites == set(cls.languages) - {"en", "ru", "hi"}
     assert "en" not in parts and "ru" not in parts
 
 

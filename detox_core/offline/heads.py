@@ -9,9 +9,8 @@ folder (``detox train-embedded`` rebuilds them); the design and the figures are 
 docstring.
 
 - **STA** ``p_neutral``: the mean of two logistic regressions, one over the sentence vector,
-  one over hashed character 1-4-grams of the text lower-cased without punctuation (CRC-32
-  into :data:`HASH_FEATURES` buckets: no vocabulary to ship, the same index on every
-  machine), trained on the task's toxicity data in 15 languages and on people's rewrites
+  one over hashed character 1-4-grams of the text lower-cased without punctuation (CRC-32 into
+  :data:`HASH_FEATURES` buckets: no vocabulary to ship, the same index everywhere), trained on the task's toxicity data in 15 languages and on people's rewrites
   (neutral) against their toxic inputs.
 - **SIM** ``p_same``: the mean of two logistic regressions over a pair (:func:`pair_features`),
   one over the cosine, the length ratio, the input's non-toxic words kept (:func:`word_toxicity`)
@@ -25,9 +24,8 @@ docstring.
   systems' failures corrupt them (a word or two deleted, the end cut off, words swapped or
   repeated).
 
-The artifact is plain numbers (``heads.npz``) and a description (``heads.json``: the recipe
-version, the SHA-256 of every training file, the versions of every library that made it,
-the held-out figures), never a pickle.
+The artifact is plain numbers (``heads.npz``) and a description (``heads.json``: the recipe version,
+the SHA-256 of every training file, the libraries' versions, the held-out figures), never a pickle.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ from detox_core.languages import (
 from detox_core.lru import ByteLRU, cache_budget
 
 __all__ = ["IDENTIFIED", "SCRIPT_NAMES", "UNSPACED", "MIN_LETTERS", "detect", "detector", "detector_built", "identify",
-           "wrong_language_share", "language_by_words", "languages_in_script", "main_script", "not_russian", "pair_languages",
-           "script_mismatch", "script_shares", "wide_detector", "wrong_language"]
+           "language_by_words", "languages_in_script", "main_script", "not_russian", "pair_languages",
+           "script_mismatch", "script_shares", "wide_detector", "wrong_language", "wrong_language_share"]
 
 #: Outputs with fewer letters are never judged (too short to tell); 4 in Chinese and Japanese.
 MIN_LETTERS = 12

@@ -275,15 +275,18 @@ def _auc(y, p) -> float:
     return float(roc_auc_score(y, p)) if 0 < y.sum() < len(y) else float("nan")
 
 
+def _standardise(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``x`` less its column means over their spreads, with the means and spreads (1 where 0)."""
+    x = np.asarray(x, np.float64)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return (x - mean) / scale, mean, scale
+
+
 def _fit(x, y, c: float, standardise: bool) -> Linear:
     from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - scikit-learn only for training
 
-    mean = scale = None
-    if standardise:
-        x = np.asarray(x, np.float64)
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale[scale == 0] = 1.0
-        x = (x - mean) / scale
+    x, mean, scale = _standardise(x) if standardise else (x, None, None)
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=3000).fit(x, y)
     return Linear(w=model.coef_[0].astype(np.float64), b=float(model.intercept_[0]), mean=mean, scale=scale)
 
@@ -294,11 +297,8 @@ def _fit_soft(x, target, weight, c: float) -> Linear:
     two classes balanced by their total weight."""
     from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - scikit-learn only for training
 
-    x = np.asarray(x, np.float64)
+    z, mean, scale = _standardise(x)
     target, weight = np.asarray(target, np.float64), np.asarray(weight, np.float64)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = (x - mean) / scale
     pos, neg = target * weight, (1.0 - target) * weight
     keep_p, keep_n = pos > 0, neg > 0
     xx = np.vstack([z[keep_p], z[keep_n]])

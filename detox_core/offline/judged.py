@@ -10,8 +10,8 @@ For a toxic input x and an output y of language ``lang``:
   that dropped the input's insults gets its share even where the classifier already thought the
   input neutral. An output that changes nothing but case and punctuation is the toxic input
   itself (every input of the task is toxic): STA 0.
-- **SIM** = P(same meaning | x, y) of the pair head (the cosine, the length ratio, the input's
-  non-toxic words kept, and the two vectors' ``|x - y|`` and ``x * y``); with references, joined
+- **SIM** = P(same meaning | x, y) of the pair heads (the cosine, the length ratio, the input's
+  non-toxic words kept, and the two vectors' ``|x - y|`` and ``x * y``; :meth:`Heads.p_same`); with references, joined
   like the official 2025 SIM-JOINED: ``0.4 P(x, y) + 0.6 max_r P(r, y)`` (its published
   weights). A copy gets 1, an empty output 0.
 - **FL** = relative, like the official FL: ``2 Phi(min(0, F(y) - F(x)) / (2 s))`` with F =
@@ -50,12 +50,13 @@ LINGUA_BELOW_RECALL = 0.6
 PARAMS = {"sta": {"relative": "(P(y) + max(clip(P(y) - P(x), 0, 1), sqrt(removed * P(y)))) / 2",
                   "toxic_word": TOXIC_WORD,
                   "heads": "mean of vector and hashed character n-gram logistic regressions"},
-          "sim": {"head": "logistic regression over the cosine, the length ratio, the input's non-toxic words "
-                          "kept, |x - y| and x * y",
+          "sim": {"head": "mean of a logistic regression over the cosine, the length ratio, the input's "
+                          "non-toxic words kept, |x - y| and x * y, and one over the cosine and the length ratio",
                   "with_references": "0.4 P(x, y) + 0.6 max over r of P(r, y)"},
           "fl": {"relative": "2 Phi(min(0, F(y) - F(x)) / (width * s))", "width": FL_WIDTH,
                  "heads": "mean of vector+surface and hashed token-bigram logistic regressions"},
-          "wrong_language": {"keeps": "max(floor, 1 - P(another language))", "floor": WRONG_LANGUAGE_FLOOR, "lingua_below_recall": LINGUA_BELOW_RECALL}}
+          "wrong_language": {"keeps": "max(floor, 1 - P(another language))", "floor": WRONG_LANGUAGE_FLOOR,
+                             "lingua_below_recall": LINGUA_BELOW_RECALL}}
 
 Memo = Callable[[str, Sequence[str], Callable[[list[str]], list]], list]
 
@@ -63,8 +64,8 @@ Memo = Callable[[str, Sequence[str], Callable[[list[str]], list]], list]
 def relative_sta(p_out: np.ndarray, p_in: np.ndarray, toxic_left: np.ndarray | None = None) -> np.ndarray:
     """``(P(y) + max(gain, sqrt(removed * P(y)))) / 2``: ``gain = clip(P(y) - P(x), 0, 1)``, what the
     classifier says the output removed, and ``removed`` the share of the input's toxic words
-    (``1 - toxic_left``) the output no longer holds (where the input has none, the gain alone counts). No division
-    by ``1 - P(x)``: an input the classifier misses (P(x) near 1) does not make small changes of P
+    (``1 - toxic_left``) the output no longer holds (where the input has none, the gain alone
+    counts). No division by ``1 - P(x)``: an input the classifier misses (P(x) near 1) does not make small changes of P
     flip the score, and an output that dropped the input's insults is not halved because the
     classifier already thought the input neutral. Never above ``(P(y) + 1) / 2``, and an output
     the classifier thinks toxic (P(y) near 0) stays near 0 whatever it deleted."""
@@ -79,6 +80,14 @@ def relative_sta(p_out: np.ndarray, p_in: np.ndarray, toxic_left: np.ndarray | N
 def relative_fluency(f_in: np.ndarray, f_out: np.ndarray, noise: float) -> np.ndarray:
     """``2 Phi(min(0, F(y) - F(x)) / (FL_WIDTH * noise))``: 1 when the output is at least as fluent."""
     return 2.0 * ndtr(np.minimum(0.0, np.asarray(f_out) - np.asarray(f_in)) / (FL_WIDTH * max(noise, 1e-6)))
+
+
+def _vectors(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit vectors of ``a`` and ``b`` (the SIM head reads them) and each pair's cosine."""
+    if not len(a):
+        return np.zeros((0, meaning.DIM)), np.zeros((0, meaning.DIM)), np.zeros(0)
+    va, vb = meaning.embed(a), meaning.embed(b)
+    return va, vb, np.einsum("ij,ij->i", va.astype(np.float64), vb.astype(np.float64))
 
 
 def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
@@ -110,8 +119,7 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
     empty = np.array([not o.strip() for o in outputs], dtype=bool)
     same = np.array([o.strip() == i.strip() for i, o in zip(inputs, outputs)], dtype=bool)
 
-    vx, vy = (meaning.embed(inputs), meaning.embed(outputs)) if n else (np.zeros((0, meaning.DIM)),) * 2
-    cos = np.einsum("ij,ij->i", vx.astype(np.float64), vy.astype(np.float64)) if n else np.zeros(0)
+    vx, vy, cos = _vectors(inputs, outputs)
     feats = pair_features(inputs, outputs, [lang] * n, cos, heads.word_toxicity)
     sta = relative_sta(sta_raw, sta_in, feats[:, PAIR.index("toxic_left")])
     unchanged = np.array([sta_text(i) == sta_text(o) for i, o in zip(inputs, outputs)], dtype=bool)
@@ -122,10 +130,8 @@ def axes(heads: Heads, lang: str, inputs: Sequence[str], outputs: Sequence[str],
     if with_ref:
         ks, rs = [k for k, _ in with_ref], [r for _, r in with_ref]
         outs = [outputs[k] for k in ks]
-        vr, vo = meaning.embed(rs), meaning.embed(outs)
-        p_ref = heads.p_same(pair_features(rs, outs, [lang] * len(ks),
-                                           np.einsum("ij,ij->i", vr.astype(np.float64), vo.astype(np.float64)),
-                                           heads.word_toxicity), vr, vo)
+        vr, vo, cos_ref = _vectors(rs, outs)
+        p_ref = heads.p_same(pair_features(rs, outs, [lang] * len(ks), cos_ref, heads.word_toxicity), vr, vo)
         best = np.full(n, np.nan)
         for k, p in zip(ks, p_ref):
             best[k] = p if np.isnan(best[k]) else max(best[k], p)

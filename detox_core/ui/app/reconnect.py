@@ -25,35 +25,48 @@ import streamlit as st
 #: This process, as the browser sees it (random: nothing about the machine).
 PROCESS_TOKEN = secrets.token_hex(8)
 _STATE = "_reconnected_at"
+_SEEN = "_reconnect_seen"
 
 _JS = """
 export default function (component) {
-  const { data, setTriggerValue } = component;
+  const { data, setStateValue, setTriggerValue } = component;
   const previous = window.__detoxProcess;
   window.__detoxProcess = data.process;
-  if (previous && previous !== data.process) setTriggerValue("moved", Date.now());
+  // Drawn by another process than the last drawing in this tab: the move is kept in the
+  // component's state ("moved"), which every later request of the tab carries until the page
+  // has read it. A trigger would be lost: a newer trigger of the component ("redraw") replaces
+  // an older one that a cancelled run had not yet read.
+  if (previous && previous !== data.process) setStateValue("moved", `${previous}>${data.process}@${Date.now()}`);
   // Behind the proxy of deploy/, the cookie names the process that answered last: when it
   // changes, the tab's WebSocket has gone (or is going) to another process, whose new
   // session has drawn nothing yet. A rerun draws the page there at once, and this component
-  // again, which then tells the processes apart; Streamlit alone would wait for the next
-  // click. The cookie changes on the reconnect's first HTTP replies, before the WebSocket
-  // is up (a message sent then is dropped), so the request is sent again every second, until
-  // the new drawing stops this timer (for at most two minutes: a loaded server may take a
-  // while to take the WebSocket back). An empty cookie is a reply nginx made itself: ignored.
+  // again, which then tells the processes apart; Streamlit
+  // alone would wait for the next click. The cookie changes on the reconnect's first HTTP
+  // replies, before the WebSocket is up (a message sent then is dropped), so the request is
+  // sent again after 1, 2, 4, then every 8 seconds, until the new drawing stops this timer
+  // (for at most two minutes: a loaded server may take a while to take the WebSocket back).
+  // Backing off matters: a rerun request cancels the run in progress, so requests every
+  // second could keep a slow process from ever drawing. An empty cookie is a reply nginx
+  // made itself: ignored.
   const read = () => (document.cookie.match(/(?:^|; )detox_process=([^;]*)/) || [])[1] || "";
   let seen = read();
-  let resend = 0;
+  let due = null;  // seconds to the next request, while requests are being sent
+  let wait = 1;
+  let spent = 0;
   clearInterval(window.__detoxProcessTimer);
   window.__detoxProcessTimer = setInterval(() => {
     const now = read();
     if (now && now !== seen) {
-      if (seen) resend = 120;
+      if (seen) { due = 0; wait = 1; spent = 0; }
       seen = now;
     }
-    if (resend > 0) {
-      resend -= 1;
-      setTriggerValue("redraw", Date.now());
-    }
+    if (due === null) return;
+    if (due > 0) { due -= 1; return; }
+    if (spent >= 120) { due = null; return; }
+    setTriggerValue("redraw", Date.now());
+    spent += wait;
+    due = wait - 1;
+    wait = Math.min(8, wait * 2);
   }, 1000);
 }
 """
@@ -66,19 +79,25 @@ NOTICE = ("**Reconnected.** The server process this tab was on stopped, so the t
           "submitted, a form, an upload) must be given again.")
 
 
-def _moved() -> None:
-    st.session_state[_STATE] = time.time()
-
-
 def render_reconnect_notice() -> None:
     """At the top of the page: the notice after a reconnect to another process (until
-    dismissed); and the component that notices one (draws nothing)."""
+    dismissed); and the component that notices one (in the sidebar; it draws nothing).
+
+    A slow process (loaded, just started) may take seconds to reach the component: the tab
+    asks for a drawing again after 1, 2, 4 and then every 8 seconds, not every second (each
+    request cancels the run in progress), and the move waits in the component's state until
+    a run reads it (the next run reads it where a request cancelled the one it arrived in)."""
+    with st.sidebar:
+        result = _COMPONENT(data={"process": PROCESS_TOKEN}, key="detox_reconnect",
+                            on_moved_change=lambda: None, on_redraw_change=lambda: None)
+    moved = result.get("moved") if result is not None else None
+    # A move is shown once: a new one (another value) shows the notice again after a Dismiss.
+    if moved and moved != st.session_state.get(_SEEN):
+        st.session_state[_SEEN] = moved
+        st.session_state[_STATE] = time.time()
     if st.session_state.get(_STATE):
         with st.container():
             st.info(NOTICE, icon=":material/sync:")
             if st.button("Dismiss", key="reconnect_dismiss", icon=":material/close:"):
                 st.session_state.pop(_STATE, None)
                 st.rerun()
-    with st.sidebar:
-        _COMPONENT(data={"process": PROCESS_TOKEN}, key="detox_reconnect", on_moved_change=_moved,
-                   on_redraw_change=lambda: None)

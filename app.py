@@ -9,9 +9,18 @@ Pages live in ``pages/``; this file sets up the page, the navigation and the sha
 import streamlit as st
 
 from detox_core.ui.app.navigation import ensure_app_navigation
+from detox_core.ui.app.settings_check import settings_problem
 
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
+# Access settings that cannot be read stop the app, never open it (a secrets file broken
+# while the server runs; `detox serve` refuses to start on one).
+if _settings := settings_problem():
+    from detox_core.ui.app.render import md
+
+    st.error(f"**The app's access settings cannot be read, so it serves nothing.** {md(_settings, None)}. Fix "
+             "it and reload this page (docs: Deployment).", icon=":material/lock:")
+    st.stop()
 # The first visit after a start imports the app's libraries (about a second): say so.
 with st.spinner("Starting the app…"):
     from detox_core.metrics import warmup

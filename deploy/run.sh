@@ -35,6 +35,11 @@ if [ -z "${DETOX_DB_URL:-}" ]; then
     say "         a few processes on one machine; past that, and for any real campaign, use PostgreSQL"
     say "         (README: Deploying for a shared task)."
 fi
+# Access settings that cannot be read (a broken secrets file, a short organizer password) stop
+# here, naming the file and line, before any process starts: never read as "no password".
+problem="$("$PY" -c 'from detox_core.ui.app.settings_check import settings_problem; print(settings_problem() or "")')" \
+    || die "the access settings could not be checked (see above)"
+[ -z "$problem" ] || die "the access settings cannot be read, so nothing starts: $problem"
 if [ -z "${DETOX_ORGANIZER_PASSWORD:-}" ] && ! grep -qs "organizer_password" .streamlit/secrets.toml; then
     say "WARNING: no organizer password: the app is open, everyone who reaches port $PORT can use every page."
 fi

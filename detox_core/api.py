@@ -138,6 +138,8 @@ def score(
     systems = {ONE_SYSTEM: outputs} if not isinstance(outputs, Mapping) else dict(outputs)
     if not systems:
         raise DetoxInputError("no outputs to score")
+    _system_names(systems)
+    _language_codes(lang)
     for name, outs in systems.items():
         if not isinstance(outs, str) and not hasattr(outs, "__len__"):  # a generator, a map
             outs = systems[name] = list(outs)
@@ -187,7 +189,37 @@ def _texts(texts, what: str) -> list[str]:
     for k, text in enumerate(out):
         if not isinstance(text, str):
             raise DetoxInputError(f"{what} {k + 1} is {text!r} ({type(text).__name__}), not a text")
+        _unicode(text, f"{what} {k + 1}")
     return out
+
+
+def _unicode(text: str, what: str) -> None:
+    """Refuse a string that is not Unicode text (a lone surrogate, as a broken decode leaves)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise DetoxInputError(f"{what} holds a lone surrogate at character {err.start + 1} "
+                              f"({text[err.start]!r}): not valid Unicode text; decode its file as UTF-8") from None
+
+
+def _system_names(systems: Mapping) -> None:
+    for name in systems:
+        if not isinstance(name, str) or not name.strip():
+            raise DetoxInputError(f"a system's name is {name!r} ({type(name).__name__}): name each system with a "
+                                  "text, e.g. {'my-system': outputs}")
+        _unicode(name, f"the system name {name[:40]!r}")
+
+
+def _language_codes(lang) -> None:
+    if lang is None or isinstance(lang, str):
+        if isinstance(lang, str):
+            _unicode(lang, "lang")
+        return
+    if not hasattr(lang, "__len__") or isinstance(lang, Mapping) or not all(isinstance(c, str) for c in lang):
+        raise DetoxInputError(f"lang is {lang!r} ({type(lang).__name__}): give an ISO code ('en'), one code per "
+                              "pair, or None to detect each pair's language")
+    for k, code in enumerate(lang):
+        _unicode(code, f"lang {k + 1}")
 
 
 def _references(references, n: int) -> list[list[str]] | None:
@@ -209,6 +241,8 @@ def _references(references, n: int) -> list[list[str]] | None:
                                   "give a text or a list of texts for every input, or no references at all")
         if not all(isinstance(r, str) for r in refs):
             raise DetoxInputError(f"the references of input {k + 1} are {refs!r}: expected texts")
+        for r in refs:
+            _unicode(r, f"the reference of input {k + 1}")
         out.append(refs)
     return out
 

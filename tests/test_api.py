@@ -228,3 +228,20 @@ def test_a_string_is_not_taken_for_a_list_of_characters():
         detox_core.score("ты дурак", ["ты неправ"], lang="ru")
     with pytest.raises(DetoxInputError, match=r"outputs is one string"):
         detox_core.score(["ты дурак"], "ты неправ", lang="ru")
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"outputs": {None: ["a calm reply"]}}, "a system's name is None"),
+    ({"outputs": {"": ["a calm reply"]}}, "a system's name is ''"),
+    ({"outputs": {"bad\udc80name": ["a calm reply"]}}, "the system name .* lone surrogate at character 4"),
+    ({"lang": 5}, "lang is 5 \\(int\\)"),
+    ({"lang": ["en", 5]}, "lang is \\['en', 5\\]"),
+    ({"outputs": ["a calm \udcff reply"]}, "output 1 holds a lone surrogate at character 8"),
+    ({"inputs": ["you \ud800 idiot"]}, "input 1 holds a lone surrogate at character 5"),
+    ({"references": ["a \udc80"]}, "reference of input 1 holds a lone surrogate"),
+])
+def test_bad_arguments_are_refused_with_words_not_a_traceback(kwargs, words):
+    """Before: KeyError, TypeError and UnicodeEncodeError from deep inside the scoring."""
+    args = {"inputs": ["you are an idiot"], "outputs": ["a calm reply"], "preset": "embedded", **kwargs}
+    with pytest.raises(DetoxInputError, match=words):
+        detox_core.score(**args)

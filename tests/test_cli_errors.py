@@ -96,3 +96,28 @@ def test_a_field_over_131072_characters_is_read(tmp_path):
     long = "а" * 200_000
     table = data.parse_table(f"toxic_comment\tneutral_comment1\n{long}\tкоротко\n", "big.tsv")
     assert len(table.rows[0][0]) == 200_000
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["score", "--json", "--preset"], "expected one argument"),
+    (["score", "--json", "--no-such-option", "x"], "the following arguments are required: --preds"),
+    (["health", "--json", "--no-such-option"], "unrecognized arguments: --json --no-such-option"),
+    (["meta-eval", "--json", "--n-boot", "many"], "--n-boot"),
+])
+def test_usage_errors_of_a_json_command_print_its_json_object(capsys, argv, words):
+    """A script reading stdout gets one object for a usage error too (before: usage text only)."""
+    import json
+
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    out = capsys.readouterr()
+    said = json.loads(out.out)
+    assert said["command"] == argv[0] and said["exit_code"] == 2 and words in said["error"]
+    assert "usage:" in out.err  # people still get argparse's usage line
+
+
+def test_usage_errors_without_json_print_nothing_on_stdout(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--preset"])
+    assert capsys.readouterr().out == ""

@@ -58,8 +58,26 @@ def exit_code(err: BaseException) -> int:
     return 1
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser (its usage errors exit 2), keeping the last usage error's words for
+    ``--json`` (the sub-commands' parsers are of this class too)."""
+
+    last_error: str | None = None
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        _Parser.last_error = message
+        super().error(message)
+
+
+def _usage_json(argv: Sequence[str], done: SystemExit) -> None:
+    """A usage error of a ``--json`` command, also as its JSON object on stdout."""
+    if done.code == 2 and "--json" in argv and _Parser.last_error is not None:
+        command = next((a for a in argv if not a.startswith("-")), None)
+        print(json.dumps({"command": command, "error": _Parser.last_error, "exit_code": 2}, ensure_ascii=False))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="detox", description="Evaluate text detoxification systems (also: python -m detox_core).",
         epilog="results go to stdout, messages to stderr; exit codes: "
                + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
@@ -93,15 +111,21 @@ def _said(err: DetoxError | OSError, args: argparse.Namespace | None = None) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    _Parser.last_error = None
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and not getattr(args, "passes_options", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as done:  # a usage error (or --help, --version: exit 0)
+        _usage_json(words, done)
+        raise
     if getattr(args, "passes_options", False):  # serve: Streamlit's options, and its own signal handling
         args.streamlit_args = extra
         try:
             return int(args.func(args))
         except DetoxError as err:  # before the server starts: no app to serve
             return _said(err)
-    if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "bertscore", False) or getattr(args, "bertscore_model", None):
         bertscore.configure(enabled=True, model=args.bertscore_model, layer=args.bertscore_layer)
     # SIGTERM (a stopped job, a container) ends a command like Ctrl-C: the LLM judge then keeps

@@ -231,7 +231,7 @@ def test_organizer_page_open_without_a_password_refused_with_one(tiny_data, monk
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
     assert [t.label for t in at.tabs][:2] == ["Progress", "Review queue"]
     # With one, a visitor gets the sign-in form and nothing else.
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
     assert not at.tabs and [t.key for t in at.text_input] == ["organizer_password"]
 
@@ -249,14 +249,14 @@ def test_organizer_password(tiny_data, monkeypatch):
     # A clock the test moves: on a loaded machine a real second can pass between two runs of the page.
     now = [1000.0]
     monkeypatch.setattr(login_throttle(), "clock", lambda: now[0])
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     at = _sign_in(run(AppTest.from_file(PROJECTS, default_timeout=60)), "wrong")
     assert at.error[0].value == "Wrong password." and not at.tabs
     # Straight after a wrong password even the right one waits (1 s after one failure).
-    at = _sign_in(at, "s3cret")
+    at = _sign_in(at, "s3cret-organizer")
     assert "try again in" in at.error[0].value and not at.tabs
     now[0] += 1.1
-    at = _sign_in(at, "s3cret")
+    at = _sign_in(at, "s3cret-organizer")
     assert [t.label for t in at.tabs][:3] == ["Progress", "Review queue", "Results"]
 
 
@@ -267,7 +267,7 @@ def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch
     throttle = login_throttle()
     now = [1000.0]
     throttle.clock = lambda: now[0]
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
     checked = 0
     for _ in range(60):  # 60 tries in 11 s, as a script sends them: at most 5 are checked
@@ -280,10 +280,10 @@ def test_organizer_password_locks_after_repeated_failures(tiny_data, monkeypatch
         at = _sign_in(at, "guess")
         checked += at.error[0].value == "Wrong password."
     now[0] += 120  # long past any per-try delay, still inside the lockout
-    at = _sign_in(at, "s3cret")
+    at = _sign_in(at, "s3cret-organizer")
     assert "Too many wrong passwords" in at.error[0].value and not at.tabs
     now[0] += 15 * 60
-    at = _sign_in(at, "s3cret")
+    at = _sign_in(at, "s3cret-organizer")
     assert not at.error and at.tabs
     login_throttle().forget()
 
@@ -300,9 +300,9 @@ def test_organizer_creates_a_project_from_stored_submissions(tiny_data, monkeypa
     _stored_submission(tiny_data, "a_test.txt", ["как же надоело"])
     _stored_submission(tiny_data, "b_test.txt", ["как же это надоело"])
     at = AppTest.from_file(PROJECTS, default_timeout=60)
-    at.secrets["annotation"] = {"organizer_password": "pw"}
+    at.secrets["annotation"] = {"organizer_password": "organizer-pw-12"}
     run(at)
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     at.text_input(key="new_name").input("pilot")
@@ -399,7 +399,7 @@ def test_the_chosen_project_feeds_the_leaderboard_with_counts_and_intervals(trai
 
 
 def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     store = AnnotationStore()
     p = store.create_project("review", ["toxicity"], pairs(2),
                              settings=Settings(overlap=3, page_size=5, controls_per_page=0, min_page_seconds=0,
@@ -411,7 +411,7 @@ def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch)
         page = store.next_page(ann.id, "toxicity")
         store.submit_page(ann.id, page.assignment_id, {split: vote, clear: 0.0})
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     # Only the split item waits for review; its answers are shown.
@@ -426,7 +426,7 @@ def test_organizer_sets_final_labels_in_the_review_queue(tiny_data, monkeypatch)
 
 
 def test_progress_lists_bans(tiny_data, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     store = AnnotationStore()
     p = store.create_project("bans", ["toxicity"], pairs(10),
                              settings=Settings(page_size=2, controls_per_page=0, max_skipped_pages=2, training=False))
@@ -434,7 +434,7 @@ def test_progress_lists_bans(tiny_data, monkeypatch):
     for _ in range(2):
         store.skip_page(ann.id, store.next_page(ann.id, "toxicity").assignment_id)
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     bans = next(d.value for d in at.dataframe if "detail" in d.value.columns and "kind" in d.value.columns)
@@ -442,11 +442,11 @@ def test_progress_lists_bans(tiny_data, monkeypatch):
 
 
 def test_organizer_deletes_a_project_after_typing_its_name(tiny_data, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     store = AnnotationStore()
     store.create_project("pilot run", ["toxicity"], pairs(2))
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     assert at.button(key="org_delete").disabled
@@ -461,7 +461,7 @@ def test_organizer_deletes_a_project_after_typing_its_name(tiny_data, monkeypatc
 
 
 def test_progress_number_and_bar_agree_and_the_finish_fits(tiny_data, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     _stored_submission(tiny_data, "a_test.txt", ["как же надоело"])
     store = AnnotationStore()
     p = store.create_project("half", ["toxicity"], pairs(10),
@@ -472,7 +472,7 @@ def test_progress_number_and_bar_agree_and_the_finish_fits(tiny_data, monkeypatc
         page = store.next_page(ann.id, "toxicity")
         store.submit_page(ann.id, page.assignment_id, {i.id: 1.0 for i in page.items})
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     done = next(m for m in at.metric if m.label.endswith("items done"))
@@ -493,12 +493,12 @@ def test_progress_number_and_bar_agree_and_the_finish_fits(tiny_data, monkeypatc
 
 
 def test_organizer_chooses_the_project_that_feeds_the_leaderboard(trained, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     store = AnnotationStore()
     project = _answered_project(store)
     at = AppTest.from_file(PROJECTS, default_timeout=120)
     run(at)
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     toggle = at.toggle(key=f"org_public_{project.id}")
@@ -521,7 +521,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
     auth.login_throttle().forget()
     monkeypatch.setattr(auth.login_throttle(), "clock", lambda: 1000.0)
     _freeze_address_throttle(monkeypatch)
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     p = store.create_project("dos", ["toxicity"], pairs(4),
                              settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0, training=False))
     address = ["198.51.100.1"]
@@ -534,7 +534,7 @@ def test_wrong_passwords_and_made_up_codes_from_many_addresses_lock_nobody_else(
         assert "no project has this access code" in join("made-up-code", f"bot{k}").error[0].value
     # The organizer from their own address, and an annotator from hers, get in at once.
     address[0] = "198.51.100.1"
-    at = _sign_in(at, "s3cret")
+    at = _sign_in(at, "s3cret-organizer")
     assert not at.error and at.tabs
     address[0] = "198.51.100.2"
     assert annotate_pages(join(p.access_code, "Zoya"))

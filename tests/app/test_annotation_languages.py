@@ -37,9 +37,9 @@ def _stored(name: str) -> None:
 
 
 def _organizer(monkeypatch) -> AppTest:
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
     at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     return run(at)
 

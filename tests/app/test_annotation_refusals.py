@@ -37,11 +37,11 @@ def take_exam(store: AnnotationStore, project_id: int, name: str, right: int) ->
 
 @pytest.fixture
 def organizer(tiny_data, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "pw")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
 
     def open_page() -> AppTest:
         at = run(AppTest.from_file(PROJECTS, default_timeout=60))
-        at.text_input(key="organizer_password").input("pw")
+        at.text_input(key="organizer_password").input("organizer-pw-12")
         at.button(key="FormSubmitter:organizer_login-Sign in").click()
         return run(at)
 

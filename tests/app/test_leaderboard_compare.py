@@ -127,7 +127,7 @@ def test_organizer_renames_hides_and_deletes_a_submission(scored):
 
 
 def test_visitors_do_not_manage_submissions_nor_see_hidden_ones(scored, monkeypatch):
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     monkeypatch.setenv("DETOX_PUBLIC_PAGES", "corpus,submissions,leaderboard")
     scored.set_hidden(scored.list()["id"].tolist()[0], True)
     sub = run(str(PROJECT_ROOT / "pages" / "submissions.py"))

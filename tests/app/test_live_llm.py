@@ -37,7 +37,7 @@ def endpoint(no_endpoint, monkeypatch):
 @pytest.fixture
 def visitor(monkeypatch):
     """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     monkeypatch.setattr(access, "_ALLOWANCE", access.VisitorAllowance())  # no other test's requests counted
     yield allowance()
 

@@ -100,7 +100,7 @@ def visitor(monkeypatch):
     """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
     from detox_core.llm.access import VisitorPolicy, allowance
 
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
     before = allowance().policy
     allowance().set_policy(VisitorPolicy())
     yield allowance()

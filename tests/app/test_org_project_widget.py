@@ -44,9 +44,9 @@ def test_the_project_picker_draws_without_a_session_state_warning(tiny_data, war
                           for i in range(4)])
     first, second = (store.create_project(name, ["toxicity"], pairs) for name in ("first", "second"))
     at = AppTest.from_file(PROJECTS, default_timeout=60)
-    at.secrets["annotation"] = {"organizer_password": "pw"}
+    at.secrets["annotation"] = {"organizer_password": "organizer-pw-12"}
     run(at)
-    at.text_input(key="organizer_password").input("pw")
+    at.text_input(key="organizer_password").input("organizer-pw-12")
     at.button(key="FormSubmitter:organizer_login-Sign in").click()
     run(at)
     assert at.selectbox(key="org_project").value == second.id  # the newest by default

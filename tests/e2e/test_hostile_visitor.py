@@ -113,7 +113,7 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
 
     limit, visitors = 12, 20
     proc, server = start_app({"DETOX_DATA_DIR": str(data_root), "DETOX_DB_URL": db_url,
-                              "DETOX_ORGANIZER_PASSWORD": "a password", "DETOX_WARMUP": "0",
+                              "DETOX_ORGANIZER_PASSWORD": "a long organizer password", "DETOX_WARMUP": "0",
                               "DETOX_MAX_SESSIONS": str(limit)})
 
     try:

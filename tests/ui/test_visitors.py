@@ -86,7 +86,7 @@ def _two_tabs_taken(monkeypatch, counter: SessionCounter) -> None:
     counter.admit("198.51.100.2", "tab-2")
     monkeypatch.setattr(visitors, "session_counter", lambda: counter)
     monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
-    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a password")
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
 
 
 def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkeypatch):
@@ -96,7 +96,7 @@ def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkey
     assert "This server is full for now" in at.error[0].value and "at most 2 open sessions" in at.error[0].value
     assert not at.title and not at.dataframe
     # The message has the organizer's sign-in form: the right password gets in.
-    at.text_input(key="full_server_login_password").input("a password")
+    at.text_input(key="full_server_login_password").input("a long organizer password")
     at.button[0].click().run()
     assert not at.exception and at.title[0].value == "Corpus"
     # Admitted: it stays in, whatever the counts.

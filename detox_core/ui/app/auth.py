@@ -14,6 +14,8 @@ Configured in ``.streamlit/secrets.toml``::
     public_pages = ["corpus", "live_scoring", "leaderboard", "annotate"]
     model_roots = ["/srv/models"]                # folders organizers may load models from
 
+(an organizer password has at least 12 characters; a file or value that cannot be read stops
+the app with a message naming it: :mod:`detox_core.ui.app.settings_check`),
 or with the environment variables ``DETOX_ORGANIZER_PASSWORD``, ``DETOX_PUBLIC_PAGES``
 (comma-separated page ids) and ``DETOX_MODEL_ROOTS`` (``os.pathsep``-separated). With no
 organizer password set, the app is **open**: every page and setting is available to
@@ -36,44 +38,57 @@ from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.server.addresses import UNKNOWN, client_address
 from detox_core.llm import access as judge_access
+from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
+from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
 from detox_core.ui.app.throttle import JoinGuard, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
 ROOTS_ENV = config.MODEL_ROOTS_ENV
 
-#: Page id (the file name in ``pages/``) -> (title, icon), in the navigation's order.
-PAGES = {
-    "corpus": ("Corpus", ":material/menu_book:"),
-    "live_scoring": ("Live scoring", ":material/bolt:"),
-    "submissions": ("Submissions", ":material/upload_file:"),
-    "leaderboard": ("Leaderboard", ":material/leaderboard:"),
-    "compare": ("Compare systems", ":material/compare_arrows:"),
-    "human_eval": ("Human vs automatic", ":material/groups:"),
-    "annotate": ("Annotate", ":material/edit_note:"),
-    "annotation_projects": ("Annotation projects", ":material/assignment:"),
-}
-DEFAULT_PUBLIC = ("corpus", "live_scoring", "leaderboard", "annotate")
-#: Pages only organizers ever see, whatever ``public_pages`` says.
-ORGANIZER_ONLY = ("annotation_projects",)
 _SIGNED_IN = "organizer_ok"
 
 
 def _secret(section: str, key: str) -> Any:
+    """A value of the secrets (None when unset). A secrets file that cannot be read raises
+    :class:`SettingsError` naming it: never read as "unset", which would open the app."""
     try:
-        return st.secrets.get(section, {}).get(key)
-    except FileNotFoundError:  # no secrets.toml at all
+        table = st.secrets.get(section, {})
+        if table is None:
+            return None
+        if not hasattr(table, "get"):
+            raise SettingsError(f"the secrets' {section} must be a table ([{section}]), not {type(table).__name__}")
+        return table.get(key)
+    except FileNotFoundError as err:
+        # No secrets file at all, or (Streamlit's same exception) one it cannot parse: only
+        # the first is "unset".
+        if problem := settings_problem():
+            raise SettingsError(problem) from None
+        if getattr(err, "error_id", None) not in (None, "no-secrets-found"):
+            raise SettingsError(f"the secrets cannot be read ({err})") from None
         return None
-    except Exception:  # noqa: BLE001 - a malformed secrets.toml must not open anything
-        return None
+    except SettingsError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a malformed secrets.toml must not open anything
+        raise SettingsError(settings_problem() or f"the secrets cannot be read ({type(err).__name__}: {err})") from None
 
 
 def organizer_secret() -> str | None:
     """The organizer password: ``[access]`` or ``[annotation]`` ``organizer_password`` in
-    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset."""
-    value = _secret("access", "organizer_password") or _secret("annotation", "organizer_password")
-    value = value or config.organizer_password()
-    return str(value) if value else None
+    ``.streamlit/secrets.toml``, else ``$DETOX_ORGANIZER_PASSWORD``; None when unset. One that
+    is not text or too short (:data:`MIN_ORGANIZER_CHARS`) raises :class:`SettingsError`."""
+    for section in ("access", "annotation"):
+        value = _secret(section, "organizer_password")
+        if value is not None:
+            where = f"[{section}] organizer_password of the secrets"
+            break
+    else:
+        value, where = config.organizer_password(), f"${SECRET_ENV}"
+    if value is None:
+        return None
+    if problem := password_problem(value, where):
+        raise SettingsError(problem)
+    return str(value)
 
 
 def is_open() -> bool:

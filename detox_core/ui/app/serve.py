@@ -17,6 +17,7 @@ ways of serving by looking for an app object in the script; the launcher tells i
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from streamlit.web.server import app_discovery
 from detox_core.metrics import warmup
 from detox_core.config import app_root, serve_address_set, streamlit_config_file, streamlit_env_set
 from detox_core.errors import DataMissingError
+from detox_core.ui.app.settings_check import settings_problem
 from detox_core.ui.app.warming import app_steps
 
 APP = app_root() / "app.py"
@@ -98,6 +100,10 @@ def serve(streamlit_args: Sequence[str] = ()) -> int:
         raise DataMissingError(
             f"the app's pages are missing (no {APP}): reinstall the package (`pip install --force-reinstall "
             "detox-dashboard`), or serve the app from a checkout of the project (`make run`)")
+    if problem := settings_problem():  # a broken secrets file would otherwise open every page
+        print(f"detox serve: the access settings cannot be read, so the app does not start: {problem}",
+              file=sys.stderr)
+        return 2
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))
     try:

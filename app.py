@@ -14,13 +14,9 @@ from detox_core.ui.app.settings_check import settings_problem
 ensure_app_navigation(entry=True)
 st.set_page_config(page_title="detox-dashboard", page_icon=":material/cleaning_services:", layout="wide")
 # Access settings that cannot be read stop the app, never open it (a secrets file broken
-# while the server runs; `detox serve` refuses to start on one).
-if _settings := settings_problem():
-    from detox_core.ui.app.render import md
-
-    st.error(f"**The app's access settings cannot be read, so it serves nothing.** {md(_settings, None)}. Fix "
-             "it and reload this page (docs: Deployment).", icon=":material/lock:")
-    st.stop()
+# while the server runs; `detox serve` refuses to start on one): below, every page is hidden and
+# only the message is drawn.
+_settings = settings_problem()
 # The first visit after a start imports the app's libraries (about a second): say so.
 with st.spinner("Starting the app…"):
     from detox_core.metrics import warmup
@@ -49,7 +45,7 @@ SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "lea
 # Corpus with its parameters, so older links such as /?q=...&pair=... keep working.
 pages = {
     section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], url_path=pid,
-                      visibility="visible" if auth.allowed(pid) else "hidden")
+                      visibility="visible" if not _settings and auth.allowed(pid) else "hidden")
               for pid in ids]
     for section, ids in SECTIONS.items()
 }
@@ -63,6 +59,10 @@ def _root() -> None:
 
 root = st.Page(_root, title="Corpus", url_path="home", default=True, visibility="hidden")
 page = st.navigation({"": [root], **pages})
+if _settings:
+    st.error(f"**The app's access settings cannot be read, so it serves nothing.** {render.md(_settings, None)}. "
+             "Fix it and reload this page (docs: Deployment).", icon=":material/lock:")
+    st.stop()
 # An address or a process holding too many sessions gets a message, and no work; the
 # Annotate page may take the places kept for new annotators.
 admit_session(reserved=page.url_path == "annotate")

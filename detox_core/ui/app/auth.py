@@ -157,9 +157,19 @@ def require_page(page_id: str) -> None:
 
     Also marks this run as an organizer's or a visitor's for the paid LLM judge
     (:mod:`detox_core.llm.access`): a visitor's runs are limited, or refused."""
-    judge_access.mark(None if is_organizer() else client_id())
-    if allowed(page_id):
-        return
+    from detox_core.ui.app.navigation import ensure_app_navigation  # noqa: PLC0415 - beside its one use
+
+    ensure_app_navigation()  # a process's first page through app.py, which says what broke
+    try:
+        judge_access.mark(None if is_organizer() else client_id())
+        if allowed(page_id):
+            return
+    except SettingsError as err:  # the secrets broke while the server runs: nothing is served
+        from detox_core.ui.app.render import md  # noqa: PLC0415 - only for this message
+
+        st.error(f"**The app's access settings cannot be read, so it serves nothing.** {md(err, None)}. Fix it and "
+                 "reload this page (docs: Deployment).", icon=":material/lock:")
+        st.stop()
     st.error("**This page is for the organizers of this task.** Sign in as organizer in the sidebar to open it.",
              icon=":material/lock:")
     st.stop()

@@ -132,3 +132,13 @@ def test_run_sh_stops_before_starting_anything(tmp_path):
 
 def test_settings_check_reads_the_files_streamlit_reads():
     assert settings_check.secrets_files() == [Path(f).expanduser() for f in st_config.get_option("secrets.files")]
+
+
+def test_a_page_reached_directly_says_what_broke_and_shows_nothing(secrets_file, tiny_data):
+    """A process's first session may run a page's file without app.py (Streamlit's pages/ mode):
+    the page still shows only the message, never a redacted exception or the page."""
+    secrets_file.write_text(BROKEN, encoding="utf-8")
+    at = AppTest.from_file(str(PROJECT_ROOT / "pages" / "live_scoring.py"), default_timeout=60).run()
+    assert not at.exception
+    assert at.error and at.error[0].value.startswith("**The app's access settings cannot be read")
+    assert not at.text_area and not at.button

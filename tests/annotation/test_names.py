@@ -6,6 +6,7 @@ import pytest
 
 from detox_core.annotation.store import Settings
 from detox_core.errors import AnnotationError, WrongSecretError
+from detox_core.names import name_key, same_name
 from detox_core.submissions.store import clean_name
 from tests.annotation.test_store import make_pairs
 
@@ -139,3 +140,13 @@ def test_a_lone_combining_mark_or_a_name_without_letters_is_refused(store):
         store.join(p.access_code, "---", "dashes-only-pw")
     assert store.join(p.access_code, "R2-D2", "droids-own-pw").name == "R2-D2"
     assert store.annotators(p.id)["name"].tolist() == ["R2-D2"]
+
+
+@pytest.mark.parametrize("typed, existing", [("ᴀlice", "alice"), ("ʙᴏʀɪs", "Boris"), ("ꜱᴀʀᴀ", "Sara"), ("ʟᴇɴᴀ", "lena")])
+def test_small_capitals_read_as_their_letters(typed, existing):
+    """Before: "ᴀlice" (LATIN LETTER SMALL CAPITAL A) was another annotator than "alice"."""
+    assert same_name(typed, existing) and name_key(typed) == name_key(existing)
+
+
+def test_names_that_only_share_letters_stay_apart():
+    assert not same_name("ᴀnna", "Alina") and not same_name("ʙen", "Ken")

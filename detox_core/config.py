@@ -16,6 +16,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_ORGANIZER_PASSWORD`` | the organizers' password (else ``secrets.toml``) | none: open app |
 | ``DETOX_SESSION_SECRET`` | the key sign-in cookies are signed with (every app process the same) | a random key in ``<data>/sessions/secret`` |
 | ``DETOX_TRUSTED_PROXIES`` | comma-separated addresses or networks (CIDR) of the reverse proxies whose ``X-Forwarded-For`` is believed | ``127.0.0.1, ::1`` |
+| ``DETOX_IPV6_PREFIX`` | the IPv6 network length counted as one client by every per-address limit (places, sign-in and join throttles, the engine budget, uploads); 128 = each address | 64 |
 | ``DETOX_MAX_SESSIONS_PER_ADDRESS`` | browser sessions one client address may hold open per app process (0 = no limit) | 20 |
 | ``DETOX_SECURE_COOKIE`` | 1: the sign-in cookie is always ``Secure`` (TLS ends before the app's own proxy) | ``Secure`` over https only |
 | ``DETOX_MAX_SESSIONS`` | browser sessions one app process holds open, all addresses together (0 = no limit); a signed-in organizer always gets in | 100 |
@@ -61,6 +62,10 @@ HEADS_DIR_ENV = "DETOX_HEADS_DIR"
 ORGANIZER_PASSWORD_ENV = "DETOX_ORGANIZER_PASSWORD"
 PUBLIC_PAGES_ENV = "DETOX_PUBLIC_PAGES"
 TRUSTED_PROXIES_ENV = "DETOX_TRUSTED_PROXIES"
+IPV6_PREFIX_ENV = "DETOX_IPV6_PREFIX"
+#: Default of ``DETOX_IPV6_PREFIX``: one subscriber's allocation (a /64 holds 2^64 addresses a
+#: client may pick from at will).
+DEFAULT_IPV6_PREFIX = 64
 MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
 
 #: Default of ``DETOX_MAX_SESSIONS_PER_ADDRESS``: a lab of annotators behind one address
@@ -219,6 +224,23 @@ def session_secret() -> str | None:
 def organizer_password() -> str | None:
     """``$DETOX_ORGANIZER_PASSWORD``, or None when unset or empty."""
     return os.environ.get(ORGANIZER_PASSWORD_ENV) or None
+
+
+def ipv6_prefix() -> int:
+    """``$DETOX_IPV6_PREFIX``: the IPv6 network length one client is counted by (default 64).
+
+    Raises:
+        DetoxInputError: a value that is not a whole number from 32 to 128.
+    """
+    raw = _get(IPV6_PREFIX_ENV)
+    if not raw:
+        return DEFAULT_IPV6_PREFIX
+    if not raw.isdigit() or not 32 <= int(raw) <= 128:
+        from detox_core.errors import DetoxInputError  # noqa: PLC0415 - as the other settings' errors
+
+        raise DetoxInputError(f"{IPV6_PREFIX_ENV} is the IPv6 network length counted as one client, 32 to 128 "
+                              f"(64: a subscriber's network; 128: each address), not {raw!r}")
+    return int(raw)
 
 
 def trusted_proxies() -> list[str]:

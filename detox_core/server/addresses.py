@@ -6,6 +6,11 @@ the loopback addresses, i.e. a proxy on the same machine). nginx's usual
 ``proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for`` *appends* the address it
 saw to whatever the client sent, so the first entry is the client's to forge; the client
 is the rightmost entry that is not a trusted proxy.
+
+Every per-address limit (places, sign-in and join throttles, the engine budget, uploads)
+counts a client by :func:`client_key`: an IPv4 address, or the IPv6 network of
+``DETOX_IPV6_PREFIX`` bits (64) around an IPv6 address, since one subscriber holds a whole
+/64 and may send each request from another of its addresses.
 """
 
 from __future__ import annotations
@@ -83,3 +88,17 @@ def client_address(peer: str | None, forwarded_for: str | Iterable[str] = "",
         if not any(addr in n for n in nets):
             break
     return str(client)
+
+
+def client_key(address: str, prefix: int | None = None) -> str:
+    """What per-address limits count ``address`` as: itself for IPv4 (and anything that is
+    not an address, such as :data:`UNKNOWN`), its ``/prefix`` network for IPv6 (default
+    :func:`detox_core.config.ipv6_prefix`, 64; 128 counts each address)."""
+    try:
+        addr = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if addr.version == 4:
+        return address
+    bits = config.ipv6_prefix() if prefix is None else prefix
+    return str(addr) if bits >= 128 else str(ipaddress.ip_network(f"{addr}/{bits}", strict=False))

@@ -47,3 +47,37 @@ def test_the_setting_is_read_and_checked(monkeypatch):
         client_address("192.168.1.5", "198.51.100.9")
     monkeypatch.delenv("DETOX_TRUSTED_PROXIES")
     assert client_address("not-an-address") == "not-an-address" and client_address("") != UNKNOWN
+
+
+def test_an_ipv6_client_is_counted_by_its_64_network(monkeypatch):
+    """Before: 80 addresses of one /64 counted as 80 clients and filled every visitor place."""
+    from detox_core.server.addresses import client_key
+    from detox_core.ui.app.visitors import SessionCounter
+
+    monkeypatch.delenv("DETOX_IPV6_PREFIX", raising=False)
+    one_net = [f"2001:db8:1:2:{k:x}::{k + 1:x}" for k in range(80)]
+    assert {client_key(a) for a in one_net} == {"2001:db8:1:2::/64"}
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")  # the next /64: another client
+    assert client_key("203.0.113.7") == "203.0.113.7" and client_key("unknown client") == "unknown client"
+    counter = SessionCounter(20)
+    assert sum(counter.admit(client_key(a), f"tab-{k}") for k, a in enumerate(one_net)) == 20
+    assert counter.admit(client_key("2001:db8:9::1"), "another-subscriber")
+    monkeypatch.setenv("DETOX_IPV6_PREFIX", "128")  # an operator who counts each address
+    assert len({client_key(a) for a in one_net}) == 80
+    monkeypatch.setenv("DETOX_IPV6_PREFIX", "48")
+    assert {client_key(a) for a in one_net} == {"2001:db8:1::/48"}
+
+
+def test_a_mapped_ipv4_behind_the_proxy_stays_an_ipv4_client(monkeypatch):
+    from detox_core.server.addresses import client_address, client_key
+
+    monkeypatch.delenv("DETOX_IPV6_PREFIX", raising=False)
+    assert client_key(client_address("::ffff:203.0.113.9", "")) == "203.0.113.9"
+
+
+@pytest.mark.parametrize("value", ["sixty-four", "16", "129", "-1"])
+def test_an_ipv6_prefix_that_cannot_be_read_stops_the_app(monkeypatch, value):
+    from detox_core.ui.app.settings_check import settings_problem
+
+    monkeypatch.setenv("DETOX_IPV6_PREFIX", value)
+    assert "DETOX_IPV6_PREFIX" in settings_problem(files=[]) and repr(value) in settings_problem(files=[])

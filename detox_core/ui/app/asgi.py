@@ -46,7 +46,7 @@ from streamlit import runtime
 from detox_core import config
 from detox_core.config import app_root
 from detox_core.server import presence
-from detox_core.server.addresses import client_address
+from detox_core.server.addresses import client_address, client_key
 from detox_core.server.memory import release_free_memory
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.ui.app import visitors
@@ -177,7 +177,7 @@ def _same_origin(request) -> bool:
 
 def _client(request) -> str:
     peer = request.client.host if request.client else None
-    return client_address(peer, request.headers.getlist("x-forwarded-for"))
+    return client_key(client_address(peer, request.headers.getlist("x-forwarded-for")))  # as auth.client_id
 
 
 async def session_cookie(request):

@@ -36,7 +36,7 @@ import streamlit as st
 from detox_core import config
 from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
-from detox_core.server.addresses import UNKNOWN, client_address
+from detox_core.server.addresses import UNKNOWN, client_address, client_key
 from detox_core.llm import access as judge_access
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
@@ -221,7 +221,7 @@ def client_id() -> str:
         forwarded = st.context.headers.get_all("X-Forwarded-For")
     except Exception:  # noqa: BLE001 - no request headers
         forwarded = []
-    return client_address(peer, forwarded)
+    return client_key(client_address(peer, forwarded))  # an IPv6 client by its /64
 
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:

@@ -13,7 +13,8 @@ Streamlit reads (``secrets.files``: ``~/.streamlit/secrets.toml`` and the app's
   is shorter than :data:`MIN_ORGANIZER_CHARS` characters (a short one is guessed, whatever
   the sign-in throttle);
 - ``public_pages`` that is not a list of the app's page ids, ``model_roots`` that is not a
-  list of folders.
+  list of folders;
+- ``$DETOX_TRUSTED_PROXIES`` or ``$DETOX_IPV6_PREFIX`` that cannot be read (who a client is).
 
 ``detox serve`` refuses to start on such a problem (exit status 2), ``deploy/run.sh`` before
 starting any process, and every page draws only the message (a file broken while the server
@@ -118,8 +119,17 @@ def settings_problem(files: list[Path] | None = None) -> str | None:
         if problem := _file_problem(path):
             return problem
     env = config.organizer_password()
-    if env is not None:
-        return password_problem(env, f"${config.ORGANIZER_PASSWORD_ENV}")
+    if env is not None and (problem := password_problem(env, f"${config.ORGANIZER_PASSWORD_ENV}")):
+        return problem
+    # Who a client is: the proxies believed, and the IPv6 network counted as one client.
+    from detox_core.errors import DetoxInputError  # noqa: PLC0415
+    from detox_core.server.addresses import _networks  # noqa: PLC0415
+
+    try:
+        _networks(tuple(config.trusted_proxies()))
+        config.ipv6_prefix()
+    except DetoxInputError as err:
+        return str(err)
     return None
 
 

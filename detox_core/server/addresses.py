@@ -98,7 +98,7 @@ def client_key(address: str, prefix: int | None = None) -> str:
         addr = ipaddress.ip_address(address)
     except ValueError:
         return address
-    if addr.version == 4:
+    if addr.version == 4 or addr.is_loopback:  # ::1 is this machine, not a subscriber's network
         return address
     bits = config.ipv6_prefix() if prefix is None else prefix
     return str(addr) if bits >= 128 else str(ipaddress.ip_network(f"{addr}/{bits}", strict=False))

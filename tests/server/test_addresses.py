@@ -59,6 +59,7 @@ def test_an_ipv6_client_is_counted_by_its_64_network(monkeypatch):
     assert {client_key(a) for a in one_net} == {"2001:db8:1:2::/64"}
     assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")  # the next /64: another client
     assert client_key("203.0.113.7") == "203.0.113.7" and client_key("unknown client") == "unknown client"
+    assert client_key("::1") == "::1"  # this machine
     counter = SessionCounter(20)
     assert sum(counter.admit(client_key(a), f"tab-{k}") for k, a in enumerate(one_net)) == 20
     assert counter.admit(client_key("2001:db8:9::1"), "another-subscriber")

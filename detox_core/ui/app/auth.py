@@ -38,7 +38,9 @@ from detox_core.db import default_url, make_engine
 from detox_core.server.sessions import COOKIE, SessionTokens
 from detox_core.server.addresses import UNKNOWN, client_address, client_key
 from detox_core.llm import access as judge_access
+from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
+from detox_core.ui.app.render import md
 from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
 from detox_core.ui.app.throttle import JoinGuard, SharedLoginThrottle
 
@@ -157,16 +159,12 @@ def require_page(page_id: str) -> None:
 
     Also marks this run as an organizer's or a visitor's for the paid LLM judge
     (:mod:`detox_core.llm.access`): a visitor's runs are limited, or refused."""
-    from detox_core.ui.app.navigation import ensure_app_navigation  # noqa: PLC0415 - beside its one use
-
     ensure_app_navigation()  # a process's first page through app.py, which says what broke
     try:
         judge_access.mark(None if is_organizer() else client_id())
         if allowed(page_id):
             return
     except SettingsError as err:  # the secrets broke while the server runs: nothing is served
-        from detox_core.ui.app.render import md  # noqa: PLC0415 - only for this message
-
         st.error(f"**The app's access settings cannot be read, so it serves nothing.** {md(err, None)}. Fix it and "
                  "reload this page (docs: Deployment).", icon=":material/lock:")
         st.stop()

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from detox_core import config
+from detox_core.errors import DetoxInputError
+from detox_core.server.addresses import _networks
 from detox_core.ui.app.page_ids import ORGANIZER_ONLY, PAGES
 
 #: The shortest organizer password the app accepts.
@@ -122,9 +124,6 @@ def settings_problem(files: list[Path] | None = None) -> str | None:
     if env is not None and (problem := password_problem(env, f"${config.ORGANIZER_PASSWORD_ENV}")):
         return problem
     # Who a client is: the proxies believed, and the IPv6 network counted as one client.
-    from detox_core.errors import DetoxInputError  # noqa: PLC0415
-    from detox_core.server.addresses import _networks  # noqa: PLC0415
-
     try:
         _networks(tuple(config.trusted_proxies()))
         config.ipv6_prefix()

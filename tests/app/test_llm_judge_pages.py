@@ -98,13 +98,18 @@ def test_submissions_scored_by_the_judge_show_what_the_run_cost(tiny_data, no_en
 @pytest.fixture
 def visitor(monkeypatch):
     """A shared deployment (an organizer password) seen by a visitor who is not signed in."""
-    from detox_core.llm.access import VisitorPolicy, allowance
+    from detox_core.db import default_url, make_engine
+    from detox_core.llm import access
+    from detox_core.llm.access import VisitorPolicy, allowance, share
 
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "s3cret-organizer")
-    before = allowance().policy
-    allowance().set_policy(VisitorPolicy())
+    before, policy = allowance(), allowance().policy
+    # The visitors' counts kept in this test's own database: the app shares the allowance once
+    # per process (a cached resource), so without this an earlier test's requests would count here.
+    monkeypatch.setattr(access, "_ALLOWANCE", before)
+    share(make_engine(default_url())).set_policy(VisitorPolicy())
     yield allowance()
-    allowance().set_policy(before)
+    before.set_policy(policy)
 
 
 def test_a_visitor_is_not_offered_the_paid_judge_and_a_link_naming_it_sends_nothing(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, wait_idle, wait_until
+from tests.e2e.util import CHROMIUM, HANG_SLACK, cut_off_controls, no_exception, shot, wait_idle, wait_until
 
 pytestmark = [
     pytest.mark.e2e,
@@ -248,7 +248,7 @@ def test_leaderboard_shows_its_p_values_and_labels_its_points(server, page):
         const labelled = p => p.querySelectorAll('.textpoint text, text.textpoint').length > 0;
         return charts.some(p => heatmap(p) && p.getBoundingClientRect().height > 100)
             && charts.some(p => !heatmap(p) && labelled(p));
-    }""", timeout=60_000)
+    }""", timeout=180_000 * HANG_SLACK)
     shown = plots(page)
     heat = [p for p in shown if p["heatmap"]]
     # Shown without a click, with its explanation.

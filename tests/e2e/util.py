@@ -238,6 +238,10 @@ def track_reruns(ctx) -> None:
 QUIET_S = 1.2
 #: How often the waits look at the page (seconds).
 POLL_S = 0.1
+#: The hang guards of :func:`wait_idle` and :func:`wait_until` stretched where the machine is shared
+#: (CI: two cores, two test workers and their app processes scoring at once); a guard, never a
+#: speed figure (those are the benchmarks').
+HANG_SLACK = 2.0 if os.environ.get("CI") else 1.0
 
 
 #: :data:`BUSY_JS`, with the tracking of reruns put in the page first (again after a full page load).
@@ -255,6 +259,7 @@ def wait_idle(pg, timeout: float = 60, quiet: float = QUIET_S) -> None:
     After an action whose run draws something, wait for that (:func:`wait_until`): a
     run asked for before this wait's first look (before the tracking of reruns was in the
     page) can still start after the quiet period on a loaded machine."""
+    timeout *= HANG_SLACK
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
     deadline = time.monotonic() + timeout
     quiet_since = time.monotonic()
@@ -272,7 +277,7 @@ def wait_idle(pg, timeout: float = 60, quiet: float = QUIET_S) -> None:
 def wait_until(pg, condition: str, arg=None, timeout: float = 120) -> None:
     """Wait until the JavaScript predicate ``condition`` (``arg`` passed to it) holds on the
     page, then until the app has settled (:func:`wait_idle`)."""
-    pg.wait_for_function(condition, arg=arg, timeout=timeout * 1000, polling=POLL_S * 1000)
+    pg.wait_for_function(condition, arg=arg, timeout=timeout * HANG_SLACK * 1000, polling=POLL_S * 1000)
     wait_idle(pg, timeout)
 
 

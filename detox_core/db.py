@@ -18,6 +18,8 @@ import functools
 import logging
 import os
 import sqlite3
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -198,6 +200,11 @@ def writer(engine: Engine) -> Engine:
     return engine
 
 
+#: Threads of one process upgrading an SQLite schema take turns.
+_UPGRADE_THREADS = threading.RLock()
+#: Tries of an SQLite upgrade that another process's upgrade locked out (about 1.6 s in all).
+_SQLITE_UPGRADE_TRIES = 6
+
 #: The PostgreSQL advisory lock the app's processes take around a schema upgrade.
 _UPGRADE_LOCK = 0x6465746F78  # "detox"
 
@@ -215,8 +222,21 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
             cannot be added to a table that has rows.
     """
     if engine.dialect.name != "postgresql":
-        return _upgrade(engine, metadata)
-    with engine.connect() as lock:
+        # SQLite: one thread of this process at a time; another process upgrading at the same
+        # moment makes a statement fail at once with "database is locked" (a read lock that
+        # cannot become a write lock waits for nothing), so it is tried again, the schema then
+        # found current.
+        with _UPGRADE_THREADS:
+            for attempt in range(_SQLITE_UPGRADE_TRIES):
+                try:
+                    return _upgrade(engine, metadata)
+                except sa_exc.OperationalError:
+                    if attempt == _SQLITE_UPGRADE_TRIES - 1:
+                        raise
+                    time.sleep(0.05 * 2 ** attempt)
+    # One thread of this process at a time (threads waiting on the advisory lock would hold
+    # the pool's connections that the one upgrading needs), then one process at a time.
+    with _UPGRADE_THREADS, engine.connect() as lock:
         lock.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _UPGRADE_LOCK})
         try:
             return _upgrade(engine, metadata)

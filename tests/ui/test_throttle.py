@@ -164,7 +164,7 @@ def test_a_database_that_cannot_be_read_falls_back_to_the_processs_own_counts(tm
 
 
 def guard():
-    from detox_core.ui.app.throttle import JoinGuard
+    from detox_core.ui.app.join_guard import JoinGuard
 
     now = [0.0]
     clock = lambda: now[0]  # noqa: E731

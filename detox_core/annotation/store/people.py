@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.names import MAX_NAME_CHARS, clean_name, look_alike, name_keys
@@ -28,6 +29,34 @@ from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretErro
 from detox_core.vocab import language_name
 
 
+class _Hashing:
+    """The argon2 work of one join, done before the store's write lock is taken (each check
+    or new hash costs tens of milliseconds of CPU and 64 MiB; under the lock, a flood of joins
+    stalled every annotator's saves): each is computed once, and again under the lock only
+    for a stored hash that changed in between."""
+
+    def __init__(self, secret: str) -> None:
+        self.secret = secret
+        self._checked: dict[str, bool] = {}
+        self._rehashed: dict[str, str] = {}
+        self._new: str | None = None
+
+    def check(self, stored: str) -> bool:
+        if stored not in self._checked:
+            self._checked[stored] = check_secret(self.secret, stored)
+        return self._checked[stored]
+
+    def new(self) -> str:
+        if self._new is None:
+            self._new = hash_secret(self.secret)
+        return self._new
+
+    def rehash(self, stored: str) -> str:
+        if stored not in self._rehashed:
+            self._rehashed[stored] = hash_secret(self.secret, replacing=stored)
+        return self._rehashed[stored]
+
+
 @guard_public_methods("use the annotation database")
 class AnnotatorActions:
     """Joining, choosing a language, training and the exam."""
@@ -35,6 +64,7 @@ class AnnotatorActions:
     _lock: threading.Lock
 
     _write: Callable[[], Session]  # provided by the store
+    engine: Engine
 
     # ------------------------------------------------------------------ annotators
 
@@ -59,6 +89,7 @@ class AnnotatorActions:
         except AnnotationError as err:
             name, bad_name = " ".join(name.split())[:MAX_NAME_CHARS], str(err)
         refused, wrong = None, None
+        hashing = self._hash_first(access_code, name, secret, client) if bad_name is None and secret else None
         with self._lock, self._write() as s, s.begin():
             # Access codes are compared without letter case: a code read out or typed on a phone
             # keeps its letters, not always their case.
@@ -97,12 +128,12 @@ class AnnotatorActions:
                     else:
                         status = "training" if settings.training else ("exam" if has_exam(s, project.id) else "active")
                         row = AnnotatorRow(project_id=project.id, name=name, status=status, joined_at=utc_now(),
-                                           secret_hash=hash_secret(secret) if secret is not None else None,
+                                           secret_hash=hashing.new() if hashing else None,
                                            client=client_hash)
                         s.add(row)
                         s.flush()
                 elif row.secret_hash is not None:
-                    if secret is None or not check_secret(secret, row.secret_hash):
+                    if hashing is None or not hashing.check(row.secret_hash):
                         if row.name != name:  # a look-alike of a name in the project: logged for the organizer
                             self._log_name_refused(s, project.id, name, client_hash, look_alike(name, row.name))
                             wrong = (f"this name looks like “{row.name}”, already taken in this project, and the "
@@ -115,7 +146,7 @@ class AnnotatorActions:
                         # An older release's scrypt hash, or argon2 of other parameters: replaced now,
                         # in this transaction, the only moment the password is known (it keeps its
                         # password_id: the annotator's other tabs stay signed in).
-                        row.secret_hash = hash_secret(secret, replacing=row.secret_hash)
+                        row.secret_hash = hashing.rehash(row.secret_hash)
                 elif secret is not None:
                     # Joined before passwords were asked. Whoever first types the name must not
                     # become its owner: only the address it joined from may set its password;
@@ -124,7 +155,7 @@ class AnnotatorActions:
                         raise WrongSecretError(
                             "this name joined before passwords were asked, from another address: ask the project's "
                             "organizer to set a password for it (Annotation projects, Annotators), then sign in with it")
-                    row.secret_hash = hash_secret(secret)
+                    row.secret_hash = hashing.new()
                     s.add(EventRow(project_id=project.id, annotator_id=row.id, name=row.name, kind="password_set",
                                    detail="set by the annotator, from the address they joined from",
                                    client=client_hash, created_at=utc_now()))
@@ -134,6 +165,40 @@ class AnnotatorActions:
         if refused:
             raise AnnotationError(refused)
         return view
+
+    def _hash_first(self, access_code: str, name: str, secret: str, client: str | None) -> _Hashing:
+        """The argon2 work this join will need, as the database stands now, done outside the
+        write lock (a plain read: SQLite's write lock is not taken)."""
+        hashing = _Hashing(secret)
+        if len(secret) < MIN_SECRET_CHARS:
+            return hashing
+        with Session(self.engine) as s:
+            project = s.scalars(select(ProjectRow).where(
+                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
+            if project is None:
+                return hashing
+            row = self._same_name(s, project.id, name)
+            if row is None:
+                if project.status == "open":
+                    hashing.new()
+            elif row.secret_hash is not None:
+                if hashing.check(row.secret_hash) and needs_rehash(row.secret_hash):
+                    hashing.rehash(row.secret_hash)
+            elif client:
+                hashing.new()
+        return hashing
+
+    def knows_name(self, access_code: str, name: str) -> bool:
+        """Whether the project of ``access_code`` has an annotator of ``name`` (or of a name
+        that reads as it); False for a code no project has or a name that is refused."""
+        try:
+            name = clean_name(name)
+        except AnnotationError:
+            return False
+        with Session(self.engine) as s:
+            project = s.scalars(select(ProjectRow).where(
+                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
+            return project is not None and self._same_name(s, project.id, name) is not None
 
     @staticmethod
     def _same_name(s: Session, project_id: int, name: str) -> AnnotatorRow | None:
@@ -215,9 +280,10 @@ class AnnotatorActions:
         secret = secret if secret is not None else secrets.token_urlsafe(9)
         if len(secret) < MIN_SECRET_CHARS:
             raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
+        hashed = hash_secret(secret)  # before the write lock (see _Hashing)
         with self._lock, self._write() as s, s.begin():
             row = get_row(s, AnnotatorRow, annotator_id, "annotator")
-            row.secret_hash = hash_secret(secret)
+            row.secret_hash = hashed
             s.add(EventRow(project_id=row.project_id, annotator_id=row.id, name=row.name, kind="password_set",
                            detail="set by an organizer", actor=actor, created_at=utc_now()))
         return secret

@@ -42,7 +42,8 @@ from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.render import md
 from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
-from detox_core.ui.app.throttle import JoinGuard, SharedLoginThrottle
+from detox_core.ui.app.join_guard import JoinGuard
+from detox_core.ui.app.throttle import FAILED, OK, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -187,10 +188,16 @@ def _address_throttle(url: str) -> SharedLoginThrottle:
     return SharedLoginThrottle(make_engine(url), **JoinGuard.address_rules())
 
 
+@st.cache_resource(show_spinner=False)
+def _new_name_throttle(url: str) -> SharedLoginThrottle:
+    return SharedLoginThrottle(make_engine(url), **JoinGuard.new_name_rules())
+
+
 def join_guard() -> JoinGuard:
     """Annotators' joins, shared by every app process like :func:`login_throttle`:
-    :class:`detox_core.ui.app.throttle.JoinGuard`."""
-    return JoinGuard(_login_throttle(default_url()), _address_throttle(default_url()))
+    :class:`detox_core.ui.app.join_guard.JoinGuard`."""
+    url = default_url()
+    return JoinGuard(_login_throttle(url), _address_throttle(url), _new_name_throttle(url))
 
 
 def login_throttle() -> SharedLoginThrottle:
@@ -235,18 +242,18 @@ def organizer_sign_in(form_key: str = "organizer_login") -> None:
     if not sent:
         return
     throttle, client = login_throttle(), client_id()
-    wait = throttle.wait_s(client, ORGANIZER_ACCOUNT)
-    if wait > 0:
+    wait, attempt = throttle.reserve(client, ORGANIZER_ACCOUNT)  # counted before the check: see JoinGuard
+    if attempt is None:
         st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
         return
     if hmac.compare_digest(typed.encode(), secret.encode()):
-        throttle.succeeded(client, ORGANIZER_ACCOUNT)
+        throttle.settle(attempt, OK)
         st.session_state[_SIGNED_IN] = True
         token = session_tokens().issue("organizer", secret)
         st.session_state[_TOKEN] = token
         st.session_state[_COOKIE_ACTION] = ("set", token)  # written by the sidebar on the next run
         st.rerun()
-    throttle.failed(client, ORGANIZER_ACCOUNT)
+    throttle.settle(attempt, FAILED)
     st.error("Wrong password.", icon=":material/lock:")
 
 

@@ -33,13 +33,13 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, delete, false, insert, or_, select
-from sqlalchemy.engine import Engine
+from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, delete, false, insert, or_, select, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from detox_core.db import upgrade
+from detox_core.db import upgrade, writer
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,27 @@ class _Account:
     failures: deque[float] = field(default_factory=deque)
     known: OrderedDict[str, float] = field(default_factory=OrderedDict)  # address -> last sign-in
     next_try: dict[str, float] = field(default_factory=dict)  # address -> earliest next try
+
+
+#: How a reserved try ended (:meth:`LoginThrottle.settle`): the right password; a wrong one
+#: (or a made-up code), which stays counted; or nothing to count (a refused name, a short
+#: password), which is taken back.
+OK, FAILED, VOID = "ok", "failed", "void"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A try reserved before its password is checked (:meth:`LoginThrottle.reserve`). It
+    counts as a failure until it is settled, so tries that arrive together are counted
+    together: the sixth of 60 simultaneous guesses is refused, not checked."""
+
+    client: str
+    account: str | None
+    at: float
+    #: its row in ``signin_events`` (:class:`SharedLoginThrottle`); None: this process's counts only
+    row: int | None = None
+    #: the address's next try and lock, and the account's next try for it, before this one
+    undo: tuple[float, float, float | None] = (0.0, 0.0, None)
 
 
 class LoginThrottle:
@@ -95,42 +116,88 @@ class LoginThrottle:
     def wait_s(self, client: str, account: str | None = None) -> float:
         """Seconds ``client`` must wait before its password for ``account`` is checked
         (0 = go ahead). ``account`` None: a sign-in that names no known account."""
+        with self._lock:
+            return self._wait(client, account, self.clock())
+
+    def _wait(self, client: str, account: str | None, now: float) -> float:
+        waits = [0.0]
+        c = self._clients.get(client)
+        if c is not None:
+            waits += [c.locked_until - now, c.next_try - now]
+        a = self._accounts.get(account) if account is not None else None
+        if a is not None and client not in a.known and self._recent(a.failures, now) >= self.account_failures:
+            waits.append(a.next_try.get(client, 0.0) - now)
+        return max(waits)
+
+    def reserve(self, client: str, account: str | None = None, force: bool = False) -> tuple[float, Attempt | None]:
+        """Check the wait and, where there is none, count this try as a failure, in one
+        step: ``(0, attempt)`` to check the password and then :meth:`settle` the attempt, or
+        ``(seconds to wait, None)``. ``force``: count it without checking (the shared
+        throttle already did)."""
         now = self.clock()
         with self._lock:
-            waits = [0.0]
+            if not force and (wait := self._wait(client, account, now)) > 0:
+                return wait, None
             c = self._clients.get(client)
-            if c is not None:
-                waits += [c.locked_until - now, c.next_try - now]
             a = self._accounts.get(account) if account is not None else None
-            if a is not None and client not in a.known and self._recent(a.failures, now) >= self.account_failures:
-                waits.append(a.next_try.get(client, 0.0) - now)
-            return max(waits)
+            undo = (c.next_try if c else 0.0, c.locked_until if c else 0.0,
+                    a.next_try.get(client) if a is not None else None)
+            self._failed(client, account, now)
+            return 0.0, Attempt(client, account, now, undo=undo)
+
+    def settle(self, attempt: Attempt, outcome: str) -> None:
+        """How a reserved try ended: :data:`OK`, :data:`FAILED` (stays counted) or
+        :data:`VOID` (taken back)."""
+        if outcome == OK:
+            self.succeeded(attempt.client, attempt.account)
+        elif outcome == VOID:
+            with self._lock:
+                self._take_back(attempt)
+        elif outcome != FAILED:
+            raise ValueError(f"unknown outcome {outcome!r}")
+
+    def _take_back(self, attempt: Attempt) -> None:
+        next_try, locked_until, account_next = attempt.undo
+        if (c := self._clients.get(attempt.client)) is not None and attempt.at in c.failures:
+            c.failures.remove(attempt.at)
+            if not c.failures or c.failures[-1] < attempt.at:  # no later failure set these since
+                c.next_try, c.locked_until = next_try, locked_until
+        a = self._accounts.get(attempt.account) if attempt.account is not None else None
+        if a is not None and attempt.at in a.failures:
+            a.failures.remove(attempt.at)
+            if not a.failures or a.failures[-1] < attempt.at:
+                if account_next is None:
+                    a.next_try.pop(attempt.client, None)
+                else:
+                    a.next_try[attempt.client] = account_next
 
     def failed(self, client: str, account: str | None = None) -> None:
         """Record a wrong password (or a made-up access code) of ``client``."""
-        now = self.clock()
         with self._lock:
-            c = self._clients.pop(client, None) or _Client()
-            self._clients[client] = c  # most recent last
-            self._recent(c.failures, now)
-            c.failures.append(now)
-            c.next_try = now + min(2.0 ** (len(c.failures) - 1), self.max_delay_s)
-            if len(c.failures) >= self.max_failures:
-                c.locked_until = now + self.lock_s
-            while len(self._clients) > MAX_TRACKED:
-                self._clients.popitem(last=False)
-            if account is None:
-                return
-            a = self._accounts.pop(account, None) or _Account()
-            self._accounts[account] = a
-            self._recent(a.failures, now)
-            a.failures.append(now)
-            if len(a.failures) >= self.account_failures:
-                a.next_try[client] = now + self.account_slow_s
-                if len(a.next_try) > MAX_TRACKED:
-                    a.next_try = {k: v for k, v in a.next_try.items() if v > now}
-            while len(self._accounts) > MAX_TRACKED:
-                self._accounts.popitem(last=False)
+            self._failed(client, account, self.clock())
+
+    def _failed(self, client: str, account: str | None, now: float) -> None:
+        c = self._clients.pop(client, None) or _Client()
+        self._clients[client] = c  # most recent last
+        self._recent(c.failures, now)
+        c.failures.append(now)
+        c.next_try = now + min(2.0 ** (len(c.failures) - 1), self.max_delay_s)
+        if len(c.failures) >= self.max_failures:
+            c.locked_until = now + self.lock_s
+        while len(self._clients) > MAX_TRACKED:
+            self._clients.popitem(last=False)
+        if account is None:
+            return
+        a = self._accounts.pop(account, None) or _Account()
+        self._accounts[account] = a
+        self._recent(a.failures, now)
+        a.failures.append(now)
+        if len(a.failures) >= self.account_failures:
+            a.next_try[client] = now + self.account_slow_s
+            if len(a.next_try) > MAX_TRACKED:
+                a.next_try = {k: v for k, v in a.next_try.items() if v > now}
+        while len(self._accounts) > MAX_TRACKED:
+            self._accounts.popitem(last=False)
 
     def succeeded(self, client: str, account: str | None = None) -> None:
         """A right password: the address's failures are forgotten, and the account knows
@@ -165,7 +232,9 @@ signin_events = Table(
     Column("at", Float, nullable=False),  # seconds since the epoch: every process's clock
     Column("client", String(200), nullable=False),
     Column("account", String(300), nullable=True),
-    Column("ok", Integer, nullable=False),  # 1: a right password; 0: a wrong one or a made-up code
+    # 1: a right password; 0: a wrong one or a made-up code; -1 (PENDING): reserved, its
+    # password being checked (counted as a failure meanwhile)
+    Column("ok", Integer, nullable=False),
     Index("ix_signin_events_client_at", "client", "at"),
     Index("ix_signin_events_account_at", "account", "at"),
 )
@@ -175,9 +244,22 @@ KNOWN_S = 90 * 24 * 3600
 MAX_REPLAYED = 5_000
 
 
+#: ``signin_events.ok`` of a try reserved and not yet settled.
+PENDING = -1
+
+
+def _lock_id(key: str) -> int:
+    """The PostgreSQL advisory lock of an address or account (a signed 64-bit number)."""
+    return int.from_bytes(hashlib.sha256(b"signin:" + key.encode("utf-8")).digest()[:8], "big", signed=True)
+
+
 def _key(text: str) -> str:
     """An address or account as stored: itself, or past 160 characters its SHA-256."""
     return text if len(text) <= 160 else "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _opt_key(text: str | None) -> str | None:
+    return None if text is None else _key(text)
 
 
 class SharedLoginThrottle:
@@ -211,11 +293,52 @@ class SharedLoginThrottle:
     def wait_s(self, client: str, account: str | None = None) -> float:
         now = self.clock()
         try:
-            return self._replay(client, account, now).wait_s(client, account)
+            self._table()
+            with self.engine.connect() as conn:
+                return self._replay(conn, client, account, now).wait_s(_key(client), _opt_key(account))
         except SQLAlchemyError as err:
             log.warning("sign-in throttle: the database could not be read (%s); this process's counts are used",
                         type(err).__name__)
             return self.local.wait_s(client, account)
+
+    def reserve(self, client: str, account: str | None = None) -> tuple[float, Attempt | None]:
+        """:meth:`LoginThrottle.reserve` over every process: the wait is read and the try
+        stored (as :data:`PENDING`) in one transaction that holds the address's and the
+        account's lock (PostgreSQL's advisory locks; SQLite's write lock), so simultaneous
+        tries from any processes are counted one after another."""
+        now = self.clock()
+        try:
+            self._table()
+            with writer(self.engine).begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    for key in sorted({_key(client), _opt_key(account)} - {None}):
+                        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _lock_id(key)})
+                wait = self._replay(conn, client, account, now).wait_s(_key(client), _opt_key(account))
+                if wait > 0:
+                    return wait, None
+                row = conn.execute(insert(signin_events).values(
+                    at=now, client=_key(client), account=_opt_key(account), ok=PENDING)).inserted_primary_key[0]
+                self._prune(conn, now)
+        except SQLAlchemyError as err:
+            log.warning("sign-in throttle: the database could not be used (%s); this process's counts are used",
+                        type(err).__name__)
+            return self.local.reserve(client, account)
+        _, held = self.local.reserve(client, account, force=True)
+        return 0.0, replace(held, row=row)
+
+    def settle(self, attempt: Attempt, outcome: str) -> None:
+        """:meth:`LoginThrottle.settle` over every process: the reserved row becomes a right
+        or a wrong password, or is deleted (:data:`VOID`)."""
+        self.local.settle(attempt, outcome)
+        if attempt.row is None:
+            return
+        try:
+            with self.engine.begin() as conn:
+                rows = signin_events.c.id == attempt.row
+                conn.execute(delete(signin_events).where(rows) if outcome == VOID else
+                             signin_events.update().where(rows).values(ok=int(outcome == OK)))
+        except SQLAlchemyError as err:  # the try stays counted as pending: a failure (fails closed)
+            log.warning("sign-in throttle: a try could not be settled (%s)", type(err).__name__)
 
     def failed(self, client: str, account: str | None = None) -> None:
         self.local.failed(client, account)
@@ -232,23 +355,21 @@ class SharedLoginThrottle:
         with self.engine.begin() as conn:
             conn.execute(delete(signin_events))
 
-    def _replay(self, client: str, account: str | None, now: float) -> LoginThrottle:
-        self._table()
-        client, account = _key(client), None if account is None else _key(account)
+    def _replay(self, conn: Connection, client: str, account: str | None, now: float) -> LoginThrottle:
+        client, account = _key(client), _opt_key(account)
         ev = signin_events.c
         mine = or_(ev.client == client, ev.account == account if account is not None else false())
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(ev.at, ev.client, ev.account, ev.ok)
-                                .where(ev.at > now - self.horizon_s, mine)
-                                .order_by(ev.id.desc()).limit(MAX_REPLAYED)).all()
-            known = account is not None and conn.execute(
-                select(ev.at).where(ev.ok == 1, ev.client == client, ev.account == account, ev.at > now - KNOWN_S)
-                .order_by(ev.id.desc()).limit(1)).first()
+        rows = conn.execute(select(ev.at, ev.client, ev.account, ev.ok)
+                            .where(ev.at > now - self.horizon_s, mine)
+                            .order_by(ev.id.desc()).limit(MAX_REPLAYED)).all()
+        known = account is not None and conn.execute(
+            select(ev.at).where(ev.ok == 1, ev.client == client, ev.account == account, ev.at > now - KNOWN_S)
+            .order_by(ev.id.desc()).limit(1)).first()
         at = [now]
         replay = LoginThrottle(clock=lambda: at[0], **self.rules)
         for when, who, what, ok in reversed(rows):
             at[0] = when
-            (replay.succeeded if ok else replay.failed)(who, what)
+            (replay.succeeded if ok == 1 else replay.failed)(who, what)  # a pending try counts as failed
         at[0] = now
         if known:
             replay.knows(client, account, at=known[0])
@@ -259,75 +380,16 @@ class SharedLoginThrottle:
         try:
             self._table()
             with self.engine.begin() as conn:
-                conn.execute(insert(signin_events).values(at=now, client=_key(client),
-                                                          account=None if account is None else _key(account),
+                conn.execute(insert(signin_events).values(at=now, client=_key(client), account=_opt_key(account),
                                                           ok=int(ok)))
-                if now - self._pruned > 60:  # what can no longer matter goes, about once a minute
-                    self._pruned = now
-                    ev = signin_events.c
-                    conn.execute(delete(signin_events).where(
-                        or_(ev.at < now - KNOWN_S, (ev.ok == 0) & (ev.at < now - self.horizon_s))))
+                self._prune(conn, now)
         except SQLAlchemyError as err:
             log.warning("sign-in throttle: the database could not be written (%s); this process's counts are used",
                         type(err).__name__)
 
-
-@dataclass
-class JoinGuard:
-    """Annotators' joins: a throttle that punishes guessing, not typos.
-
-    Only two failures count: a wrong password for a name that exists in the project
-    (someone may be guessing it) and an access code no project has (someone may be guessing
-    codes). A short password, a refused name, a closed project are said and cost nothing.
-
-    - Per (address, name): five wrong passwords for one name from one address lock that
-      name, from that address, for 15 minutes (1, 2, 4, 8 s between the first ones). The
-      others behind the same address (a lab behind one NAT) join as before.
-    - Per address: :data:`ADDRESS_FAILURES` counted failures within 15 minutes (over every
-      name and code) stop the address's joins for 15 minutes; each costs at most
-      :data:`ADDRESS_DELAY_S` seconds before then.
-    - Per name, from every address: :class:`LoginThrottle`'s account rule (20 wrong passwords
-      from several addresses slow the addresses the name never joined from).
-
-    Args:
-        pair: the throttle of (address, name) pairs, with the name's account rule.
-        address: the throttle of whole addresses (its thresholds: :meth:`address_rules`).
-    """
-
-    pair: LoginThrottle | SharedLoginThrottle
-    address: LoginThrottle | SharedLoginThrottle
-
-    #: Counted failures of one address (every name and code) that stop its joins.
-    ADDRESS_FAILURES = 20
-    #: The longest wait of an address between two counted failures before then.
-    ADDRESS_DELAY_S = 4.0
-
-    @classmethod
-    def address_rules(cls) -> dict:
-        return {"max_failures": cls.ADDRESS_FAILURES, "max_delay_s": cls.ADDRESS_DELAY_S}
-
-    @staticmethod
-    def keys(client: str, code: str, name_key: str) -> tuple[str, str, str]:
-        """(pair key, address key, account key) of a join."""
-        code = code.strip().lower()
-        return f"annotator:{client}:{name_key}", f"annotator-address:{client}", f"annotator:{code}:{name_key}"
-
-    def wait(self, client: str, code: str, name_key: str) -> tuple[float, str]:
-        """Seconds to wait before this join is tried (0: go ahead), and what is slowed:
-        ``"name"`` (this name from this address) or ``"address"`` (every join from it)."""
-        pair, address, account = self.keys(client, code, name_key)
-        by_address = self.address.wait_s(address)
-        by_name = self.pair.wait_s(pair, account)
-        return (by_name, "name") if by_name > 0 and by_name >= by_address else (by_address, "address")
-
-    def failed(self, client: str, code: str, name_key: str, kind: str) -> None:
-        """A counted failure: ``kind`` "password" (a wrong password for an existing name)
-        or "code" (an unknown access code)."""
-        pair, address, account = self.keys(client, code, name_key)
-        if kind == "password":
-            self.pair.failed(pair, account)
-        self.address.failed(address)
-
-    def succeeded(self, client: str, code: str, name_key: str) -> None:
-        pair, _address, account = self.keys(client, code, name_key)
-        self.pair.succeeded(pair, account)
+    def _prune(self, conn: Connection, now: float) -> None:
+        if now - self._pruned > 60:  # what can no longer matter goes, about once a minute
+            self._pruned = now
+            ev = signin_events.c
+            conn.execute(delete(signin_events).where(
+                or_(ev.at < now - KNOWN_S, (ev.ok != 1) & (ev.at < now - self.horizon_s))))

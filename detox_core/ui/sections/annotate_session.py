@@ -161,12 +161,15 @@ def join_section(store: AnnotationStore) -> None:
         joined = st.form_submit_button("Join", type="primary")
     if joined:
         guard, client, key = auth.join_guard(), auth.client_id(), name_key(name)  # look-alikes are one name
-        wait, what = guard.wait(client, code, key)
-        if wait > 0:
-            st.error((f"Too many wrong passwords for this name from your connection: try again in {math.ceil(wait)} s. "
-                      "Others at your connection can join meanwhile." if what == "name" else
-                      f"Too many failed joins from your connection (wrong passwords or unknown access codes): try "
-                      f"again in {math.ceil(wait)} s."), icon=":material/timer:")
+        # Reserved before the password is checked, so simultaneous tries are counted together.
+        wait, what, attempt = guard.reserve(client, code, key, new_name=not store.knows_name(code, name))
+        if attempt is None:
+            st.error({"name": f"Too many wrong passwords for this name from your connection: try again in "
+                              f"{math.ceil(wait)} s. Others at your connection can join meanwhile.",
+                      "new names": f"Many new names joined from your connection or this project just now: try "
+                                   f"again in {math.ceil(wait)} s."}.get(what,
+                     f"Too many failed joins from your connection (wrong passwords or unknown access codes): try "
+                     f"again in {math.ceil(wait)} s."), icon=":material/timer:")
             st.stop()
         try:
             known = client if client != UNKNOWN else None
@@ -176,11 +179,14 @@ def join_section(store: AnnotationStore) -> None:
         except AnnotationError as err:
             # Guessing is counted (a wrong password for a name, a code no project has); a typo
             # in a new name or a short password is said and costs nothing.
-            if isinstance(err, (WrongSecretError, UnknownCodeError)):
-                guard.failed(client, code, key, "password" if isinstance(err, WrongSecretError) else "code")
+            guard.settle(attempt, "password" if isinstance(err, WrongSecretError) else
+                         "code" if isinstance(err, UnknownCodeError) else "other")
             st.error(render.md(err, None), icon=":material/error:")
+        except BaseException:
+            guard.settle(attempt, "other")  # a storage error (said by the page) or a rerun
+            raise
         else:
-            guard.succeeded(client, code, key)
+            guard.settle(attempt, "joined")
             st.rerun()
 
 

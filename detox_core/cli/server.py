@@ -57,7 +57,8 @@ def add_commands(sub) -> None:
     dn.add_argument("--server-name", default="_", help="the site's server_name (default _: any)")
     dn.add_argument("--run-dir", metavar="DIR",
                     help="write a whole configuration that runs without root, DIR/nginx.conf (deploy/run.sh)")
-    dn.add_argument("--workers", type=int_in(1, 64), default=1, help="nginx worker processes with --run-dir")
+    dn.add_argument("--workers", type=lambda v: v if v == "auto" else int_in(1, 64)(v), default="auto",
+                    help="nginx worker processes with --run-dir: 1 to 64, or auto (one per CPU core; the default)")
     dn.set_defaults(func=_cmd_deploy_nginx)
     srv = sub.add_parser(
         "serve", allow_abbrev=False, help="start the app's server, its models warming from the start",

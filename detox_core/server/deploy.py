@@ -29,6 +29,7 @@ from pathlib import Path
 
 import tomllib
 
+from detox_core import config
 from detox_core.config import streamlit_config_file
 
 #: The cookie that keeps a browser on its app process.
@@ -36,6 +37,19 @@ COOKIE = "detox_process"
 #: Megabytes nginx accepts in a request body beyond the app's upload limit (the multipart
 #: envelope of an upload: boundaries and headers).
 BODY_MARGIN_MB = 1
+
+#: Connections one client address may hold beyond its app sessions' WebSockets (a browser's
+#: page loads and uploads: about six at a time per browser, several browsers behind a NAT).
+SPARE_CONNECTIONS = 40
+#: Seconds a client may pause while sending a request's headers or body (between two reads,
+#: not for the whole request: a slow upload that keeps sending is not cut).
+CLIENT_PAUSE_S = 10
+#: Requests a second one address may send on average, and the burst above that (a page
+#: load fetches about 40 files; a lab opening the app together sends many at once).
+REQUESTS_PER_S, REQUEST_BURST = 50, 600
+#: The same for the app's own routes (``/_detox/``: a tab's beat every 20 s, a sign-in's
+#: ticket once).
+ROUTE_REQUESTS_PER_S, ROUTE_BURST = 10, 120
 
 
 def upload_limit_mb(config_file: Path | None = None) -> int:
@@ -55,12 +69,22 @@ def _ports(processes: int, first_port: int) -> list[int]:
     return [first_port + k for k in range(processes)]
 
 
+def connections_per_address(processes: int) -> int:
+    """Connections nginx lets one client address hold: the app's sessions per address in
+    every process (``DETOX_MAX_SESSIONS_PER_ADDRESS``, each a WebSocket) and
+    :data:`SPARE_CONNECTIONS`; 1,000 where the app sets no limit."""
+    per_process = config.max_sessions_per_address()
+    return 1000 if per_process == 0 else per_process * processes + SPARE_CONNECTIONS
+
+
 def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", host: str = "127.0.0.1",
-                server_name: str = "_", body_mb: int | None = None, servers: list[str] | None = None) -> str:
+                server_name: str = "_", body_mb: int | None = None, servers: list[str] | None = None,
+                limits: bool = True) -> str:
     """nginx's ``http``-level configuration (maps, upstreams, one ``server``) for app
     processes on ``host:first_port`` .. ``host:first_port + processes - 1`` (or at the
     ``host:port`` addresses of ``servers``: containers, other machines), listening on
-    ``listen`` (a port, or ``address:port``)."""
+    ``listen`` (a port, or ``address:port``). ``limits``: the per-address limits and
+    slow-client timeouts (:func:`_limit_lines`); off only to measure what they do."""
     if servers:
         if not 1 <= len(servers) <= 64:
             raise ValueError(f"the number of app processes must be between 1 and 64, not {len(servers)}")
@@ -123,16 +147,8 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         others = [addr[(k - 1 + step) % n + 1] for step in range(1, n)]
         lines += ["", f"upstream detox_p{k} {{", f"    server {own} max_fails=1 fail_timeout=5s;",
                   *[f"    server {a} backup;" for a in others], "}"]
-    lines += [
-        "",
-        "server {",
-        f"    listen {listen};",
-        f"    server_name {server_name};",
-        "",
-        f"    # The app takes uploads up to {body - BODY_MARGIN_MB} MB (server.maxUploadSize).",
-        f"    client_max_body_size {body}m;",
-        "",
-        "    location / {",
+    zones, server_limits, route_limits = _limit_lines(n) if limits else ([], [], [])
+    proxy = [
         "        proxy_pass http://$detox_upstream;",
         "        proxy_http_version 1.1;",
         "        proxy_set_header Upgrade $http_upgrade;",
@@ -150,11 +166,65 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
         "        proxy_next_upstream error timeout http_502 http_503;",
         "        add_header Set-Cookie $detox_cookie always;",
         "        add_header X-Detox-Process $detox_served_by always;",
+    ]
+    lines += [
+        *zones,
+        "",
+        "server {",
+        f"    listen {listen};",
+        f"    server_name {server_name};",
+        "",
+        f"    # The app takes uploads up to {body - BODY_MARGIN_MB} MB (server.maxUploadSize).",
+        f"    client_max_body_size {body}m;",
+        *server_limits,
+        "",
+        "    location / {",
+        *proxy,
         "    }",
+        *(["", "    # The app's own routes (a tab's beat, a sign-in's ticket): small, a few a minute per tab.",
+           "    location /_detox/ {", *route_limits, *proxy, "    }"] if route_limits else []),
         "}",
         "",
     ]
     return "\n".join(lines)
+
+
+def _limit_lines(processes: int) -> tuple[list[str], list[str], list[str]]:
+    """(zones at the ``http`` level, the server's limits, the app routes' limits).
+
+    One address can no longer hold the proxy: 4,000 POSTs sending a byte every 20 s held
+    about 1,930 of nginx's connections and a new visitor's page never drew. Now a client that
+    pauses :data:`CLIENT_PAUSE_S` seconds while sending headers or a body is cut off, one
+    address holds at most :func:`connections_per_address` connections, and its requests are
+    rate-limited; what is refused gets 429 at once. Keys are the client's address as nginx
+    sees it (each IPv6 address on its own: nginx cannot group by /64 as the app does)."""
+    conns = connections_per_address(processes)
+    zones = [
+        "",
+        "# Per client address: open connections, and the request rate (detox_core/server/deploy.py: _limit_lines).",
+        "limit_conn_zone $binary_remote_addr zone=detox_conn:10m;",
+        f"limit_req_zone $binary_remote_addr zone=detox_req:10m rate={REQUESTS_PER_S}r/s;",
+        f"limit_req_zone $binary_remote_addr zone=detox_routes:10m rate={ROUTE_REQUESTS_PER_S}r/s;",
+    ]
+    server = [
+        "",
+        f"    # A client that pauses {CLIENT_PAUSE_S} s while sending a request is cut off (slow-POST attacks);",
+        f"    # one address holds at most {conns} connections (the app's sessions per address in every process",
+        f"    # and {SPARE_CONNECTIONS} for page loads) and sends {REQUESTS_PER_S} requests a second (bursts of "
+        f"{REQUEST_BURST}).",
+        f"    client_header_timeout {CLIENT_PAUSE_S}s;",
+        f"    client_body_timeout {CLIENT_PAUSE_S}s;",
+        "    keepalive_timeout 30s;",
+        f"    limit_conn detox_conn {conns};",
+        f"    limit_req zone=detox_req burst={REQUEST_BURST} nodelay;",
+        "    limit_conn_status 429;",
+        "    limit_req_status 429;",
+    ]
+    routes = [
+        f"        limit_req zone=detox_req burst={REQUEST_BURST} nodelay;",
+        f"        limit_req zone=detox_routes burst={ROUTE_BURST} nodelay;",
+    ]
+    return zones, server, routes
 
 
 def _answered_patterns(addr: dict[int, str]) -> dict[int, str]:
@@ -166,21 +236,30 @@ def _answered_patterns(addr: dict[int, str]) -> dict[int, str]:
     return {k: re.escape(a) for k, a in addr.items()}
 
 
-def standalone_config(run_dir: Path, site: str, workers: int = 1) -> str:
+#: Connections each nginx worker handles (each proxied request holds two: the client's and
+#: the app's).
+WORKER_CONNECTIONS = 4096
+
+
+def standalone_config(run_dir: Path, site: str, workers: int | str = "auto") -> str:
     """A whole nginx configuration around ``site`` that runs in the foreground without
-    root: pid file, logs and temporary files under ``run_dir``."""
+    root: pid file, logs and temporary files under ``run_dir``; ``workers`` nginx worker
+    processes ("auto": one per CPU core)."""
+    if workers != "auto" and not (isinstance(workers, int) and 1 <= workers <= 64):
+        raise ValueError(f"nginx workers must be 'auto' or 1 to 64, not {workers!r}")
     run = Path(run_dir).resolve()
     if any(c in str(run) for c in ';{}"\'\n#$\\'):
         raise ValueError(f"the run folder's path may not hold ; {{ }} quotes # $ or \\: {run}")
     temp = [f'    {kind}_temp_path "{run / "tmp" / kind}";' for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")]
     return "\n".join([
         "# nginx for deploy/run.sh: in the foreground, no root needed, everything under this folder.",
-        f"worker_processes {int(workers)};",
+        f"worker_processes {workers};",
+        f"worker_rlimit_nofile {2 * WORKER_CONNECTIONS + 64};",
         f'pid "{run / "nginx.pid"}";',
         f'error_log "{run / "nginx-error.log"}" warn;',
         "",
         "events {",
-        "    worker_connections 4096;",
+        f"    worker_connections {WORKER_CONNECTIONS};",
         "}",
         "",
         "http {",
@@ -194,13 +273,14 @@ def standalone_config(run_dir: Path, site: str, workers: int = 1) -> str:
 
 
 def write_configs(run_dir: Path, processes: int, first_port: int, listen: str,
-                  workers: int = 1) -> Path:
+                  workers: int | str = "auto", limits: bool = True) -> Path:
     """Write ``run_dir/nginx.conf`` (and the temporary folders it names); returns its path."""
     run = Path(run_dir)
     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (run / "tmp" / kind).mkdir(parents=True, exist_ok=True)
     conf = run / "nginx.conf"
-    conf.write_text(standalone_config(run, site_config(processes, first_port, listen), workers), encoding="utf-8")
+    conf.write_text(standalone_config(run, site_config(processes, first_port, listen, limits=limits), workers),
+                    encoding="utf-8")
     return conf
 
 

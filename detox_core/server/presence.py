@@ -21,6 +21,16 @@ at most :data:`UNCONFIRMED_PER_ADDRESS` sessions that have not beaten yet, so so
 run no script cost their sender a place each for half a minute, no more. Under a plain
 ``streamlit run app.py`` (no routes, no beats) a session counts until it closes or sits
 without a rerun for :data:`IDLE_S`.
+
+Beats alone do not hold a full process, though: the token is sent to the page, so a script
+can beat as well as a browser (5 addresses x 20 scripted tabs held all 100 places of a
+process for as long as they liked). When a newcomer finds the process full, the address that
+holds the most places, more than the newcomer's address would after it, gives up its tab
+that has gone longest without a run (no drawing, no click) if that is
+:data:`YIELD_IDLE_S` or more: the newcomer takes the place, and that tab is told why when it
+runs again, and closed by the sweeper. Places thus spread over the addresses that want them
+(a fair share each), a scripted tab that never runs loses its place to the first newcomer,
+and a person who is using the app keeps theirs.
 """
 
 from __future__ import annotations
@@ -44,6 +54,9 @@ DROP_S = 100.0
 GRACE_S = 30.0
 #: Sessions of one address that have not beaten yet, at most.
 UNCONFIRMED_PER_ADDRESS = 8
+#: A full process lets a newcomer in by taking the place of a tab that has not run (drawn,
+#: or been clicked) for this long, of the address holding the most places (seconds).
+YIELD_IDLE_S = 120.0
 #: The share of a process's sessions kept for the Annotate page and organizers.
 RESERVE_SHARE = 0.2
 #: The beat route's name, beside the cookie route (``<base>/_detox/beat``).
@@ -60,6 +73,7 @@ class _Session:
     token: str
     last_beat: float | None = None
     reserve: bool = False  # admitted into the places kept for the Annotate page
+    vip: bool = False  # a signed-in organizer's, over the process's limit
 
 
 class SessionCounter:
@@ -87,6 +101,8 @@ class SessionCounter:
         self._seen: dict[str, _Session] = {}
         self._tokens: dict[str, str] = {}  # beat token -> session id
         self._dropped: dict[str, float] = {}  # sessions no longer counted for not beating
+        self._yielded: dict[str, float] = {}  # sessions that gave their place to a newcomer
+        self._yield_closed: set[str] = set()  # of them, those the sweeper has closed
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ liveness
@@ -120,27 +136,71 @@ class SessionCounter:
         ``vip``: a signed-in organizer, admitted over :attr:`max_total` (not over the
         address's limit). ``reserved``: a session of the Annotate page, which may take the
         reserve. ``admitted``: the session was admitted before (its own state says so), and
-        goes on whatever the counts, also after an idle spell or a reconnection."""
+        goes on whatever the counts, also after an idle spell or a reconnection, unless it
+        gave its place to a newcomer (:meth:`yielded`)."""
         now = self.clock()
         with self._lock:
             if (s := self._seen.get(session_id)) is not None:
                 s.last_run = now
                 return True
+            if session_id in self._yielded:
+                return False
             if not admitted:
                 self._prune(now)
                 if client != UNKNOWN:
                     if self._address_refusal(client) is not None:
                         return False
                     limit = self.max_total if reserved else self.max_total - self.reserve
-                    if self.max_total and not vip and len(self._seen) >= max(limit, 1):
+                    if self.max_total and not vip and len(self._seen) >= max(limit, 1) \
+                            and not self._make_room(client, now):
                         return False
             in_reserve = bool(self.max_total and not vip and not admitted and reserved
                               and len(self._seen) >= self.max_total - self.reserve)
             self._dropped.pop(session_id, None)
             token = secrets.token_urlsafe(24)
-            self._seen[session_id] = _Session(client, now, now, token, reserve=in_reserve)
+            self._seen[session_id] = _Session(client, now, now, token, reserve=in_reserve, vip=vip)
             self._tokens[token] = session_id
             return True
+
+    def _make_room(self, client: str, now: float) -> bool:
+        """Free a place for a newcomer of ``client`` in a full process: the longest-idle tab
+        (no run for :data:`YIELD_IDLE_S`) of the address holding the most places, if that is
+        more than ``client`` would hold with this one (under the lock)."""
+        held: dict[str, list[tuple[str, _Session]]] = {}
+        for sid, s in self._seen.items():
+            if not s.vip and s.client != UNKNOWN:
+                held.setdefault(s.client, []).append((sid, s))
+        mine = len(held.get(client, []))
+        for other, sessions in sorted(held.items(), key=lambda kv: -len(kv[1])):
+            if len(sessions) <= mine + 1:
+                return False  # nobody holds more than a fair share against this address
+            idle = [(sid, s) for sid, s in sessions if now - s.last_run >= YIELD_IDLE_S]
+            if idle:
+                sid, s = min(idle, key=lambda x: x[1].last_run)
+                self._tokens.pop(self._seen.pop(sid).token, None)
+                self._yielded[sid] = now
+                while len(self._yielded) > 10_000:
+                    self._yield_closed.discard(next(iter(self._yielded)))
+                    self._yielded.pop(next(iter(self._yielded)))
+                return True
+        return False
+
+    def yielded(self, session_id: str) -> bool:
+        """Whether the session gave its place to a newcomer (it sat idle in a full process)."""
+        with self._lock:
+            return session_id in self._yielded
+
+    def holders(self) -> list[tuple[str, int, int]]:
+        """(address, sessions, of them idle for :data:`YIELD_IDLE_S`) of each address, most first."""
+        with self._lock:
+            now = self.clock()
+            self._prune(now)
+            counts: dict[str, list[int]] = {}
+            for s in self._seen.values():
+                c = counts.setdefault(s.client, [0, 0])
+                c[0] += 1
+                c[1] += now - s.last_run >= YIELD_IDLE_S
+            return sorted(((a, n, idle) for a, (n, idle) in counts.items()), key=lambda x: -x[1])
 
     def in_reserve(self, session_id: str) -> bool:
         """Whether the session took one of the places kept for the Annotate page (it may run
@@ -203,6 +263,10 @@ class SessionCounter:
                 s = self._seen.get(sid)
                 if s is None and sid in self._dropped:
                     out.append(sid)  # counted no more for not beating
+                elif s is None and sid in self._yielded:
+                    if sid not in self._yield_closed:  # once: a reconnected tab is then told why, not closed again
+                        self._yield_closed.add(sid)
+                        out.append(sid)
                 elif s is None:  # never ran a page: its first run may wait on a busy server, so twice the grace
                     if now - first_seen.setdefault(sid, now) >= 2 * GRACE_S:
                         out.append(sid)

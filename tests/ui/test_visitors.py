@@ -211,3 +211,76 @@ def test_a_visitor_in_the_annotators_reserve_may_open_annotate_only(tiny_data, m
     assert not at.exception and at.title[0].value == "Annotate"  # the reserve: a new annotator gets in
     at.switch_page("pages/corpus.py").run()
     assert "full for visitors" in at.error[0].value and "Annotate" in at.error[0].value and not at.dataframe
+
+
+def test_scripted_tabs_that_only_beat_give_their_places_to_newcomers():
+    """Round 6: 5 addresses x 20 scripted tabs, each beating with its own token, held every
+    place of a process; new visitors were told "full" throughout. Now a tab that has not run
+    for YIELD_IDLE_S gives its place to a newcomer, from the address holding the most."""
+    from detox_core.server.presence import BEAT_S, YIELD_IDLE_S
+
+    c, now = beating(max_per_client=20, max_total=100)  # 80 places for visitors: 4 addresses fill them
+    scripts = [f"203.0.113.{k}" for k in range(4)]
+    held = [f"{a}-{k}" for a in scripts for k in range(20)
+            if c.admit(a, f"{a}-{k}") and c.beat(c.token(f"{a}-{k}"))]  # each beats at once, as a script can
+    assert len(held) == 80
+
+    def beat_all() -> None:
+        for sid in held:
+            if c.token(sid):
+                c.beat(c.token(sid))
+
+    beat_all()
+    assert not c.admit("198.51.100.1", "newcomer-0")  # the scripts' tabs ran just now: a real person's could be anyone
+    while now[0] < YIELD_IDLE_S:
+        now[0] += BEAT_S
+        beat_all()
+    # Beating, never running: the first newcomers take their places, one each.
+    newcomers = [f"198.51.100.{k}" for k in range(1, 11)]
+    assert all(c.admit(a, f"newcomer-{a}") for a in newcomers)
+    yielded = [sid for sid in held if c.yielded(sid)]
+    assert len(yielded) == 10 and c.total() == 80
+    # A yielded tab is refused when it runs again (its state said "admitted"), and closed once.
+    assert not c.admit("203.0.113.0", yielded[0], admitted=True)
+    assert set(yielded) <= set(c.to_close(held, {}))
+    assert not set(yielded) & set(c.to_close(held, {}))  # told why when it reconnects, not closed again
+    # The scripts cannot take the places back with new tabs: they hold more than the newcomers.
+    assert not any(c.admit(a, f"{a}-again") for a in scripts)
+    # A newcomer's second, third ... tab: only while its address holds fewer than the biggest.
+    assert c.admit(newcomers[0], "newcomer-second-tab")
+
+
+def test_a_person_using_the_app_keeps_their_place_in_a_full_process():
+    """Only a tab that has not run (drawn, been clicked) for YIELD_IDLE_S gives up its place;
+    one that is used keeps it, however many places its address holds."""
+    from detox_core.server.presence import YIELD_IDLE_S
+
+    c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places
+    lab = [f"lab-{k}" for k in range(8)]
+    assert all(c.admit("192.0.2.1", sid) and c.beat(c.token(sid)) for sid in lab)
+    now[0] += YIELD_IDLE_S * 3
+    for sid in lab:
+        c.beat(c.token(sid))
+        assert c.admit("192.0.2.1", sid)  # a click: the page runs
+    now[0] += 1
+    assert not c.admit("198.51.100.7", "newcomer")
+    assert c.refusal("198.51.100.7") == "full" and not any(c.yielded(sid) for sid in lab)
+    assert c.holders() == [("192.0.2.1", 8, 0)]
+
+
+def test_a_tab_that_gave_its_place_is_told_why(tiny_data, monkeypatch):
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
+
+    c, _now = beating(max_per_client=20, max_total=10)
+    monkeypatch.setattr(visitors, "session_counter", lambda: c)
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception and at.title[0].value == "Corpus"
+    sid = next(s for s in c._seen)  # this AppTest session's id
+    with c._lock:  # it gives its place (as _make_room does)
+        c._tokens.pop(c._seen.pop(sid).token, None)
+        c._yielded[sid] = 0.0
+    at.run()
+    assert not at.exception and not at.title
+    assert "gave its place to a newcomer" in at.info[0].value and "Reload this page" in at.info[0].value

@@ -16,8 +16,10 @@ of the Corpus page took about 13 MB while many started at once.
   the browser to this process and reloads once, so that the browser lands on the least
   busy one.
 
-Sessions already admitted are never turned away (their own state says so, also after an
-idle spell or a reconnection).
+Sessions already admitted are not turned away (their own state says so, also after an
+idle spell or a reconnection), except a tab that gave its place to a newcomer in a full
+process (:data:`~detox_core.server.presence.YIELD_IDLE_S` without a run, its address holding
+the most places), which is told so.
 """
 
 from __future__ import annotations
@@ -136,6 +138,12 @@ def admit_session(reserved: bool = False) -> None:
         st.error(f"**This server is full for visitors for now.** It keeps {counter.visitor_places()} sessions for "
                  "visitors, all taken, and a few more for annotators: this tab may open **Annotate** only. Reload "
                  "this page in a minute or two.", icon=":material/group_off:")
+        st.stop()
+    if counter.yielded(ctx.session_id):
+        # It sat without a run while the process was full, and its address held the most places.
+        st.info(f"**This tab gave its place to a newcomer.** The server was full and this tab had not been used for "
+                f"{int(presence.YIELD_IDLE_S // 60)} minutes. Reload this page to get back in: you get a place as "
+                "soon as one frees.", icon=":material/event_seat:")
         st.stop()
     why = counter.refusal(client)
     if why == "full":

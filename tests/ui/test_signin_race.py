@@ -1,6 +1,6 @@
-"""Sign-in tries that arrive together are counted together: each is reserved (counted as a
-failure) before its password is checked, atomically in the shared database, so 60
-simultaneous guesses of one name from one address get one password checked, not 43."""
+"""Sign-in tries that arrive together are counted together: each is reserved (counted toward
+the lock) before its password is checked, atomically in the shared database, so 60
+simultaneous guesses of one name from one address get five passwords checked, not 43."""
 
 from __future__ import annotations
 
@@ -49,22 +49,29 @@ def burst(guards: list[JoinGuard], tries: list[tuple[str, str]]) -> list[tuple[s
     return checked
 
 
-def test_sixty_simultaneous_guesses_of_one_name_get_one_password_checked(sql_url):
+def test_sixty_simultaneous_guesses_of_one_name_get_five_passwords_checked(sql_url):
     """The attack of the report: 60 joins at once from one address, for one name, spread over
     three processes. Before, each read the wait, checked and then wrote its failure: 42-43 of
-    60 were checked. Now the first is checked and the others are told to wait."""
+    60 were checked. Now at most five are (the limit: as many as were under way before the
+    first failed, which then set a wait) and the others are told to wait."""
     now = [1_000_000.0]
     guards = [guard(sql_url, lambda: now[0]) for _ in range(3)]
     checked = burst(guards, [("203.0.113.5", "olga")] * 60)
-    assert len(checked) == 1
+    assert 1 <= len(checked) <= 5
     wait, what, attempt = guards[0].reserve("203.0.113.5", "CODE", "olga")
-    assert attempt is None and what == "name" and wait >= 1  # 1, 2, 4 ... s after each failure
+    assert attempt is None and what == "name" and wait >= 1
+    # Another name from the same address (a colleague behind the same NAT) is not locked: it
+    # waits out the address's short delay only.
+    now[0] += JoinGuard.ADDRESS_DELAY_S
+    held = guards[1].reserve("203.0.113.5", "CODE", "boris")[2]
+    assert held is not None
+    guards[1].settle(held, "joined")
     with guards[0].pair.engine.connect() as conn:  # the database holds one settled failure, nothing pending
         assert conn.execute(select(func.count()).select_from(signin_events)
                             .where(signin_events.c.ok == -1)).scalar_one() == 0
 
 
-def test_three_addresses_of_sixty_guesses_each_get_at_most_five_checked_each_per_window(sql_url):
+def test_three_addresses_of_twenty_guesses_at_a_time_get_five_checked_each_per_window(sql_url):
     """Bursts of 3 addresses x 20 tries every 90 s for 15 minutes: 5 wrong passwords checked
     per (address, name), no more (before: 169 of 180 checked)."""
     now = [1_000_000.0]
@@ -85,7 +92,7 @@ def _process_burst(url: str, tries: int, out) -> None:
 
 def test_guesses_from_separate_processes_are_counted_together(tmp_path):
     """Three real processes (as deploy/run.sh starts) of 20 simultaneous guesses each, on one
-    SQLite database: one password checked in all."""
+    SQLite database: at most five passwords checked in all."""
     url = f"sqlite:///{tmp_path / 'app.sqlite'}"
     SharedLoginThrottle(make_engine(url)).forget()  # the table exists before the processes race
     ctx = multiprocessing.get_context("spawn")
@@ -96,7 +103,7 @@ def test_guesses_from_separate_processes_are_counted_together(tmp_path):
     counts = [out.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(timeout=30)
-    assert sum(counts) == 1, counts
+    assert 1 <= sum(counts) <= 5, counts
 
 
 def test_the_organizer_password_is_reserved_too(sql_url):
@@ -116,12 +123,13 @@ def test_the_organizer_password_is_reserved_too(sql_url):
         t.start()
     for t in threads:
         t.join()
-    assert len(checked) == 1
-    now[0] += 1  # after the one-second wait, the right password gets in, and its failures are forgotten
-    wait, attempt = throttles[1].reserve("192.0.2.44", "organizer")
+    assert 1 <= len(checked) <= 5
+    assert throttles[0].reserve("192.0.2.44", "organizer")[1] is None  # that address waits
+    # The organizer, from another address, gets in; a right password forgets that address's failures.
+    wait, attempt = throttles[1].reserve("198.51.100.8", "organizer")
     assert attempt is not None
     throttles[1].settle(attempt, OK)
-    assert throttles[2].wait_s("192.0.2.44", "organizer") == 0
+    assert throttles[2].wait_s("198.51.100.8", "organizer") == 0
 
 
 def test_a_try_not_counted_is_taken_back(sql_url):
@@ -158,8 +166,9 @@ def test_the_processs_own_counts_reserve_atomically_too():
         th.start()
     for th in threads:
         th.join()
-    assert len(got) == 1
-    t.settle(got[0], VOID)  # taken back: no wait is left
+    assert len(got) == 5  # nothing failed meanwhile: the five under way lock it
+    for attempt in got:  # taken back (short passwords, say): no wait is left
+        t.settle(attempt, VOID)
     assert t.wait_s("10.1.1.1", "organizer") == 0
 
 
@@ -202,3 +211,29 @@ def test_a_lab_behind_one_address_joins_within_a_minute(sql_url):
         g.settle(attempt, "joined")
         waiting.pop(0)
     assert not waiting and now[0] - start <= 60
+
+
+def test_a_lab_coming_back_at_the_same_moment_is_not_slowed_by_its_own_checks(sql_url):
+    """Twenty annotators behind one address sign back in at the same moment: each one's
+    password check, under way, delays nobody else (only a failure sets a wait)."""
+    now = [1_000_000.0]
+    guards = [guard(sql_url, lambda: now[0]) for _ in range(2)]
+    got, lock = [], threading.Lock()
+    start = threading.Barrier(20)
+
+    def one(k: int) -> None:
+        start.wait()
+        g = guards[k % 2]
+        wait, _what, attempt = g.reserve("192.0.2.50", "CODE", f"annotator-{k}")
+        with lock:
+            got.append(attempt is not None)
+        if attempt is not None:
+            time.sleep(CHECK_S)
+            g.settle(attempt, "joined")
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [True] * 20

@@ -70,8 +70,9 @@ class JoinGuard:
 
     @classmethod
     def new_name_rules(cls) -> dict:
+        # A new name under way already delays the next one: a script's tabs cannot add them all at once.
         return {"max_failures": cls.NEW_NAMES_PER_ADDRESS, "max_delay_s": cls.NEW_NAME_DELAY_S,
-                "account_failures": cls.NEW_NAMES_PER_PROJECT}
+                "account_failures": cls.NEW_NAMES_PER_PROJECT, "delay_pending": True}
 
     @staticmethod
     def keys(client: str, code: str, name_key: str) -> tuple[str, str, str]:

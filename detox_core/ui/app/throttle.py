@@ -72,7 +72,7 @@ OK, FAILED, VOID = "ok", "failed", "void"
 @dataclass(frozen=True)
 class Attempt:
     """A try reserved before its password is checked (:meth:`LoginThrottle.reserve`). It
-    counts as a failure until it is settled, so tries that arrive together are counted
+    counts toward the lock until it is settled, so tries that arrive together are counted
     together: the sixth of 60 simultaneous guesses is refused, not checked."""
 
     client: str
@@ -80,8 +80,8 @@ class Attempt:
     at: float
     #: its row in ``signin_events`` (:class:`SharedLoginThrottle`); None: this process's counts only
     row: int | None = None
-    #: the address's next try and lock, and the account's next try for it, before this one
-    undo: tuple[float, float, float | None] = (0.0, 0.0, None)
+    #: the address's lock before this try (restored if it is taken back)
+    locked_before: float = 0.0
 
 
 class LoginThrottle:
@@ -95,15 +95,18 @@ class LoginThrottle:
             ``window_s`` that slow it for addresses it does not know.
         account_slow_s: the time between two tries of a slowed account from one new
             address.
+        delay_pending: whether a try under way (:meth:`reserve`) already delays the next
+            (default: only once it failed, so people behind one address are not slowed by
+            each other's checks).
         clock: seconds, monotonic (a parameter for tests).
     """
 
     def __init__(self, max_failures: int = 5, window_s: float = 900, lock_s: float = 900,
                  max_delay_s: float = 60, account_failures: int = 20, account_slow_s: float = 30,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 delay_pending: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_failures, self.window_s, self.lock_s = max_failures, window_s, lock_s
         self.max_delay_s, self.account_failures, self.account_slow_s = max_delay_s, account_failures, account_slow_s
-        self.clock = clock
+        self.delay_pending, self.clock = delay_pending, clock
         self._clients: OrderedDict[str, _Client] = OrderedDict()
         self._accounts: OrderedDict[str, _Account] = OrderedDict()
         self._lock = threading.Lock()
@@ -130,74 +133,83 @@ class LoginThrottle:
         return max(waits)
 
     def reserve(self, client: str, account: str | None = None, force: bool = False) -> tuple[float, Attempt | None]:
-        """Check the wait and, where there is none, count this try as a failure, in one
-        step: ``(0, attempt)`` to check the password and then :meth:`settle` the attempt, or
-        ``(seconds to wait, None)``. ``force``: count it without checking (the shared
-        throttle already did)."""
+        """Check the wait and, where there is none, count this try, in one step: ``(0,
+        attempt)`` to check the password and then :meth:`settle` the attempt, or ``(seconds
+        to wait, None)``. A try being checked counts toward the lock (the fifth locks the
+        address) but sets no delay until it has failed, so people behind one address who
+        join at the same moment are not slowed by each other. ``force``: count it without
+        checking (the shared throttle already did)."""
         now = self.clock()
         with self._lock:
             if not force and (wait := self._wait(client, account, now)) > 0:
                 return wait, None
             c = self._clients.get(client)
-            a = self._accounts.get(account) if account is not None else None
-            undo = (c.next_try if c else 0.0, c.locked_until if c else 0.0,
-                    a.next_try.get(client) if a is not None else None)
-            self._failed(client, account, now)
-            return 0.0, Attempt(client, account, now, undo=undo)
+            locked_before = c.locked_until if c else 0.0
+            self._failed(client, account, now, pending=True)
+            return 0.0, Attempt(client, account, now, locked_before=locked_before)
+
+    def pending(self, client: str, account: str | None = None) -> None:
+        """Count a try whose password is being checked (a replayed reservation)."""
+        with self._lock:
+            self._failed(client, account, self.clock(), pending=True)
 
     def settle(self, attempt: Attempt, outcome: str) -> None:
-        """How a reserved try ended: :data:`OK`, :data:`FAILED` (stays counted) or
-        :data:`VOID` (taken back)."""
+        """How a reserved try ended: :data:`OK`, :data:`FAILED` (stays counted, and now
+        delays the next try) or :data:`VOID` (taken back)."""
         if outcome == OK:
             self.succeeded(attempt.client, attempt.account)
-        elif outcome == VOID:
-            with self._lock:
-                self._take_back(attempt)
-        elif outcome != FAILED:
+            return
+        if outcome not in (FAILED, VOID):
             raise ValueError(f"unknown outcome {outcome!r}")
+        with self._lock:
+            if outcome == FAILED:
+                self._delay(attempt.client, attempt.account, attempt.at)
+            else:
+                self._take_back(attempt)
 
     def _take_back(self, attempt: Attempt) -> None:
-        next_try, locked_until, account_next = attempt.undo
         if (c := self._clients.get(attempt.client)) is not None and attempt.at in c.failures:
             c.failures.remove(attempt.at)
-            if not c.failures or c.failures[-1] < attempt.at:  # no later failure set these since
-                c.next_try, c.locked_until = next_try, locked_until
+            if len(c.failures) < self.max_failures and (not c.failures or c.failures[-1] < attempt.at):
+                c.locked_until = attempt.locked_before  # this try locked it: no more
         a = self._accounts.get(attempt.account) if attempt.account is not None else None
         if a is not None and attempt.at in a.failures:
             a.failures.remove(attempt.at)
-            if not a.failures or a.failures[-1] < attempt.at:
-                if account_next is None:
-                    a.next_try.pop(attempt.client, None)
-                else:
-                    a.next_try[attempt.client] = account_next
 
     def failed(self, client: str, account: str | None = None) -> None:
         """Record a wrong password (or a made-up access code) of ``client``."""
         with self._lock:
             self._failed(client, account, self.clock())
 
-    def _failed(self, client: str, account: str | None, now: float) -> None:
+    def _delay(self, client: str, account: str | None, at: float) -> None:
+        """The waits after a failure at ``at``: of the address (1, 2, 4 ... s) and, for an
+        account under attack, of this address on it."""
+        if (c := self._clients.get(client)) is not None:
+            c.next_try = max(c.next_try, at + min(2.0 ** (max(len(c.failures), 1) - 1), self.max_delay_s))
+        a = self._accounts.get(account) if account is not None else None
+        if a is not None and len(a.failures) >= self.account_failures:
+            a.next_try[client] = max(a.next_try.get(client, 0.0), at + self.account_slow_s)
+            if len(a.next_try) > MAX_TRACKED:
+                a.next_try = {k: v for k, v in a.next_try.items() if v > at}
+
+    def _failed(self, client: str, account: str | None, now: float, pending: bool = False) -> None:
         c = self._clients.pop(client, None) or _Client()
         self._clients[client] = c  # most recent last
         self._recent(c.failures, now)
         c.failures.append(now)
-        c.next_try = now + min(2.0 ** (len(c.failures) - 1), self.max_delay_s)
         if len(c.failures) >= self.max_failures:
             c.locked_until = now + self.lock_s
         while len(self._clients) > MAX_TRACKED:
             self._clients.popitem(last=False)
-        if account is None:
-            return
-        a = self._accounts.pop(account, None) or _Account()
-        self._accounts[account] = a
-        self._recent(a.failures, now)
-        a.failures.append(now)
-        if len(a.failures) >= self.account_failures:
-            a.next_try[client] = now + self.account_slow_s
-            if len(a.next_try) > MAX_TRACKED:
-                a.next_try = {k: v for k, v in a.next_try.items() if v > now}
-        while len(self._accounts) > MAX_TRACKED:
-            self._accounts.popitem(last=False)
+        if account is not None:
+            a = self._accounts.pop(account, None) or _Account()
+            self._accounts[account] = a
+            self._recent(a.failures, now)
+            a.failures.append(now)
+            while len(self._accounts) > MAX_TRACKED:
+                self._accounts.popitem(last=False)
+        if not pending or self.delay_pending:
+            self._delay(client, account, now)
 
     def succeeded(self, client: str, account: str | None = None) -> None:
         """A right password: the address's failures are forgotten, and the account knows
@@ -369,7 +381,7 @@ class SharedLoginThrottle:
         replay = LoginThrottle(clock=lambda: at[0], **self.rules)
         for when, who, what, ok in reversed(rows):
             at[0] = when
-            (replay.succeeded if ok == 1 else replay.failed)(who, what)  # a pending try counts as failed
+            {1: replay.succeeded, PENDING: replay.pending}.get(ok, replay.failed)(who, what)
         at[0] = now
         if known:
             replay.knows(client, account, at=known[0])

@@ -147,7 +147,10 @@ class SessionCounter:
                 return False
             if not admitted:
                 self._prune(now)
-                if client != UNKNOWN:
+                # An unknown client (no connection's address) is let through only where pages do
+                # not beat (a test harness, a script); served by the launcher, it is held to the
+                # limits like an address (every unknown one together).
+                if client != UNKNOWN or self.heartbeat():
                     if self._address_refusal(client) is not None:
                         return False
                     limit = self.max_total if reserved else self.max_total - self.reserve

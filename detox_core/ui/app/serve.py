@@ -29,6 +29,7 @@ from streamlit.web.server import app_discovery
 from detox_core.metrics import warmup
 from detox_core.config import app_root, serve_address_set, streamlit_config_file, streamlit_env_set
 from detox_core.errors import DataMissingError
+from detox_core.ui.app.internals import internals_problem
 from detox_core.ui.app.settings_check import settings_problem
 from detox_core.ui.app.warming import app_steps
 
@@ -103,6 +104,9 @@ def serve(streamlit_args: Sequence[str] = ()) -> int:
     if problem := settings_problem():  # a broken secrets file would otherwise open every page
         print(f"detox serve: the access settings cannot be read, so the app does not start: {problem}",
               file=sys.stderr)
+        return 2
+    if problem := internals_problem():  # the visitor limits would silently do nothing
+        print(f"detox serve: {problem}", file=sys.stderr)
         return 2
     _serve_app_object()
     warmup.start(app_steps=app_steps(wait_for_server=True))

@@ -9,7 +9,8 @@
 #   DETOX_ORGANIZER_PASSWORD=... DETOX_PROCESSES=3 DETOX_PROXY_PORT=8080 deploy/run.sh
 #
 # Other settings it reads: DETOX_FIRST_APP_PORT (8601; the processes take the ports from
-# there on, on 127.0.0.1), DETOX_RUN_DIR (data/run: nginx.conf, logs, pid files),
+# there on, on 127.0.0.1), DETOX_RUN_DIR (data/run: nginx.conf, logs, pid files), DETOX_LOG_MB
+# (20: each app log rotates past it, three old ones kept),
 # DETOX_PYTHON (.venv/bin/python, made by `make setup data`), NGINX (nginx on the PATH,
 # else /usr/sbin/nginx), and everything the app reads (README: Deploying for a shared task).
 set -euo pipefail
@@ -97,8 +98,9 @@ supervise() {
     local k="$1" port="$2" child=""
     trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' TERM INT
     while :; do
+        # The output through a rotating log: at most 4 x DETOX_LOG_MB megabytes per process.
         "$PY" -m detox_core serve --server.port "$port" --server.address 127.0.0.1 --server.headless true \
-            >>"$RUN/app-$k.log" 2>&1 &
+            > >("$PY" -m detox_core.server.logpipe "$RUN/app-$k.log" --max-mb "${DETOX_LOG_MB:-20}" --keep 3) 2>&1 &
         child=$!
         echo "$child" >"$RUN/app-$k.pid"
         wait "$child" && code=0 || code=$?

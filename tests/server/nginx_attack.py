@@ -6,6 +6,7 @@ of them, while a visitor from another address loads the page. Used by
 from __future__ import annotations
 
 import http.server
+import random
 import shutil
 import socket
 import subprocess
@@ -112,13 +113,27 @@ class Attack:
             s.close()
 
 
+def _source_ports():
+    """Source ports below the system's ephemeral range (32768 up), so that thousands of
+    attacking sockets never take a port another test has just picked for its server."""
+    start = random.randrange(10_000, 20_000)
+    yield from range(start, 32_000)
+
+
 def slow_posts(port: int, count: int) -> Attack:
     """``count`` POSTs to ``/_detox/beat`` from :data:`ATTACKER`, each sending its headers and
     one byte of a 1,000-byte body, then pausing."""
     held, refused = [], 0
+    ports = _source_ports()
     for _ in range(count):
         s = socket.socket()
-        s.bind((ATTACKER, 0))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        for source in ports:
+            try:
+                s.bind((ATTACKER, source))
+                break
+            except OSError:
+                continue
         s.settimeout(5)
         try:
             s.connect(("127.0.0.1", port))

@@ -3,7 +3,7 @@
 An organizer tells annotators apart by their names in Progress, the ban lists and the
 exports, and everyone tells systems apart by their submissions' names on the Leaderboard,
 so a name must read as what it is (annotators' names, :func:`clean_name`; submissions'
-names are cleaned more leniently, being file names, by
+names, being file names, by the same rule with what it refuses taken out instead,
 :func:`detox_core.submissions.store.clean_name`, and share :func:`name_keys`):
 
 - it is stored in Unicode's compatibility form (NFKC: a full-width ``Ａｎｎａ`` is ``Anna``),

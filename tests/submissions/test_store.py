@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import sqlite3
 
 import numpy as np
@@ -200,3 +202,19 @@ def test_submission_names_lose_invisible_characters_and_look_alikes_of_a_stored_
         store.rename(first.id, "T5_base")
     store.rename(again.id, "t5-base-v2")
     assert store.rename(first.id, "T5_base") == "T5_base"
+
+
+def test_a_submission_name_follows_the_annotators_name_rule_with_the_refused_characters_taken_out():
+    """Round 6: submission names kept C1 controls, private-use and unassigned characters and
+    210 combining marks (which drew lines across the heat map) that annotator names refuse."""
+    from detox_core.submissions.store import clean_name
+
+    assert clean_name("t5\x85base\x9f.tsv") == "t5 base .tsv"  # C1 controls: spaces
+    assert clean_name("t5\ue000\U000f0000base\U0010ffff.tsv") == "t5base.tsv"  # private use
+    assert clean_name("t5\u0378base.tsv") == "t5base.tsv"  # unassigned
+    assert clean_name("t5\u2028base\u2029.tsv") == "t5 base .tsv"  # line and paragraph separators
+    piled = clean_name("Z" + "\u0336" * 210 + "algo.tsv")
+    assert piled == "Z" + "\u0336" * 3 + "algo.tsv"
+    assert clean_name("\u0301\u0301lead.tsv") == "lead.tsv"  # marks on no letter
+    for name in ("हिन्दी-मॉडल.tsv", "العربية-نموذج.tsv", "Ñandú_tiếng-việt.tsv"):  # real marks are kept
+        assert clean_name(name) == unicodedata.normalize("NFKC", name)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import sqlite3
+import unicodedata
 
 import numpy as np
 import pandas as pd

@@ -31,7 +31,7 @@ with other variables, or a test that sets one, sees the current value.
 | ``DETOX_PRECISION`` | models' floating-point type on a GPU: ``float32``, or ``float16``/``bfloat16`` as an opt-in (in the signature) | ``float32`` |
 | ``DETOX_REGEX_MEMORY_MB`` | memory a Corpus regex worker may allocate beyond its own size (MB) | 256 |
 | ``DETOX_WARMUP`` | ``0``: no warm-up of the models at the server's start; each loads on its first use | on |
-| ``DETOX_UPLOADS_MB`` | memory the uploaded corpora that open tabs hold may take together, per app process (MB) | 400 |
+| ``DETOX_UPLOADS_MB`` | memory the uploaded corpora that open tabs hold may take together, per app process (MB); one client address holds at most a quarter of it | 400 |
 | ``DETOX_SCORE_CACHE_MB`` | size bound of the on-disk cache of model outputs (``<data>/cache/model_outputs``; 0 = off) | 512 |
 | ``STREAMLIT_SERVER_ADDRESS`` | where ``detox serve`` listens (Streamlit's own variable; also ``--server.address``) | ``127.0.0.1``: this machine only |
 | ``HF_HUB_OFFLINE`` | the model hub is not tried | off |

@@ -167,3 +167,22 @@ def test_held_uploads_stay_within_their_budget_and_are_given_back_when_the_tab_g
     gc.collect()
     assert held.held_bytes == 30 and held.count == 1 and held.room_for(70)
     assert held.hold(70) is not None
+
+
+def test_one_address_holds_at_most_its_share_of_the_uploads_and_others_still_get_room():
+    """Round 6: one address with six tabs took the whole 400 MB and every other address was
+    refused. Now it holds at most a quarter; other addresses upload meanwhile."""
+    import gc
+
+    from detox_core.ui.app.cache import HeldUploads
+
+    held = HeldUploads(400)
+    tabs = [held.hold(65, "203.0.113.7") for _ in range(6)]
+    assert sum(t is not None for t in tabs) == 1  # 65 of its 100
+    assert held.refusal(65, "203.0.113.7") == "address" and held.refusal(65, "198.51.100.1") is None
+    others = [held.hold(65, f"198.51.100.{k}") for k in range(4)]
+    assert all(others) and held.held_bytes == 5 * 65
+    assert held.refusal(100, "192.0.2.1") == "server"  # the budget still bounds them all
+    tabs.clear()
+    gc.collect()
+    assert held.by_client.get("203.0.113.7") is None and held.hold(65, "203.0.113.7") is not None

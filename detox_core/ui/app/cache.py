@@ -110,34 +110,64 @@ class HeldUploads:
     A tab holds its upload for as long as it lives (its reruns never prepare it again); the
     bytes are given back when the tab's session ends and its state is dropped (Streamlit
     keeps a closed tab's session two minutes for a reconnect). A new upload that would pass
-    the budget is refused with a message, instead of taking memory the server does not have.
+    the budget is refused with a message, instead of taking memory the server does not have;
+    so is one that would give one client address more than :data:`ADDRESS_SHARE` of it (one
+    address with six tabs once took all 400 MB and every other address was refused).
     """
+
+    #: The share of the budget one client address may hold.
+    ADDRESS_SHARE = 0.25
 
     def __init__(self, budget_bytes: int) -> None:
         self.budget_bytes = budget_bytes
         self.held_bytes = 0
         self.count = 0
+        self.by_client: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def room_for(self, nbytes: int) -> bool:
-        with self._lock:
-            return self.held_bytes + nbytes <= self.budget_bytes
+    def address_bytes(self) -> int:
+        return int(self.budget_bytes * self.ADDRESS_SHARE)
 
-    def hold(self, nbytes: int) -> "Holding | None":
-        """A token holding ``nbytes`` until it is garbage-collected, or None over the budget."""
+    def refusal(self, nbytes: int, client: str | None = None) -> str | None:
+        """Why ``nbytes`` more cannot be held now: ``"server"`` (the budget), ``"address"``
+        (the client's share; ``client`` None: no share, a test harness or a script), or None."""
         with self._lock:
-            if self.held_bytes + nbytes > self.budget_bytes:
+            return self._refusal(nbytes, client)
+
+    def _refusal(self, nbytes: int, client: str | None) -> str | None:
+        if self.held_bytes + nbytes > self.budget_bytes:
+            return "server"
+        if client is not None and self.by_client.get(client, 0) + nbytes > self.address_bytes():
+            return "address"
+        return None
+
+    def room_for(self, nbytes: int, client: str | None = None) -> bool:
+        return self.refusal(nbytes, client) is None
+
+    def hold(self, nbytes: int, client: str | None = None) -> "Holding | None":
+        """A token holding ``nbytes`` until it is garbage-collected, or None over the budget
+        or the client's share."""
+        with self._lock:
+            if self._refusal(nbytes, client) is not None:
                 return None
             self.held_bytes += nbytes
             self.count += 1
+            if client is not None:
+                self.by_client[client] = self.by_client.get(client, 0) + nbytes
         token = Holding(nbytes)
-        weakref.finalize(token, self._release, nbytes)
+        weakref.finalize(token, self._release, nbytes, client)
         return token
 
-    def _release(self, nbytes: int) -> None:
+    def _release(self, nbytes: int, client: str | None = None) -> None:
         with self._lock:
             self.held_bytes -= nbytes
             self.count -= 1
+            if client is not None:
+                left = self.by_client.get(client, 0) - nbytes
+                if left > 0:
+                    self.by_client[client] = left
+                else:
+                    self.by_client.pop(client, None)
 
 
 class Holding:

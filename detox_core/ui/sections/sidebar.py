@@ -15,7 +15,8 @@ from detox_core import editions
 from detox_core.data.multilingual import answered_splits
 from detox_core.errors import DetoxError, DetoxInputError
 from detox_core.lexicons import ToxicLexicon
-from detox_core.ui.app import cache, render
+from detox_core.server.addresses import UNKNOWN
+from detox_core.ui.app import auth, cache, render
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.params import accept_plain_values, keep_options
 from detox_core.ui.app.submission_store import shared_store
@@ -229,6 +230,17 @@ def _upload_choice() -> CorpusChoice:
                                         cache.lexicon(editions.default_edition().name)))
 
 
+def _no_room(store: cache.HeldUploads, why: str, name: str) -> cache.UploadRoomError:
+    if why == "address":
+        return cache.UploadRoomError(
+            f"the open tabs of your address hold uploaded corpora up to its share of this server "
+            f"({store.address_bytes() / 2**20:.0f} of the {store.budget_bytes / 2**20:.0f} MB kept for them): close a tab "
+            "that holds one, or choose a shipped corpus in it, and try again", name)
+    return cache.UploadRoomError(f"the server holds {store.count} uploaded corpora of open tabs "
+                                 f"({store.held_bytes / 2**20:.0f} of its {store.budget_bytes / 2**20:.0f} MB for "
+                                 "them): try again when some of those tabs have closed", name)
+
+
 def _held_upload(upload) -> tuple[pd.DataFrame, pd.DataFrame]:
     """This tab's prepared upload: prepared once and held while the tab lives, within the
     process's budget for held uploads (:class:`detox_core.ui.app.cache.HeldUploads`)."""
@@ -237,17 +249,16 @@ def _held_upload(upload) -> tuple[pd.DataFrame, pd.DataFrame]:
         return held[1]
     st.session_state.pop(HELD_KEY, None)  # the tab's earlier upload is given back first
     store = cache.held_uploads()
+    client = auth.client_id()
+    client = None if client == UNKNOWN else client  # a test harness or a script: the server's budget only
     content = upload.getvalue()
-    if not store.room_for(int(len(content) * cache.PREPARED_PER_FILE_BYTE)):
-        raise cache.UploadRoomError(f"the server holds {store.count} uploaded corpora of open tabs "
-                              f"({store.held_bytes / 2**20:.0f} of its {store.budget_bytes / 2**20:.0f} MB for them): "
-                              "try again when some of those tabs have closed", upload.name)
+    if why := store.refusal(int(len(content) * cache.PREPARED_PER_FILE_BYTE), client):
+        raise _no_room(store, why, upload.name)
     with st.spinner("Reading the uploaded corpus…"):
         frames = cache.prepared_upload(content, upload.name)
-    holding = store.hold(cache.frames_bytes(frames))
+    holding = store.hold(cache.frames_bytes(frames), client)
     if holding is None:
-        raise cache.UploadRoomError("the uploads of other tabs took the server's room for uploaded corpora meanwhile: "
-                              "try again when some of them have closed", upload.name)
+        raise _no_room(store, store.refusal(cache.frames_bytes(frames), client) or "server", upload.name)
     st.session_state[HELD_KEY] = ((upload.file_id, upload.name), frames, holding)
     return frames
 

@@ -27,7 +27,7 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.app.reconnect import render_reconnect_notice
     from detox_core.ui.sections.sidebar import render_sidebar
     from detox_core.ui.app.submission_store import database_problem
-    from detox_core.ui.app.visitors import admit_session
+    from detox_core.ui.app.visitors import admit_session, session_ran
     from detox_core.ui.app.warming import render_warmup_status
 
 # Started with `python -m detox_core serve`, the models are warming already; started with
@@ -87,3 +87,5 @@ except StorageError as err:
     st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
     st.button("Try again", icon=":material/refresh:", key="db_try_again",
               help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")
+finally:
+    session_ran()  # a long run (a whole submission scored) is not an idle tab

@@ -186,3 +186,15 @@ def test_one_address_holds_at_most_its_share_of_the_uploads_and_others_still_get
     tabs.clear()
     gc.collect()
     assert held.by_client.get("203.0.113.7") is None and held.hold(65, "203.0.113.7") is not None
+
+
+def test_an_address_holding_no_upload_may_always_take_one_the_server_has_room_for():
+    """A 25 MB corpus is estimated at 162 MB prepared, over one address's quarter of 400 MB:
+    an address that holds none still gets it."""
+    from detox_core.ui.app.cache import HeldUploads
+
+    held = HeldUploads(400)
+    assert held.refusal(162, "203.0.113.7") is None
+    big = held.hold(162, "203.0.113.7")
+    assert big is not None
+    assert held.refusal(10, "203.0.113.7") == "address"  # a second one is over its share

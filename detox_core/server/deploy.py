@@ -45,8 +45,9 @@ SPARE_CONNECTIONS = 40
 #: not for the whole request: a slow upload that keeps sending is not cut).
 CLIENT_PAUSE_S = 10
 #: Requests a second one address may send on average, and the burst above that (a page
-#: load fetches about 40 files; a lab opening the app together sends many at once).
-REQUESTS_PER_S, REQUEST_BURST = 50, 600
+#: load fetches about 40 files: a lab of 30 behind one address opening the app together
+#: sends about 1,200 at once).
+REQUESTS_PER_S, REQUEST_BURST = 50, 1500
 #: The same for the app's own routes (``/_detox/``: a tab's beat every 20 s, a sign-in's
 #: ticket once).
 ROUTE_REQUESTS_PER_S, ROUTE_BURST = 10, 120

@@ -26,8 +26,9 @@ Beats alone do not hold a full process, though: the token is sent to the page, s
 can beat as well as a browser (5 addresses x 20 scripted tabs held all 100 places of a
 process for as long as they liked). When a newcomer finds the process full, the address that
 holds the most places, more than the newcomer's address would after it, gives up its tab
-that has gone longest without a run (no drawing, no click) if that is
-:data:`YIELD_IDLE_S` or more: the newcomer takes the place, and that tab is told why when it
+that has gone longest without a run (no drawing, no click: counted from the end of its last
+run) if that is :data:`YIELD_IDLE_S` or more (never an organizer's, nor a place kept for
+annotators): the newcomer takes the place, and that tab is told why when it
 runs again, and closed by the sweeper. Places thus spread over the addresses that want them
 (a fair share each), a scripted tab that never runs loses its place to the first newcomer,
 and a person who is using the app keeps theirs.
@@ -142,8 +143,9 @@ class SessionCounter:
         with self._lock:
             if (s := self._seen.get(session_id)) is not None:
                 s.last_run = now
+                s.vip |= vip  # an organizer who signed in since: never asked to give the place up
                 return True
-            if session_id in self._yielded:
+            if session_id in self._yielded and not vip:
                 return False
             if not admitted:
                 self._prune(now)
@@ -171,7 +173,8 @@ class SessionCounter:
         more than ``client`` would hold with this one (under the lock)."""
         held: dict[str, list[tuple[str, _Session]]] = {}
         for sid, s in self._seen.items():
-            if not s.vip and s.client != UNKNOWN:
+            # Organizers keep their places, and so do the places kept for annotators.
+            if not s.vip and not s.reserve and s.client != UNKNOWN:
                 held.setdefault(s.client, []).append((sid, s))
         mine = len(held.get(client, []))
         for other, sessions in sorted(held.items(), key=lambda kv: -len(kv[1])):
@@ -187,6 +190,12 @@ class SessionCounter:
                     self._yielded.pop(next(iter(self._yielded)))
                 return True
         return False
+
+    def ran(self, session_id: str) -> None:
+        """A run of the session ended (a long scoring run is not idle: see :data:`YIELD_IDLE_S`)."""
+        with self._lock:
+            if (s := self._seen.get(session_id)) is not None:
+                s.last_run = self.clock()
 
     def yielded(self, session_id: str) -> bool:
         """Whether the session gave its place to a newcomer (it sat idle in a full process)."""

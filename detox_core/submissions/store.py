@@ -151,7 +151,8 @@ def clean_name(name: str) -> str:
         else:
             marks = 0
         kept.append(c)
-    name = " ".join("".join(kept).split()) or "unnamed"
+    # NFKC again: a mark kept once what stood between it and its letter is gone composes with it.
+    name = " ".join(unicodedata.normalize("NFKC", "".join(kept)).split()) or "unnamed"
     if len(name) > MAX_NAME_CHARS:
         name = name[: MAX_NAME_CHARS - 41] + "…" + name[-40:]
     return name

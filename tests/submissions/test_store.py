@@ -217,3 +217,11 @@ def test_a_submission_name_follows_the_annotators_name_rule_with_the_refused_cha
     assert clean_name("\u0301\u0301lead.tsv") == "lead.tsv"  # marks on no letter
     for name in ("हिन्दी-मॉडल.tsv", "العربية-نموذج.tsv", "Ñandú_tiếng-việt.tsv"):  # real marks are kept
         assert clean_name(name) == unicodedata.normalize("NFKC", name)
+
+
+def test_a_cleaned_submission_name_stays_as_it_is_when_cleaned_again():
+    from detox_core.submissions.store import clean_name
+
+    for raw in ("e\u200d\u0301x.csv", "t5\u0085\u0301base.tsv", "Z" + "\u0336" * 9 + ".tsv"):
+        once = clean_name(raw)
+        assert clean_name(once) == once and unicodedata.is_normalized("NFKC", once)

@@ -284,3 +284,30 @@ def test_a_tab_that_gave_its_place_is_told_why(tiny_data, monkeypatch):
     at.run()
     assert not at.exception and not at.title
     assert "gave its place to a newcomer" in at.info[0].value and "Reload this page" in at.info[0].value
+
+
+def test_organizers_places_kept_for_annotators_and_long_runs_are_never_given_up():
+    from detox_core.server.presence import YIELD_IDLE_S
+
+    c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places, 2 kept for annotators
+    for k in range(8):
+        assert c.admit("192.0.2.1", f"tab-{k}") and c.beat(c.token(f"tab-{k}"))
+    assert c.admit("192.0.2.1", "tab-0", vip=True)  # tab-0 signed in as organizer since
+    assert c.admit("192.0.2.1", "annotating", reserved=True) and c.in_reserve("annotating")
+    tabs = [f"tab-{k}" for k in range(8)] + ["annotating"]
+
+    def wait(seconds: float) -> None:  # the tabs beat meanwhile
+        for _ in range(int(seconds // 20) + 1):
+            now[0] += 20
+            for sid in tabs:
+                c.beat(c.token(sid))
+
+    wait(YIELD_IDLE_S)
+    for k in range(1, 8):
+        c.ran(f"tab-{k}")  # their runs (a whole submission scored) ended just now
+    assert not c.admit("198.51.100.3", "newcomer")
+    assert not any(c.yielded(sid) for sid in tabs)
+    wait(YIELD_IDLE_S)  # now idle: a visitor's tab gives its place, not the organizer's
+    assert c.admit("198.51.100.3", "newcomer")
+    assert not c.yielded("tab-0") and not c.yielded("annotating")
+    assert sum(c.yielded(f"tab-{k}") for k in range(1, 8)) == 1

@@ -111,8 +111,9 @@ class HeldUploads:
     bytes are given back when the tab's session ends and its state is dropped (Streamlit
     keeps a closed tab's session two minutes for a reconnect). A new upload that would pass
     the budget is refused with a message, instead of taking memory the server does not have;
-    so is one that would give one client address more than :data:`ADDRESS_SHARE` of it (one
-    address with six tabs once took all 400 MB and every other address was refused).
+    so is a further one that would give one client address more than :data:`ADDRESS_SHARE`
+    of it (one address with six tabs once took all 400 MB and every other address was
+    refused); an address that holds none may always take one.
     """
 
     #: The share of the budget one client address may hold.
@@ -137,7 +138,8 @@ class HeldUploads:
     def _refusal(self, nbytes: int, client: str | None) -> str | None:
         if self.held_bytes + nbytes > self.budget_bytes:
             return "server"
-        if client is not None and self.by_client.get(client, 0) + nbytes > self.address_bytes():
+        held = self.by_client.get(client, 0) if client is not None else 0
+        if held and held + nbytes > self.address_bytes():  # an address holding none may take one
             return "address"
         return None
 

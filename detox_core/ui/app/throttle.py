@@ -47,6 +47,10 @@ log = logging.getLogger(__name__)
 MAX_TRACKED = 10_000
 #: Addresses remembered per account as having signed in to it.
 MAX_KNOWN_PER_ACCOUNT = 64
+#: The wait of a try while as many as lock the address are still being checked (seconds):
+#: they lock it only once they have failed, so people behind one address joining together
+#: are told to try again in a moment, not in 15 minutes.
+PENDING_RETRY_S = 2.0
 
 
 @dataclass
@@ -80,7 +84,8 @@ class Attempt:
     at: float
     #: its row in ``signin_events`` (:class:`SharedLoginThrottle`); None: this process's counts only
     row: int | None = None
-    #: the address's lock before this try (restored if it is taken back)
+    #: the address's next try and lock before this one (restored if it is taken back)
+    next_before: float = 0.0
     locked_before: float = 0.0
 
 
@@ -127,6 +132,8 @@ class LoginThrottle:
         c = self._clients.get(client)
         if c is not None:
             waits += [c.locked_until - now, c.next_try - now]
+            if self._recent(c.failures, now) >= self.max_failures and c.locked_until <= now:
+                waits.append(PENDING_RETRY_S)  # the limit reached by tries still being checked
         a = self._accounts.get(account) if account is not None else None
         if a is not None and client not in a.known and self._recent(a.failures, now) >= self.account_failures:
             waits.append(a.next_try.get(client, 0.0) - now)
@@ -135,18 +142,19 @@ class LoginThrottle:
     def reserve(self, client: str, account: str | None = None, force: bool = False) -> tuple[float, Attempt | None]:
         """Check the wait and, where there is none, count this try, in one step: ``(0,
         attempt)`` to check the password and then :meth:`settle` the attempt, or ``(seconds
-        to wait, None)``. A try being checked counts toward the lock (the fifth locks the
-        address) but sets no delay until it has failed, so people behind one address who
-        join at the same moment are not slowed by each other. ``force``: count it without
+        to wait, None)``. A try being checked counts toward the limit (while five are under
+        way, a sixth is told to try again in :data:`PENDING_RETRY_S`), but sets no delay and
+        no lock until it has failed, so people behind one address who join at the same
+        moment are not slowed by each other. ``force``: count it without
         checking (the shared throttle already did)."""
         now = self.clock()
         with self._lock:
             if not force and (wait := self._wait(client, account, now)) > 0:
                 return wait, None
             c = self._clients.get(client)
-            locked_before = c.locked_until if c else 0.0
+            before = (c.next_try, c.locked_until) if c else (0.0, 0.0)
             self._failed(client, account, now, pending=True)
-            return 0.0, Attempt(client, account, now, locked_before=locked_before)
+            return 0.0, Attempt(client, account, now, next_before=before[0], locked_before=before[1])
 
     def pending(self, client: str, account: str | None = None) -> None:
         """Count a try whose password is being checked (a replayed reservation)."""
@@ -163,6 +171,9 @@ class LoginThrottle:
             raise ValueError(f"unknown outcome {outcome!r}")
         with self._lock:
             if outcome == FAILED:
+                if (c := self._clients.get(attempt.client)) is not None:
+                    self._recent(c.failures, self.clock())
+                    self._lock_if_due(c, attempt.at)
                 self._delay(attempt.client, attempt.account, attempt.at)
             else:
                 self._take_back(attempt)
@@ -170,8 +181,10 @@ class LoginThrottle:
     def _take_back(self, attempt: Attempt) -> None:
         if (c := self._clients.get(attempt.client)) is not None and attempt.at in c.failures:
             c.failures.remove(attempt.at)
-            if len(c.failures) < self.max_failures and (not c.failures or c.failures[-1] < attempt.at):
-                c.locked_until = attempt.locked_before  # this try locked it: no more
+            if not c.failures or c.failures[-1] < attempt.at:  # no later try set these since
+                c.next_try = attempt.next_before
+                if len(c.failures) < self.max_failures:
+                    c.locked_until = attempt.locked_before
         a = self._accounts.get(attempt.account) if attempt.account is not None else None
         if a is not None and attempt.at in a.failures:
             a.failures.remove(attempt.at)
@@ -180,6 +193,10 @@ class LoginThrottle:
         """Record a wrong password (or a made-up access code) of ``client``."""
         with self._lock:
             self._failed(client, account, self.clock())
+
+    def _lock_if_due(self, c: _Client, at: float) -> None:
+        if len(c.failures) >= self.max_failures:
+            c.locked_until = max(c.locked_until, at + self.lock_s)
 
     def _delay(self, client: str, account: str | None, at: float) -> None:
         """The waits after a failure at ``at``: of the address (1, 2, 4 ... s) and, for an
@@ -197,8 +214,8 @@ class LoginThrottle:
         self._clients[client] = c  # most recent last
         self._recent(c.failures, now)
         c.failures.append(now)
-        if len(c.failures) >= self.max_failures:
-            c.locked_until = now + self.lock_s
+        if not pending:
+            self._lock_if_due(c, now)
         while len(self._clients) > MAX_TRACKED:
             self._clients.popitem(last=False)
         if account is not None:

@@ -121,6 +121,12 @@ def _forget_process() -> None:
                 unsafe_allow_javascript=True, width=1)
 
 
+def session_ran() -> None:
+    """The end of a page run (``app.py``): the session's place counts from here as idle."""
+    if (ctx := get_script_run_ctx()) is not None:
+        session_counter().ran(ctx.session_id)
+
+
 def admit_session(reserved: bool = False) -> None:
     """Stop this run with a message when its address or this process holds too many
     sessions already; an admitted session's page beats (:mod:`detox_core.server.presence`).
@@ -129,7 +135,9 @@ def admit_session(reserved: bool = False) -> None:
     if ctx is None:
         return
     counter, client = session_counter(), auth.client_id()
-    if counter.admit(client, ctx.session_id, admitted=bool(st.session_state.get(_ADMITTED)), reserved=reserved):
+    organizer = not auth.is_open() and auth.is_organizer()
+    if counter.admit(client, ctx.session_id, vip=organizer,
+                     admitted=bool(st.session_state.get(_ADMITTED)), reserved=reserved):
         st.session_state[_ADMITTED] = True
         _render_heartbeat(counter.token(ctx.session_id))
         if reserved or not counter.in_reserve(ctx.session_id) or (not auth.is_open() and auth.is_organizer()):

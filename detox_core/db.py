@@ -202,8 +202,8 @@ def writer(engine: Engine) -> Engine:
 
 #: Threads of one process upgrading an SQLite schema take turns.
 _UPGRADE_THREADS = threading.RLock()
-#: Tries of an SQLite upgrade that another process's upgrade locked out (about 1.6 s in all).
-_SQLITE_UPGRADE_TRIES = 6
+#: Tries of an SQLite upgrade that another process's upgrade locked out (about 7 s in all).
+_SQLITE_UPGRADE_TRIES = 10
 
 #: The PostgreSQL advisory lock the app's processes take around a schema upgrade.
 _UPGRADE_LOCK = 0x6465746F78  # "detox"
@@ -233,7 +233,7 @@ def upgrade(engine: Engine, metadata: MetaData) -> list[str]:
                 except sa_exc.OperationalError:
                     if attempt == _SQLITE_UPGRADE_TRIES - 1:
                         raise
-                    time.sleep(0.05 * 2 ** attempt)
+                    time.sleep(min(1.0, 0.05 * 2 ** attempt))
     # One thread of this process at a time (threads waiting on the advisory lock would hold
     # the pool's connections that the one upgrading needs), then one process at a time.
     with _UPGRADE_THREADS, engine.connect() as lock:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import inspect
 
+import streamlit
+
 
 def _source_sets(cls: type, attribute: str) -> bool:
     try:
@@ -24,8 +26,6 @@ def _source_sets(cls: type, attribute: str) -> bool:
 
 def internals_problem() -> str | None:
     """What the app's limits need and this Streamlit lacks (None: all there)."""
-    import streamlit
-
     missing: list[str] = []
     try:
         from streamlit.runtime.context import _get_client_context  # noqa: PLC0415 - private, checked here

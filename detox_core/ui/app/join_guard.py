@@ -34,10 +34,9 @@ class JoinGuard:
     - Per name, from every address: :class:`LoginThrottle`'s account rule (20 wrong passwords
       from several addresses slow the addresses the name never joined from).
     - New names (with ``new_names``): per address, :data:`NEW_NAMES_PER_ADDRESS` within 15
-      minutes, :data:`NEW_NAME_DELAY_S` apart after the first; per project,
-      :data:`NEW_NAMES_PER_PROJECT` within 15 minutes, after which an address may add one new
-      name every 30 seconds. A lab of 30 behind one address joins within a minute; a script
-      adding a fake annotator a second is stopped.
+      minutes; per project, :data:`NEW_NAMES_PER_PROJECT` within 15 minutes, after which an
+      address may add one new name every 30 seconds. A lab of 30 behind one address joins
+      together; a script adding a fake annotator a second is stopped at 30.
 
     Every try is reserved (:meth:`reserve`) before its password is checked and settled
     after (:meth:`settle`), so simultaneous tries are counted together (60 at once from one
@@ -59,8 +58,6 @@ class JoinGuard:
     ADDRESS_DELAY_S = 4.0
     #: New names one address may add to projects within 15 minutes.
     NEW_NAMES_PER_ADDRESS = 30
-    #: The longest wait between two new names from one address.
-    NEW_NAME_DELAY_S = 2.0
     #: New names one project takes within 15 minutes before each address is slowed.
     NEW_NAMES_PER_PROJECT = 200
 
@@ -70,9 +67,9 @@ class JoinGuard:
 
     @classmethod
     def new_name_rules(cls) -> dict:
-        # A new name under way already delays the next one: a script's tabs cannot add them all at once.
-        return {"max_failures": cls.NEW_NAMES_PER_ADDRESS, "max_delay_s": cls.NEW_NAME_DELAY_S,
-                "account_failures": cls.NEW_NAMES_PER_PROJECT, "delay_pending": True}
+        # No wait between two new names (a lab joins together); the count bounds a script.
+        return {"max_failures": cls.NEW_NAMES_PER_ADDRESS, "max_delay_s": 0.0,
+                "account_failures": cls.NEW_NAMES_PER_PROJECT}
 
     @staticmethod
     def keys(client: str, code: str, name_key: str) -> tuple[str, str, str]:

@@ -101,8 +101,7 @@ class AnnotatorActions:
         with self._lock, self._write() as s, s.begin():
             # Access codes are compared without letter case: a code read out or typed on a phone
             # keeps its letters, not always their case.
-            project = s.scalars(select(ProjectRow).where(
-                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
+            project = self._project_of_code(s, access_code)
             if project is None:  # a name to fix is said first, whatever the code
                 if bad_name:
                     raise AnnotationError(bad_name)
@@ -181,8 +180,7 @@ class AnnotatorActions:
         if len(secret) < MIN_SECRET_CHARS:
             return hashing
         with Session(self.engine) as s:
-            project = s.scalars(select(ProjectRow).where(
-                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
+            project = self._project_of_code(s, access_code)
             if project is None:
                 return hashing
             row = self._same_name(s, project.id, name)
@@ -204,9 +202,15 @@ class AnnotatorActions:
         except AnnotationError:
             return False
         with Session(self.engine) as s:
-            project = s.scalars(select(ProjectRow).where(
-                func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
+            project = self._project_of_code(s, access_code)
             return project is not None and self._same_name(s, project.id, name) is not None
+
+    @staticmethod
+    def _project_of_code(s: Session, access_code: str) -> ProjectRow | None:
+        """The project of ``access_code``, read without letter case (a code read out or typed on
+        a phone keeps its letters, not always their case)."""
+        return s.scalars(select(ProjectRow).where(
+            func.lower(ProjectRow.access_code) == access_code.strip().lower())).first()
 
     @staticmethod
     def _same_name(s: Session, project_id: int, name: str) -> AnnotatorRow | None:

@@ -256,9 +256,10 @@ def _held_upload(upload) -> tuple[pd.DataFrame, pd.DataFrame]:
         raise _no_room(store, why, upload.name)
     with st.spinner("Reading the uploaded corpus…"):
         frames = cache.prepared_upload(content, upload.name)
-    holding = store.hold(cache.frames_bytes(frames), client)
+    nbytes = cache.frames_bytes(frames)
+    holding = store.hold(nbytes, client)
     if holding is None:
-        raise _no_room(store, store.refusal(cache.frames_bytes(frames), client) or "server", upload.name)
+        raise _no_room(store, store.refusal(nbytes, client) or "server", upload.name)
     st.session_state[HELD_KEY] = ((upload.file_id, upload.name), frames, holding)
     return frames
 

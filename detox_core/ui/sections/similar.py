@@ -11,8 +11,8 @@ from detox_core.analysis import similar
 from detox_core.models import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
 from detox_core.server.budget import TimeBudget
-from detox_core.ui.app import render
-from detox_core.ui.app.auth import client_id, is_organizer
+from detox_core.ui.app import auth, render
+from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import clamp_value, keep_options
 from detox_core.ui.sections.tables import MISSING
 from detox_core.vocab import in_language_order, language_name
@@ -115,7 +115,7 @@ def _build(scope: similar.Scope, cost: similar.BuildEstimate) -> similar.Similar
     if visitor:
         # Checked again at the click, and the estimate booked before the build (settled after):
         # tabs of one address building at once cannot each spend the whole hour.
-        budget, client = engine_budget(), client_id()
+        budget, client = engine_budget(), auth.client_id()  # looked up at the call, not bound at import
         if cost.new and cost.seconds > budget.left(client):
             st.warning("Your address has used its time of the embedding engine for this hour meanwhile: come back "
                        "later.", icon=":material/timer:")
@@ -246,7 +246,7 @@ def find_similar_section(choice, pair_text: str | None) -> None:
                               + (", shared with the searches being built" if similar.building() else "") + ")."
                               if cost.new else ": searching them takes a few seconds."))
                 too_many = distinct > VISITOR_MAX_TEXTS and not is_organizer()
-                left = engine_budget().left(client_id()) if not is_organizer() else float("inf")
+                left = engine_budget().left(auth.client_id()) if not is_organizer() else float("inf")
                 over_budget = not too_many and cost.new and cost.seconds > left
                 if too_many:
                     st.warning(f"A visitor's search covers at most {VISITOR_MAX_TEXTS:,} distinct texts (embedding "

@@ -162,3 +162,42 @@ async def _crowd(server: str, addresses: list[str]) -> list[list[str]]:
     finally:
         hold.set()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def test_a_websocket_message_over_the_cap_closes_that_connection_and_the_server_serves_on(server):
+    """A 3 MB query string sent over Streamlit's WebSocket (the browser's reruns travel there, not
+    over HTTP) is refused before the app parses it: that connection closes with 1009 (message too
+    big), and the next visitor gets the page. The cap (``server.maxWidgetStateSize``) still holds
+    the biggest legitimate message, Live scoring's full boxes."""
+    import asyncio
+    import tomllib
+
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    from detox_core.config import streamlit_config_file
+    from detox_core.limits import MAX_TEXT_CHARS
+    from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
+    from tests.e2e.util import run_async, stream_session
+
+    cap_mb = tomllib.loads(streamlit_config_file().read_text(encoding="utf-8"))["server"]["maxWidgetStateSize"]
+    boxes = (1 + MAX_CANDIDATES + MAX_REFERENCES) * MAX_TEXT_CHARS * 4  # UTF-8: at most 4 bytes a character
+    assert boxes * 4 < cap_mb * 1_000_000 < 25_000_000  # room for the rest of a run's state; below the default
+
+    async def oversized() -> int | None:
+        netloc = urllib.parse.urlsplit(server).netloc
+        async with websockets.connect(f"ws://{netloc}/_stcore/stream", subprotocols=["streamlit"],
+                                      max_size=2 ** 27, open_timeout=60) as ws:
+            msg = BackMsg()
+            msg.rerun_script.page_name = "corpus"
+            msg.rerun_script.query_string = "q=" + "a" * 3_000_000
+            await ws.send(msg.SerializeToString())
+            try:
+                while True:
+                    await asyncio.wait_for(ws.recv(), 30)
+            except websockets.ConnectionClosed as closed:
+                return closed.rcvd.code if closed.rcvd else None
+
+    assert run_async(oversized()) == 1009
+    assert healthy(server)
+    assert "Corpus" in " ".join(run_async(stream_session(server, "127.0.8.1")))

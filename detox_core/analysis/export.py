@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from detox_core.data.spreadsheet import csv_text, spreadsheet_safe
 from detox_core.metrics.base import signature_text
 
 #: Decimals of a score cell, as the pages show them (``format="%.3f"``).
@@ -198,23 +199,7 @@ def signature_caption(what: str, signature: Mapping | None = None, **context: ob
     return " ".join(parts)
 
 
-#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every text cell that a spreadsheet would run as a formula (it starts with
-    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: a name or an output a participant or an
-    annotator typed) led by ``'``, as OWASP advises, so that opening an export runs nothing.
-    Numbers (negative ones included) are left as they are."""
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
-            out[col] = out[col].map(lambda v: f"'{v}" if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v)
-    return out
-
-
 def csv_export(frame: pd.DataFrame, **options) -> bytes:
-    """``frame`` as the UTF-8 bytes of a CSV file a person downloads (:func:`spreadsheet_safe`)."""
-    return spreadsheet_safe(frame).to_csv(index=False, **options).encode("utf-8")
+    """``frame`` as the UTF-8 bytes of a CSV file a person downloads (:func:`csv_text`)."""
+    return csv_text(frame, **options).encode("utf-8")
 

@@ -22,6 +22,7 @@ from scipy.stats import kendalltau
 import detox_core.metrics
 from detox_core import config, vocab
 from detox_core.analysis.leaderboard import system_key
+from detox_core.data.spreadsheet import unescape_cell
 from detox_core.metrics.reference import REFERENCE_METRICS, add_reference_columns
 from detox_core.metrics.registry import get_preset, has_calibration, preset_class
 from detox_core.metrics.textdetox2025 import FILE_METRICS
@@ -157,6 +158,9 @@ def join_score_files(frame: pd.DataFrame, folder: Path) -> pd.DataFrame:
         sig_path = path.with_name(path.name.replace(".scores.csv", ".signature.json"))
         preset = json.loads(sig_path.read_text(encoding="utf-8"))["preset"] if sig_path.is_file() else "scores"
         scores = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        for col in ("input", "output"):  # the texts as scored (the file's cells are spreadsheet-safe)
+            if col in scores:
+                scores[col] = scores[col].map(lambda v: unescape_cell(v) if isinstance(v, str) else v)
         _fill_scores(out, pairs, system_key(path.name.removesuffix(".scores.csv") + ".txt"), scores, preset)
     return out
 

@@ -12,6 +12,7 @@ from detox_core.annotation.crowd import aggregate_crowd, load_crowd_tsv
 from detox_core.annotation.results import aggregate_project, humaneval_table
 from detox_core.annotation.store import AnnotationStore
 from detox_core.cli.args import add_json_option, emit_json, fraction, out_file, written
+from detox_core.data.spreadsheet import csv_text
 from detox_core.errors import UsageError
 from detox_core.version import __version__
 
@@ -20,7 +21,7 @@ def _cmd_aggregate(args: argparse.Namespace) -> int:
     out = out_file(args.out)
     results = load_crowd_tsv(Path(args.crowd), args.task)
     table = aggregate_crowd(results, args.method, args.min_control_accuracy)
-    data.write_text_atomic(out, table.to_csv(index=False))
+    data.write_text_atomic(out, csv_text(table))
     labelled = int(table["label"].notna().sum())
     if args.json:
         labels = table["label"].dropna().value_counts().sort_index()
@@ -48,7 +49,7 @@ def _cmd_export_annotations(args: argparse.Namespace) -> int:
     project = projects[args.project]
     table = humaneval_table(store, project, aggregate_project(store, project, method=args.method),
                             complete_only=not args.all)
-    data.write_text_atomic(out, table.to_csv(index=False))
+    data.write_text_atomic(out, csv_text(table))
     print(f"{len(table)} pairs of {table['participant_name'].nunique()} systems")
     written(out)
     return 0

@@ -17,6 +17,7 @@ from detox_core.analysis.meta_eval import add_reference_metrics, join_score_file
 from detox_core.annotation.crowd_filter import KEEP, crowd_filter, read_pairs_table
 from detox_core.cli.args import (FITTED, add_bertscore_options, add_json_option, calibrator_options, emit_json, fraction,
                                  int_in, interval, out_file, parse_models, step_bars, written)
+from detox_core.data.spreadsheet import csv_text, unescape_cell
 from detox_core.errors import DetoxInputError, UsageError
 from detox_core.metrics import fitted_calibration
 from detox_core.metrics.base import system_scores
@@ -66,9 +67,9 @@ def _cmd_crowd_filter(args: argparse.Namespace) -> int:
         print(f"{args.preset} on the {len(kept):,} kept pairs, {state}: "
               + ", ".join(f"{k.upper()} {v:.3f}" for k, v in means.items() if not k.endswith("_raw"))
               + "; raw: " + ", ".join(f"{k[:-4].upper()} {v:.3f}" for k, v in means.items() if k.endswith("_raw")))
-    data.write_text_atomic(out, kept.to_csv(index=False))
+    data.write_text_atomic(out, csv_text(kept))
     if labels_out:
-        data.write_text_atomic(labels_out, result.table.to_csv(index=False))
+        data.write_text_atomic(labels_out, csv_text(result.table))
     written(out, *([labels_out] if labels_out else []))
     return 0
 
@@ -85,7 +86,7 @@ def _cmd_meta_eval(args: argparse.Namespace) -> int:
         print("no automatic metric found: pass --scores DIR or a file with metric columns", file=sys.stderr)
         return 1
     if out:
-        data.write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))
+        data.write_text_atomic(out, csv_text(table, float_format="%.6f"))
     if args.json:
         emit_json({"command": "meta-eval", "human": args.human, "scores": args.scores,
                    "judged_pairs": len(frame), "rows": table.to_dict("records"),
@@ -115,7 +116,7 @@ def raw_scores_from_file(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
     if not need <= set(table.columns):
         raise DetoxInputError(f"expected the columns {', '.join(sorted(need))}; found {', '.join(table.columns)}",
                               str(path), 1)
-    lookup = {(str(a).strip(), str(b).strip()): (s, m, f) for a, b, s, m, f in
+    lookup = {(unescape_cell(str(a)).strip(), unescape_cell(str(b)).strip()): (s, m, f) for a, b, s, m, f in
               zip(table[cols[0]], table[cols[1]], table["sta_raw"], table["sim_raw"], table["fl_raw"])}
     rows = [lookup.get((str(a).strip(), str(b).strip()), (np.nan,) * 3)
             for a, b in zip(frame["toxic_sentence"], frame["neutral_sentence"])]

@@ -29,6 +29,7 @@ from detox_core.data.io import (
     MAX_FILE_BYTES, MAX_TABLE_ROWS, Source, Table, check_line_count, parse_table, read_text, require_columns,
     too_long_outputs,
 )
+from detox_core.data.spreadsheet import unescape_cell
 from detox_core.errors import DetoxInputError
 from detox_core.text import normalise_word
 from detox_core.vocab import HUMAN_LABELS, LEADERBOARD_SCORES
@@ -303,9 +304,10 @@ def load_human_judgements(source: Source, *, name: str | None = None) -> pd.Data
             for v, ln in zip(values, table.lines):
                 if not v.strip():
                     raise DetoxInputError(f"{actual} is empty", label, ln, actual)
-            data[canon] = values
+            data[canon] = [unescape_cell(v) for v in values]  # an export of the app read back whole
     ref_col = "neutral_sentence_reference"
-    data[ref_col] = table.column(ref_col) if ref_col in table.header else [""] * len(table.rows)
+    data[ref_col] = ([unescape_cell(v) for v in table.column(ref_col)] if ref_col in table.header
+                     else [""] * len(table.rows))
     frame = pd.DataFrame(data)
     frame["line"] = table.lines
     used = set(cols.values()) | {ref_col}
@@ -329,7 +331,7 @@ def _extra_column(table: Table, col: str) -> pd.Series | list[str]:
     filled = [(v, ln, x) for v, ln, x in zip(values, table.lines, numeric) if v.strip()]
     n_numbers = sum(1 for _, _, x in filled if x == x)
     if not filled or n_numbers * 2 <= len(filled):
-        return values  # a text column (comments, ids)
+        return [unescape_cell(v) for v in values]  # a text column (comments, ids)
     for v, ln, x in filled:
         if x != x:
             raise DetoxInputError(f"expected a number in this metric column, found {v.strip()[:40]!r}", table.name,

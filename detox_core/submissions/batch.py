@@ -27,6 +27,7 @@ import pandas as pd
 
 from detox_core import data
 from detox_core.data.io import MAX_FILE_BYTES, read_bytes
+from detox_core.data.spreadsheet import csv_text
 from detox_core.errors import DetoxInputError, UsageError
 from detox_core.llm.runner import Usage
 from detox_core.api import check_covered
@@ -165,13 +166,13 @@ def score_submissions(
     signatures: dict[str, str] = {}
     for name, table in results.items():
         sig = table.attrs["signature"]
-        files[f"{name}.scores.csv"] = table.to_csv(index=False, float_format="%.6f")
+        files[f"{name}.scores.csv"] = csv_text(table, float_format="%.6f")
         files[f"{name}.signature.json"] = json.dumps(sig, ensure_ascii=False, indent=2) + "\n"
         if task.multilingual:
             scored = table[table["note"] == ""]
             summary = summarize(scored, n_boot=n_boot, averages=task.averages)
             languages = language_table(task, prepared[name], table, preset, summary)
-            files[f"{name}.languages.csv"] = languages.to_csv(index=False, float_format="%.6f")
+            files[f"{name}.languages.csv"] = csv_text(languages, float_format="%.6f")
             signatures[name] = signature_text(sig, lang=",".join(sorted(set(scored["lang"]))) or "none",
                                               langid="given")
             rows.append({**summary_row(task, name, prepared[name], languages, summary),
@@ -188,7 +189,7 @@ def score_submissions(
                       if c in table and c not in summary.figures}  # BLEU, ROUGE-L, BERTScore, the raw axes
             rows.append({"submission": name, **summary.row(), **others, "signature": signatures[name]})
     summary_table = pd.DataFrame(rows)
-    files["summary.csv"] = summary_table.to_csv(index=False, float_format="%.6f")
+    files["summary.csv"] = csv_text(summary_table, float_format="%.6f")
     written: list[Path] = []
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)

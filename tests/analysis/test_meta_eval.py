@@ -110,6 +110,22 @@ def test_join_score_files(tmp_path):
     assert joined["embedded:sta"][3:].isna().all()  # other systems: no scores
 
 
+def test_a_score_folder_written_spreadsheet_safe_joins_outputs_that_start_like_formulas(tmp_path):
+    """``score --out`` writes its texts as every CSV of the app does (an output "- you are wrong"
+    led by a quote); the meta-evaluation reads them back as scored and joins them."""
+    from detox_core.data.spreadsheet import csv_text
+
+    f = frame(n_per=3)
+    f.loc[:2, "neutral_sentence"] = ["- you are wrong", "=1+1", "'- as typed"]
+    scores = pd.DataFrame({"input": f["toxic_sentence"][:3], "output": f["neutral_sentence"][:3],
+                           "sta": [0.1, 0.2, 0.3], "sim": 0.5, "fl": 0.5, "j": 0.1})
+    (tmp_path / "a_test.scores.csv").write_text(csv_text(scores), encoding="utf-8")
+    assert "'- you are wrong" in (tmp_path / "a_test.scores.csv").read_text(encoding="utf-8")
+    (tmp_path / "a_test.signature.json").write_text('{"preset": "embedded"}', encoding="utf-8")
+    joined = join_score_files(f, tmp_path)
+    assert list(joined["embedded:sta"][:3]) == [0.1, 0.2, 0.3]
+
+
 def test_join_stored_and_apply_calibrator(tmp_path):
     from detox_core.analysis.calibration import apply_calibrator
     from detox_core.analysis.meta_eval import join_stored

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import threading
 from datetime import datetime, timedelta
 
@@ -311,7 +314,9 @@ def test_export_command(tmp_path, capsys):
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
     store = AnnotationStore(url)
-    pairs = pd.DataFrame({"system": ["A", "B"], "idx": [0, 0], "input": ["in", "in"], "output": ["x", "y"]})
+    # Outputs a participant typed: a formula, a leading dash, and a text that already looks escaped.
+    outputs = ["=HYPERLINK(\"http://example.com\",\"x\")", "- you are wrong", "'- as typed"]
+    pairs = pd.DataFrame({"system": ["A", "B", "C"], "idx": [0, 0, 0], "input": ["in"] * 3, "output": outputs})
     p = store.create_project("cli", ["toxicity", "content", "fluency"], pairs,
                              settings=Settings(overlap=3, page_size=20, controls_per_page=0, min_page_seconds=0))
     for name in "abc":
@@ -324,7 +329,11 @@ def test_export_command(tmp_path, capsys):
     assert main(["export-annotations", "--project", "cli", "--db", url, "--method", "mv", "--out", str(out)]) == 0
     # The file loads as human judgements in the humaneval schema.
     frame = load_human_judgements(out)
-    assert sorted(frame["participant_name"]) == ["A", "B"] and (frame["J"] == 1.0).all()
+    assert sorted(frame["participant_name"]) == ["A", "B", "C"] and (frame["J"] == 1.0).all()
+    # The file is safe to open in a spreadsheet (as the page's export), and read back it is what was typed.
+    cells = [c for row in csv.reader(io.StringIO(out.read_text(encoding="utf-8"))) for c in row]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@"))]
+    assert sorted(frame["neutral_sentence"]) == sorted(outputs)
     assert main(["export-annotations", "--project", "nope", "--db", url, "--out", str(out)]) == 2
     assert "no annotation project named 'nope'; the database has cli" in capsys.readouterr().err
 

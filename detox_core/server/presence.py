@@ -31,7 +31,16 @@ run) if that is :data:`YIELD_IDLE_S` or more (never an organizer's, nor a place 
 annotators): the newcomer takes the place, and that tab is told why when it
 runs again, and closed by the sweeper. Places thus spread over the addresses that want them
 (a fair share each), a scripted tab that never runs loses its place to the first newcomer,
-and a person who is using the app keeps theirs.
+and a person who is using the app keeps theirs. An address that holds at least
+:data:`HOARD_SHARE` of the visitors' places gives up a tab idle for only
+:data:`HOARD_IDLE_S` (scripted tabs held all the places and the first newcomers waited up to
+two minutes).
+
+Newcomers a full process refused **queue**, by address, in the order they came: their page
+tries again by itself every few seconds, and while an address waits, a place that frees (or
+is given up) goes to the address that has waited longest among those holding the fewest
+places, not to whichever tab asks first (a script topping up the places that free). An address whose page has not tried again for
+:data:`WAIT_KEEP_S` leaves the queue.
 """
 
 from __future__ import annotations
@@ -58,6 +67,16 @@ UNCONFIRMED_PER_ADDRESS = 8
 #: A full process lets a newcomer in by taking the place of a tab that has not run (drawn,
 #: or been clicked) for this long, of the address holding the most places (seconds).
 YIELD_IDLE_S = 120.0
+#: An address holding at least this share of a process's visitor places (and at least
+#: :data:`HOARD_MIN` of them) gives up a tab idle for :data:`HOARD_IDLE_S` instead.
+HOARD_SHARE = 0.1
+HOARD_MIN = 4
+HOARD_IDLE_S = 30.0
+#: A waiting address whose page has not tried again for this long leaves the queue (seconds;
+#: the "full" page retries every 8-12 s, and behind a proxy a retry may reach another process),
+#: and so does one whose refused tab was closed (after :data:`WAIT_GONE_S`: a retry reloads it).
+WAIT_KEEP_S = 30.0
+WAIT_GONE_S = 5.0
 #: The share of a process's sessions kept for the Annotate page and organizers.
 RESERVE_SHARE = 0.2
 #: The beat route's name, beside the cookie route (``<base>/_detox/beat``).
@@ -104,6 +123,8 @@ class SessionCounter:
         self._dropped: dict[str, float] = {}  # sessions no longer counted for not beating
         self._yielded: dict[str, float] = {}  # sessions that gave their place to a newcomer
         self._yield_closed: set[str] = set()  # of them, those the sweeper has closed
+        # address refused for want of a place -> (first try, last try, the session that tried last)
+        self._waiting: dict[str, tuple[float, float, str]] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ liveness
@@ -156,9 +177,15 @@ class SessionCounter:
                     if self._address_refusal(client) is not None:
                         return False
                     limit = self.max_total if reserved else self.max_total - self.reserve
-                    if self.max_total and not vip and len(self._seen) >= max(limit, 1) \
-                            and not self._make_room(client, now):
-                        return False
+                    if self.max_total and not vip:
+                        free, ahead = max(limit, 1) - len(self._seen), self._ahead(client, now)
+                        # Full, or what is free is for addresses that waited longer: wait in turn.
+                        if free <= ahead and (ahead or not self._make_room(client, now)):
+                            self._waiting[client] = (self._waiting.get(client, (now,))[0], now, session_id)
+                            while len(self._waiting) > 10_000:
+                                self._waiting.pop(next(iter(self._waiting)))
+                            return False
+                        self._waiting.pop(client, None)
             in_reserve = bool(self.max_total and not vip and not admitted and reserved
                               and len(self._seen) >= self.max_total - self.reserve)
             self._dropped.pop(session_id, None)
@@ -167,10 +194,28 @@ class SessionCounter:
             self._tokens[token] = session_id
             return True
 
+    def _ahead(self, client: str, now: float) -> int:
+        """Addresses ahead of ``client`` in the queue: waiting longer, and holding no more places
+        than ``client`` (a newcomer goes before a holder's next tab; the queue pruned of addresses
+        that stopped trying; under the lock)."""
+        for other in [c for c, (_first, last, sid) in self._waiting.items()
+                      if now - last > WAIT_KEEP_S or (now - last > WAIT_GONE_S and not self.is_active(sid))]:
+            del self._waiting[other]
+        if not self._waiting or list(self._waiting) == [client]:
+            return 0
+        held: dict[str, int] = {}
+        for s in self._seen.values():
+            held[s.client] = held.get(s.client, 0) + 1
+        mine, places = self._waiting.get(client, (now,))[0], held.get(client, 0)
+        return sum(1 for c, (first, _last, _sid) in self._waiting.items()
+                   if c != client and first < mine and held.get(c, 0) <= places)
+
     def _make_room(self, client: str, now: float) -> bool:
         """Free a place for a newcomer of ``client`` in a full process: the longest-idle tab
-        (no run for :data:`YIELD_IDLE_S`) of the address holding the most places, if that is
+        (no run for :data:`YIELD_IDLE_S`, or :data:`HOARD_IDLE_S` for an address holding
+        :data:`HOARD_SHARE` of the places) of the address holding the most places, if that is
         more than ``client`` would hold with this one (under the lock)."""
+        hoard = max(HOARD_MIN, int(self.visitor_places() * HOARD_SHARE))
         held: dict[str, list[tuple[str, _Session]]] = {}
         for sid, s in self._seen.items():
             # Organizers keep their places, and so do the places kept for annotators.
@@ -180,7 +225,8 @@ class SessionCounter:
         for other, sessions in sorted(held.items(), key=lambda kv: -len(kv[1])):
             if len(sessions) <= mine + 1:
                 return False  # nobody holds more than a fair share against this address
-            idle = [(sid, s) for sid, s in sessions if now - s.last_run >= YIELD_IDLE_S]
+            wait = HOARD_IDLE_S if len(sessions) >= hoard else YIELD_IDLE_S
+            idle = [(sid, s) for sid, s in sessions if now - s.last_run >= wait]
             if idle:
                 sid, s = min(idle, key=lambda x: x[1].last_run)
                 self._tokens.pop(self._seen.pop(sid).token, None)
@@ -213,6 +259,12 @@ class SessionCounter:
                 c[0] += 1
                 c[1] += now - s.last_run >= YIELD_IDLE_S
             return sorted(((a, n, idle) for a, (n, idle) in counts.items()), key=lambda x: -x[1])
+
+    def waiting(self) -> int:
+        """Addresses waiting for a place (the queue)."""
+        with self._lock:
+            now = self.clock()
+            return sum(1 for _first, last, _sid in self._waiting.values() if now - last <= WAIT_KEEP_S)
 
     def in_reserve(self, session_id: str) -> bool:
         """Whether the session took one of the places kept for the Annotate page (it may run

@@ -69,8 +69,10 @@ def test_many_addresses_together_stop_at_the_process_limit_but_an_organizer_gets
     assert admitted == [True] * 5 + [False] * 3 and c.total() == 5
     assert c.admit("198.51.100.1", "s1")  # an admitted session goes on
     assert c.admit("203.0.113.9", "organizer", vip=True) and c.total() == 6
-    closed.update({"s0", "s2"})  # two tabs closed: two places
-    assert c.admit("198.51.100.6", "s6") and not c.admit("198.51.100.7", "s7")
+    closed.update({"s0", "s2"})  # two tabs closed: a place (the organizer holds the other)
+    # It goes to the address that waited longest (.5, refused first), not to whichever asks first.
+    assert not c.admit("198.51.100.6", "s6") and not c.admit("198.51.100.7", "s7")
+    assert c.admit("198.51.100.5", "s5") and not c.admit("198.51.100.6", "s6")
     assert SessionCounter(40).admit("x", "y")  # 0: no limit
     # A session admitted long ago (idle, reconnected) is never turned away.
     assert c.admit("198.51.100.8", "s-old", admitted=True)
@@ -95,6 +97,10 @@ def test_the_app_says_the_server_is_full_and_does_no_page_work(tiny_data, monkey
     assert not at.exception
     assert "This server is full for now" in at.error[0].value and "at most 2 open sessions" in at.error[0].value
     assert not at.title and not at.dataframe
+    # In the queue: the page tries again by itself (not while someone types in the form below).
+    assert "in the queue" in at.error[0].value
+    retry = next(h.proto.body for h in at.get("html") if "location.reload" in h.proto.body)
+    assert "activeElement" in retry and "8000" in retry
     # The message has the organizer's sign-in form: the right password gets in.
     at.text_input(key="full_server_login_password").input("a long organizer password")
     at.button[0].click().run()
@@ -311,3 +317,70 @@ def test_organizers_places_kept_for_annotators_and_long_runs_are_never_given_up(
     assert c.admit("198.51.100.3", "newcomer")
     assert not c.yielded("tab-0") and not c.yielded("annotating")
     assert sum(c.yielded(f"tab-{k}") for k in range(1, 8)) == 1
+
+
+def test_an_address_holding_many_places_gives_up_a_tab_idle_for_half_a_minute():
+    """The first newcomers to a process full of scripted tabs waited up to two minutes; an address
+    holding HOARD_SHARE of the places (at least HOARD_MIN) now gives up a tab idle for
+    HOARD_IDLE_S, while a smaller holder's tab still needs YIELD_IDLE_S."""
+    from detox_core.server.presence import HOARD_IDLE_S, HOARD_MIN, YIELD_IDLE_S
+
+    c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places
+    tabs = {"203.0.113.1": HOARD_MIN, "192.0.2.1": 3, "192.0.2.2": 1}
+    sids = [f"{a}-{k}" for a, n in tabs.items() for k in range(n)]
+    assert all(c.admit(sid.rsplit("-", 1)[0], sid) and c.beat(c.token(sid)) for sid in sids)
+
+    def later(seconds: float) -> None:
+        now[0] += seconds
+        for sid in sids:
+            if c.token(sid):
+                c.beat(c.token(sid))
+
+    later(HOARD_IDLE_S - 5)
+    assert not c.admit("198.51.100.1", "newcomer-1")
+    later(10)
+    assert c.admit("198.51.100.1", "newcomer-1")
+    assert sum(c.yielded(f"203.0.113.1-{k}") for k in range(HOARD_MIN)) == 1  # the hoarder's, no one else's
+    # Now 3 and 3: neither holds HOARD_MIN, so their tabs give up their places after YIELD_IDLE_S only.
+    assert not c.admit("198.51.100.2", "newcomer-2")
+    later(YIELD_IDLE_S - HOARD_IDLE_S)
+    assert c.admit("198.51.100.2", "newcomer-2")
+
+
+def test_a_place_that_frees_goes_to_the_newcomer_waiting_longest_not_a_holders_next_tab():
+    """Scripts topped up every place that freed; now a refused newcomer queues, and the place goes
+    to the address waiting longest among those holding the fewest. One that stops trying leaves
+    the queue after WAIT_KEEP_S."""
+    from detox_core.server.presence import WAIT_GONE_S, WAIT_KEEP_S
+
+    closed: set[str] = set()
+    now = [0.0]
+    c = SessionCounter(20, is_active=lambda sid: sid not in closed, clock=lambda: now[0], max_total=10,
+                       heartbeat=lambda: True)
+    held = [f"script-{k}" for k in range(8)]
+    assert all(c.admit("203.0.113.1", sid) and c.beat(c.token(sid)) for sid in held)
+    c.ran(held[0])
+    assert not c.admit("198.51.100.1", "newcomer")  # full, nothing idle: it waits
+    assert c.waiting() == 1
+    now[0] += 5
+    closed.add("script-0")  # a place frees
+    assert not c.admit("203.0.113.1", "script-new")  # the script's next tab: the newcomer goes first
+    assert c.admit("198.51.100.1", "newcomer") and c.waiting() == 1  # now only the script's address waits
+    c.beat(c.token("newcomer"))
+    # A second newcomer who gives up: after WAIT_KEEP_S it no longer keeps a freed place from others.
+    assert not c.admit("198.51.100.2", "gave-up")
+    closed.add("script-1")
+    now[0] += 1
+    assert not c.admit("192.0.2.9", "later-visitor")  # the place is kept for the one waiting longer
+    now[0] += WAIT_KEEP_S + 1
+    assert c.admit("192.0.2.9", "later-visitor")
+    # One whose refused tab was closed leaves the queue within WAIT_GONE_S.
+    for sid in [*held[2:], "newcomer", "later-visitor"]:
+        c.beat(c.token(sid))
+        c.ran(sid)  # in use: none of them gives its place up
+    assert not c.admit("198.51.100.3", "closed-tab")
+    closed.update({"closed-tab", "script-2"})
+    now[0] += 1
+    assert not c.admit("192.0.2.10", "another")
+    now[0] += WAIT_GONE_S + 1
+    assert c.admit("192.0.2.10", "another")

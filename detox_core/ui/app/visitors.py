@@ -18,8 +18,10 @@ of the Corpus page took about 13 MB while many started at once.
 
 Sessions already admitted are not turned away (their own state says so, also after an
 idle spell or a reconnection), except a tab that gave its place to a newcomer in a full
-process (:data:`~detox_core.server.presence.YIELD_IDLE_S` without a run, its address holding
-the most places), which is told so.
+process (:data:`~detox_core.server.presence.YIELD_IDLE_S` without a run, or
+:data:`~detox_core.server.presence.HOARD_IDLE_S` where its address holds many places; its address
+holding the most), which is told so. A tab told the process is full queues: it reloads by
+itself every few seconds, and gets a place in its turn.
 """
 
 from __future__ import annotations
@@ -149,9 +151,9 @@ def admit_session(reserved: bool = False) -> None:
         st.stop()
     if counter.yielded(ctx.session_id):
         # It sat without a run while the process was full, and its address held the most places.
-        st.info(f"**This tab gave its place to a newcomer.** The server was full and this tab had not been used for "
-                f"{int(presence.YIELD_IDLE_S // 60)} minutes. Reload this page to get back in: you get a place as "
-                "soon as one frees.", icon=":material/event_seat:")
+        st.info("**This tab gave its place to a newcomer.** The server was full, your address held the most of its "
+                "places, and this tab had not been used for a while. Reload this page to get back in: you get a "
+                "place as soon as one frees.", icon=":material/event_seat:")
         st.stop()
     why = counter.refusal(client)
     if why == "full":
@@ -162,9 +164,15 @@ def admit_session(reserved: bool = False) -> None:
             return
         places = counter.max_total if reserved else counter.visitor_places()
         sessions = f"{places} open session" + ("s" if places != 1 else "") + ("" if reserved else " for visitors")
-        st.error(f"**This server is full for now.** It keeps at most {sessions}, and they "
-                 "are all taken. Reload this page in a minute or two (a closed tab frees its place within a "
-                 "minute).", icon=":material/group_off:")
+        st.error(f"**This server is full for now.** It keeps at most {sessions}, and they are all taken. You "
+                 "are in the queue: this tab tries again by itself every few seconds and gets a place in its turn "
+                 "(a closed or unused tab frees one).", icon=":material/group_off:")
+        # In turn: the process gives a place that frees to the address that has waited longest.
+        # Not while an organizer types the password below.
+        st.html("<script>(function retry(ms) { setTimeout(() => { const typing = document.activeElement?.tagName "
+                "=== 'INPUT' || [...document.querySelectorAll('input')].some(i => i.value); "
+                "typing ? retry(4000) : location.reload(); }, ms); })(8000 + Math.random() * 4000);</script>",
+                unsafe_allow_javascript=True, width=1)
         _forget_process()
         if not auth.is_open():
             st.caption("Organizers of this task always get in:")

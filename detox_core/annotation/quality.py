@@ -12,6 +12,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scipy.stats import beta
+
 from detox_core.annotation.settings import Settings
 from detox_core.annotation.tasks import spec
 from detox_core.errors import AnnotationError
@@ -49,6 +51,68 @@ def require_active(status: str, ban_reason: str | None) -> None:
         raise AnnotationError("finish the training and the exam first")
 
 
+#: A control is **disputed** once this many answers of annotators in good standing (admitted, not
+#: banned) are in and fewer than :data:`DISPUTE_SHARE` of them give its known answer: careful
+#: people disagree with it (a generated control whose edit did not do what its answer says, a
+#: corpus paraphrase still rude), so it neither bans anyone nor counts in anyone's accuracy, and
+#: is no longer put on pages.
+DISPUTE_MIN_ANSWERS = 4
+DISPUTE_SHARE = 0.5
+
+
+def disputed(answers: int, agreeing: int) -> bool:
+    """Whether a control answered ``answers`` times by annotators in good standing, ``agreeing``
+    of them with its known answer, is disputed (see :data:`DISPUTE_MIN_ANSWERS`)."""
+    return answers >= DISPUTE_MIN_ANSWERS and agreeing < DISPUTE_SHARE * answers
+
+
+def accuracy_upper_bound(correct: int, n: int, confidence: float) -> float:
+    """The highest accuracy still consistent with ``correct`` of ``n`` control answers, at
+    ``confidence`` (Clopper-Pearson, one-sided): an annotator is banned only when even this is
+    under the threshold."""
+    if n <= 0 or correct >= n:
+        return 1.0
+    return float(beta.ppf(confidence, correct + 1, n - correct))
+
+
+def ban_chance(settings: Settings, accuracy: float, controls: int = 30) -> float:
+    """Probability that an annotator right on each control with probability ``accuracy`` is
+    banned by the control rule within their first ``controls`` control answers, checked after
+    each page (``controls_per_page`` at a time) as the store does."""
+    per_page = max(settings.controls_per_page, 1)
+    alive = {0: 1.0}  # right answers so far -> probability of not being banned yet
+    banned, n = 0.0, 0
+    while n + per_page <= controls:
+        step: dict[int, float] = {}
+        for right, p in alive.items():
+            for k in range(per_page + 1):
+                q = math.comb(per_page, k) * accuracy ** k * (1 - accuracy) ** (per_page - k)
+                step[right + k] = step.get(right + k, 0.0) + p * q
+        n += per_page
+        alive = {}
+        for right, p in step.items():
+            if n >= settings.min_control_answers and \
+                    accuracy_upper_bound(right, n, settings.ban_confidence) < settings.ban_control_accuracy:
+                banned += p
+            else:
+                alive[right] = p
+    return banned
+
+
+def control_advice(settings: Settings, controls: int = 30) -> str:
+    """What the control rule means for annotators, in words: the chance that a careful
+    annotator (90% right) and one answering yes/no at random (50%) is banned within ``controls``
+    control answers."""
+    if settings.controls_per_page <= 0:
+        return "No control items on the work pages: nobody is banned for their answers."
+    careful, random_ = ban_chance(settings, 0.9, controls), ban_chance(settings, 0.5, controls)
+    return (f"An annotator is banned when, after {settings.min_control_answers} control answers or more, even the "
+            f"best accuracy consistent with their answers at {settings.ban_confidence:.0%} confidence is under "
+            f"{settings.ban_control_accuracy:.0%}. Within {controls} control answers, a careful annotator (right on "
+            f"90%) is banned with probability {careful:.2%}; random yes/no answers (50%) with {random_:.0%}. "
+            "Controls that most annotators in good standing answer otherwise are set aside (Progress lists them).")
+
+
 def control_accuracy(answers: Sequence[tuple[float, float]]) -> tuple[int, float | None]:
     """(number of control answers, share equal to the known answer) of (label, golden) pairs."""
     if not answers:
@@ -59,13 +123,18 @@ def control_accuracy(answers: Sequence[tuple[float, float]]) -> tuple[int, float
 def page_ban_reason(n_items: int, seconds: float, n_controls: int, accuracy: float | None,
                     settings: Settings) -> str | None:
     """Why a submitted page bans its annotator, or None: answered faster than the minimum
-    time, or control accuracy under the threshold after enough control answers."""
+    time, or, after enough control answers, an accuracy whose upper confidence bound
+    (:func:`accuracy_upper_bound`) is under the threshold: six answers at 4 of 6 are no
+    evidence against someone right 90% of the time (a raw rate of 70% banned such a careful
+    annotator at the first check about one time in nine)."""
     if seconds < settings.min_page_seconds:
         return (f"a page of {n_items} items answered in {seconds:.0f} s "
                 f"(minimum {settings.min_page_seconds:g} s)")
-    if n_controls >= settings.min_control_answers and accuracy is not None and accuracy < settings.ban_control_accuracy:
-        return (f"control accuracy {accuracy:.0%} over {n_controls} control answers "
-                f"(minimum {settings.ban_control_accuracy:.0%})")
+    if n_controls >= settings.min_control_answers and accuracy is not None:
+        upper = accuracy_upper_bound(round(accuracy * n_controls), n_controls, settings.ban_confidence)
+        if upper < settings.ban_control_accuracy:
+            return (f"control accuracy {accuracy:.0%} over {n_controls} control answers: at {settings.ban_confidence:.0%} "
+                    f"confidence at most {upper:.0%} (minimum {settings.ban_control_accuracy:.0%})")
     return None
 
 

@@ -57,6 +57,8 @@ def aggregate_project(store: AnnotationStore, project: Project, method: str | No
     make_aggregator(method)  # an unknown method fails before any work
     min_accuracy = project.settings.aggregate_min_accuracy if min_accuracy is None else min_accuracy
     answers = store.answers(project.id)
+    aside = set(store.disputed_controls(project.id)["item"])
+    answers = answers[~answers["task"].isin(aside)]  # disputed controls measure no one's accuracy
     items = store.items(project.id, kind="real")
     out: dict[str, TaskResult] = {}
     for task in project.tasks:

@@ -19,6 +19,12 @@ class Settings:
     controls_per_page: int = 2
     ban_control_accuracy: float = 0.7
     min_control_answers: int = 6
+    # A ban needs evidence: the annotator's accuracy must be under ban_control_accuracy even at
+    # the upper end of its confidence interval at this level (quality.accuracy_upper_bound).
+    # At 95%, 6 controls ban at 1 of 6 right or fewer; a careful annotator (90% right) is banned
+    # within 30 controls with probability 0.02% (a raw rate of 70% banned 12.7%), random yes/no
+    # answers with 79% (99.6% under the raw rate).
+    ban_confidence: float = 0.95
     min_page_seconds: float = 15.0
     max_skipped_pages: int = 5
     # The exam keeps out people who did not read the instructions, not careful people who
@@ -87,3 +93,5 @@ class Settings:
         for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AnnotationError(f"{name} must be between 0 and 1")
+        if not 0.5 <= self.ban_confidence < 1.0:
+            raise AnnotationError("the ban's confidence must be at least 0.5 and under 1")

@@ -108,7 +108,7 @@ def test_an_unbanned_annotator_starts_afresh_and_the_ban_stays_in_the_log(store)
     controls = [Control("toxicity", f"control {i}", 1.0) for i in range(12)]
     p = store.create_project("unban", ["toxicity"], pairs(40), controls=controls,
                              settings=Settings(training=False, page_size=5, controls_per_page=2, min_control_answers=2,
-                                               min_page_seconds=0))
+                                               min_page_seconds=0, ban_confidence=0.5))  # 0 of 2 is enough here
     ann = store.admit(store.join(p.access_code, "Pavel", "a-long-password").id)
     page = store.next_page(ann.id, "toxicity", now=T0)
     result = store.submit_page(ann.id, page.assignment_id, {i.id: 0.0 for i in page.items},

@@ -623,3 +623,29 @@ def test_unforeseen_errors_show_their_type_only():
 
     config = tomllib.loads((PROJECT_ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] in ("type", "none")
+
+
+def test_progress_lists_the_disputed_controls_and_the_settings_say_what_the_ban_rule_means(tiny_data, monkeypatch):
+    """A control that most annotators in good standing answer otherwise is listed under Progress,
+    with its text, its known answer and how many gave it; the settings form says how likely a
+    careful annotator is to be banned."""
+    from detox_core.annotation.quality import DISPUTE_MIN_ANSWERS
+
+    monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "organizer-pw-12")
+    store = AnnotationStore()
+    ctrl = [Control("toxicity", "bei einer Sekte von freiwillig zu sprechen ist mutig", 1.0),
+            Control("toxicity", "ein ruhiger Satz", 0.0)]
+    p = store.create_project("disputed", ["toxicity"], pairs(12), controls=ctrl,
+                             settings=Settings(page_size=3, controls_per_page=2, min_page_seconds=0, training=False))
+    for k in range(DISPUTE_MIN_ANSWERS):
+        ann = store.admit(store.join(p.access_code, f"careful {k}", "a-long-password").id)
+        page = store.next_page(ann.id, "toxicity")
+        store.submit_page(ann.id, page.assignment_id, {i.id: 0.0 for i in page.items})
+    at = _sign_in(run(AppTest.from_file(PROJECTS, default_timeout=60)), "organizer-pw-12")
+    assert any(m.value == "**Disputed controls**" for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "known" in d.value.columns)
+    assert table["text"].tolist() == ["bei einer Sekte von freiwillig zu sprechen ist mutig"]
+    assert table["agreeing"].tolist() == [0.0] and table["answers"].tolist() == [DISPUTE_MIN_ANSWERS]
+    assert table["known"].iloc[0].lower().startswith("yes")
+    shown = " ".join(c.value for c in at.caption)
+    assert "**Controls:**" in shown and "careful annotator" in shown

@@ -308,7 +308,8 @@ def test_annotators_on_three_processes_overlap_repeats_and_bans_hold(deployment,
     project = store.create_project(
         "across processes", ["toxicity"], pairs, controls=controls,
         settings=Settings(overlap=2, page_size=4, controls_per_page=1, min_control_answers=2,
-                          ban_control_accuracy=0.7, min_page_seconds=0, training=False, max_refused_per_address=1))
+                          ban_control_accuracy=0.7, ban_confidence=0.5, min_page_seconds=0, training=False,
+                          max_refused_per_address=1))
     careless = pinned(browser, deployment, 3, "127.0.0.13").new_page()
     join(careless, project.access_code, "Carl")
     # "1" is "Yes, toxic": wrong on every control item (all polite): banned after two pages.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 from datetime import datetime, timezone
 
-from sqlalchemy import func, select, union_all
+from sqlalchemy import case, func, select, union_all
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -18,7 +18,7 @@ from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, Assignment
 from detox_core.annotation.store.rows import AssignmentItemRow, EventRow, ExampleRow
 from detox_core.annotation.tasks import Example
 from detox_core.annotation.store.views import Annotator, ItemView, Page, Project, annotator_view, project_view
-from detox_core.annotation.quality import control_accuracy
+from detox_core.annotation.quality import control_accuracy, disputed
 from detox_core.errors import AnnotationError
 
 
@@ -65,13 +65,34 @@ def project_languages(s: Session, project_id: int) -> list[str]:
         ItemRow.project_id == project_id, ItemRow.kind == "real").distinct())))
 
 
+def control_agreement(s: Session, project_id: int) -> dict[int, tuple[int, int]]:
+    """Each answered control of a project: (answers of annotators in good standing, of them
+    giving its known answer)."""
+    agrees = func.sum(case((AnswerRow.label == ItemRow.golden, 1), else_=0))
+    rows = s.execute(select(ItemRow.id, func.count(), agrees).join(AnswerRow, AnswerRow.item_id == ItemRow.id)
+                     .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
+                     .where(ItemRow.project_id == project_id, ItemRow.kind == "control",
+                            AnnotatorRow.status == "active")
+                     .group_by(ItemRow.id)).all()
+    return {int(i): (int(n), int(a or 0)) for i, n, a in rows}
+
+
+def disputed_controls(s: Session, project_id: int) -> set[int]:
+    """Controls of a project that most annotators in good standing answer otherwise
+    (:func:`detox_core.annotation.quality.disputed`): set aside."""
+    return {i for i, (n, a) in control_agreement(s, project_id).items() if disputed(n, a)}
+
+
 def control_answers(s: Session, annotator_id: int, since: datetime | None = None) -> tuple[int, float | None]:
     """(control answers, accuracy) of an annotator, of answers given at or after ``since``
-    (the last re-admission: an organizer's fresh start) when given."""
+    (the last re-admission: an organizer's fresh start) when given; disputed controls
+    (:func:`disputed_controls`) do not count."""
     after = [AnswerRow.created_at >= since] if since is not None else []
-    rows = s.execute(select(AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
+    project_id = s.scalar(select(AnnotatorRow.project_id).where(AnnotatorRow.id == annotator_id))
+    aside = disputed_controls(s, project_id) if project_id is not None else set()
+    rows = s.execute(select(ItemRow.id, AnswerRow.label, ItemRow.golden).join(ItemRow, ItemRow.id == AnswerRow.item_id)
                      .where(AnswerRow.annotator_id == annotator_id, ItemRow.kind == "control", *after)).all()
-    return control_accuracy([tuple(r) for r in rows])
+    return control_accuracy([(label, golden) for item, label, golden in rows if item not in aside])
 
 def page_view(s: Session, asg: AssignmentRow) -> Page:
     rows = s.execute(select(ItemRow).join(AssignmentItemRow, AssignmentItemRow.item_id == ItemRow.id)
@@ -154,6 +175,17 @@ class StoreQueries:
         frame["golden"] = frame["golden"].astype(float)
         frame["label"] = frame["label"].astype(float)
         return frame
+
+    def disputed_controls(self, project_id: int) -> pd.DataFrame:
+        """The controls set aside (:func:`disputed_controls`): ``item``, ``task``, ``input``,
+        ``text``, ``golden``, ``answers`` and ``agreeing`` (of annotators in good standing)."""
+        cols = ["item", "task", "input", "text", "golden", "answers", "agreeing"]
+        with Session(self.engine) as s:
+            counts = control_agreement(s, project_id)
+            aside = [i for i, (n, a) in counts.items() if disputed(n, a)]
+            rows = s.execute(select(ItemRow.id, ItemRow.task, ItemRow.input, ItemRow.text, ItemRow.golden)
+                             .where(ItemRow.id.in_(aside)).order_by(ItemRow.id)).all() if aside else []
+        return pd.DataFrame([(*r, *counts[r[0]]) for r in rows], columns=cols)
 
     def items(self, project_id: int, kind: str | None = None) -> pd.DataFrame:
         q = select(ItemRow.id, ItemRow.task, ItemRow.kind, ItemRow.input, ItemRow.text, ItemRow.golden,

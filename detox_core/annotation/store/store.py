@@ -46,7 +46,9 @@ from detox_core.annotation.quality import (
     require_active,
     skip_ban_reason,
 )
-from detox_core.annotation.store.queries import StoreQueries, control_answers, get_row, item_usage, page_view
+from detox_core.annotation.store.queries import (
+    StoreQueries, control_answers, disputed_controls, get_row, item_usage, page_view,
+)
 from detox_core.annotation.store.drafts import DraftActions
 from detox_core.annotation.store.people import AnnotatorActions
 from detox_core.annotation.store.rows import (
@@ -278,9 +280,11 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
                     .order_by(n_answered.asc(), func.random()).limit(n_real)))
             if not chosen:
                 return None
+            aside = disputed_controls(s, project.id)  # careful people disagree with them: not asked again
             chosen += s.scalars(
                 select(ItemRow.id).where(ItemRow.project_id == project.id, ItemRow.task == task,
-                                         ItemRow.kind == "control", unseen, *in_lang)
+                                         ItemRow.kind == "control", unseen, *in_lang,
+                                         *([ItemRow.id.not_in(aside)] if aside else []))
                 .order_by(func.random()).limit(settings.controls_per_page))
             random.shuffle(chosen)
             asg = AssignmentRow(project_id=project.id, annotator_id=annotator_id, task=task, kind="work",

@@ -11,7 +11,7 @@ import streamlit as st
 
 from detox_core.annotation.store import ItemView, Settings
 from detox_core.annotation.aggregation import aggregator_names, aggregator_title
-from detox_core.annotation.quality import exam_advice
+from detox_core.annotation.quality import control_advice, exam_advice
 from detox_core.annotation.instructions import DEFAULT_UI, LABELS, UI_LANGUAGES
 from detox_core.annotation.tasks import TaskSpec
 
@@ -55,6 +55,9 @@ SETTING_HELP = {
     "controls_per_page": ("Control items per page", "Mixed in at random positions."),
     "ban_control_accuracy": ("Ban under control accuracy", "Share of control items answered right."),
     "min_control_answers": ("…after control answers", "Control answers before the accuracy rule applies."),
+    "ban_confidence": ("…with confidence", "A ban needs evidence: the annotator's accuracy must be under the threshold "
+                       "even at the upper end of its confidence interval at this level (95%: 4 of 6 right bans no "
+                       "one; 1 of 6 does). See the line under these settings."),
     "min_page_seconds": ("Ban a page faster than (s)", "A whole page answered in less time bans."),
     "max_skipped_pages": ("Ban at skipped pages", "Skipped pages that ban."),
     "exam_pass": ("Exam pass mark", "Share of exam items right to be admitted. Some exam items are debatable: "
@@ -91,8 +94,10 @@ def settings_form(prefix: str, current: Settings, exam_pool: int | None = None) 
         label, help_ = SETTING_HELP[f.name]
         col = cols[k % 4]
         value = getattr(current, f.name)
-        if isinstance(value, float) and f.name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy",
-                                                   "review_confidence"):
+        if f.name == "ban_confidence":
+            values[f.name] = col.slider(label, 0.5, 0.99, float(value), 0.01, help=help_, key=f"{prefix}_{f.name}")
+        elif isinstance(value, float) and f.name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy",
+                                                     "review_confidence"):
             values[f.name] = col.slider(label, 0.0, 1.0, float(value), 0.05, help=help_, key=f"{prefix}_{f.name}")
         elif isinstance(value, float):
             values[f.name] = col.number_input(label, 0.0, 10_000.0, float(value), help=help_, key=f"{prefix}_{f.name}")
@@ -113,4 +118,6 @@ def settings_form(prefix: str, current: Settings, exam_pool: int | None = None) 
         advice = exam_advice(n, values.get("exam_pass", current.exam_pass))
         pool = f" (the pool holds {exam_pool})" if exam_pool is not None and size and exam_pool < size else ""
         (st.warning if "No mistake" in advice else st.caption)(f"**Exam{pool}:** {advice}")
-    return Settings(**{**asdict(current), **values})
+    chosen = Settings(**{**asdict(current), **values})
+    st.caption(f"**Controls:** {control_advice(chosen)}")
+    return chosen

@@ -1,5 +1,5 @@
 """Annotation projects: the project picker and the Progress tab (items done per task,
-the annotators, the expected finish, who is kept out)."""
+the annotators, the expected finish, the controls set aside, who is kept out)."""
 
 from __future__ import annotations
 
@@ -105,6 +105,36 @@ def progress_tab(store: AnnotationStore, project: Project, stamp: object) -> Non
     else:
         st.caption(f"Nobody joined yet. Give annotators the access code `{project.access_code}` and the "
                    "address of the **Annotate** page.")
+    disputed_section(store, project)
     refused_section(store, project)
     if len(people):
         password_section(store, project, people)
+
+
+def disputed_section(store: AnnotationStore, project: Project) -> None:
+    """The controls set aside because most annotators in good standing answer them otherwise."""
+    disputed = store.disputed_controls(project.id)
+    if not len(disputed):
+        return
+    st.markdown("**Disputed controls**")
+    n = len(disputed)
+    st.caption(f"{n} control item{'s' if n != 1 else ''} that most annotators in good standing answer otherwise "
+               "(a generated edit that did not do what its answer says, a paraphrase still rude): set aside, "
+               "they ban no one, count in no one's accuracy and are no longer asked. Annotators banned for "
+               "their control accuracy before may deserve a fresh start (Annotators › Allow again).")
+    answer = {task: dict(spec(task).options) for task in project.tasks}
+    shown = pd.DataFrame({
+        "task": [spec(t).title for t in disputed["task"]],
+        "input": disputed["input"].fillna(""),
+        "text": disputed["text"],
+        "known": [answer.get(t, {}).get(g, g) for t, g in zip(disputed["task"], disputed["golden"])],
+        "agreeing": disputed["agreeing"] / disputed["answers"],
+        "answers": disputed["answers"]})
+    st.dataframe(shown, hide_index=True, column_config={
+        "task": "Task", "input": st.column_config.TextColumn("Original", width="medium"),
+        "text": st.column_config.TextColumn("Control text", width="large"),
+        "known": st.column_config.TextColumn("Its known answer"),
+        "agreeing": st.column_config.NumberColumn("Gave it", format="percent",
+                                                  help="Share of the answers of annotators in good standing that "
+                                                       "gave the control's known answer"),
+        "answers": st.column_config.NumberColumn("Answers")})

@@ -64,12 +64,15 @@ class AggregatorInfo:
         title: how pages name it (``Dawid-Skene``).
         short: a shorter name where the vote minimum is said elsewhere.
         build: ``build(min_votes)`` -> a fresh aggregator.
+        votes_needed: answers an item needs for a label (0: any number), as projects build it:
+            a project asking fewer annotators per item gets no label at all.
     """
 
     name: str
     title: str
     short: str
     build: Callable[[int], Aggregator]
+    votes_needed: int = 0
 
 
 #: name -> aggregation method, the default first.
@@ -77,6 +80,8 @@ AGGREGATORS: dict[str, AggregatorInfo] = {}
 
 #: The method projects and the CLI use unless told otherwise.
 DEFAULT_AGGREGATOR = "ds"
+#: The votes a label needs where a method counts them (:func:`make_aggregator`'s default).
+PROJECT_MIN_VOTES = 3
 
 
 def register_aggregator(name: str, title: str, short: str | None = None, *, uses_min_votes: bool = False):
@@ -85,7 +90,8 @@ def register_aggregator(name: str, title: str, short: str | None = None, *, uses
 
     def wrap(cls):
         build = (lambda min_votes: cls(min_votes=min_votes)) if uses_min_votes else (lambda min_votes: cls())
-        AGGREGATORS[name] = AggregatorInfo(name, title, short or title, build)
+        AGGREGATORS[name] = AggregatorInfo(name, title, short or title, build,
+                                           PROJECT_MIN_VOTES if uses_min_votes else 0)
         return cls
 
     return wrap
@@ -160,7 +166,7 @@ class DawidSkene:
         return self
 
 
-def make_aggregator(method: str, min_votes: int = 3) -> Aggregator:
+def make_aggregator(method: str, min_votes: int = PROJECT_MIN_VOTES) -> Aggregator:
     """A fresh aggregator of a registered method (``min_votes`` for those that use it).
 
     Raises:

@@ -90,6 +90,12 @@ class Settings:
             raise AnnotationError(f"the instructions' language is one of {', '.join(UI_LANGUAGES)}")
         if self.method not in AGGREGATORS:
             raise AnnotationError(f"the aggregation method is {describe_aggregators()}")
+        if self.overlap < (needed := AGGREGATORS[self.method].votes_needed):
+            raise AnnotationError(
+                f"{AGGREGATORS[self.method].title} gives an item a label only with {needed} answers or more, and "
+                f"this project asks {self.overlap} annotator{'s' if self.overlap != 1 else ''} per item: no item "
+                f"would get a label. Ask {needed} or more per item, or choose "
+                f"{AGGREGATORS[DEFAULT_AGGREGATOR].title}.")
         for name in ("ban_control_accuracy", "exam_pass", "aggregate_min_accuracy", "review_confidence"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise AnnotationError(f"{name} must be between 0 and 1")

@@ -82,3 +82,29 @@ def test_a_control_answered_otherwise_by_too_few_is_not_set_aside(store, project
     for k in range(DISPUTE_MIN_ANSWERS - 1):
         answer_page(store, project, f"careful {k}", k)
     assert store.disputed_controls(project.id).empty
+
+
+def test_majority_vote_with_fewer_annotators_than_it_needs_is_refused_with_why(store):
+    """Round 6: majority vote (>= 3 votes) was accepted with 2 annotators per item, then gave an
+    empty result and an empty CSV without a reason."""
+    from streamlit.testing.v1 import AppTest
+
+    from detox_core.errors import AnnotationError
+
+    with pytest.raises(AnnotationError, match="3 answers or more, and this project asks 2 annotators per item"):
+        Settings(method="mv", overlap=2).validate()
+    Settings(method="mv", overlap=3).validate()
+    Settings(method="ds", overlap=2).validate()
+    pairs = pd.DataFrame({"system": "s", "idx": [0], "input": ["in"], "output": ["out"]})
+    with pytest.raises(AnnotationError, match="no item would get a label"):
+        store.create_project("mv2", ["toxicity"], pairs, settings=Settings(method="mv", overlap=2))
+    assert store.projects() == []
+
+    def form():
+        from detox_core.annotation.store import Settings
+        from detox_core.ui.sections.annotation import settings_form
+
+        settings_form("t", Settings(method="mv", overlap=2))
+
+    at = AppTest.from_function(form).run()
+    assert not at.exception and any("no item would get a label" in w.value for w in at.warning)

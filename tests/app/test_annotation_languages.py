@@ -56,6 +56,9 @@ def test_project_from_multilingual_submissions_restricted_to_languages(tiny_data
     run(at)
     coverage = next(d.value for d in at.dataframe if "corpus_pairs" in d.value.columns)
     assert coverage.set_index("lang")["source"].to_dict() == {"ar": "none", "ru": "corpus"}
+    # Russian has built-in training items, Arabic none yet: the training round is said to be empty there.
+    untrained = [w.value for w in at.warning if "training round has no items" in w.value]
+    assert untrained and "Arabic" in untrained[0] and "Russian" not in untrained[0]
     # Arabic has no corpus: creating says so, and what to upload; nothing is created.
     at.button(key="new_create").click()
     run(at)
@@ -69,6 +72,7 @@ def test_project_from_multilingual_submissions_restricted_to_languages(tiny_data
     run(at)
     coverage = next(d.value for d in at.dataframe if "corpus_pairs" in d.value.columns)
     assert coverage.set_index("lang")["source"].to_dict() == {"ar": "uploaded", "ru": "corpus"}
+    assert not [w for w in at.warning if "training round has no items" in w.value]  # the examples train Arabic
     at.button(key="new_create").click()
     run(at)
     assert "Project **multi** created: 8 pairs, 10 control" in at.success[0].value

@@ -364,7 +364,9 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
             raise AnnotationError(f"this page expired after {settings.page_timeout_minutes:g} minutes; "
                                   "take the next one")
         if asg.status != "open":
-            raise AnnotationError(f"this page is no longer open ({asg.status}); take the next one")
+            done = {"expired": "given to others after it expired"}.get(asg.status, asg.status)
+            raise AnnotationError(f"this page is no longer open: it was {done} already (in another tab or window?), "
+                                  "so these answers were not stored again; take the next one")
         return ann, asg, settings
 
     @staticmethod

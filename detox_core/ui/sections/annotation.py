@@ -14,6 +14,8 @@ from detox_core.annotation.aggregation import aggregator_names, aggregator_title
 from detox_core.annotation.quality import control_advice, exam_advice
 from detox_core.annotation.instructions import DEFAULT_UI, LABELS, UI_LANGUAGES
 from detox_core.annotation.tasks import TaskSpec
+from detox_core.errors import AnnotationError
+from detox_core.ui.app import render
 
 
 def _block(label: str, text: str, strong: bool = False, lang: str = "") -> str:
@@ -120,4 +122,8 @@ def settings_form(prefix: str, current: Settings, exam_pool: int | None = None) 
         (st.warning if "No mistake" in advice else st.caption)(f"**Exam{pool}:** {advice}")
     chosen = Settings(**{**asdict(current), **values})
     st.caption(f"**Controls:** {control_advice(chosen)}")
+    try:
+        chosen.validate()
+    except AnnotationError as err:  # said here, before anyone presses Create or Save
+        st.warning(render.md(err, None), icon=":material/warning:")
     return chosen

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core.annotation.controls import load_controls
+from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES
 from detox_core.annotation.projects import (
     control_corpus, control_coverage, controls_problem, language_controls, pairs_from_submissions,
     submission_languages,
@@ -93,6 +94,12 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
                                                               "where they have any"),
                 "uploaded": st.column_config.NumberColumn("Uploaded", help="Control items of the uploaded file"),
                 "source": st.column_config.TextColumn("Controls from", help="Where the control questions come from")})
+        given = {ex.lang for ex in examples or []}
+        untrained = [c for c in langs if c not in BUILTIN_EXAMPLE_LANGUAGES and c not in given]
+        if settings.training and untrained:
+            st.warning(f"The training round has no items in {', '.join(language_name(c) for c in untrained)}: "
+                       "annotators of those languages read the instructions and go straight to the exam. Upload "
+                       "worked examples for them (above), or turn the training round off.", icon=":material/school:")
         if st.button("Create the project", type="primary", key="new_create",
                      disabled=not (systems and tasks and langs) or examples is None):
             try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core.analysis.export import csv_export
-from detox_core.annotation.aggregation import aggregator_names, aggregator_title
+from detox_core.annotation.aggregation import AGGREGATORS, aggregator_names, aggregator_title
 from detox_core.annotation.organizer_tables import human_system_means, results_summary
 from detox_core.annotation.store import AnnotationStore, Project
 from detox_core.annotation.tasks import spec
@@ -67,6 +67,12 @@ def results_tab(store: AnnotationStore, project: Project, stamp: object) -> None
                       format_func=aggregator_title)
     results, table = project_results(project.id, method, stamp)
     summary = results_summary(results)
+    if project.settings.overlap < (needed := AGGREGATORS[method].votes_needed):
+        # A project made before the combination was refused, or another method picked here.
+        st.warning(f"{aggregator_title(method)} gives an item a label only with {needed} answers or more, and this "
+                   f"project asks {project.settings.overlap} annotator{'s' if project.settings.overlap != 1 else ''} "
+                   "per item: no item can get a label this way. Choose another aggregation above.",
+                   icon=":material/warning:")
     st.dataframe(summary, hide_index=True, placeholder=MISSING, column_config={
         "task": "Task", "items": "Items", "labelled": "Labelled", "unlabelled": "Unlabelled",
         "by expert": "Final label by an organizer",

@@ -378,11 +378,12 @@ async def _alternating_sign_in(url: str, processes: int, tries: int) -> list[str
             await page.get_by_label("Organizer password", exact=True).fill(f"guess-{k}")
             started = time.monotonic()
             await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_text("Wrong password.").or_(page.get_by_text("Too many wrong passwords")).first.wait_for(
-                timeout=120_000)
-            wait = re.search(r"try again in (\d+) s", await page.inner_text("body"))
+            await page.get_by_text("Wrong password.").or_(page.get_by_text("Too many wrong passwords")).or_(
+                page.get_by_text("before the next try")).first.wait_for(timeout=120_000)
+            body = await page.inner_text("body")
+            wait = re.search(r"Wait (\d+ s) before the next try", body) or re.search(r"try again in (\d+ min)", body)
             process = next((c["value"] for c in await ctx.cookies() if c["name"] == PROXY_COOKIE), "?")
-            said.append(f"process {process}: " + (f"wait {wait.group(1)} s" if wait else "checked, wrong")
+            said.append(f"process {process}: " + (f"wait {wait.group(1)}" if wait else "checked, wrong")
                         + f" ({time.monotonic() - started:.1f} s)")
             await ctx.close()
         await browser.close()

@@ -229,6 +229,17 @@ def client_id() -> str:
     return client_key(client_address(peer, forwarded))  # an IPv6 client by its /64
 
 
+def retry_text(wait: float, what: str = "wrong passwords") -> str:
+    """Why a sign-in must wait ``wait`` seconds, in words: a short wait is the pause after a
+    wrong password (1, 2, 4 ... s) or others' tries being checked, not "too many"; a long one
+    is the lock after five within 15 minutes."""
+    if wait > 60:
+        return f"Too many {what} from your connection: try again in {math.ceil(wait / 60)} min."
+    return (f"Wait {math.ceil(wait)} s before the next try: a wrong password from your connection was typed just "
+            "now, or another sign-in from it is being checked (each wrong one doubles the wait; five within 15 "
+            "minutes stop tries for 15 minutes).")
+
+
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
     """The organizer password form; signs this session in when the password is right.
     Wrong tries are throttled (:class:`detox_core.ui.app.throttle.LoginThrottle`)."""
@@ -244,7 +255,7 @@ def organizer_sign_in(form_key: str = "organizer_login") -> None:
     throttle, client = login_throttle(), client_id()
     wait, attempt = throttle.reserve(client, ORGANIZER_ACCOUNT)  # counted before the check: see JoinGuard
     if attempt is None:
-        st.error(f"Too many wrong passwords: try again in {math.ceil(wait)} s.", icon=":material/timer:")
+        st.error(retry_text(wait), icon=":material/timer:")
         return
     if hmac.compare_digest(typed.encode(), secret.encode()):
         throttle.settle(attempt, OK)

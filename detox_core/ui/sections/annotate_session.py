@@ -166,8 +166,9 @@ def join_section(store: AnnotationStore) -> None:
         wait, what, attempt = guard.reserve(client, code, key,
                                             new_name=client != UNKNOWN and not store.knows_name(code, name))
         if attempt is None:
-            st.error({"name": f"Too many wrong passwords for this name from your connection: try again in "
-                              f"{math.ceil(wait)} s. Others at your connection can join meanwhile.",
+            st.error({"name": auth.retry_text(wait, "wrong passwords for this name").replace(
+                              "a wrong password from", "a wrong password for this name from")
+                              + " Others at your connection can join meanwhile.",
                       "new names": f"Many new names joined from your connection or this project just now: try "
                                    f"again in {math.ceil(wait)} s."}.get(what,
                      f"Too many failed joins from your connection (wrong passwords or unknown access codes): try "

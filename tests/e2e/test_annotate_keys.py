@@ -51,7 +51,7 @@ def test_ten_keys_50_ms_apart_store_exactly_the_pressed_labels(server, browser, 
     # Enter with items unanswered: refused in the browser, nothing sent.
     page.keyboard.press("1")
     page.keyboard.press("Enter")
-    assert "have no answer yet" in page.locator(".ap-msg").inner_text()
+    assert "Items 2, 3, 4, 5, 6, 7, 8, 9, 10 have no answer yet" in page.locator(".ap-msg").inner_text()
     assert store.answers(project.id).empty
     page.keyboard.press("ArrowUp")  # back to item 1 (the mark moved to the first gap)
     for _ in range(10):
@@ -102,8 +102,12 @@ def test_pages_in_a_row_are_each_stored(server, browser, db_url):
         texts = _until(lambda: (t := page.locator(".ap-text").all_inner_texts()) and not set(t) & set(seen) and t)
         seen += texts
         page.locator("h1").first.click()
-        for key in ("1", "2", "1"):
+        for key in ("1", "2"):
             page.keyboard.press(key)
+        if n == 1:  # one gap left: said in the singular
+            page.keyboard.press("Enter")
+            assert page.locator(".ap-msg").inner_text().strip() == "Item 3 has no answer yet."
+        page.keyboard.press("1")
         page.keyboard.press("Enter")
         _until(lambda: len(store.answers(project.id)) == 3 * n)
     page.get_by_text("No toxicity items are left").wait_for(timeout=30_000)

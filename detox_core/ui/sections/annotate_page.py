@@ -257,7 +257,7 @@ export default function (component) {
     if (action === "submit") {
       const missing = answers.map((a, k) => (a === null ? k + 1 : null)).filter((x) => x !== null);
       if (missing.length) {
-        msg.textContent = words.missing.replace("{items}", missing.join(", "));
+        msg.textContent = (missing.length === 1 ? words.missing_one : words.missing).replace("{items}", missing.join(", "));
         current = missing[0] - 1;
         draw();
         rows[current].scrollIntoView({ block: "nearest" });
@@ -354,6 +354,7 @@ _COMPONENT = st.components.v2.component("detox_annotate_page", css=_CSS, js=_JS)
 #: The page's own words in each UI language ({...} are filled in by the script).
 WORDS: dict[str, dict[str, str]] = {
     "en": {"submit": "Submit page (Enter)", "skip": "Skip page (S)", "missing": "Items {items} have no answer yet.",
+           "missing_one": "Item {items} has no answer yet.",
            "saving": "Saving…", "skipping": "Skipping…", "count": "item {k} of {n} · {done} answered",
            "no_reply": "No reply from the server yet: your answers are still here. Press Enter to send them again.",
            "keys": "Keys: {keys} (answers the marked item and moves on) · ↑/↓ move · Enter submits the page · "
@@ -362,7 +363,7 @@ WORDS: dict[str, dict[str, str]] = {
            "restored": "{n} answers of this page restored: go on where you left off.",
            "restored_one": "1 answer of this page restored: go on where you left off."},
     "ru": {"submit": "Отправить страницу (Enter)", "skip": "Пропустить страницу (S)",
-           "missing": "Нет ответа на пункты {items}.", "saving": "Сохраняем…", "skipping": "Пропускаем…",
+           "missing": "Нет ответа на пункты {items}.", "missing_one": "Нет ответа на пункт {items}.", "saving": "Сохраняем…", "skipping": "Пропускаем…",
            "no_reply": "Сервер пока не ответил: ваши ответы на месте. Нажмите Enter, чтобы отправить их "
                        "ещё раз.",
            "count": "пункт {k} из {n} · отвечено {done}",

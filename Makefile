@@ -40,6 +40,7 @@ test: setup data
 # same when the data is; then measured against people on the RUSSE-2022 human sample (heads.json).
 heads: setup data
 	$(BIN)/python -m detox_core train-embedded --ship
+	$(BIN)/python -m detox_core agreement --ship
 
 # The shipped heads of the offline preset rebuilt from a tenth of the data and compared with them:
 # minutes of training, so not a step of `make test` (CI); run it when the heads or their training change.

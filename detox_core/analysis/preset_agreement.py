@@ -14,6 +14,11 @@ No preset scores with anything fitted on these judgements (the embedded preset's
 learnt from other data), so every pair is scored as any submission is. The result is kept as
 JSON under ``data/cache/agreement/``, keyed by what the numbers depend on (the preset's
 models and version, the data files), so a page reads it.
+
+The embedded preset's figures also **ship** (:data:`SHIPPED_FILE`, written by ``detox agreement
+--ship`` with its heads): every server states those, whatever it measured or not before, so a
+link says the same thing on each; they apply while the preset scores as it did then
+(:func:`shipped`).
 """
 
 from __future__ import annotations
@@ -41,6 +46,29 @@ from detox_core.editions.base import Edition
 #: Below this system-level Spearman a ranking page warns that the preset's order is not people's.
 WEAK_SPEARMAN = 0.8
 N_BOOT = 1000
+#: The shipped measurements: ``{"preset", "identity", "russian", "languages"}``.
+SHIPPED_FILE = Path(__file__).resolve().parent.parent / "offline" / "agreement.json"
+_SHIPPED: list[dict] = []
+
+
+def shipped_figures() -> dict:
+    """The shipped measurements when they were made of the preset as it scores now, else ``{}``."""
+    if not _SHIPPED:
+        try:
+            raw = json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))
+            current = json.loads(json.dumps(scorer_identity(raw["preset"], None, None), default=str))
+            _SHIPPED.append(raw if raw.get("identity") == current else {})
+        except (OSError, ValueError, KeyError):
+            _SHIPPED.append({})
+    return _SHIPPED[0]
+
+
+def shipped(preset: str) -> "PresetAgreement | None":
+    """The shipped Russian measurement of ``preset`` (the embedded preset's), or None."""
+    figures = shipped_figures()
+    if figures.get("preset") != preset or "russian" not in figures:
+        return None
+    return PresetAgreement(**figures["russian"])
 
 
 @dataclass
@@ -171,7 +199,10 @@ def _save(path: Path, result: PresetAgreement) -> None:
 
 
 def stored(preset: str, calibrated: bool = True, edition: Edition | None = None, pool=None) -> PresetAgreement | None:
-    """The kept measurement for the preset as it scores now, or None."""
+    """The shipped measurement of the preset (:func:`shipped`), else the one kept here for the
+    preset as it scores now, or None."""
+    if (ship := shipped(preset)) is not None and (edition is None or ship.edition == edition.name):
+        return ship  # the same on every server, with or without the judged data here
     editions_ = [edition] if edition else measurable_editions()
     if not editions_:
         return None

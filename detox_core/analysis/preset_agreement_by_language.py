@@ -31,6 +31,7 @@ import pandas as pd
 
 import detox_core.metrics
 from detox_core import config
+from detox_core.analysis import preset_agreement
 from detox_core.analysis.preset_agreement import N_BOOT, WEAK_SPEARMAN, keep
 from detox_core.analysis.meta_eval import scorer_identity
 from detox_core.data.judge_labels import load_llm_judgements, load_pairs
@@ -179,8 +180,20 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
 _MEMORY: dict[str, LanguageAgreement] = {}
 
 
+def shipped(preset: str) -> LanguageAgreement | None:
+    """The shipped per-language measurement of ``preset`` (the embedded preset's: see
+    :data:`detox_core.analysis.preset_agreement.SHIPPED_FILE`), or None."""
+    figures = preset_agreement.shipped_figures()
+    if figures.get("preset") != preset or "languages" not in figures:
+        return None
+    return LanguageAgreement.from_json(figures["languages"])
+
+
 def stored(preset: str, calibrated: bool = True, pool=None) -> LanguageAgreement | None:
-    """The kept measurement for the preset as it scores now, or None."""
+    """The shipped measurement of the preset (:func:`shipped`), else the one kept here for the
+    preset as it scores now, or None."""
+    if (ship := shipped(preset)) is not None:
+        return ship  # the same on every server, with or without the judged data here
     edition = measurable_edition()
     if edition is None:
         return None

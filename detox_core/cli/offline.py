@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import json
@@ -13,8 +14,9 @@ import json
 import numpy as np
 
 from detox_core import config, data
-from detox_core.analysis import preset_agreement
-from detox_core.cli.args import add_json_option, emit_json
+from detox_core.analysis import preset_agreement, preset_agreement_by_language
+from detox_core.analysis.meta_eval import scorer_identity
+from detox_core.cli.args import add_json_option, emit_json, written
 from detox_core.editions import training_edition
 from detox_core.models import meaning
 from detox_core.offline.heads import META, agreement_sample, forget, rebuilt_folder, shipped_folder
@@ -93,7 +95,27 @@ def _write_pins(root: Path) -> None:
     _say(f"pinned {len(digests)} files in {path.name}")
 
 
+def _ship_agreement() -> int:
+    """Measure the embedded preset on RUSSE-2022 and per language on TextDetox 2024 and write
+    the figures every server states (:data:`detox_core.analysis.preset_agreement.SHIPPED_FILE`)."""
+    edition = preset_agreement_by_language.measurable_edition()
+    if edition is None or not preset_agreement.measurable_editions():
+        raise DataMissingError("the judged samples are not in the data folder: run `detox fetch-data`")
+    russian = preset_agreement.measure("embedded", calibrated=True)
+    languages = preset_agreement_by_language.measure("embedded", calibrated=True)
+    figures = {"preset": "embedded", "identity": scorer_identity("embedded", None, None),
+               "russian": asdict(russian), "languages": asdict(languages)}
+    path = preset_agreement.SHIPPED_FILE
+    path.write_text(json.dumps(figures, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    print(f"agreement: embedded: {russian.system()}; per language: "
+         + ", ".join(f"{c} {f.spearman[0]:+.2f}" for c, f in languages.figures.items()), file=sys.stderr)
+    written(path)
+    return 0
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
+    if args.ship:
+        return _ship_agreement()
     if not preset_agreement.measurable_editions():
         print("error: no edition ships human judgements with its judged systems' outputs", file=sys.stderr)
         return 1
@@ -150,5 +172,8 @@ def add_commands(sub) -> None:
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")
     ag.add_argument("--preset", action="append", choices=preset_names(), help="repeatable (default: embedded)")
     ag.add_argument("--raw", action="store_true", help="uncalibrated scores, for presets with a calibration")
+    ag.add_argument("--ship", action="store_true",
+                    help="measure the embedded preset (RUSSE-2022, and TextDetox 2024 per language) and write the "
+                         "figures every server states (detox_core/offline/agreement.json), after `make heads`")
     add_json_option(ag)
     ag.set_defaults(func=cmd_agreement)

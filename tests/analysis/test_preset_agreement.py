@@ -51,5 +51,7 @@ def test_the_embedded_preset_ranks_the_shipped_systems_as_people_do(real_data, e
     people = sorted(participants, key=lambda s: -edition.human_systems[s])
     # barracudas (0.51) and anton_alexandrovich (0.504) are a tie for people: either order.
     assert ours in (people, [*people[:2], people[3], people[2], people[4]]), ours
-    kept = preset_agreement.stored("embedded")  # read back from data/cache/agreement/
-    assert kept is not None and kept.spearman == result.spearman and kept.system_j == result.system_j
+    # What every server states: the shipped figures (`detox agreement --ship`), the same as measured here.
+    kept = preset_agreement.stored("embedded")
+    assert kept is not None and kept is not result and kept.spearman == pytest.approx(result.spearman, abs=0.01)
+    assert kept.system_j == pytest.approx(result.system_j, abs=0.005)

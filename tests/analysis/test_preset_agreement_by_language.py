@@ -39,10 +39,12 @@ def test_the_embedded_preset_is_measured_per_language_against_the_human_table(te
         assert set(fig.auc) == set(la.JUDGES) and all(0.0 <= v <= 1.0 for v in fig.auc.values())
         assert fig.weak == (point < 0.8)
     assert result.mean_spearman == pytest.approx(np.mean([f.spearman[0] for f in result.figures.values()]))
-    # Kept on disk: a page (another process) reads the same figures without scoring again.
+    # What every server states (the shipped figures, `detox agreement --ship`) is what is measured here.
     la._MEMORY.clear()
     again = la.stored("embedded")
-    assert again is not None and again.figures["en"].spearman == result.figures["en"].spearman
+    assert again is not None and again is not result
+    for lang, fig in result.figures.items():
+        assert again.figures[lang].spearman == pytest.approx(fig.spearman, abs=0.01), lang
 
 
 def _result(figures: dict[str, float]) -> la.LanguageAgreement:

@@ -15,3 +15,13 @@ def no_endpoint(monkeypatch):
     set_server_settings()
     yield
     set_server_settings()
+
+
+@pytest.fixture
+def no_shipped_agreement(monkeypatch):
+    """The pages on the tiny data folder (no human judgements) without the embedded preset's
+    shipped agreement and its per-system table, for tests that read the pages' other tables by
+    position (tests/app/test_agreement_note.py states the shipped figures)."""
+    from detox_core.analysis import preset_agreement
+
+    monkeypatch.setattr(preset_agreement, "shipped_figures", lambda: {})

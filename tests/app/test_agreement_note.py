@@ -64,8 +64,15 @@ def test_a_weak_preset_says_its_ranking_may_not_be_peoples(scored, monkeypatch):
     assert list(per_system["system"]) == ["a", "b", "<b>c</b>"]  # names as text, in the human order
 
 
-def test_without_human_judgements_the_page_says_it_is_not_measurable(stored_two):
-    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()  # the tiny data folder has no human file
+def test_without_human_judgements_the_shipped_figures_are_stated_and_else_not_measurable(stored_two, monkeypatch):
+    """The tiny data folder has no human file: the embedded preset's shipped figures are stated all
+    the same (as on every server); a preset without shipped figures is not measurable here."""
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
+    assert not at.exception
+    shipped = preset_agreement.shipped("embedded")
+    assert f"system-level Spearman {shipped.spearman[0]:.2f}" in texts(at)
+    monkeypatch.setattr(preset_agreement, "shipped_figures", lambda: {})
+    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
     assert not at.exception
     assert "not measurable here (no human judgements in the data folder)" in texts(at)
 

@@ -13,6 +13,8 @@ from detox_core.data import PROJECT_ROOT
 from detox_core.submissions.store import Store
 from detox_core.submissions.service import score_and_store, split_inputs
 
+pytestmark = pytest.mark.usefixtures("no_shipped_agreement")  # tables read by position
+
 LEADERBOARD = str(PROJECT_ROOT / "pages" / "leaderboard.py")
 COMPARE = str(PROJECT_ROOT / "pages" / "compare.py")
 

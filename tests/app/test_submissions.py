@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
 from tests.app.helpers import run
 from detox_core.submissions.store import Store
+
+pytestmark = pytest.mark.usefixtures("no_shipped_agreement")  # tables read by position
 
 PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
 

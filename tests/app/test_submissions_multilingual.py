@@ -18,7 +18,7 @@ from tests.app.helpers import run
 from tests.multilingual import hub_named_models, needs_mirror, small_textdetox, tsv
 
 PAGE = str(PROJECT_ROOT / "pages" / "submissions.py")
-pytestmark = needs_mirror
+pytestmark = [needs_mirror, pytest.mark.usefixtures("no_shipped_agreement")]  # tables read by position
 
 
 @pytest.fixture

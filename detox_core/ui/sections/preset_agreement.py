@@ -47,10 +47,10 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
     weak_parts_note(preset, languages)
     editions = preset_agreement.measurable_editions()
     label = registry.preset_label(preset, calibrated)
-    if not editions:
+    result = preset_agreement.stored(preset, calibrated)  # the shipped figures first: the same everywhere
+    if result is None and not editions:
         st.caption(f"Agreement of {label} with people: not measurable here (no human judgements in the data folder).")
         return
-    result = preset_agreement.stored(preset, calibrated)
     if result is None and preset in MEASURED_ON_SIGHT:
         result = _measure(preset, calibrated)
     if result is None:
@@ -121,7 +121,8 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
     for the page's languages other than Russian that the preset covers
     (:mod:`detox_core.analysis.preset_agreement_by_language`), with a warning naming the languages
     where it is weak. Returns the languages that have human judgements there (measured or not)."""
-    edition = preset_agreement_by_language.measurable_edition()
+    result = preset_agreement_by_language.stored(preset, calibrated)  # the shipped figures first
+    edition = get_edition(result.edition) if result is not None else preset_agreement_by_language.measurable_edition()
     if edition is None:
         return set()
     covers = _covers(preset)
@@ -129,7 +130,6 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
     wanted = [c for c in languages if c != "ru" and c in edition.languages and covers(c)]
     if not wanted:
         return set()
-    result = preset_agreement_by_language.stored(preset, calibrated)
     if result is None and preset in MEASURED_ON_SIGHT:
         result = _measure_languages(preset, calibrated)
     label = registry.preset_label(preset, calibrated)
@@ -223,11 +223,11 @@ def ranking_trust(preset: str, calibrated: bool, lang: str) -> tuple[str, str]:
         result = preset_agreement.stored(preset, calibrated)
         rho = result.spearman[0] if result is not None else None
     else:
-        edition = preset_agreement_by_language.measurable_edition()
+        result = preset_agreement_by_language.stored(preset, calibrated)  # the shipped figures first
+        edition = get_edition(result.edition) if result is not None else preset_agreement_by_language.measurable_edition()
         if edition is None or lang not in edition.languages:
             return "unknown", (f"no human judgements ship for {name}, so how far this preset agrees with people there "
                                "is unknown")
-        result = preset_agreement_by_language.stored(preset, calibrated)
         figure = result.figures.get(lang) if result is not None else None
         rho = figure.spearman[0] if figure is not None else None
     if rho is None:

@@ -121,7 +121,8 @@ def disputed_section(store: AnnotationStore, project: Project) -> None:
     st.caption(f"{n} control item{'s' if n != 1 else ''} that most annotators in good standing answer otherwise "
                "(a generated edit that did not do what its answer says, a paraphrase still rude): set aside, "
                "they ban no one, count in no one's accuracy and are no longer asked. Annotators banned for "
-               "their control accuracy before may deserve a fresh start (Annotators › Allow again).")
+               "their control accuracy before may deserve a fresh start (Let back in, under Not admitted, banned or "
+               "refused below).")
     answer = {task: dict(spec(task).options) for task in project.tasks}
     shown = pd.DataFrame({
         "task": [spec(t).title for t in disputed["task"]],
@@ -130,6 +131,8 @@ def disputed_section(store: AnnotationStore, project: Project) -> None:
         "known": [answer.get(t, {}).get(g, g) for t, g in zip(disputed["task"], disputed["golden"])],
         "agreeing": disputed["agreeing"] / disputed["answers"],
         "answers": disputed["answers"]})
+    if not shown["input"].str.strip().any():
+        shown = shown.drop(columns="input")  # toxicity and fluency controls have no original
     st.dataframe(shown, hide_index=True, column_config={
         "task": "Task", "input": st.column_config.TextColumn("Original", width="medium"),
         "text": st.column_config.TextColumn("Control text", width="large"),

@@ -68,7 +68,10 @@ def shipped(preset: str) -> "PresetAgreement | None":
     figures = shipped_figures()
     if figures.get("preset") != preset or "russian" not in figures:
         return None
-    return PresetAgreement(**figures["russian"])
+    try:
+        return PresetAgreement(**figures["russian"])
+    except TypeError:  # a file of another shape: nothing shipped, rather than a page that fails
+        return None
 
 
 @dataclass

@@ -186,7 +186,10 @@ def shipped(preset: str) -> LanguageAgreement | None:
     figures = preset_agreement.shipped_figures()
     if figures.get("preset") != preset or "languages" not in figures:
         return None
-    return LanguageAgreement.from_json(figures["languages"])
+    try:
+        return LanguageAgreement.from_json(figures["languages"])
+    except (TypeError, KeyError, AttributeError):  # a file of another shape: nothing shipped
+        return None
 
 
 def stored(preset: str, calibrated: bool = True, pool=None) -> LanguageAgreement | None:

@@ -51,13 +51,22 @@ def require_active(status: str, ban_reason: str | None) -> None:
         raise AnnotationError("finish the training and the exam first")
 
 
-#: A control is **disputed** once this many answers of annotators in good standing (admitted, not
-#: banned) are in and fewer than :data:`DISPUTE_SHARE` of them give its known answer: careful
-#: people disagree with it (a generated control whose edit did not do what its answer says, a
-#: corpus paraphrase still rude), so it neither bans anyone nor counts in anyone's accuracy, and
-#: is no longer put on pages.
+#: A control is **disputed** once this many answers of reliable annotators in good standing (admitted,
+#: not banned, right on the project's other controls: :func:`reliable`) are in and fewer than
+#: :data:`DISPUTE_SHARE` of them give its known answer: careful people disagree with it (a
+#: generated control whose edit did not do what its answer says, a corpus paraphrase still
+#: rude), so it neither bans anyone nor counts in anyone's accuracy, and is no longer put on pages.
 DISPUTE_MIN_ANSWERS = 4
 DISPUTE_SHARE = 0.5
+#: Whose answers can dispute a control: annotators right on at least this share of at least
+#: :data:`RELIABLE_MIN_ANSWERS` of the project's other controls.
+RELIABLE_ACCURACY = 0.8
+RELIABLE_MIN_ANSWERS = 3
+
+
+def reliable(correct_elsewhere: int, answers_elsewhere: int) -> bool:
+    """Whether an annotator with this record on a project's other controls may dispute one."""
+    return answers_elsewhere >= RELIABLE_MIN_ANSWERS and correct_elsewhere >= RELIABLE_ACCURACY * answers_elsewhere
 
 
 def disputed(answers: int, agreeing: int) -> bool:

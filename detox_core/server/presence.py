@@ -73,10 +73,9 @@ HOARD_SHARE = 0.1
 HOARD_MIN = 4
 HOARD_IDLE_S = 30.0
 #: A waiting address whose page has not tried again for this long leaves the queue (seconds;
-#: the "full" page retries every 8-12 s, and behind a proxy a retry may reach another process),
-#: and so does one whose refused tab was closed (after :data:`WAIT_GONE_S`: a retry reloads it).
+#: the "full" page reloads itself every 8-12 s, a new session each time, and behind a proxy a
+#: retry may reach another process). An abandoned wait keeps a freed place empty this long at most.
 WAIT_KEEP_S = 30.0
-WAIT_GONE_S = 5.0
 #: The share of a process's sessions kept for the Annotate page and organizers.
 RESERVE_SHARE = 0.2
 #: The beat route's name, beside the cookie route (``<base>/_detox/beat``).
@@ -123,8 +122,8 @@ class SessionCounter:
         self._dropped: dict[str, float] = {}  # sessions no longer counted for not beating
         self._yielded: dict[str, float] = {}  # sessions that gave their place to a newcomer
         self._yield_closed: set[str] = set()  # of them, those the sweeper has closed
-        # address refused for want of a place -> (first try, last try, the session that tried last)
-        self._waiting: dict[str, tuple[float, float, str]] = {}
+        # address refused for want of a place -> (first try, last try)
+        self._waiting: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ liveness
@@ -178,10 +177,14 @@ class SessionCounter:
                         return False
                     limit = self.max_total if reserved else self.max_total - self.reserve
                     if self.max_total and not vip:
-                        free, ahead = max(limit, 1) - len(self._seen), self._ahead(client, now)
+                        visitors_full = len(self._seen) >= max(self.max_total - self.reserve, 1)
+                        free = max(limit, 1) - len(self._seen)
+                        # Waiting visitors cannot take the places kept for annotators: an Annotate
+                        # tab taking one of those is ahead of no one.
+                        ahead = 0 if reserved and visitors_full else self._ahead(client, now)
                         # Full, or what is free is for addresses that waited longer: wait in turn.
                         if free <= ahead and (ahead or not self._make_room(client, now)):
-                            self._waiting[client] = (self._waiting.get(client, (now,))[0], now, session_id)
+                            self._waiting[client] = (self._waiting.get(client, (now,))[0], now)
                             while len(self._waiting) > 10_000:
                                 self._waiting.pop(next(iter(self._waiting)))
                             return False
@@ -198,8 +201,8 @@ class SessionCounter:
         """Addresses ahead of ``client`` in the queue: waiting longer, and holding no more places
         than ``client`` (a newcomer goes before a holder's next tab; the queue pruned of addresses
         that stopped trying; under the lock)."""
-        for other in [c for c, (_first, last, sid) in self._waiting.items()
-                      if now - last > WAIT_KEEP_S or (now - last > WAIT_GONE_S and not self.is_active(sid))]:
+        # Kept by address across the page's own reloads (each a new session): a reload keeps the turn.
+        for other in [c for c, (_first, last) in self._waiting.items() if now - last > WAIT_KEEP_S]:
             del self._waiting[other]
         if not self._waiting or list(self._waiting) == [client]:
             return 0
@@ -207,7 +210,7 @@ class SessionCounter:
         for s in self._seen.values():
             held[s.client] = held.get(s.client, 0) + 1
         mine, places = self._waiting.get(client, (now,))[0], held.get(client, 0)
-        return sum(1 for c, (first, _last, _sid) in self._waiting.items()
+        return sum(1 for c, (first, _last) in self._waiting.items()
                    if c != client and first < mine and held.get(c, 0) <= places)
 
     def _make_room(self, client: str, now: float) -> bool:
@@ -264,7 +267,7 @@ class SessionCounter:
         """Addresses waiting for a place (the queue)."""
         with self._lock:
             now = self.clock()
-            return sum(1 for _first, last, _sid in self._waiting.values() if now - last <= WAIT_KEEP_S)
+            return sum(1 for _first, last in self._waiting.values() if now - last <= WAIT_KEEP_S)
 
     def in_reserve(self, session_id: str) -> bool:
         """Whether the session took one of the places kept for the Annotate page (it may run

@@ -49,3 +49,10 @@ def test_a_language_without_judgements_is_unknown_everywhere(tmp_path, monkeypat
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     trust, why = ranking_trust("embedded", True, "fr")
     assert trust == "unknown" and "no human judgements ship for French" in why
+
+
+def test_a_shipped_file_of_another_shape_states_nothing_rather_than_failing(monkeypatch):
+    monkeypatch.setattr(preset_agreement, "shipped_figures",
+                        lambda: {"preset": "embedded", "russian": {"spearman": 1}, "languages": {"figures": [1]}})
+    assert preset_agreement.shipped("embedded") is None
+    assert preset_agreement_by_language.shipped("embedded") is None

@@ -78,6 +78,27 @@ def test_a_control_most_careful_annotators_miss_is_set_aside(store, project):
     assert disputed_id not in {i.id for i in page.items} and len(page.items) == 6  # one real item, 5 controls
 
 
+def test_careless_annotators_cannot_retire_the_controls_that_would_stop_them(store, project):
+    """Four annotators right on only 2 of 6 controls (not banned yet at 95%) miss each control in
+    turn: their answers dispute nothing, as they are not right on the other controls."""
+    project = store.create_project("careless", ["toxicity"], store.pairs(project.id).head(20),
+                                   controls=[Control("toxicity", f"control {i}", 0.0) for i in range(6)],
+                                   settings=Settings(training=False, page_size=7, controls_per_page=6, overlap=10,
+                                                     min_control_answers=6, min_page_seconds=0))
+    controls = store.items(project.id, kind="control").sort_values("item")
+    golden = dict(zip(controls["item"], controls["golden"]))
+    for k in range(DISPUTE_MIN_ANSWERS):
+        ann = store.admit(store.join(project.access_code, f"careless {k}", "a-long-password").id)
+        page = store.next_page(ann.id, "toxicity", now=T0 + timedelta(minutes=k))
+        right = {i.id for i in page.items if i.id in golden}
+        right = set(sorted(right)[:2])  # right on two controls, wrong on the other four
+        answers = {i.id: (golden[i.id] if i.id in right else 1.0 - golden[i.id]) if i.id in golden else 0.0
+                   for i in page.items}
+        result = store.submit_page(ann.id, page.assignment_id, answers, now=T0 + timedelta(minutes=k + 1))
+        assert result.control_answers == 6 and not result.banned  # 2 of 6: no evidence yet at 95%
+    assert store.disputed_controls(project.id).empty
+
+
 def test_a_control_answered_otherwise_by_too_few_is_not_set_aside(store, project):
     for k in range(DISPUTE_MIN_ANSWERS - 1):
         answer_page(store, project, f"careful {k}", k)

@@ -350,8 +350,8 @@ def test_an_address_holding_many_places_gives_up_a_tab_idle_for_half_a_minute():
 def test_a_place_that_frees_goes_to_the_newcomer_waiting_longest_not_a_holders_next_tab():
     """Scripts topped up every place that freed; now a refused newcomer queues, and the place goes
     to the address waiting longest among those holding the fewest. One that stops trying leaves
-    the queue after WAIT_KEEP_S."""
-    from detox_core.server.presence import WAIT_GONE_S, WAIT_KEEP_S
+    the queue after WAIT_KEEP_S; a page that reloads itself keeps its turn."""
+    from detox_core.server.presence import WAIT_KEEP_S
 
     closed: set[str] = set()
     now = [0.0]
@@ -374,13 +374,23 @@ def test_a_place_that_frees_goes_to_the_newcomer_waiting_longest_not_a_holders_n
     assert not c.admit("192.0.2.9", "later-visitor")  # the place is kept for the one waiting longer
     now[0] += WAIT_KEEP_S + 1
     assert c.admit("192.0.2.9", "later-visitor")
-    # One whose refused tab was closed leaves the queue within WAIT_GONE_S.
+    # A page reloading itself (a new session each time) keeps its address's turn.
     for sid in [*held[2:], "newcomer", "later-visitor"]:
         c.beat(c.token(sid))
         c.ran(sid)  # in use: none of them gives its place up
-    assert not c.admit("198.51.100.3", "closed-tab")
-    closed.update({"closed-tab", "script-2"})
-    now[0] += 1
+    assert not c.admit("198.51.100.3", "first-load")
+    now[0] += 3
+    assert not c.admit("192.0.2.10", "another")  # came later
+    closed.update({"first-load", "script-2"})  # the first page reloads itself; a place frees meanwhile
+    now[0] += 6
     assert not c.admit("192.0.2.10", "another")
-    now[0] += WAIT_GONE_S + 1
-    assert c.admit("192.0.2.10", "another")
+    assert c.admit("198.51.100.3", "reloaded")
+
+
+def test_waiting_visitors_do_not_keep_annotators_out_of_their_places():
+    """The places kept for the Annotate page stay theirs while visitors queue for the others."""
+    c, _now = beating(max_per_client=20, max_total=10)  # 8 visitor places, 2 kept for annotators
+    assert all(c.admit(f"192.0.2.{k}", f"tab-{k}") and c.beat(c.token(f"tab-{k}")) for k in range(8))
+    assert not c.admit("198.51.100.1", "visitor-1") and not c.admit("198.51.100.2", "visitor-2")
+    assert c.waiting() == 2
+    assert c.admit("203.0.113.5", "annotator", reserved=True) and c.in_reserve("annotator")

@@ -18,7 +18,7 @@ from detox_core.annotation.store.rows import AnnotatorRow, AnswerRow, Assignment
 from detox_core.annotation.store.rows import AssignmentItemRow, EventRow, ExampleRow
 from detox_core.annotation.tasks import Example
 from detox_core.annotation.store.views import Annotator, ItemView, Page, Project, annotator_view, project_view
-from detox_core.annotation.quality import control_accuracy, disputed
+from detox_core.annotation.quality import control_accuracy, disputed, reliable
 from detox_core.errors import AnnotationError
 
 
@@ -66,15 +66,27 @@ def project_languages(s: Session, project_id: int) -> list[str]:
 
 
 def control_agreement(s: Session, project_id: int) -> dict[int, tuple[int, int]]:
-    """Each answered control of a project: (answers of annotators in good standing, of them
-    giving its known answer)."""
-    agrees = func.sum(case((AnswerRow.label == ItemRow.golden, 1), else_=0))
-    rows = s.execute(select(ItemRow.id, func.count(), agrees).join(AnswerRow, AnswerRow.item_id == ItemRow.id)
+    """Each answered control of a project: (answers of reliable annotators in good standing, of
+    them giving its known answer). An answer counts only where its annotator is right on the
+    project's other controls (:func:`detox_core.annotation.quality.reliable`): careless or
+    colluding annotators cannot retire the controls that would stop them."""
+    right = case((AnswerRow.label == ItemRow.golden, 1), else_=0)
+    rows = s.execute(select(ItemRow.id, AnswerRow.annotator_id, right).join(AnswerRow, AnswerRow.item_id == ItemRow.id)
                      .join(AnnotatorRow, AnnotatorRow.id == AnswerRow.annotator_id)
                      .where(ItemRow.project_id == project_id, ItemRow.kind == "control",
-                            AnnotatorRow.status == "active")
-                     .group_by(ItemRow.id)).all()
-    return {int(i): (int(n), int(a or 0)) for i, n, a in rows}
+                            AnnotatorRow.status == "active")).all()
+    totals: dict[int, list[int]] = {}
+    for _item, who, ok in rows:
+        t = totals.setdefault(who, [0, 0])
+        t[0] += 1
+        t[1] += int(ok)
+    out: dict[int, tuple[int, int]] = {}
+    for item, who, ok in rows:
+        n, correct = totals[who]
+        if reliable(correct - int(ok), n - 1):  # the annotator's record on the other controls
+            answers, agreeing = out.get(int(item), (0, 0))
+            out[int(item)] = (answers + 1, agreeing + int(ok))
+    return out
 
 
 def disputed_controls(s: Session, project_id: int) -> set[int]:

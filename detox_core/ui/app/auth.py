@@ -229,15 +229,16 @@ def client_id() -> str:
     return client_key(client_address(peer, forwarded))  # an IPv6 client by its /64
 
 
-def retry_text(wait: float, what: str = "wrong passwords") -> str:
+def retry_text(wait: float, what: str = "wrong passwords", account: str = "this sign-in") -> str:
     """Why a sign-in must wait ``wait`` seconds, in words: a short wait is the pause after a
-    wrong password (1, 2, 4 ... s) or others' tries being checked, not "too many"; a long one
-    is the lock after five within 15 minutes."""
+    wrong password (1, 2, 4 ... s), a try being checked, or an account guessed at from other
+    connections, not "too many"; a long one is the lock after five wrong ones within 15 minutes."""
     if wait > 60:
         return f"Too many {what} from your connection: try again in {math.ceil(wait / 60)} min."
-    return (f"Wait {math.ceil(wait)} s before the next try: a wrong password from your connection was typed just "
-            "now, or another sign-in from it is being checked (each wrong one doubles the wait; five within 15 "
-            "minutes stop tries for 15 minutes).")
+    return (f"Wait {math.ceil(wait)} s before the next try: tries of {account} are spaced out after a wrong "
+            "password, while another try is being checked, or while it is being guessed at from other connections "
+            "(each wrong password from your connection doubles the wait; five within 15 minutes stop tries for "
+            "15 minutes).")
 
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:

@@ -166,8 +166,7 @@ def join_section(store: AnnotationStore) -> None:
         wait, what, attempt = guard.reserve(client, code, key,
                                             new_name=client != UNKNOWN and not store.knows_name(code, name))
         if attempt is None:
-            st.error({"name": auth.retry_text(wait, "wrong passwords for this name").replace(
-                              "a wrong password from", "a wrong password for this name from")
+            st.error({"name": auth.retry_text(wait, "wrong passwords for this name", "this name")
                               + " Others at your connection can join meanwhile.",
                       "new names": f"Many new names joined from your connection or this project just now: try "
                                    f"again in {math.ceil(wait)} s."}.get(what,

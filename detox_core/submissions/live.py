@@ -59,11 +59,13 @@ def example_boxes(paraphrases: list[str], extra: str = "") -> tuple[list[str], l
 
     The first paraphrase (and ``extra``, e.g. the Delete baseline's rewrite) are the
     candidates; the other paraphrases are the references. A paraphrase written twice, or
-    equal to a candidate, is dropped. chrF ignores whitespace, so "equal" is compared without
-    it: "Где альбом ?" and "Где альбом?" are the same text to chrF, which would score 1.
+    equal to a candidate, is dropped. "Equal" is compared on letters and digits only: chrF
+    ignores whitespace, so "Где альбом ?" and "Где альбом?" are the same text to it (chrF 1),
+    and a paraphrase that is the candidate less its final full stop scores 0.99, which the
+    page shows as 1.00: a copy either way. Case is kept (chrF tells "ГДЕ" from "Где").
     """
     def bare(text: str) -> str:
-        return "".join(text.split())
+        return "".join(ch for ch in text if ch.isalnum())
 
     paraphrases = [p for p in paraphrases if p and p.strip()]
     candidates = paraphrases[:1]

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 from sqlalchemy import create_engine, text
 
 from detox_core.annotation.controls import Control
@@ -219,12 +219,30 @@ def join(page, code: str, name: str, password: str = "a-password-of-mine") -> No
     page.get_by_role("button", name="Join").click()
 
 
-def submit_page(page, key: str, expected: str) -> None:
+def submit_page(page, key: str, expected: str, wait_s: float = 120) -> None:
     """Answer the open page with ``key``, submit it, and wait for ``expected`` (the
-    outcome is drawn in the page's component, a shadow root: a locator finds it)."""
+    outcome is drawn in the page's component, a shadow root: a locator finds it).
+
+    A submit that gets no reply (its message lost while the tab's connection moved to
+    another process) makes the page say "No reply from the server yet ... Press Enter to
+    send them again" after its retry time: the annotator does so, and so does this."""
     answer_all(page, key)
     page.keyboard.press("Enter")
-    page.get_by_text(expected).first.wait_for(timeout=60_000)
+    outcome, no_reply = page.get_by_text(expected).first, page.get_by_text("No reply from the server yet").first
+    deadline, resent = time.monotonic() + wait_s, 0
+    while True:
+        try:
+            outcome.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            pass
+        if no_reply.is_visible():
+            resent += 1
+            page.locator("h1").first.click()
+            page.keyboard.press("Enter")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {expected!r} within {wait_s:g} s ({resent} resend(s) as the page asked); "
+                                 f"the page says: {page.inner_text('body')[-1500:]}")
     wait_idle(page)
 
 

@@ -44,3 +44,8 @@ def test_a_corpus_example_never_scores_a_candidate_against_a_copy_of_itself():
     # The Delete baseline equal to the first paraphrase is not a second candidate; a repeated paraphrase is one reference.
     assert example_boxes(["a b", "c", "c "], "ab") == (["a b"], ["c"])
     assert example_boxes(["only one"], "") == (["only one"], [])
+    # A RUSSE-2022 dev pair whose second paraphrase is the first less its full stop: chrF 0.99,
+    # shown as 1.00 on the page, so it is a copy too and the pair has no reference.
+    stop = "я вам в очередной раз напоминаю, что он проиграл суд первой инстанции Олеже Ссаколову"
+    assert pair_chrf(stop + ".", [stop]) > 0.99
+    assert example_boxes([stop + ".", stop], "") == ([stop + "."], [])

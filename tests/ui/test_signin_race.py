@@ -5,8 +5,10 @@ simultaneous guesses of one name from one address get five passwords checked, no
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import threading
 import time
+import traceback
 
 from sqlalchemy import func, select
 
@@ -86,8 +88,30 @@ def test_three_addresses_of_twenty_guesses_at_a_time_get_five_checked_each_per_w
 
 
 def _process_burst(url: str, tries: int, out) -> None:
-    g = guard(url, time.time)
-    out.put(len(burst([g], [("203.0.113.9", "boris")] * tries)))
+    try:
+        g = guard(url, time.time)
+        out.put(len(burst([g], [("203.0.113.9", "boris")] * tries)))
+    except BaseException:  # noqa: BLE001 - said by the test, with where it failed
+        out.put(traceback.format_exc())
+
+
+def _collect(procs, out, wait_s: float = 600) -> list[int]:
+    """Each process's count of checked passwords. A process that dies or fails says how
+    (its exit code, its traceback) instead of leaving the test to time out on the queue."""
+    counts: list = []
+    deadline = time.monotonic() + wait_s
+    while len(counts) < len(procs):
+        try:
+            counts.append(out.get(timeout=5))
+            continue
+        except queue.Empty:
+            pass
+        dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+        assert not dead, f"a guessing process died (exit codes {dead}) before saying its count"
+        assert time.monotonic() < deadline, f"only {len(counts)} of {len(procs)} processes answered in {wait_s:g} s"
+    failed = [c for c in counts if not isinstance(c, int)]
+    assert not failed, failed[0]
+    return counts
 
 
 def test_guesses_from_separate_processes_are_counted_together(tmp_path):
@@ -100,7 +124,7 @@ def test_guesses_from_separate_processes_are_counted_together(tmp_path):
     procs = [ctx.Process(target=_process_burst, args=(url, 20, out)) for _ in range(3)]
     for p in procs:
         p.start()
-    counts = [out.get(timeout=120) for _ in procs]
+    counts = _collect(procs, out)
     for p in procs:
         p.join(timeout=30)
     assert 1 <= sum(counts) <= 5, counts

@@ -72,6 +72,11 @@ MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
 #: fits, a script opening hundreds of tabs does not.
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 20
 MAX_PROCESS_SESSIONS_ENV = "DETOX_MAX_SESSIONS"
+RUNS_PER_ADDRESS_ENV = "DETOX_RUNS_PER_ADDRESS"
+#: Default of ``DETOX_RUNS_PER_ADDRESS``: the page runs of one address at a time, per process
+#: (:mod:`detox_core.server.runs`). The runs of a process share one interpreter lock, so this
+#: is the share of the process one address may take, whatever the machine's cores.
+DEFAULT_RUNS_PER_ADDRESS = 2
 #: Default of ``DETOX_MAX_SESSIONS``: a session of the Corpus page takes about 13 MB while
 #: many start at once (tests/e2e/test_hostile_visitor.py, benchmarks/bench_load.py --attacks),
 #: so 100 keep a process within its stated memory ceiling; a deployment adds processes.
@@ -272,6 +277,12 @@ def _count_setting(name: str, default: int) -> int:
 def max_sessions_per_address() -> int:
     """``$DETOX_MAX_SESSIONS_PER_ADDRESS`` (default 20, a fifth of a process's sessions; 0 = no limit)."""
     return _count_setting(MAX_SESSIONS_ENV, DEFAULT_MAX_SESSIONS_PER_ADDRESS)
+
+
+def runs_per_address() -> int:
+    """``$DETOX_RUNS_PER_ADDRESS``: page runs of one address at a time, per process; the
+    others wait their turn (default 2; 0 = no limit)."""
+    return _count_setting(RUNS_PER_ADDRESS_ENV, DEFAULT_RUNS_PER_ADDRESS)
 
 
 def max_sessions() -> int:

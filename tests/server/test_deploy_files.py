@@ -229,3 +229,20 @@ def test_make_run_answers_this_machine_only_and_builds_no_test_environment():
     assert ".venv-comet" not in planned and "tests/comet/requirements.txt" not in planned
     assert "--server.address 0.0.0.0" in subprocess.run(["make", "-n", "run", "ADDRESS=0.0.0.0"], cwd=PROJECT_ROOT,
                                                         capture_output=True, text=True, check=True).stdout
+
+
+def test_the_counts_env_example_names_are_the_apps_defaults():
+    """A number env.example gives for a count setting (set or commented out) is the default
+    the app uses (it said 40 tabs per address where the app kept 20)."""
+    from detox_core import config
+
+    defaults = {config.MAX_SESSIONS_ENV: config.DEFAULT_MAX_SESSIONS_PER_ADDRESS,
+                config.MAX_PROCESS_SESSIONS_ENV: config.DEFAULT_MAX_SESSIONS,
+                config.RUNS_PER_ADDRESS_ENV: config.DEFAULT_RUNS_PER_ADDRESS,
+                config.CACHE_MB_ENV: config.DEFAULT_CACHE_MB,
+                config.UPLOADS_MB_ENV: config.DEFAULT_UPLOADS_MB}
+    given = dict(re.findall(r"^#?(DETOX_[A-Z0-9_]+)=(\d+)$", ENV_EXAMPLE.read_text(encoding="utf-8"),
+                            flags=re.MULTILINE))
+    named = {name: int(given[name]) for name in defaults if name in given}
+    assert len(named) >= 4, named
+    assert named == {name: defaults[name] for name in named}

@@ -394,3 +394,36 @@ def test_waiting_visitors_do_not_keep_annotators_out_of_their_places():
     assert not c.admit("198.51.100.1", "visitor-1") and not c.admit("198.51.100.2", "visitor-2")
     assert c.waiting() == 2
     assert c.admit("203.0.113.5", "annotator", reserved=True) and c.in_reserve("annotator")
+
+
+def test_a_page_run_takes_its_addresss_turn_and_gives_it_back(tiny_data, monkeypatch):
+    """app.py runs a page in its address's turn and frees the turn at the end; with the
+    address's turns taken by its other tabs, the run waits (bounded) and the page still draws."""
+    import detox_core.server.runs as runs
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
+
+    share = runs.RunShare(2)
+    monkeypatch.setattr(visitors, "run_share", lambda: share)
+    monkeypatch.setattr(visitors, "session_counter", lambda: SessionCounter(0))
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    taken = []
+    real = share.acquire
+
+    def watch(client, wait_s=runs.WAIT_S, blocking=True):
+        took = real(client, wait_s=wait_s, blocking=blocking)
+        taken.append((client, took, share.running(client)))
+        return took
+
+    monkeypatch.setattr(share, "acquire", watch)
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception and at.title[0].value == "Corpus"
+    # (the root address forwards to Corpus: two runs, one after the other)
+    assert taken and all(t == ("203.0.113.7", True, 1) for t in taken) and share.running("203.0.113.7") == 0
+    # The address's two turns held by its other tabs: this run waits for them, then goes anyway.
+    real("203.0.113.7"), real("203.0.113.7")
+    monkeypatch.setattr(runs, "WAIT_S", 1.0)
+    taken.clear()
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception and at.title[0].value == "Corpus"
+    assert taken and not any(t[1] for t in taken) and share.running("203.0.113.7") == 2

@@ -34,7 +34,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from detox_core import config
 from detox_core.server import deploy, presence
+from detox_core.server.addresses import UNKNOWN
 from detox_core.server.presence import IDLE_S, SessionCounter  # noqa: F401 - the counter's names, here too
+from detox_core.server import runs
+from detox_core.server.runs import RunShare
 from detox_core.ui.app import auth
 
 #: Session state key: this session was admitted (it is never turned away after).
@@ -123,8 +126,48 @@ def _forget_process() -> None:
                 unsafe_allow_javascript=True, width=1)
 
 
+_runs: RunShare | None = None
+#: Session state key: the client address this run took a turn for (released when it ends).
+_TURN = "_visitor_turn"
+
+
+def run_share() -> RunShare:
+    """The turns of this process's page runs, per address (:mod:`detox_core.server.runs`)."""
+    global _runs
+    with _counter_lock:
+        if _runs is None:
+            _runs = RunShare(config.runs_per_address())
+        return _runs
+
+
+def take_turn() -> None:
+    """Wait while this address's other tabs run (a few at a time, in order; ``app.py`` calls
+    it once the session is admitted). Organizers and unknown clients do not wait; a wait
+    longer than a moment is said on the page."""
+    if get_script_run_ctx() is None or (not auth.is_open() and auth.is_organizer()):
+        return
+    client = auth.client_id()
+    if client == UNKNOWN:
+        return
+    share = run_share()
+    if not share.acquire(client, blocking=False):
+        if share.per_address <= 0:
+            return
+        note = st.empty()
+        note.caption(f"Your connection's other tabs are running: this one runs in its turn (at most "
+                     f"{share.per_address} at a time).")
+        took = share.acquire(client, wait_s=runs.WAIT_S)
+        note.empty()
+        if not took:
+            return
+    st.session_state[_TURN] = client
+
+
 def session_ran() -> None:
-    """The end of a page run (``app.py``): the session's place counts from here as idle."""
+    """The end of a page run (``app.py``): the session's place counts from here as idle,
+    and its address's turn goes to the next run waiting."""
+    if (client := st.session_state.pop(_TURN, None)) is not None:
+        run_share().release(client)
     if (ctx := get_script_run_ctx()) is not None:
         session_counter().ran(ctx.session_id)
 

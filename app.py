@@ -27,7 +27,7 @@ with st.spinner("Starting the app…"):
     from detox_core.ui.app.reconnect import render_reconnect_notice
     from detox_core.ui.sections.sidebar import render_sidebar
     from detox_core.ui.app.submission_store import database_problem
-    from detox_core.ui.app.visitors import admit_session, session_ran
+    from detox_core.ui.app.visitors import admit_session, session_ran, take_turn
     from detox_core.ui.app.warming import render_warmup_status
 
 # Started with `python -m detox_core serve`, the models are warming already; started with
@@ -66,26 +66,36 @@ if _settings:
 # An address or a process holding too many sessions gets a message, and no work; the
 # Annotate page may take the places kept for new annotators.
 admit_session(reserved=page.url_path == "annotate")
-if page is root:
-    page.run()
-with st.sidebar:
-    st.markdown("**detox-dashboard** · evaluating text detoxification")
-render_warmup_status()  # "Warming models: ..." while they load, updated without rerunning the page
-render_sidebar(owner="app")
-auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
-render_model_settings()
-render_llm_judge_settings()
-if problem := database_problem():
-    st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
-render_reconnect_notice()  # "Reconnected" after the tab's app process stopped (deploy/)
 try:
-    page.run()
-except StorageError as err:
-    # The database is down, damaged or read-only: say so, never show a traceback. What the
-    # session holds (an annotator's unsent answers, scores not yet stored) stays: trying
-    # again reruns this session, a reload would start a new one.
-    st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
-    st.button("Try again", icon=":material/refresh:", key="db_try_again",
-              help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")
+    # This address's runs take turns, a few at a time (detox_core.server.runs): twenty tabs of
+    # one address cannot take twenty shares of the process from everybody else.
+    take_turn()
+    if page is root:
+        page.run()
+    with st.sidebar:
+        st.markdown("**detox-dashboard** · evaluating text detoxification")
+    # A signed-in annotator on Annotate sees the work only: no data, model or LLM settings of
+    # the other pages (an organizer keeps them).
+    annotating = (page.url_path == "annotate" and st.session_state.get("ann_id") is not None
+                  and (auth.is_open() or not auth.is_organizer()))
+    if not annotating:
+        render_warmup_status()  # "Warming models: ..." while they load, updated without rerunning the page
+        render_sidebar(owner="app")
+    auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
+    if not annotating:
+        render_model_settings()
+        render_llm_judge_settings()
+    if problem := database_problem():
+        st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
+    render_reconnect_notice()  # "Reconnected" after the tab's app process stopped (deploy/)
+    try:
+        page.run()
+    except StorageError as err:
+        # The database is down, damaged or read-only: say so, never show a traceback. What the
+        # session holds (an annotator's unsent answers, scores not yet stored) stays: trying
+        # again reruns this session, a reload would start a new one.
+        st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
+        st.button("Try again", icon=":material/refresh:", key="db_try_again",
+                  help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")
 finally:
-    session_ran()  # a long run (a whole submission scored) is not an idle tab
+    session_ran()  # a long run (a whole submission scored) is not an idle tab; the next run of this address goes

@@ -652,3 +652,22 @@ def test_progress_lists_the_disputed_controls_and_the_settings_say_what_the_ban_
     assert table["known"].iloc[0].lower().startswith("yes")
     shown = " ".join(c.value for c in at.caption)
     assert "**Controls:**" in shown and "careful annotator" in shown
+
+
+def test_a_signed_in_annotator_sees_no_data_model_or_llm_sidebar(store):
+    """Annotate in the app: the join form beside the shared sidebar; once signed in, the
+    annotator's sidebar has none of the other pages' data, model or LLM settings."""
+    project = store.create_project("sidebar", ["toxicity"], pairs(), settings=Settings(training=False, exam_size=0))
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/annotate.py").run()
+    assert not at.exception and at.sidebar.selectbox(key="dataset").value == "RUSSE-2022"
+    assert at.text_input(key="ann_code") and [w for w in at.text_input if w.key == "llmj_model"]
+    at.session_state["ann_id"] = store.join(project.access_code, "Ida", "secret-of-the-annotator").id  # signed in
+    at.switch_page("pages/annotate.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert annotate_pages(at), "the annotator's page is drawn"
+    keys = {w.key for w in [*at.sidebar.selectbox, *at.text_input, *at.sidebar.toggle]}
+    assert "dataset" not in keys and not any(k.startswith(("model_dir::", "llmj_", "bertscore")) for k in keys), keys
+    at.session_state["ann_id"] = None  # the other pages keep their sidebar
+    at.switch_page("pages/corpus.py").run()
+    assert at.sidebar.selectbox(key="dataset").value == "RUSSE-2022"

@@ -4,13 +4,67 @@ sidebar's corpus choice (any object with the attributes of the UI's ``CorpusChoi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 
-def default_language(choice) -> str:
-    """The first language picked in the sidebar, else the edition's first, else Russian."""
-    if choice.languages:
-        return choice.languages[0]
+
+def default_language(choice, typed: str = "", preferred: Sequence[str] = ()) -> str:
+    """The language Live scoring starts in, among the languages picked in the sidebar (else
+    the edition's, else every one): the language of the ``typed`` text when it can be told;
+    else the first of the browser's ``preferred`` languages that is there; else English;
+    else the first of them; else Russian. (The first in the edition's order was Amharic on
+    TextDetox 2024 and 2025, whatever the visitor reads or typed.)"""
     edition = choice.edition
-    return edition.languages[0] if edition is not None and edition.languages else "ru"
+    pool = list(choice.languages or (edition.languages if edition is not None and edition.languages else ()))
+    known = bool(pool)
+    if not known:  # a corpus of no known language (an upload without a lang column)
+        from detox_core.vocab import LANGUAGES
+
+        pool = list(LANGUAGES)
+    if typed and typed.strip():
+        found = typed_language(typed, pool)
+        if found is not None:
+            return found
+    for code in preferred:
+        if code in pool:
+            return code
+    if not known:
+        return "ru"  # as before: the first edition's language
+    return "en" if "en" in pool else pool[0]
+
+
+def typed_language(text: str, pool: Sequence[str]) -> str | None:
+    """The language of ``text`` among ``pool``, when it can be told: detected surely, or
+    the only language of ``pool`` written in its script."""
+    from detox_core.languages import languages_in_script
+    from detox_core.languages.detect import detect, main_script
+
+    code, sure = detect([text[:1000]])[0]
+    if sure and code in pool:
+        return code
+    script = main_script(text)
+    in_script = [c for c in pool if c in languages_in_script(script)] if script else []
+    return in_script[0] if len(in_script) == 1 else None
+
+
+def browser_languages(accept_language: str | None, locale: str | None = None) -> list[str]:
+    """The languages a browser prefers, as two-letter codes in its order: its ``locale``
+    (``navigator.language``, e.g. ``de-DE``), then its ``Accept-Language`` header by weight."""
+    weighted: list[tuple[float, int, str]] = []
+    for k, part in enumerate((accept_language or "").split(",")[:20]):
+        tag, _, q = part.strip().partition(";q=")
+        try:
+            weight = float(q) if q else 1.0
+        except ValueError:
+            continue
+        if tag and tag != "*":
+            weighted.append((-weight, k, tag))
+    tags = ([locale] if locale else []) + [tag for _, _, tag in sorted(weighted)]
+    out: list[str] = []
+    for tag in tags:
+        code = tag.strip().lower().replace("_", "-").split("-")[0]
+        if code and code not in out:
+            out.append(code)
+    return out
 
 
 def corpus_rows(choice, lang: str):

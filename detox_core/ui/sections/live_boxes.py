@@ -8,7 +8,7 @@ import streamlit as st
 from detox_core.lexicons import lexicon_help
 from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
-from detox_core.submissions.live_inputs import corpus_rows, default_language, live_lexicon
+from detox_core.submissions.live_inputs import browser_languages, corpus_rows, default_language, live_lexicon
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import accept_plain_values
@@ -22,18 +22,42 @@ from detox_core.vocab import LANGUAGES, language_label, language_name
 KEEP = {"bind": "query-params", "persist_state": "session"}
 
 
+#: Session state key: the language was not picked by the visitor (nor named by the link), so
+#: it follows the typed text.
+_AUTO = "_live_lang_auto"
+#: ... and the language it was last set to here.
+_SET = "_live_lang_set"
+
+
+def _browser_languages() -> list[str]:
+    try:
+        return browser_languages(st.context.headers.get("Accept-Language"), st.context.locale)
+    except Exception:  # noqa: BLE001 - no request context (a test harness)
+        return []
+
+
 def language_picker(choice: CorpusChoice, top) -> str:
-    """The language of the texts, in ``top`` (kept in the address as ``live_lang``)."""
+    """The language of the texts, in ``top`` (kept in the address as ``live_lang``).
+
+    Until the visitor picks one (or a link names it), it is the language of the typed text
+    when that can be told, else the browser's (:func:`default_language`)."""
     codes = list(LANGUAGES)
     # A hand-made link may name the language by its code (?live_lang=zh) or name, not only the label.
     accept_plain_values("live_lang", codes, language_label, aliases=lambda code: [language_name(code)])
-    # The default only for a widget without a value yet (one set from a link above is its value:
-    # Streamlit warns when a widget gets both).
-    return top.selectbox("Language", codes, key="live_lang",
-                         index=None if st.session_state.get("live_lang") in codes else codes.index(default_language(choice)),
-                         bind="query-params", width=200,
-                         format_func=language_label,
-                         help="The language of the texts: only the metric presets that cover it are offered.")
+    current = st.session_state.get("live_lang")
+    auto = st.session_state.setdefault(_AUTO, current not in codes)
+    if auto and st.session_state.get(_SET) not in (None, current):  # changed since it was set here: picked
+        auto = st.session_state[_AUTO] = False
+    if auto:
+        guess = default_language(choice, st.session_state.get("live_input", ""), _browser_languages())
+        if current != guess:
+            st.session_state["live_lang"] = guess
+        st.session_state[_SET] = guess
+    # The value is in the session above: no default besides it (Streamlit warns when a widget gets both).
+    return top.selectbox("Language", codes, key="live_lang", index=None, bind="query-params", width=200,
+                         format_func=language_label, on_change=lambda: st.session_state.__setitem__(_AUTO, False),
+                         help="The language of the texts: only the metric presets that cover it are offered. "
+                              "Until you pick one, it follows the text you type.")
 
 
 def text_boxes() -> None:

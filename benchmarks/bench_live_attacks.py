@@ -21,8 +21,8 @@ Each attack prints what honest people got meanwhile, beside the same measured qu
   meanwhile. Prints the fakes that joined and were told to wait, and the honest saves
   (median, p95, max) and join.
 
-The organizer is not driven here: a signed-in organizer's session is admitted over the
-limits by :mod:`detox_core.server.presence` (tested in ``tests/server``).
+During the beats, the organizer also arrives from a new address and signs in with the
+sidebar's form (drawn beside "full" too): what they got, and how fast.
 
     python benchmarks/bench_live_attacks.py [--target process|deployment|both]
         [--attacks beats,guesses,new-names] [--turns off|on|both] [--addresses 4] [--minutes 3] [--seconds 60]
@@ -60,6 +60,7 @@ from detox_core.data import PROJECT_ROOT  # noqa: E402
 
 PLACES = 25  # DETOX_MAX_SESSIONS of each process in these runs
 RIGHT = "the-right-password-1"
+ORGANIZER = "a long organizer password"
 WRONG = "a-wrong-password-9"
 REFUSED = ("This server is full", "Too many sessions")
 _TOKEN = re.compile(rb'"token"\s*:\s*"([A-Za-z0-9_\-]{8,64})"')
@@ -205,27 +206,46 @@ async def beats(url: str, addresses: int, minutes: float) -> None:
     await asyncio.sleep(40)  # the scripts take the places first
     start = time.monotonic()
     arrivals, k = [], 0
-    annotator = None
+    annotator = organizer = None
     while time.monotonic() - start < minutes * 60:
         k += 1
         arrivals.append(asyncio.create_task(newcomer(url, f"127.0.22.{k}")))
         if annotator is None and time.monotonic() - start > minutes * 30:
             annotator = asyncio.create_task(_annotate_page(url, "127.0.23.1"))
+            organizer = asyncio.create_task(_organizer(url, "127.0.24.1"))
         await asyncio.sleep(15)
     waits = await asyncio.gather(*arrivals)
     stop.set()
     for w in workers:
         w.cancel()
     got = [w for w in waits if w is not None]
-    print(f"    attack: {addresses} addresses x 20 scripted tabs held {max(held, default=0)} places at most, "
-          f"{held[-1] if held else 0} at the end")
+    print(f"    attack: {addresses} addresses x 20 scripted tabs, topped up every 5 s: up to {max(held, default=0)} "
+          f"of their tabs open at once (admitted when opened; a tab that gave its place stays open until the "
+          f"sweeper closes it), {held[-1] if held else 0} at the end")
     print(f"    newcomers: {len(got)} of {len(waits)} got in ({sum(w <= 10 for w in got)} within 10 s; "
           f"median {statistics.median(got):.1f} s, longest {max(got):.1f} s)" if got else
           f"    newcomers: none of {len(waits)} got in")
     if annotator is not None:
-        said = await annotator
-        print(f"    a new annotator's Annotate page: {said}")
+        print(f"    a new annotator's Annotate page: {await annotator}")
+        print(f"    the organizer: {await organizer}")
     await asyncio.gather(*(t.close() for tabs in scripts.values() for t in tabs), return_exceptions=True)
+
+
+async def _organizer(url: str, address: str) -> str:
+    """The organizer opens the Corpus page from a new address and signs in with the sidebar's
+    form (drawn beside "full" too); what they got, and how fast."""
+    tab = Tab(url, address)
+    t0 = time.monotonic()
+    try:
+        await tab.open("corpus")
+        first = "the page" if tab.admitted else "told full"
+        if "Organizer password" not in tab.inputs:
+            return f"{first}, and no sign-in form: " + " ".join(tab.texts)[:120]
+        await tab.run({tab.inputs["Organizer password"]: ORGANIZER, tab.buttons["Sign in"]: True})
+        got = "the Corpus page" if any("Corpus" in t for t in tab.texts) and tab.admitted else "refused"
+        return f"{first} at first, {got} once signed in, {time.monotonic() - t0:.1f} s after arriving"
+    finally:
+        await tab.close()
 
 
 async def _annotate_page(url: str, address: str) -> str:
@@ -267,18 +287,29 @@ async def guesses(url: str, code: str, per_address: int, places: int) -> None:
         tabs = [t for a in addresses for t in await _tabs(url, a, each)]
         honest = Tab(url, "127.0.30.2")
         await honest.open("annotate")
+
+        async def honest_join() -> tuple[str, float]:
+            await asyncio.sleep(0.5)  # while the burst is under way
+            t0 = time.monotonic()
+            said = await honest.join(code, "Marta", RIGHT)
+            return said, time.monotonic() - t0
+
         t0 = time.monotonic()
-        results = await asyncio.gather(*(t.join(code, "olga", WRONG) for t in tabs), return_exceptions=True)
-        joined = await honest.join(code, "Marta", RIGHT)
-        took = time.monotonic() - t0
-        checked = {a: sum(1 for t, r in zip(tabs, results) if t.address == a and isinstance(r, str)
-                          and "password does not match" in r) for a in addresses}
-        waited = sum(1 for r in results if isinstance(r, str) and "before the next try" in r or
-                     isinstance(r, str) and "try again in" in r)
-        print(f"    {label}: {len(tabs)} wrong passwords for one name at once; checked {sum(checked.values())} "
-              f"({', '.join(str(v) for v in checked.values())} per address; the limit is 5 per address and name), "
-              f"{waited} told to wait; the honest annotator meanwhile: "
-              f"{'signed in' if 'signed in' in joined else joined[:80]} ({took:.1f} s after the burst began)")
+        *results, (joined, took) = await asyncio.gather(*(t.join(code, "olga", WRONG) for t in tabs),
+                                                       honest_join(), return_exceptions=True)
+        burst_s = time.monotonic() - t0
+        texts = [r if isinstance(r, str) else f"{type(r).__name__}" for r in results]
+        checked = {a: sum(1 for t, r in zip(tabs, texts) if t.address == a and "password does not match" in r)
+                   for a in addresses}
+        waited = sum(1 for r in texts if "before the next try" in r or "try again in" in r)
+        other = [r for r in texts if "password does not match" not in r and "before the next try" not in r
+                 and "try again in" not in r]
+        print(f"    {label}: {len(tabs)} wrong passwords for one name at once, answered in {burst_s:.1f} s; checked "
+              f"{sum(checked.values())} ({', '.join(str(v) for v in checked.values())} per address; the limit is 5 "
+              f"per address and name), {waited} told to wait"
+              + (f", {len(other)} answered otherwise (e.g. {other[0][-100:]!r})" if other else "")
+              + f"; an honest annotator's join meanwhile: {'signed in' if 'signed in' in joined else joined[:80]} "
+              f"in {took:.2f} s")
         await asyncio.gather(*(t.close() for t in tabs + [honest]), return_exceptions=True)
         await asyncio.sleep(2)
 
@@ -384,7 +415,7 @@ def _project(db_url: str, pages: int) -> str:
 
 def _env(data: str, db_url: str, turns: str | None) -> dict[str, str]:
     env = {"DETOX_DATA_DIR": data, "DETOX_DB_URL": db_url, "DETOX_WARMUP": "0",
-           "DETOX_ORGANIZER_PASSWORD": "a long organizer password", "DETOX_MAX_SESSIONS": str(PLACES)}
+           "DETOX_ORGANIZER_PASSWORD": ORGANIZER, "DETOX_MAX_SESSIONS": str(PLACES)}
     if turns is not None:
         env["DETOX_RUNS_PER_ADDRESS"] = turns
     return env

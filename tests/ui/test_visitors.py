@@ -427,3 +427,43 @@ def test_a_page_run_takes_its_addresss_turn_and_gives_it_back(tiny_data, monkeyp
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception and at.title[0].value == "Corpus"
     assert taken and not any(t[1] for t in taken) and share.running("203.0.113.7") == 2
+
+
+def test_a_turn_comes_back_even_when_the_run_is_stopped_right_after_taking_it(monkeypatch):
+    """The turn is noted outside the session's state the moment it is taken: a run stopped
+    while its page says "runs in its turn" (a closed tab, a rerun) still gives it back at its
+    end, and a session's next run never holds two."""
+    from types import SimpleNamespace
+
+    import detox_core.server.runs as runs
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
+
+    share = runs.RunShare(1)
+    monkeypatch.setattr(visitors, "run_share", lambda: share)
+    monkeypatch.setattr(visitors, "session_counter", lambda: SessionCounter(0))
+    monkeypatch.setattr(visitors, "get_script_run_ctx", lambda: SimpleNamespace(session_id="tab-1"))
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    monkeypatch.setattr(auth, "is_open", lambda: False)
+    monkeypatch.setattr(auth, "is_organizer", lambda: False)
+    monkeypatch.setattr(runs, "WAIT_S", 0.2)
+
+    class Stopped(Exception):
+        pass
+
+    class Note:
+        def caption(self, _text):
+            share.release("203.0.113.7")  # the other tab's run ends while this one waits
+
+        def empty(self):
+            raise Stopped  # and this run is stopped as it clears its note
+
+    assert share.acquire("203.0.113.7")  # another tab of the address runs
+    monkeypatch.setattr(visitors.st, "empty", lambda: Note())
+    try:
+        visitors.take_turn()
+    except Stopped:
+        pass
+    assert share.running("203.0.113.7") == 1  # this run has the turn
+    visitors.session_ran()  # its end (app.py's finally)
+    assert share.running("203.0.113.7") == 0

@@ -127,8 +127,10 @@ def _forget_process() -> None:
 
 
 _runs: RunShare | None = None
-#: Session state key: the client address this run took a turn for (released when it ends).
-_TURN = "_visitor_turn"
+#: The address each session's current run took a turn for (released when the run ends). Kept
+#: here, not in the session's state: the run may be stopped (a rerun, a closed tab) between
+#: taking the turn and writing anything, and the turn must still come back.
+_turns: dict[str, str] = {}
 
 
 def run_share() -> RunShare:
@@ -144,32 +146,45 @@ def take_turn() -> None:
     """Wait while this address's other tabs run (a few at a time, in order; ``app.py`` calls
     it once the session is admitted). Organizers and unknown clients do not wait; a wait
     longer than a moment is said on the page."""
-    if get_script_run_ctx() is None or (not auth.is_open() and auth.is_organizer()):
+    ctx = get_script_run_ctx()
+    if ctx is None or (not auth.is_open() and auth.is_organizer()):
         return
     client = auth.client_id()
     if client == UNKNOWN:
         return
     share = run_share()
-    if not share.acquire(client, blocking=False):
-        if share.per_address <= 0:
-            return
-        note = st.empty()
-        note.caption(f"Your connection's other tabs are running: this one runs in its turn (at most "
-                     f"{share.per_address} at a time).")
-        took = share.acquire(client, wait_s=runs.WAIT_S)
-        note.empty()
-        if not took:
-            return
-    st.session_state[_TURN] = client
+    if share.per_address <= 0:
+        return
+    if share.acquire(client, blocking=False):
+        _held(ctx.session_id, client)
+        return
+    note = st.empty()
+    note.caption(f"Your connection's other tabs are running: this one runs in its turn (at most "
+                 f"{share.per_address} at a time).")
+    if share.acquire(client, wait_s=runs.WAIT_S):
+        _held(ctx.session_id, client)  # before anything that a stopped run would cut short
+    note.empty()
+
+
+def _held(session_id: str, client: str) -> None:
+    with _counter_lock:
+        earlier = _turns.pop(session_id, None)
+        _turns[session_id] = client
+    if earlier is not None:  # a run of this session that ended without giving it back
+        run_share().release(earlier)
 
 
 def session_ran() -> None:
     """The end of a page run (``app.py``): the session's place counts from here as idle,
     and its address's turn goes to the next run waiting."""
-    if (client := st.session_state.pop(_TURN, None)) is not None:
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with _counter_lock:
+        client = _turns.pop(ctx.session_id, None)
+    if client is not None:
         run_share().release(client)
-    if (ctx := get_script_run_ctx()) is not None:
-        session_counter().ran(ctx.session_id)
+    session_counter().ran(ctx.session_id)
 
 
 def admit_session(reserved: bool = False) -> None:

@@ -162,3 +162,24 @@ def test_a_seq2seq_model_that_cannot_be_had_here_is_said_before_the_click(traine
         assert not _seq2seq_button(run(at)).disabled
     finally:
         shared_pool().set_model_map(before)
+
+
+def test_the_language_follows_the_typed_text_until_one_is_picked(real_data):
+    """TextDetox 2024 opens in English, not Amharic (the first in order); Chinese typed switches
+    the page to Chinese; once the visitor picks German, English typed leaves it German."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["dataset"] = "TextDetox 2024"
+    run(at)
+    if at.sidebar.selectbox(key="dataset").value != "TextDetox 2024":
+        import pytest
+
+        pytest.skip("TextDetox 2024 is not fetched here")
+    assert at.selectbox(key="live_lang").value == "en"
+    at.text_area(key="live_input").input("你是个白痴，闭嘴")
+    run(at)
+    assert at.selectbox(key="live_lang").value == "zh"
+    at.selectbox(key="live_lang").select("de")
+    run(at)
+    at.text_area(key="live_input").input("You are a complete idiot, shut up.")
+    run(at)
+    assert at.selectbox(key="live_lang").value == "de"

@@ -8,7 +8,8 @@ import streamlit as st
 from detox_core.lexicons import lexicon_help
 from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
-from detox_core.submissions.live_inputs import browser_languages, corpus_rows, default_language, live_lexicon
+from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, default_language, live_lexicon,
+                                                typed_language)
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import accept_plain_values
@@ -27,6 +28,8 @@ KEEP = {"bind": "query-params", "persist_state": "session"}
 _AUTO = "_live_lang_auto"
 #: ... and the language it was last set to here.
 _SET = "_live_lang_set"
+#: The language the typed text is in, for the next run of the whole page to switch to.
+_WANT = "_live_lang_want"
 
 
 def _browser_languages() -> list[str]:
@@ -49,15 +52,30 @@ def language_picker(choice: CorpusChoice, top) -> str:
     if auto and st.session_state.get(_SET) not in (None, current):  # changed since it was set here: picked
         auto = st.session_state[_AUTO] = False
     if auto:
-        guess = default_language(choice, st.session_state.get("live_input", ""), _browser_languages())
+        guess = st.session_state.pop(_WANT, None) or default_language(choice, st.session_state.get("live_input", ""),
+                                                                      _browser_languages())
         if current != guess:
             st.session_state["live_lang"] = guess
         st.session_state[_SET] = guess
     # The value is in the session above: no default besides it (Streamlit warns when a widget gets both).
     return top.selectbox("Language", codes, key="live_lang", index=None, bind="query-params", width=200,
-                         format_func=language_label, on_change=lambda: st.session_state.__setitem__(_AUTO, False),
+                         format_func=language_label,
                          help="The language of the texts: only the metric presets that cover it are offered. "
                               "Until you pick one, it follows the text you type.")
+
+
+def follow_typed_language(choice: CorpusChoice, language: str) -> None:
+    """The boxes' run (a fragment): while the visitor has not picked a language, text typed
+    in another language the page knows switches the page to it (the whole page runs again,
+    the picker and the presets with it)."""
+    typed = st.session_state.get("live_input", "")
+    if not st.session_state.get(_AUTO) or not typed.strip() or st.session_state.get("live_lang") != language:
+        return
+    guess = typed_language(typed, list(choice.languages or (choice.edition.languages if choice.edition else [])) or
+                           list(LANGUAGES))
+    if guess is not None and guess != language:
+        st.session_state[_WANT] = guess
+        st.rerun(scope="app")
 
 
 def text_boxes() -> None:

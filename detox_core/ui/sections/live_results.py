@@ -16,7 +16,7 @@ from detox_core.submissions.live import parse_request
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.warming import warming_notice
-from detox_core.ui.sections.live_boxes import suggestions, text_boxes
+from detox_core.ui.sections.live_boxes import follow_typed_language, suggestions, text_boxes
 from detox_core.ui.sections.preset_agreement import ranking_trust, weak_parts_note
 from detox_core.ui.sections.scores import score_card, show_scoring_error
 from detox_core.vocab import label, language_label, language_name
@@ -127,6 +127,7 @@ def live_body(choice, language: str, preset: str | None, calibrated: bool, ready
     button reruns only this part (not the navigation, the sidebar or the pickers above), so a
     warm re-score redraws only what changed (``benchmarks/bench_live_browser.py``)."""
     text_boxes()
+    follow_typed_language(choice, language)
     language_lexicon, has_examples = suggestions(choice, language)
     source, candidates, references, sources = live_request(language)
     if not ready or preset is None or preset_class(preset).unavailable():  # no preset covers the language, its

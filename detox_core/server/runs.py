@@ -12,8 +12,10 @@ per-address limits use: IPv6 by /64) go at a time; the address's next runs wait,
 first served, for up to :data:`WAIT_S` seconds each, and then go anyway (a person's third tab
 is slowed, never refused: their own long job in two other tabs must not lock them out). An
 address's tabs thus take at most that many turns of the interpreter beside everybody else's,
-and a flood of runs from one address waits mostly on itself. A signed-in organizer's runs
-and those of an unknown client (a test harness) do not take turns.
+and a flood of runs from one address waits mostly on itself. A long job (a whole submission
+scored) gives its turn back when it starts. The runs of a signed-in organizer, of a signed-in
+annotator (joins take turns), of a person on the server's own machine (loopback, no proxy)
+and of an unknown client (a test harness) do not take turns.
 
 The total work is the same: runs that would have shared the interpreter twenty ways run a
 few at a time, so a classroom behind one address gets its pages in about the time it would
@@ -28,7 +30,7 @@ from collections import deque
 from collections.abc import Callable
 
 #: Longest wait of one run for its address's turn (seconds); then it runs anyway.
-WAIT_S = 15.0
+WAIT_S = 10.0
 
 
 class RunShare:

@@ -7,6 +7,8 @@ the server score a novel.
 
 from __future__ import annotations
 
+import unicodedata
+
 from dataclasses import dataclass
 
 from detox_core.errors import DetoxInputError
@@ -59,13 +61,13 @@ def example_boxes(paraphrases: list[str], extra: str = "") -> tuple[list[str], l
 
     The first paraphrase (and ``extra``, e.g. the Delete baseline's rewrite) are the
     candidates; the other paraphrases are the references. A paraphrase written twice, or
-    equal to a candidate, is dropped. "Equal" is compared on letters and digits only: chrF
+    equal to a candidate, is dropped. "Equal" is compared on letters, digits and marks only: chrF
     ignores whitespace, so "Где альбом ?" and "Где альбом?" are the same text to it (chrF 1),
     and a paraphrase that is the candidate less its final full stop scores 0.99, which the
     page shows as 1.00: a copy either way. Case is kept (chrF tells "ГДЕ" from "Где").
     """
-    def bare(text: str) -> str:
-        return "".join(ch for ch in text if ch.isalnum())
+    def bare(text: str) -> str:  # letters, digits and marks (Devanagari vowel signs, Arabic vowels) kept
+        return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LNM")
 
     paraphrases = [p for p in paraphrases if p and p.strip()]
     candidates = paraphrases[:1]

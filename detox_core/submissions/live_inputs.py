@@ -33,17 +33,33 @@ def default_language(choice, typed: str = "", preferred: Sequence[str] = ()) -> 
 
 
 def typed_language(text: str, pool: Sequence[str]) -> str | None:
-    """The language of ``text`` among ``pool``, when it can be told: detected surely, or
-    the only language of ``pool`` written in its script."""
+    """The language of ``text`` among ``pool``, when it can be told cheaply: the only
+    language of ``pool`` written in its script; a script or kana that tells (Chinese,
+    Japanese, Hindi ...); else, for Latin and Cyrillic, the language detector the server's
+    warm-up builds, sure among ``pool``, or the text's everyday words. A visitor's typing
+    never builds a detector (the wide one takes about 4 s and 500 MB): before the warm-up
+    built it, a Latin or Cyrillic text is not told."""
     from detox_core.languages import languages_in_script
-    from detox_core.languages.detect import detect, main_script
+    from detox_core.languages.detect import (SURE_CONFIDENCE, SURE_MARGIN, detect, detector, detector_built,
+                                             language_by_words, main_script)
 
-    code, sure = detect([text[:1000]])[0]
-    if sure and code in pool:
-        return code
+    text = text[:1000]
     script = main_script(text)
     in_script = [c for c in pool if c in languages_in_script(script)] if script else []
-    return in_script[0] if len(in_script) == 1 else None
+    if len(in_script) <= 1:
+        return in_script[0] if in_script else None
+    if script not in ("latin", "cyrillic"):
+        code, sure = detect([text])[0]  # by script and kana alone: no detector is built for these
+        return code if sure and code in in_script else None
+    if not detector_built():
+        return None
+    values = [v for v in detector().compute_language_confidence_values(text)
+              if v.language.iso_code_639_1.name.lower() in in_script]
+    if values:
+        best, second = values[0].value, values[1].value if len(values) > 1 else 0.0
+        if best >= SURE_CONFIDENCE and best - second >= SURE_MARGIN:
+            return values[0].language.iso_code_639_1.name.lower()
+    return language_by_words(text, in_script)
 
 
 def browser_languages(accept_language: str | None, locale: str | None = None) -> list[str]:

@@ -183,3 +183,11 @@ def test_the_language_follows_the_typed_text_until_one_is_picked(real_data):
     at.text_area(key="live_input").input("You are a complete idiot, shut up.")
     run(at)
     assert at.selectbox(key="live_lang").value == "de"
+    # A link that names the language picked it: Chinese typed leaves it.
+    linked = AppTest.from_file(PAGE, default_timeout=120)
+    linked.query_params["dataset"] = "TextDetox 2024"
+    linked.query_params["live_lang"] = "de"
+    run(linked)
+    linked.text_area(key="live_input").input("你是个白痴，闭嘴")
+    run(linked)
+    assert linked.selectbox(key="live_lang").value == "de"

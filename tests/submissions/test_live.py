@@ -49,3 +49,5 @@ def test_a_corpus_example_never_scores_a_candidate_against_a_copy_of_itself():
     stop = "я вам в очередной раз напоминаю, что он проиграл суд первой инстанции Олеже Ссаколову"
     assert pair_chrf(stop + ".", [stop]) > 0.99
     assert example_boxes([stop + ".", stop], "") == ([stop + "."], [])
+    # Marks are letters' parts: Hindi paraphrases that differ in a vowel sign are two texts.
+    assert example_boxes(["वे लोग है", "वे लोग हैं"], "") == (["वे लोग है"], ["वे लोग हैं"])

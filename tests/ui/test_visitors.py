@@ -467,3 +467,35 @@ def test_a_turn_comes_back_even_when_the_run_is_stopped_right_after_taking_it(mo
     assert share.running("203.0.113.7") == 1  # this run has the turn
     visitors.session_ran()  # its end (app.py's finally)
     assert share.running("203.0.113.7") == 0
+
+
+def test_who_takes_no_turn_and_a_long_job_gives_its_turn_back(monkeypatch):
+    """A person on the server's own machine and a signed-in annotator take no turn (their runs
+    never queue behind a colleague's long job at one address); a run that starts a whole
+    submission's scoring gives its turn back at once."""
+    from types import SimpleNamespace
+
+    import detox_core.server.runs as runs
+    import detox_core.ui.app.auth as auth
+    import detox_core.ui.app.visitors as visitors
+
+    share = runs.RunShare(1)
+    monkeypatch.setattr(visitors, "run_share", lambda: share)
+    monkeypatch.setattr(visitors, "get_script_run_ctx", lambda: SimpleNamespace(session_id="tab-1"))
+    monkeypatch.setattr(auth, "is_open", lambda: False)
+    monkeypatch.setattr(auth, "is_organizer", lambda: False)
+    state: dict = {}
+    monkeypatch.setattr(visitors.st, "session_state", state)
+    for address in ("127.0.0.1", "::1"):
+        monkeypatch.setattr(auth, "client_id", lambda address=address: address)
+        visitors.take_turn()
+        assert share.running(address) == 0
+    monkeypatch.setattr(auth, "client_id", lambda: "203.0.113.7")
+    state["ann_id"] = 7
+    visitors.take_turn()
+    assert share.running("203.0.113.7") == 0
+    del state["ann_id"]
+    visitors.take_turn()
+    assert share.running("203.0.113.7") == 1
+    visitors.give_back_turn()  # the scoring of a whole submission starts
+    assert share.running("203.0.113.7") == 0 and share.acquire("203.0.113.7", blocking=False)

@@ -127,10 +127,13 @@ def _forget_process() -> None:
 
 
 _runs: RunShare | None = None
-#: The address each session's current run took a turn for (released when the run ends). Kept
-#: here, not in the session's state: the run may be stopped (a rerun, a closed tab) between
-#: taking the turn and writing anything, and the turn must still come back.
-_turns: dict[str, str] = {}
+#: The address each running page run took a turn for, by the run's thread (released when the
+#: run ends, or before a long job). Kept here, not in the session's state: the run may be
+#: stopped (a rerun, a closed tab) between taking the turn and writing anything, and a tab's
+#: next run may start on a new thread while the last one is still ending.
+_turns: dict[int, str] = {}
+#: Loopback clients with no proxy in front: a person on the server's own machine.
+_THIS_MACHINE = frozenset({"127.0.0.1", "::1"})
 
 
 def run_share() -> RunShare:
@@ -144,47 +147,54 @@ def run_share() -> RunShare:
 
 def take_turn() -> None:
     """Wait while this address's other tabs run (a few at a time, in order; ``app.py`` calls
-    it once the session is admitted). Organizers and unknown clients do not wait; a wait
-    longer than a moment is said on the page."""
-    ctx = get_script_run_ctx()
-    if ctx is None or (not auth.is_open() and auth.is_organizer()):
+    it once the session is admitted). Organizers, signed-in annotators (their saves must not
+    queue behind a colleague's long job at the same address; joins still take turns), a person
+    on the server's own machine and unknown clients do not wait; a wait longer than a moment
+    is said on the page."""
+    if get_script_run_ctx() is None or (not auth.is_open() and auth.is_organizer()):
+        return
+    if st.session_state.get("ann_id") is not None:
         return
     client = auth.client_id()
-    if client == UNKNOWN:
+    if client == UNKNOWN or client in _THIS_MACHINE:
         return
     share = run_share()
     if share.per_address <= 0:
         return
     if share.acquire(client, blocking=False):
-        _held(ctx.session_id, client)
+        _held(client)
         return
     note = st.empty()
     note.caption(f"Your connection's other tabs are running: this one runs in its turn (at most "
                  f"{share.per_address} at a time).")
     if share.acquire(client, wait_s=runs.WAIT_S):
-        _held(ctx.session_id, client)  # before anything that a stopped run would cut short
+        _held(client)  # before anything that a stopped run would cut short
     note.empty()
 
 
-def _held(session_id: str, client: str) -> None:
+def _held(client: str) -> None:
     with _counter_lock:
-        earlier = _turns.pop(session_id, None)
-        _turns[session_id] = client
-    if earlier is not None:  # a run of this session that ended without giving it back
+        earlier = _turns.pop(threading.get_ident(), None)
+        _turns[threading.get_ident()] = client
+    if earlier is not None:  # a run of this thread that ended without giving it back
         run_share().release(earlier)
+
+
+def give_back_turn() -> None:
+    """Before a long job of this run (a whole submission scored): the address's turn goes
+    to its next run now, not when the job ends, so its other tabs do not wait on it."""
+    with _counter_lock:
+        client = _turns.pop(threading.get_ident(), None)
+    if client is not None:
+        run_share().release(client)
 
 
 def session_ran() -> None:
     """The end of a page run (``app.py``): the session's place counts from here as idle,
     and its address's turn goes to the next run waiting."""
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        return
-    with _counter_lock:
-        client = _turns.pop(ctx.session_id, None)
-    if client is not None:
-        run_share().release(client)
-    session_counter().ran(ctx.session_id)
+    give_back_turn()
+    if (ctx := get_script_run_ctx()) is not None:
+        session_counter().ran(ctx.session_id)
 
 
 def admit_session(reserved: bool = False) -> None:

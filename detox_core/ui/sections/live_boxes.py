@@ -13,8 +13,8 @@ from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, 
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import accept_plain_values
-from detox_core.ui.sections.live_suggest import (load_example, seq2seq_button, seq2seq_placeholder, suggest_delete,
-                                                 suggest_llm, suggest_seq2seq)
+from detox_core.ui.sections.live_suggest import (LANG_FOLLOWS, load_example, seq2seq_button, seq2seq_placeholder,
+                                                 suggest_delete, suggest_llm, suggest_seq2seq)
 from detox_core.ui.sections.llm_rewrite import MAX_REWRITES, offer as llm_offer
 from detox_core.ui.sections.sidebar import CorpusChoice
 from detox_core.vocab import LANGUAGES, language_label, language_name
@@ -25,7 +25,7 @@ KEEP = {"bind": "query-params", "persist_state": "session"}
 
 #: Session state key: the language was not picked by the visitor (nor named by the link), so
 #: it follows the typed text.
-_AUTO = "_live_lang_auto"
+_AUTO = LANG_FOLLOWS
 #: ... and the language it was last set to here.
 _SET = "_live_lang_set"
 #: The language the typed text is in, for the next run of the whole page to switch to.
@@ -48,7 +48,8 @@ def language_picker(choice: CorpusChoice, top) -> str:
     # A hand-made link may name the language by its code (?live_lang=zh) or name, not only the label.
     accept_plain_values("live_lang", codes, language_label, aliases=lambda code: [language_name(code)])
     current = st.session_state.get("live_lang")
-    auto = st.session_state.setdefault(_AUTO, current not in codes)
+    # A link that names the language (?live_lang=...) picked it.
+    auto = st.session_state.setdefault(_AUTO, current not in codes and "live_lang" not in st.query_params)
     if auto and st.session_state.get(_SET) not in (None, current):  # changed since it was set here: picked
         auto = st.session_state[_AUTO] = False
     if auto:

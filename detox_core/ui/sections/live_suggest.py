@@ -24,6 +24,11 @@ from detox_core.vocab import language_name
 
 
 
+#: Session state key: Live scoring's language follows the typed text (the visitor has not
+#: picked one, nor has a link or an example of the corpus set it).
+LANG_FOLLOWS = "_live_lang_auto"
+
+
 def load_example(choice: CorpusChoice) -> None:
     """A random corpus pair: its first paraphrase and the Delete baseline's rewrite as the candidates.
 
@@ -37,6 +42,7 @@ def load_example(choice: CorpusChoice) -> None:
     frame = several if len(several) else frame
     row = frame.iloc[random.randrange(len(frame))]
     st.session_state["live_input"] = row["toxic_comment"]
+    st.session_state[LANG_FOLLOWS] = False  # the example is in the language picked: a detector must not move it
     paraphrases = [row[c] for c in PARAPHRASE_COLUMNS if row[c]]
     lang = st.session_state.get("live_lang")
     lexicon = live_lexicon(choice, lang, cache.language_lexicons())

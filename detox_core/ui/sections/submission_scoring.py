@@ -24,6 +24,7 @@ from detox_core.submissions.service import (
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.submission_store import shared_store
+from detox_core.ui.app.visitors import give_back_turn
 from detox_core.ui.sections.llm_judge import estimate_caption
 from detox_core.ui.sections.scores import preset_label, show_scoring_error
 from detox_core.ui.sections.sidebar import CorpusChoice, offer_answered_split
@@ -81,6 +82,7 @@ def run_scoring(target: SubmissionTarget, content: bytes, name: str, source: str
     """Score and store one file and say how it went; with ``summary`` (names stored,
     notes), the outcome and the notes are collected there instead (one message for many
     files). Errors are always shown at once."""
+    give_back_turn()  # minutes of work: this address's other tabs need not wait for it
     store, preset = shared_store(), target.preset
     bar = st.progress(0.0, text="Checking the file…")
     progress = ScoringProgress(lambda view: bar.progress(view.fraction, text=view.text))

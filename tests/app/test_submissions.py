@@ -143,23 +143,3 @@ def test_only_j_below_ends_at_one_and_filters_below_it(trained):
     slider.set_value(round(max(0.0, j - 0.01), 2))
     run(at)
     assert len(at.dataframe[1].value) == 0  # its J is not below the value
-
-
-def test_a_long_submission_name_gets_a_column_wide_enough(trained):
-    """The pinned Submission column widens for a long name (it was cut at about 20
-    characters), up to a width that leaves J on screen at 800 px."""
-    import json
-
-    from detox_core.ui.sections.submission_table import NAME_MAX_PX, NAME_MIN_PX, name_width
-
-    at = run(AppTest.from_file(PAGE, default_timeout=60))
-    score_shipped(at, "delete")
-    store = Store(f"sqlite:///{trained / 'detox.sqlite'}")
-    long_name = "team-polite-rewriter_mt0-large_beam4_final_v2.txt"  # 50 characters
-    store.rename(int(store.list()["id"].iloc[0]), long_name)
-    run(AppTest.from_file(PAGE, default_timeout=60))
-    again = run(AppTest.from_file(PAGE, default_timeout=60))
-    table = next(d for d in again.dataframe if "name" in d.value.columns and long_name in d.value["name"].tolist())
-    width = json.loads(table.proto.columns)["name"]["width"]
-    assert width == name_width([long_name]) == NAME_MAX_PX
-    assert name_width(["x" * 30]) == 253 and name_width(["delete_test.txt"]) == name_width([]) == NAME_MIN_PX

@@ -87,19 +87,6 @@ def _multilingual_caption(target: SubmissionTarget) -> None:
                "submission's By language section says why).")
 
 
-#: The pinned Submission column is as wide as its longest name needs (the grid's 14 px font:
-#: about 7.5 px a character, and the cell's padding), from :data:`NAME_MIN_PX` to
-#: :data:`NAME_MAX_PX`: a name of up to about 40 characters is shown whole (they were cut at
-#: about 20), and at 800 px J is still on screen beside it.
-NAME_MIN_PX, NAME_MAX_PX = 140, 320
-
-
-def name_width(names) -> int:
-    """The Submission column's width in pixels for ``names``."""
-    longest = max((len(str(n)) for n in names), default=0)
-    return int(min(NAME_MAX_PX, max(NAME_MIN_PX, 7.5 * longest + 28)))
-
-
 def stored_submissions(target: SubmissionTarget, listed: pd.DataFrame, organizer: bool) -> None:
     """The table of stored submissions (organizers: with the hidden ones and their
     management), and the reference metrics that stored submissions lack."""
@@ -132,10 +119,7 @@ def stored_submissions(target: SubmissionTarget, listed: pd.DataFrame, organizer
                                                      "many of them the preset scored when fewer (a preset that covers "
                                                      "fewer languages): fewer answered than picked = partial"),
             "hidden": st.column_config.CheckboxColumn("Hidden"),
-            "name": st.column_config.TextColumn("Submission", pinned=True, width=name_width(listed["name"]),
-                                                help="A name longer than the column is cut: the picker below shows it "
-                                                     "whole"),
-            "source": st.column_config.TextColumn("From"),
+            "name": st.column_config.TextColumn("Submission", pinned=True), "source": st.column_config.TextColumn("From"),
             "n": st.column_config.NumberColumn("Sentences"),
             **{c: st.column_config.ProgressColumn(vocab.label(c), min_value=0.0, max_value=1.0, format="%.3f",
                                                   help=vocab.axis_help(c)) for c in SCORE_COLUMNS},

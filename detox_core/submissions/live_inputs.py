@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from detox_core.languages import languages_in_script
+from detox_core.languages.detect import (SURE_CONFIDENCE, SURE_MARGIN, detect, detector, detector_built,
+                                         language_by_words, main_script)
+from detox_core.vocab import LANGUAGES
+
 
 def default_language(choice, typed: str = "", preferred: Sequence[str] = ()) -> str:
     """The language Live scoring starts in, among the languages picked in the sidebar (else
@@ -17,8 +22,6 @@ def default_language(choice, typed: str = "", preferred: Sequence[str] = ()) -> 
     pool = list(choice.languages or (edition.languages if edition is not None and edition.languages else ()))
     known = bool(pool)
     if not known:  # a corpus of no known language (an upload without a lang column)
-        from detox_core.vocab import LANGUAGES
-
         pool = list(LANGUAGES)
     if typed and typed.strip():
         found = typed_language(typed, pool)
@@ -39,10 +42,6 @@ def typed_language(text: str, pool: Sequence[str]) -> str | None:
     warm-up builds, sure among ``pool``, or the text's everyday words. A visitor's typing
     never builds a detector (the wide one takes about 4 s and 500 MB): before the warm-up
     built it, a Latin or Cyrillic text is not told."""
-    from detox_core.languages import languages_in_script
-    from detox_core.languages.detect import (SURE_CONFIDENCE, SURE_MARGIN, detect, detector, detector_built,
-                                             language_by_words, main_script)
-
     text = text[:1000]
     script = main_script(text)
     in_script = [c for c in pool if c in languages_in_script(script)] if script else []

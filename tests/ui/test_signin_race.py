@@ -114,9 +114,16 @@ def _collect(procs, out, wait_s: float = 600) -> list[int]:
     return counts
 
 
-def test_guesses_from_separate_processes_are_counted_together(tmp_path):
+def test_guesses_from_separate_processes_are_counted_together(tmp_path, monkeypatch):
     """Three real processes (as deploy/run.sh starts) of 20 simultaneous guesses each, on one
     SQLite database: at most five passwords checked in all."""
+    import sys
+    import types
+
+    # A spawned process runs the parent's __main__ again: after an AppTest in this worker, that
+    # is a page of the app (pages/compare.py), which fails outside a run (every process died,
+    # exit code 1, on CI). The processes start from a main of their own.
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     url = f"sqlite:///{tmp_path / 'app.sqlite'}"
     SharedLoginThrottle(make_engine(url)).forget()  # the table exists before the processes race
     ctx = multiprocessing.get_context("spawn")

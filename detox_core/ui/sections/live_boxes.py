@@ -48,11 +48,11 @@ def language_picker(choice: CorpusChoice, top) -> str:
     # A hand-made link may name the language by its code (?live_lang=zh) or name, not only the label.
     accept_plain_values("live_lang", codes, language_label, aliases=lambda code: [language_name(code)])
     current = st.session_state.get("live_lang")
-    # A link that names the language (?live_lang=...) picked it.
-    auto = st.session_state.setdefault(_AUTO, current not in codes and "live_lang" not in st.query_params)
+    # A link that names a language (?live_lang=de) has it in the session here: picked.
+    auto = st.session_state.setdefault(_AUTO, current not in codes)
     if auto and st.session_state.get(_SET) not in (None, current):  # changed since it was set here: picked
         auto = st.session_state[_AUTO] = False
-    if auto:
+    if auto or current not in codes:  # (a value a link named that is no language: the default instead)
         guess = st.session_state.pop(_WANT, None) or default_language(choice, st.session_state.get("live_input", ""),
                                                                       _browser_languages())
         if current != guess:

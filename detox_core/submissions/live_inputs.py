@@ -12,16 +12,22 @@ from detox_core.languages.detect import (SURE_CONFIDENCE, SURE_MARGIN, detect, d
 from detox_core.vocab import LANGUAGES
 
 
+def known_languages(choice) -> list[str]:
+    """The languages the texts may be in: those picked in the sidebar, else the edition's
+    (none for a corpus of no known language, an upload without a lang column)."""
+    edition = choice.edition
+    return list(choice.languages or (edition.languages if edition is not None and edition.languages else ()))
+
+
 def default_language(choice, typed: str = "", preferred: Sequence[str] = ()) -> str:
     """The language Live scoring starts in, among the languages picked in the sidebar (else
     the edition's, else every one): the language of the ``typed`` text when it can be told;
     else the first of the browser's ``preferred`` languages that is there; else English;
     else the first of them; else Russian. (The first in the edition's order was Amharic on
     TextDetox 2024 and 2025, whatever the visitor reads or typed.)"""
-    edition = choice.edition
-    pool = list(choice.languages or (edition.languages if edition is not None and edition.languages else ()))
+    pool = known_languages(choice)
     known = bool(pool)
-    if not known:  # a corpus of no known language (an upload without a lang column)
+    if not known:
         pool = list(LANGUAGES)
     if typed and typed.strip():
         found = typed_language(typed, pool)

@@ -8,8 +8,8 @@ import streamlit as st
 from detox_core.lexicons import lexicon_help
 from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
-from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, default_language, live_lexicon,
-                                                typed_language)
+from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, default_language, known_languages,
+                                                live_lexicon, typed_language)
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import accept_plain_values
@@ -72,8 +72,7 @@ def follow_typed_language(choice: CorpusChoice, language: str) -> None:
     typed = st.session_state.get("live_input", "")
     if not st.session_state.get(_AUTO) or not typed.strip() or st.session_state.get("live_lang") != language:
         return
-    guess = typed_language(typed, list(choice.languages or (choice.edition.languages if choice.edition else [])) or
-                           list(LANGUAGES))
+    guess = typed_language(typed, known_languages(choice) or list(LANGUAGES))
     if guess is not None and guess != language:
         st.session_state[_WANT] = guess
         st.rerun(scope="app")

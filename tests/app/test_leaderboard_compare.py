@@ -346,7 +346,11 @@ def test_compare_on_a_multilingual_edition(textdetox2024):
     assert strong["am"] != strong["am"]  # n/a, not 0
     gaps = [w.value for w in at.warning if "n/a — no references for" in w.value]
     assert any(g.startswith("FL and J: n/a — no references for") and "Amharic" in g and "Chinese" in g for g in gaps), gaps
-    assert any(g.startswith("chrF, BLEU, ROUGE-L and BERTScore: n/a") for g in gaps), gaps
+    # The reference metrics, unscored in every language, are said once each with their reason, not
+    # as "no references" for all nine languages.
+    assert not any(g.startswith("chrF") for g in gaps), gaps
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("chrF: n/a for these systems") for c in captions), captions
     assert len(gaps) == len({g.split("no references for ")[1] for g in gaps})  # one message per set of languages
     # A partial submission: said, and the systems compared on the languages all of them answer.
     at.multiselect(key="cmp_systems").set_value([ids["strong.tsv"], ids["partial.tsv"]]).run()
@@ -436,3 +440,56 @@ def test_leaderboard_and_compare_tables_download_for_a_paper(scored):
         buttons = {b.proto.label: b.proto for b in at.get("download_button")}
         assert {"CSV", "LaTeX (booktabs)", "Markdown"} <= set(buttons), (path, list(buttons))
         assert any(p.id.endswith(f"{key}_tex") or key in p.id for p in buttons.values())
+
+
+@pytest.fixture
+def dev_without_bertscore(tmp_path, monkeypatch):
+    """TextDetox 2024 dev (references in every language) scored with BERTScore off, as a
+    server does by default: chrF, BLEU and ROUGE-L in every language, BERTScore in none."""
+    import numpy as np
+    import pandas as pd
+
+    from detox_core.metrics import bertscore
+    from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
+
+    store = fetched_textdetox2024(tmp_path, monkeypatch)
+    inputs = editions.get_edition("textdetox2024").load(["dev"])
+    rng = np.random.default_rng(5)
+    ids = {}
+    for name, level in (("first.tsv", 0.7), ("second.tsv", 0.4)):
+        j = np.clip(level + rng.normal(0, 0.05, len(inputs)), 0, 1)
+        scores = pd.DataFrame({"sta": j, "sim": 0.8, "fl": 0.9, "j": j, "chrf": j, "bleu": j, "rouge_l": j,
+                               "bertscore": np.nan})
+        for col in RAW_COLUMNS:
+            scores[col] = scores[col.removesuffix("_raw")]
+        scores = scores.reindex(columns=[*SCORE_COLUMNS, *RAW_COLUMNS])
+        scores.attrs["signature"] = {"references": {"chrf": "chrF2", "bleu": "BLEU", "rouge_l": "ROUGE-L",
+                                                    "bertscore": f"n/a: {bertscore.off_reason()}"}}
+        ids[name] = store.add(name=name, sha256=f"{name}-dev", dataset="textdetox2024", split="dev",
+                              preset="textdetox2024", calibrated=False, source="upload",
+                              inputs=inputs["toxic_comment"].tolist(), outputs=inputs["toxic_comment"].tolist(),
+                              scores=scores, langs=inputs["lang"].tolist()).id
+    return store, ids
+
+
+def test_bertscore_off_is_said_as_off_not_as_missing_references(dev_without_bertscore):
+    """Compare and Leaderboard on a split with references, scored with BERTScore off: one
+    note that it was not computed, and no "no references" for any language."""
+    at = AppTest.from_file(COMPARE, default_timeout=120)
+    at.query_params["dataset"] = "TextDetox 2024"
+    at.query_params["splits"] = "dev"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [w.value for w in at.warning] + [c.value for c in at.caption]
+    assert not [s for s in said if "n/a — no references for" in s], said
+    assert any(s.startswith("BERTScore: n/a for these systems") and "Metric models" in s for s in said), said
+    assert "mean" in frame_with(at, "system").columns  # the comparison is drawn
+    at = AppTest.from_file(LEADERBOARD, default_timeout=120)
+    at.query_params["dataset"] = "TextDetox 2024"
+    at.query_params["splits"] = "dev"
+    at.run()
+    at.segmented_control(key="lb_axis").set_value("bertscore").run()
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = [w.value for w in at.warning]
+    assert not [w for w in warnings if "no references for" in w], warnings
+    assert any(w.startswith("BERTScore: n/a for these submissions") and "Metric models" in w for w in warnings), warnings

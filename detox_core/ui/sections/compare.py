@@ -72,20 +72,21 @@ def means_section(choice: CorpusChoice, split: str, group: tuple, table: pd.Data
     language; returns the axes no compared system has a score on (``first``: the stored
     submission whose signature the scores carry)."""
     st.subheader("Means over languages" if by_language else "Means")
+    # An axis no compared system has a score on (BERTScore off when they were scored, a model
+    # that could not run): said once below, with the reason the scores' signature gives, and not
+    # as "no references" in every language (a split with references said it had none).
+    unscored_axes = [a for a in AXES if means[means["axis"] == a]["mean"].isna().all()]
     if by_language:
         # One message per set of languages, naming every metric it concerns (the reference metrics
         # share their gaps: four boxes said the same thing).
         gaps: dict[str, list[str]] = {}
         for a, u in zip(means["axis"], means["unscored"]):
-            if u and AXIS_NAMES[a] not in gaps.setdefault(u, []):
+            if u and a not in unscored_axes and AXIS_NAMES[a] not in gaps.setdefault(u, []):
                 gaps[u].append(AXIS_NAMES[a])
-        for unscored, labels_ in gaps.items():
+        for unscored, labels_ in ((u, ls) for u, ls in gaps.items() if ls):
             named = ", ".join(labels_[:-1]) + f" and {labels_[-1]}" if len(labels_) > 1 else labels_[0]
             st.warning(f"{named}: n/a — no references for {_langs(unscored.split(', '))}; left out of "
                        f"{'their' if len(labels_) > 1 else 'its'} means (never counted as 0).", icon=":material/info:")
-    # An axis no compared system has a score on (BERTScore off when they were scored, a model
-    # that could not run): said once, with the reason the scores' signature gives.
-    unscored_axes = [a for a in AXES if means[means["axis"] == a]["mean"].isna().all()]
     stored_signature = store.get(first).signature
     if unscored_axes:
         notes = reference_notes(stored_signature)
@@ -130,7 +131,9 @@ def means_section(choice: CorpusChoice, split: str, group: tuple, table: pd.Data
             "mean": st.column_config.NumberColumn(f"{AXIS_NAMES[lang_axis]} mean over languages", format="%.3f"),
             **{c: st.column_config.NumberColumn(c.upper(), format="%.3f", help=vocab.language_name(c))
                for c in per.columns[2:]}})
-        st.caption(f"{AXIS_NAMES[lang_axis]} per language; — = no score (no references for that language).")
+        st.caption(f"{AXIS_NAMES[lang_axis]} per language; — = no score ("
+                   + ("none of these systems has one on this axis: see above)." if lang_axis in unscored_axes
+                      else "no references for that language)."))
     return unscored_axes
 
 

@@ -13,6 +13,7 @@ from detox_core.analysis.export import signature_caption, with_interval
 from detox_core.analysis.leaderboard import average_help, average_label, heat_rows, published_view, rank_label
 from detox_core.data.leaderboards import load_published
 from detox_core.errors import DetoxInputError
+from detox_core.metrics.reference import reference_notes
 from detox_core.metrics.registry import preset_class
 from detox_core.ui.app import render
 from detox_core.ui.app.submission_store import cached_language_boards, shared_store
@@ -141,12 +142,20 @@ def multilingual_leaderboard(choice, edition) -> None:
                     f"but not scored (n/a, never zero). The means below are over {len(scope)} of "
                     f"{len(board.languages)} languages ({', '.join(scope) or 'none'}): not the edition's average, and "
                     "not comparable with means over every language.", icon=":material/info:")
-        if board.unscored:
+        of_preset = listed[listed["preset"] == pb.preset]
+        why = (reference_notes(store.get(int(of_preset["id"].iloc[-1])).signature).get(axis)
+               if board.unscored and len(of_preset) and not set(board.languages) - set(board.unscored) else None)
+        if why and why != "no references":
+            # Off, or its model could not run, when they were scored: not "no references" in every
+            # language of a split that has them.
+            st.warning(f"{AXIS_NAMES[axis]}: n/a for these submissions — " + render.md(why, None)
+                       + ". Rank by another axis.", icon=":material/info:")
+        elif board.unscored:
             st.warning(f"{AXIS_NAMES[axis]}: n/a — no references for {_langs(board.unscored)}. These languages are "
                        "left out of every mean (never counted as zero); the means below are over the other "
                        "languages. STA and SIM need no references.", icon=":material/info:")
         t = board.table.copy()
-        t["rank"] = [rank_label(int(a), int(b)) if ok else "partial"
+        t["rank"] = [("partial" if not ok else rank_label(int(a), int(b)) if a == a else MISSING)  # NaN: no scores
                      for a, b, ok in zip(t["rank_low"], t["rank_high"], t["complete"])]
         t["interval"] = [f"[{lo:.3f}, {hi:.3f}]" if lo == lo else MISSING for lo, hi in zip(t["low"], t["high"])]
         scored = [c for c in langs if c not in board.unscored]

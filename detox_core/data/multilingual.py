@@ -161,6 +161,16 @@ def _submission_table(source: Source, name: str | None, max_bytes: int = MAX_FIL
     data, label = read_bytes(source, name, max_bytes)
     data, label = unzip_if_zip(data, label, max_bytes)
     raw = decode_utf8(data, label)
+    first = raw[:65536].lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if not {c.strip().strip('"').lower() for c in first.split("\t")} & {"toxic_sentence", "neutral_sentence", "lang"}:
+        # A plain file of one output per line (RUSSE-2022's format) is no table: said as such,
+        # before its quotes are read as broken TSV quoting hundreds of lines down.
+        raise DetoxInputError(
+            "this edition takes a TSV with a header naming its columns, toxic_sentence, neutral_sentence and lang "
+            "(tab-separated: the input, your rewrite of it and its language code, one row per input), as its "
+            f"official CodaLab submissions are; line 1 is {first[:80]!r}"
+            + ("…" if len(first) > 80 else "") + ", not that header. A plain file of one output per line is "
+            "RUSSE-2022's format, which has one language.", label, 1)
     # A submission answers each input once: a file far longer than the split is refused
     # before it is parsed (its rows would cost memory and time and be errors anyway).
     table = parse_table(raw, label, "\t", max_rows=max_submission_lines(n_inputs))

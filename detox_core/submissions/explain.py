@@ -38,6 +38,7 @@ FLAGS = {
     "copy": "unchanged copy of the input",
     "more_toxic": "more toxic than the input",
     "lexicon": "still contains lexicon words",
+    "language": "in another language than the input",
 }
 
 RELIABILITY_HELP = (
@@ -111,6 +112,7 @@ class Flags:
     copy: bool
     more_toxic: bool
     lexicon: bool
+    language: bool = False
 
     def labels(self) -> list[str]:
         return [FLAGS[k] for k in FLAGS if getattr(self, k)]
@@ -146,13 +148,34 @@ def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float |
 
 def explain_frame(inputs: Sequence[str], outputs: Sequence[str], frame: pd.DataFrame,
                   lexicon: frozenset[str] = frozenset(), preset: str | None = None,
-                  langs: Sequence[str] | None = None) -> pd.DataFrame:
+                  langs: Sequence[str] | None = None, language: str | None = None) -> pd.DataFrame:
     """Per-sentence ``limiting`` axis, ``why`` sentence (worded by ``preset``'s measured
-    agreement in the pair's language, see :func:`explain_j`) and ``flags`` (comma-separated)."""
+    agreement in the pair's language, see :func:`explain_j`) and ``flags`` (comma-separated).
+    The language of each pair (``langs``, or ``language`` for all of them) adds the flag of an
+    output in another language or script than its input, as Live scoring finds it."""
     by_lang = {lang: axis_agreement(preset, lang) for lang in {None, *(langs or ())}}
+    wrong = other_language(inputs, outputs, langs if langs is not None else [language] * len(outputs))
     limiting, why, flag_col = [], [], []
     for k, (src, out, sta, sim, fl) in enumerate(zip(inputs, outputs, frame["sta"], frame["sim"], frame["fl"])):
         limiting.append(limiting_factor(sta, sim, fl))
         why.append(explain_j(sta, sim, fl, by_lang[langs[k] if langs is not None else None]))
-        flag_col.append(", ".join(flags(src, out, lexicon).labels()))
+        found = flags(src, out, lexicon)
+        flag_col.append(", ".join(Flags(found.empty, found.copy, found.more_toxic, found.lexicon,
+                                        bool(wrong[k])).labels()))
     return pd.DataFrame({"limiting": limiting, "why": why, "flags": flag_col}, index=frame.index)
+
+
+def other_language(inputs: Sequence[str], outputs: Sequence[str], langs: Sequence[str | None]) -> np.ndarray:
+    """True where an output is in another language or script than its input
+    (:func:`detox_core.languages.detect.wrong_language`, language by language); False where
+    the pair's language is not known."""
+    from detox_core.languages.detect import wrong_language  # noqa: PLC0415 - lingua only when asked
+
+    out = np.zeros(len(outputs), dtype=bool)
+    codes = pd.Series(list(langs), dtype=object)
+    for lang, idx in codes.groupby(codes, dropna=True).groups.items():
+        rows = list(idx)
+        if not lang or not rows:
+            continue
+        out[rows] = wrong_language(str(lang), [inputs[k] for k in rows], [outputs[k] for k in rows])
+    return out

@@ -334,14 +334,15 @@ def fill_reference_metrics(store: Store, submission_id: int, references: Sequenc
 
 
 def sentence_table(scores: pd.DataFrame, references: Sequence[Sequence[str]], lexicon: frozenset[str],
-                   preset: str | None = None) -> pd.DataFrame:
+                   preset: str | None = None, language: str | None = None) -> pd.DataFrame:
     """Stored per-sentence scores with references, the limiting axis, why (worded by
-    ``preset``'s measured agreement with people), and flags."""
+    ``preset``'s measured agreement with people), and flags; ``language``: the language of
+    every pair when the scores have no ``lang`` column (a one-language edition)."""
     table = scores.copy()
     table.insert(0, "line", table["idx"] + 1)
     table["references"] = [" | ".join(r) for r in references][: len(table)]
     langs = table["lang"].tolist() if "lang" in table else None
-    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon, preset, langs)
+    why = explain_frame(table["input"].tolist(), table["output"].tolist(), table, lexicon, preset, langs, language)
     return pd.concat([table, why], axis=1)
 
 

@@ -148,3 +148,32 @@ def test_a_file_stored_before_its_languages_were_kept_gets_them_when_uploaded_ag
     again = score_and_store_multilingual(store, content, "partial.tsv", **kwargs)
     assert again.already and set(again.stored.answered) == {"ar", "zh"}
     assert set(store.get(first.stored.id).answered) == {"ar", "zh"}
+
+
+def test_outputs_in_another_language_are_flagged_said_and_filtered(textdetox):
+    """English rewrites of the German and Russian inputs: the page says how many outputs are in
+    another language than their input, flags them, and the flag's filter shows only them."""
+    from detox_core.submissions.explain import FLAGS
+
+    dev = TEXTDETOX2024.load(["dev"])
+    english = dev[dev["lang"] == "en"]["toxic_comment"].tolist()
+    outputs = [english[k % len(english)] if lang in ("de", "ru") else text
+               for k, (text, lang) in enumerate(zip(dev["toxic_comment"], dev["lang"]))]
+    content = tsv(("toxic_sentence", "neutral_sentence", "lang"),
+                  zip(dev["toxic_comment"], outputs, dev["lang"])).encode("utf-8")
+    at = open_page()
+    score_and_store_multilingual(store_of(textdetox), content, "english.tsv", dataset=TEXTDETOX2024.name,
+                                 split="dev", rows=split_rows(prepare_corpus(dev), "dev"), preset="textdetox2024",
+                                 calibrated=True, source="upload")
+    run(at)
+    sentences = next(d.value for d in at.dataframe if "output" in d.value.columns and "lang" in d.value.columns)
+    flagged = sentences["flags"].str.contains(FLAGS["language"], regex=False)
+    assert set(sentences.loc[flagged, "lang"]) == {"de", "ru"} and flagged.sum() == 8, sentences[["lang", "flags"]]
+    assert any(w.value.startswith("8 of 36 outputs are in another language or script than their input")
+               for w in at.warning), [w.value for w in at.warning]
+    at.multiselect(key="sub_flags").set_value([FLAGS["language"]])
+    run(at)
+    shown = next(d.value for d in at.dataframe if "output" in d.value.columns and "lang" in d.value.columns)
+    assert len(shown) == 8 and set(shown["lang"]) == {"de", "ru"}
+    # The uploader says which file this edition takes.
+    assert any("toxic_sentence⇥neutral_sentence⇥lang" in c.value for c in at.caption)

@@ -190,3 +190,20 @@ def test_an_output_over_the_per_text_cap_is_named_with_its_line():
     rows = [*FULL[:2], ("أنت غبي", "م" * (MAX_OUTPUT_CHARS + 10), "ar"), *FULL[3:]]
     with pytest.raises(DetoxInputError, match=r"sub.tsv, line 4, column 'neutral_sentence': an output of 5,010"):
         load_multilingual_submission(tsv(rows), inputs(), name="sub.tsv")
+
+
+def test_a_plain_file_of_outputs_is_told_to_bring_the_tsv_not_broken_quoting():
+    """One output per line (RUSSE-2022's format) on a multilingual edition: the file's first
+    line is named as not the header this edition needs, with the header; the quotes of an
+    output further down are not reported as broken TSV quoting."""
+    plain = '\n'.join(["you are wrong", "ты неправ", 'he said "stop', "أنت مخطئ"]).encode()
+    with pytest.raises(DetoxInputError) as err:
+        load_multilingual_submission(plain, inputs(), name="outputs.txt")
+    message = str(err.value)
+    assert message.startswith("outputs.txt, line 1: this edition takes a TSV with a header naming its columns, "
+                              "toxic_sentence, neutral_sentence and lang"), message
+    assert "'you are wrong'" in message and "RUSSE-2022's format" in message and "quoting" not in message
+    # A header with some of the columns still names what is missing.
+    with pytest.raises(DetoxInputError, match=r"missing column\(s\) 'lang'"):
+        load_multilingual_submission("toxic_sentence\tneutral_sentence\nты дурак\tты неправ\n".encode(), inputs(),
+                                     name="two.tsv")

@@ -87,3 +87,20 @@ def test_a_figure_measured_on_russian_is_not_claimed_for_another_language():
     assert "agrees weakly" not in out["why"][1] and "ROC-AUC" not in out["why"][1]
     assert "has not been measured" in out["why"][1]
     assert "ROC-AUC" in out["why"][0]  # Russian keeps its measured figure
+
+
+def test_an_output_in_another_language_is_flagged_by_the_pairs_language():
+    """English rewrites of German and Russian inputs are flagged (by lingua for German, by
+    script for Russian), as Live scoring finds them; a German rewrite of a German input and a
+    pair of no known language are not."""
+    inputs = ["Halt die Fresse, du Idiot, niemand will das hören.", "Du bist ein Idiot und hast keine Ahnung davon.",
+              "ты дебил и ничего не понимаешь", "ты дебил и ничего не понимаешь"]
+    outputs = ["Please be quiet, nobody wants to hear this.", "Du hast davon leider keine Ahnung.",
+               "you do not understand anything at all", "ты ничего не понимаешь"]
+    frame = pd.DataFrame({"sta": [0.9] * 4, "sim": [0.8] * 4, "fl": [0.9] * 4})
+    out = explain_frame(inputs, outputs, frame, langs=["de", "de", "ru", "ru"])
+    assert [FLAGS["language"] in f for f in out["flags"]] == [True, False, True, False], out["flags"].tolist()
+    one = explain_frame(inputs[2:], outputs[2:], frame.iloc[2:], language="ru")
+    assert [FLAGS["language"] in f for f in one["flags"]] == [True, False]
+    unknown = explain_frame(inputs[2:], outputs[2:], frame.iloc[2:])
+    assert not unknown["flags"].str.contains(FLAGS["language"]).any()

@@ -49,7 +49,14 @@ def cached_scores(submission_id: int):
 def _sentence_table(version: tuple[str, int, str], corpus_key: str, _references, _lexicon):
     url, submission_id, _ = version
     meta = _store(url).get(submission_id)  # its preset words the explanations
-    return sentence_table(_scores(version), _references, _lexicon, meta.preset if meta else None)
+    return sentence_table(_scores(version), _references, _lexicon, meta.preset if meta else None,
+                          edition_language(meta.dataset) if meta else None)
+
+
+def edition_language(dataset: str) -> str | None:
+    """The one language of a one-language edition (its sentences carry none); None otherwise."""
+    known = editions.EDITIONS.get(dataset)
+    return known.languages[0] if known is not None and len(known.languages) == 1 else None
 
 
 def cached_sentence_table(submission_id: int, corpus_key: str, references, lexicon):

@@ -161,9 +161,16 @@ def add_submission(target: SubmissionTarget, ready: bool) -> None:
         st.markdown("**Add a submission**")
         u1, u2 = st.columns(2)
         with u1:
-            upload = st.file_uploader("Upload outputs", type=["txt", "tsv", "zip"], key="sub_upload",
-                                      help="One output per line (.txt), a TSV with toxic_sentence, neutral_sentence "
-                                           "and lang, or a zip holding one of them, as uploaded to CodaLab.")
+            upload = st.file_uploader(
+                "Upload outputs", type=["txt", "tsv", "zip"], key="sub_upload",
+                help=("A TSV whose header is `toxic_sentence`, `neutral_sentence`, `lang` (tab-separated; one row "
+                      "per input: the input, your rewrite, its language code), or a zip holding it, as uploaded to "
+                      "CodaLab. A plain file of one output per line is not enough here: it says no language."
+                      if target.multilingual else
+                      "One output per line (.txt), in the order of the inputs, a TSV with toxic_sentence and "
+                      "neutral_sentence, or a zip holding one of them, as uploaded to CodaLab."))
+            if target.multilingual:
+                st.caption("This edition takes a TSV with a header: `toxic_sentence⇥neutral_sentence⇥lang`.")
             if upload is not None and target.multilingual:
                 offer_answered_split(upload, target.choice, split)
             if upload is not None and target.preset == "llm-judge" and (estimate := estimate_caption(target.inputs)):

@@ -120,6 +120,9 @@ def _sentences(target: SubmissionTarget, table: pd.DataFrame, references, view_i
                                        format_func=str.upper, help="The axis with the lowest score (it caps J)")
     shown = filter_sentences(table, text, j_max if j_max < 1.0 else None, flag_filter, limit_filter)
     st.caption(f"{len(shown):,} of {len(table):,} sentences · sort by any column by clicking its header")
+    if other := int(table["flags"].str.contains(FLAGS["language"], regex=False).sum()):
+        st.warning(f"{other:,} of {len(table):,} outputs are in another language or script than their input. "
+                   f"Pick \"{FLAGS['language']}\" under Flags to see them.", icon=":material/translate:")
     if unanswered := int(table[["sta", "sim"]].isna().any(axis=1).sum()):  # an LLM judge's missing answers
         st.caption(f"{unanswered:,} of {len(table):,} sentences have no STA or SIM (an answer could not be had): "
                    "their J is n/a, and the means skip them.")

@@ -7,7 +7,7 @@
 #   prepare                     the data step only
 #   anything else               run as a command (e.g. python -m detox_core health)
 #
-# The data step is the one of `make data`: fetch-data, build-lexicons, each allowed to fail
+# The data step is the one of `make data`: fetch-data (which builds the lexicons), allowed to fail
 # (the app still starts; it says what is missing; the embedded preset's heads ship in the
 # image). Containers that share the data folder take turns: one runs it, the others wait and
 # then find the data.
@@ -42,9 +42,7 @@ prepare_data() {
     else
         say "no lexicons in $DATA: fetching the data and building the lexicons (a minute or two)"
         python -m detox_core fetch-data --quiet \
-            || say "fetch-data: some files are missing (see above); continuing without them."
-        python -m detox_core build-lexicons --quiet \
-            || say "build-lexicons: failed (see above); the Delete baseline has no list outside Russian. The next start tries again."
+            || say "fetch-data: some files are missing or the lexicons failed (see above); continuing without them. The next start tries again."
     fi
     exec 9>&-
 }

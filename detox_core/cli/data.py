@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from detox_core import config, editions
 from detox_core.errors import UsageError
-from detox_core.lexicons.build import build_lexicons
+from detox_core.lexicons.build import LANGUAGES, build_lexicons
 
 
 def _cmd_fetch_data(args: argparse.Namespace) -> int:
@@ -49,6 +49,16 @@ def _cmd_fetch_data(args: argparse.Namespace) -> int:
               file=sys.stderr)
         for r in report.missing:
             print(f"  - {r.rel}: {r.detail}", file=sys.stderr)
+    lexicons_ok = True
+    if args.no_lexicons:
+        pass
+    elif args.target:
+        print("lexicons not built (--target: they are built from the data folder; run build-lexicons there)",
+              file=sys.stderr)
+    else:
+        # The Delete baseline and the Corpus page's marks read them: built from what is here now,
+        # so an installed copy has them after this one command.
+        lexicons_ok = _build(None, args.quiet)
     if failed:
         print(
             "The app still starts: load your own corpus or submission files in its sidebar, or run\n"
@@ -57,20 +67,38 @@ def _cmd_fetch_data(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return 0
+    return 0 if lexicons_ok else 1
 
 
-def _cmd_build_lexicons(args: argparse.Namespace) -> int:
-    root = Path(args.data_dir) if args.data_dir else None
-    built = build_lexicons(root, step=None if args.quiet else lambda msg: print(f"  {msg}", file=sys.stderr))
+def _build(root: Path | None, quiet: bool) -> bool:
+    """Build every language's lexicon with a progress bar; False (said) when it fails."""
+    bar = tqdm(total=len(LANGUAGES), desc="build-lexicons", unit="language", file=sys.stderr, disable=quiet)
+
+    def step(msg: str) -> None:
+        bar.update(1)
+        if not quiet:
+            bar.write(f"  {msg}", file=sys.stderr)
+
+    try:
+        built = build_lexicons(root, step=step)
+    except (OSError, ValueError) as err:
+        bar.close()
+        print(f"build-lexicons: failed ({err}); the Delete baseline has no list outside Russian", file=sys.stderr)
+        return False
+    bar.close()
     weak = [lang for lang, lex in built.items() if lex.weak]
     print(f"{len(built)} lexicons built in {(root or config.data_dir()) / 'lexicons'}"
           + (f"; weak: {', '.join(weak)}" if weak else ""))
-    return 0
+    return True
+
+
+def _cmd_build_lexicons(args: argparse.Namespace) -> int:
+    return 0 if _build(Path(args.data_dir) if args.data_dir else None, args.quiet) else 1
 
 
 def add_commands(sub) -> None:
-    fetch = sub.add_parser("fetch-data", help="fetch the editions' data into data/<edition>")
+    fetch = sub.add_parser("fetch-data", help="fetch the editions' data into data/<edition>, then build the toxic "
+                           "lexicons from it")
     fetch.add_argument("--edition", choices=[e.name for e in editions.editions()],
                        help="one edition (default: every edition: " + ", ".join(e.name for e in editions.editions()) + ")")
     fetch.add_argument("--mirror", action="append", metavar="DIR", help="folder with a copy of the files (repeatable)")
@@ -78,6 +106,8 @@ def add_commands(sub) -> None:
     fetch.add_argument("--no-download", action="store_true", help="use mirrors only")
     fetch.add_argument("--force", action="store_true", help="fetch again even when files are present and valid")
     fetch.add_argument("--timeout", type=float, default=20.0, help="seconds per download (default 20)")
+    fetch.add_argument("--no-lexicons", action="store_true",
+                       help="do not build the toxic lexicons afterwards (build-lexicons does it alone)")
     fetch.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     fetch.set_defaults(func=_cmd_fetch_data)
 

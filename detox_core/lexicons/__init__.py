@@ -21,7 +21,8 @@ from detox_core.vocab import language_name
 __all__ = ["LexiconSource", "ToxicLexicon", "lexicon_for", "load_lexicons", "read_lexicons", "stamp",
            "write_lexicons", "NOT_BUILT", "lexicon_help", "lexicon_note", "supplement_words", "with_supplement"]
 
-NOT_BUILT = "no list is built: run `python -m detox_core build-lexicons` (part of `make data`)"
+NOT_BUILT = ("no list is built: run `python -m detox_core fetch-data` (or `build-lexicons` alone; both part of "
+             "`make data`)")
 
 
 def load_lexicons(root: Path | None = None) -> dict[str, ToxicLexicon]:

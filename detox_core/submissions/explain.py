@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from detox_core.languages.detect import wrong_language
 from detox_core.metrics.registry import PRESETS
 from detox_core.text import lexicon_hits, words
 
@@ -169,8 +170,6 @@ def other_language(inputs: Sequence[str], outputs: Sequence[str], langs: Sequenc
     """True where an output is in another language or script than its input
     (:func:`detox_core.languages.detect.wrong_language`, language by language); False where
     the pair's language is not known."""
-    from detox_core.languages.detect import wrong_language  # noqa: PLC0415 - lingua only when asked
-
     out = np.zeros(len(outputs), dtype=bool)
     codes = pd.Series(list(langs), dtype=object)
     for lang, idx in codes.groupby(codes, dropna=True).groups.items():

@@ -183,3 +183,29 @@ def test_detox_mirror_may_name_the_folder_holding_the_editions_mirrors(tmp_path,
     monkeypatch.setenv("DETOX_MIRROR", str(tmp_path / "mirrors"))
     report = fetch_russe2022(tmp_path / "data", download=False, files=manifest())
     assert report.ok and [r.status for r in report.results] == ["mirror", "mirror"]
+
+
+def test_fetch_data_builds_the_lexicons_an_installed_copy_needs(tmp_path, capsys, monkeypatch):
+    """An installed copy's one data command leaves the Delete baseline's lists built in every
+    language (it was off outside Russian until build-lexicons was run by hand)."""
+    import shutil
+
+    from detox_core.data import PROJECT_ROOT
+    from detox_core.lexicons import load_lexicons
+
+    here = Path(os.environ.get("DETOX_DATA_DIR", PROJECT_ROOT / "data")) / "textdetox2024"
+    if not (here / "test_inputs.tsv").is_file():
+        pytest.skip("TextDetox 2024 not fetched: run `python -m detox_core fetch-data`")
+    shutil.copytree(here, tmp_path / "textdetox2024")
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    assert load_lexicons(tmp_path) == {}
+    code = cli.main(["fetch-data", "--edition", "textdetox2024", "--no-download", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    built = load_lexicons(tmp_path)
+    assert {"de", "en", "uk", "zh", "am"} <= set(built) and all(built[c].words for c in ("de", "en", "uk"))
+    assert f"lexicons built in {tmp_path / 'lexicons'}" in out
+    # Asked not to, it leaves them as they are.
+    shutil.rmtree(tmp_path / "lexicons")
+    assert cli.main(["fetch-data", "--edition", "textdetox2024", "--no-download", "-q", "--no-lexicons"]) == 0
+    assert load_lexicons(tmp_path) == {}

@@ -158,4 +158,20 @@ def test_the_launcher_warms_the_pages_before_the_models_once_its_server_is_up(mo
     monkeypatch.setattr(warmup, "start", lambda delay=0.0, app_steps=(): asked.append([s[0] for s in app_steps]))
     monkeypatch.setattr(streamlit_cli, "main", lambda *a, **k: None)
     assert serve.serve(["--server.port", "1"]) == 0
-    assert asked == [["the server", "the pages' code", "the default corpus"]]
+    assert asked == [["the server", "the pages' code", "the toxic lexicons (built once)", "the default corpus"]]
+
+
+def test_a_first_start_without_lexicons_builds_them_once(tmp_path, monkeypatch):
+    """An installed copy whose data command was never run: the warm-up builds the lexicons
+    (the Delete baseline was off outside Russian until then), and a later start keeps them."""
+    from detox_core.lexicons import read_lexicons
+    from detox_core.ui.app import warming
+
+    monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
+    assert read_lexicons(tmp_path) == {}
+    warming.build_missing_lexicons()
+    built = read_lexicons(tmp_path)
+    assert {"en", "de", "es", "uk"} <= set(built) and all(built[c].words for c in ("en", "de", "es"))
+    stamp = (tmp_path / "lexicons" / "sources.json").stat().st_mtime_ns
+    warming.build_missing_lexicons()
+    assert (tmp_path / "lexicons" / "sources.json").stat().st_mtime_ns == stamp  # not built again

@@ -13,8 +13,10 @@ from contextlib import contextmanager
 import streamlit as st
 from streamlit import runtime
 
-from detox_core import editions
+from detox_core import config, editions
 from detox_core.config import app_root
+from detox_core.lexicons import read_lexicons
+from detox_core.lexicons.build import build_lexicons
 from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
 from detox_core.ui.app import cache, render
@@ -116,6 +118,7 @@ def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
     launcher starts the warm-up before the server: the pages' data caches then live in the
     runtime's storage, as they would had a page made them."""
     steps: list[warmup.Step] = [("the pages' code", import_page_modules),
+                                ("the toxic lexicons (built once)", build_missing_lexicons),
                                 ("the default corpus", prepare_default_corpus)]
     return [("the server", _await_runtime), *steps] if wait_for_server else steps
 
@@ -161,6 +164,21 @@ def import_page_modules() -> None:
             importlib.import_module(name)
         except Exception as err:  # noqa: BLE001 - the page itself will say what is wrong
             log.warning("warm-up: could not import %s: %s", name, err)
+
+
+def build_missing_lexicons() -> None:
+    """Build the per-language lexicons when the data folder has none (an installed copy whose
+    data command was never run): without them the Delete baseline is off outside Russian.
+    Built from what the folder holds now (`fetch-data` builds them again from the fetched data)."""
+    root = config.data_dir()
+    if read_lexicons(root):
+        return
+    try:
+        built = build_lexicons(root)
+    except (OSError, ValueError) as err:  # a read-only data folder: the pages say the lists are missing
+        log.warning("warm-up: the toxic lexicons could not be built in %s: %s", root / "lexicons", err)
+        return
+    log.info("warm-up: %d toxic lexicons built in %s", len(built), root / "lexicons")
 
 
 def prepare_default_corpus() -> None:

@@ -143,7 +143,7 @@ def suggestions(choice: CorpusChoice, language: str) -> tuple[frozenset[str], bo
         st.caption(note)
     if not language_lexicon:
         st.caption(f"No toxic lexicon for {language_name(language)}: the Delete baseline is off "
-                   "(`python -m detox_core build-lexicons` builds the lists).")
+                   "(`python -m detox_core fetch-data` builds the lists, or `build-lexicons` alone).")
     elif (built := cache.language_lexicons().get(language)) is not None and built.weak and language_lexicon is built.words:
         st.caption(f"The {language_name(language)} toxic lexicon is weak ({built.reason}): Delete suggestions miss "
                    "many insults.")

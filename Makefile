@@ -37,10 +37,12 @@ test: setup data
 
 # The shipped heads of the offline preset (detox_core/offline/trained/) rebuilt from the pinned data
 # (detox_core/offline/pins.json: each file's SHA-256, checked before any training), byte for byte the
-# same when the data is; then measured against people on the RUSSE-2022 human sample (heads.json).
+# same when the data is; then measured against people on the RUSSE-2022 human sample (heads.json);
+# and Live scoring's "unrelated" ceilings per language (detox_core/submissions/unrelated_ceilings.json).
 heads: setup data
 	$(BIN)/python -m detox_core train-embedded --ship
 	$(BIN)/python -m detox_core agreement --ship
+	$(BIN)/python -m detox_core ceilings
 
 # The shipped heads of the offline preset rebuilt from a tenth of the data and compared with them:
 # minutes of training, so not a step of `make test` (CI); run it when the heads or their training change.

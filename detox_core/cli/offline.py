@@ -1,6 +1,7 @@
 """The embedded preset's commands: ``train-embedded`` (its heads trained from the data folder;
 ``--ship``: the shipped heads rebuilt from the pinned data, then measured against people) and
-``agreement`` (presets' agreement with people, what ranking pages state)."""
+``agreement`` (presets' agreement with people, what ranking pages state) and ``ceilings`` (Live
+scoring's "unrelated" check, measured from the pinned data and shipped)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from detox_core.errors import DataMissingError, DetoxInputError, UsageError
 from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import PRESETS, get_preset, has_calibration, preset_names
 from detox_core.stats.agreement import roc_auc
+from detox_core.submissions.best import SHIPPED_FILE as SHIPPED_CEILINGS, ship_ceilings
 
 
 
@@ -81,6 +83,20 @@ def _cmd_train_embedded(args: argparse.Namespace) -> int:
     else:
         _say(f"these heads score only when named: DETOX_HEADS_DIR={out} (the shipped heads score otherwise)")
     print(out)
+    return 0
+
+
+def _cmd_ceilings(args: argparse.Namespace) -> int:
+    root = Path(args.data_dir) if args.data_dir else config.data_dir()
+    try:
+        measured = ship_ceilings(root, say=lambda msg: print(msg, file=sys.stderr))
+    except meaning.MeaningUnavailableError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 3
+    if not measured:
+        print("error: no language has 20 training inputs in the data folder: run `detox fetch-data`", file=sys.stderr)
+        return 1
+    written(SHIPPED_CEILINGS)
     return 0
 
 
@@ -168,6 +184,11 @@ def add_commands(sub) -> None:
     train.add_argument("--no-agreement", action="store_true",
                        help="kept for scripts: the agreement is measured with --ship only")
     train.set_defaults(func=_cmd_train_embedded)
+
+    ceil = sub.add_parser("ceilings", help="measure how far apart two different toxic inputs of each language are "
+                          "(Live scoring's 'unrelated' check) and write the shipped figures (`make heads`)")
+    ceil.add_argument("--data-dir", metavar="DIR", help="data folder (default: data/ or $DETOX_DATA_DIR)")
+    ceil.set_defaults(func=_cmd_ceilings)
 
     ag = sub.add_parser("agreement", help="measure presets' agreement with people (what ranking pages state)")
     ag.add_argument("--preset", action="append", choices=preset_names(), help="repeatable (default: embedded)")

@@ -27,10 +27,11 @@ silently.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,10 @@ UNRELATED_COSINE_QUANTILE = 0.05
 UNRELATED_CHRF_QUANTILE = 0.95
 #: Pairs of different inputs sampled per language for the ceilings.
 CEILING_PAIRS = 400
+#: The ceilings of every language with training inputs, measured from the pinned data by
+#: ``detox ceilings --ship`` (a step of ``make heads``). Measuring them embeds 800 inputs: 13-36 s
+#: on two cores, which a visitor's first ranking of two rewrites in a language used to wait for.
+SHIPPED_FILE = Path(__file__).with_name("unrelated_ceilings.json")
 #: A fragment keeps at most this share of the input's words (lexicon words aside) and adds none.
 FRAGMENT_SHARE = 0.5
 
@@ -76,6 +81,29 @@ class Ceilings:
 
 _CEILINGS: dict[tuple[str, str], Ceilings | None] = {}
 _CEILING_LOCK = threading.Lock()
+_SHIPPED: dict[str, Ceilings] | None = None
+
+
+def ceilings_recipe() -> dict:
+    """What the ceilings depend on besides the training inputs: the model of meaning, the
+    number of pairs, the quantiles and the seed. Shipped ceilings of another recipe are not used."""
+    return {"meaning": meaning.signature(), "pairs": CEILING_PAIRS, "seed": 0,
+            "cosine_quantile": UNRELATED_COSINE_QUANTILE, "chrf_quantile": UNRELATED_CHRF_QUANTILE}
+
+
+def shipped_ceilings() -> dict[str, Ceilings]:
+    """The shipped :class:`Ceilings` by language ({} when the file is missing, unreadable or of
+    another :func:`ceilings_recipe`: they are then measured on first use)."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        try:
+            data = json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))
+            same = data.get("recipe") == json.loads(json.dumps(ceilings_recipe()))
+            _SHIPPED = {lang: Ceilings(float(c["cosine"]), float(c["chrf"]))
+                        for lang, c in data.get("languages", {}).items()} if same else {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            _SHIPPED = {}
+    return _SHIPPED
 
 
 @dataclass(frozen=True)
@@ -101,11 +129,22 @@ def _inputs_of(lang: str, root: Path) -> list[str]:
     return edition_inputs.read_inputs(root).get(lang, [])
 
 
+def ceilings_at_hand(lang: str) -> bool:
+    """Whether :func:`unrelated_ceilings` of ``lang`` returns at once (shipped or measured
+    already in this process), so that a page says so when it must measure them."""
+    measurable = lang == "ru" or lang in edition_inputs.LANGUAGES  # no inputs: nothing to measure
+    return not measurable or lang in shipped_ceilings() or (lang, str(config.data_dir())) in _CEILINGS
+
+
 def unrelated_ceilings(lang: str, root: Path | None = None) -> Ceilings | None:
     """The :class:`Ceilings` of ``lang``: quantiles of the cosine and of chrF between two
-    different toxic inputs of ``lang`` (None: fewer than 20 inputs here). Raises
-    :class:`~detox_core.models.meaning.MeaningUnavailableError` without the model."""
+    different toxic inputs of ``lang`` (None: fewer than 20 inputs here). Without ``root``,
+    the shipped ones where :data:`SHIPPED_FILE` has the language; else measured from the
+    inputs of ``root`` (the data folder by default) once per process. Raises
+    :class:`~detox_core.models.meaning.MeaningUnavailableError` when measuring without the model."""
 
+    if root is None and (shipped := shipped_ceilings().get(lang)) is not None:
+        return shipped
     root = root or config.data_dir()
     key = (lang, str(root))
     with _CEILING_LOCK:
@@ -126,6 +165,24 @@ def unrelated_ceilings(lang: str, root: Path | None = None) -> Ceilings | None:
     with _CEILING_LOCK:
         _CEILINGS[key] = ceilings
     return ceilings
+
+
+def ship_ceilings(root: Path, say: Callable[[str], None] = lambda msg: None) -> dict[str, Ceilings]:
+    """Measure the ceilings of every language with training inputs in ``root`` and write them to
+    :data:`SHIPPED_FILE` with their :func:`ceilings_recipe` (languages with fewer than 20 inputs
+    are left out: the check says it could not run there)."""
+    global _SHIPPED
+    measured: dict[str, Ceilings] = {}
+    for lang in ("ru", *edition_inputs.LANGUAGES):
+        ceilings = unrelated_ceilings(lang, root)
+        if ceilings is not None:
+            measured[lang] = ceilings
+            say(f"ceilings: {lang} cosine {ceilings.cosine:.4f}, chrF {ceilings.chrf:.4f}")
+    data = {"recipe": ceilings_recipe(),
+            "languages": {lang: {k: round(v, 6) for k, v in asdict(c).items()} for lang, c in measured.items()}}
+    SHIPPED_FILE.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _SHIPPED = None
+    return measured
 
 
 def is_fragment(source: str, output: str, lexicon: frozenset[str] = frozenset()) -> bool:

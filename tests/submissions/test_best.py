@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from detox_core.editions import inputs as edition_inputs
 from detox_core.models import meaning
 from detox_core.languages import IDENTIFIED, script_of
+from detox_core.submissions import best
 from detox_core.submissions.best import REASONS, choose_best, is_fragment
 from detox_core.submissions.explain import added_toxic_words, flags
 
@@ -87,3 +89,34 @@ def test_a_fragment_of_the_input_is_never_best(source, fragment):
     # Removing only the insults is a rewrite, not a fragment.
     assert not is_fragment("Shut up, you moron, your opinion is wrong.", "Shut up, your opinion is wrong.",
                            frozenset({"moron"}))
+
+
+def test_the_first_ranking_in_a_language_reads_the_shipped_ceilings_and_embeds_no_inputs(monkeypatch):
+    # Measuring the "unrelated" ceilings embeds 800 inputs (13-36 s on two cores): a fresh
+    # server's first ranking of two rewrites used to wait for it without a word.
+    monkeypatch.setattr(best, "_CEILINGS", {})
+    embedded: list[int] = []
+    monkeypatch.setattr(meaning, "cosine", lambda a, b: (embedded.append(len(a)), np.full(len(a), 0.9))[1])
+    for lang in ("ru", "en", "de", "uk", "ja"):
+        assert best.ceilings_at_hand(lang), lang
+        choose_best("You are an idiot!", ["Please go.", "I disagree with you."], [0.5, 0.4], lang)
+    assert embedded == [2] * 5  # only the two candidates against their input, never the inputs' pairs
+
+
+def test_every_language_with_training_inputs_has_shipped_ceilings_of_the_current_recipe():
+    shipped = best.shipped_ceilings()
+    assert set(shipped) == {"ru", *edition_inputs.LANGUAGES}, (
+        f"{best.SHIPPED_FILE.name} is missing, stale or of another recipe: run `detox ceilings`")
+    for lang, c in shipped.items():  # two different inputs are near (e5) but share few characters
+        assert 0.6 < c.cosine < 0.95 and 0.0 < c.chrf < 0.5, (lang, c)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_shipped_ceilings_are_what_the_data_gives(lang, real_data, monkeypatch):
+    if meaning.unavailable_reason():
+        pytest.skip(f"the model of meaning does not run here: {meaning.unavailable_reason()}")
+    monkeypatch.setattr(best, "_CEILINGS", {})
+    measured = best.unrelated_ceilings(lang, real_data.parent)
+    shipped = best.shipped_ceilings()[lang]
+    assert measured.cosine == pytest.approx(shipped.cosine, abs=0.005), "run `detox ceilings`"
+    assert measured.chrf == pytest.approx(shipped.chrf, abs=0.005), "run `detox ceilings`"

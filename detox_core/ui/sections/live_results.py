@@ -3,6 +3,8 @@ candidate with the best J marked (when the ranking can be trusted) and the run's
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import pandas as pd
 import streamlit as st
 
@@ -11,7 +13,7 @@ from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.llm.runner import Usage
 from detox_core.metrics import preset_class, score
 from detox_core.metrics.reference import reference_notes
-from detox_core.submissions.best import choose_best
+from detox_core.submissions.best import ceilings_at_hand, choose_best
 from detox_core.submissions.live import parse_request
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
@@ -71,8 +73,14 @@ def score_cards(source: str, candidates: list[str], frame: pd.DataFrame, sources
     # The cards keep the user's order; the best J is marked, not moved to the top, and only among
     # the candidates that are rewrites at all (a copy, another language or an unrelated sentence never is).
     sta = frame["sta_raw"].tolist() if "sta_raw" in frame else None
-    choice_ = (choose_best(source, candidates, frame["j"].tolist(), language, sta=sta, sta_input=sta_input,
-                           lexicon=language_lexicon) if len(candidates) > 1 else None)
+    choice_ = None
+    if len(candidates) > 1:
+        # The "unrelated" check's ceilings ship for the editions' languages; another language's are
+        # measured once per process (hundreds of inputs embedded: seconds), said while it runs.
+        with st.spinner(f"Measuring how far apart two different toxic texts in {language_name(language)} are "
+                        "(once per language)…") if not ceilings_at_hand(language) else nullcontext():
+            choice_ = choose_best(source, candidates, frame["j"].tolist(), language, sta=sta, sta_input=sta_input,
+                                  lexicon=language_lexicon)
     trust, distrust = ranking_trust(preset, calibrated, language) if choice_ is not None else ("agrees", "")
     for i in range(len(candidates)):
         who = sources.get(candidates[i])

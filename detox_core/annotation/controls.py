@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from detox_core.annotation.screening import GARBLED, NOT_DECISIVE, Screening, decisive, garbled, neutral_problem
 from detox_core.annotation.tasks import TASKS
 from detox_core.annotation.uploads import read_rows
 from detox_core.data import PARAPHRASE_COLUMNS, Source
@@ -134,16 +135,13 @@ def strong_words(corpus_pairs: list[tuple[str, str]], lexicon: frozenset[str] = 
 
 
 def insert_word(text: str, word: str, rng: random.Random) -> str:
-    """``text`` with ``word`` put in at its start, after its first word, or at its end."""
-    tokens = _END.sub("", text).split() or [text]
-    where = rng.choice(["start", "after_first", "end"]) if len(tokens) > 1 else "end"
-    if where == "start":
-        tokens = [word + ","] + tokens
-    elif where == "after_first":
-        tokens = tokens[:1] + [word] + tokens[1:]
-    else:
-        tokens = tokens + [word]
-    return " ".join(tokens)
+    """``text`` with ``word`` put in as an address: "word, text" or "text, word". Inside the
+    sentence or tacked on without a comma, a word reads as garbled or stray, not as an insult
+    (see :mod:`detox_core.annotation.screening`)."""
+    body = _END.sub("", text) or text
+    if rng.random() < 0.5:
+        return f"{word}, {body}"
+    return f"{body}, {word}"
 
 
 def replace_content_words(text: str, donor: str, keep: str = "", k: int = 2) -> str | None:
@@ -175,13 +173,17 @@ def usable_pairs(pairs: list[tuple[str, str]] | pd.DataFrame, min_words: int = 3
 
 
 def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: frozenset[str] = frozenset(),
-                      seed: int = 0, min_words: int = 3, max_words: int = 30) -> list[Control]:
+                      seed: int = 0, min_words: int = 3, max_words: int = 30,
+                      screening: Screening | None = None) -> list[Control]:
     """``n`` control items for ``task`` from ``corpus`` (half with each answer), made so
-    that a lookup of the public corpus does not answer them (see the module docstring).
+    that a lookup of the public corpus does not answer them (see the module docstring), of
+    candidates that pass the screening by construction (:mod:`detox_core.annotation.screening`);
+    ``screening``, when given, counts what it dropped and why.
 
     Raises:
-        DetoxInputError: the corpus has too few usable pairs.
+        DetoxInputError: the corpus has too few usable pairs, or too few pass the screening.
     """
+    screening = screening if screening is not None else Screening()
     if task not in TASKS:
         raise UnknownNameError(f"unknown task {task!r}")
     rng = random.Random(seed)
@@ -195,20 +197,11 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
                               f"{n} control items of the {task} task need at least {n}")
     out: list[Control] = []
     if task == "toxicity":
-        strong = strong_words(all_pairs, lexicon)
-        clean = [b for _a, b in pairs if not lexicon_hits(b, lexicon) and not lexicon_hits(b, frozenset(strong))]
-        if strong:
-            out += [Control(task, touch_up(insert_word(b, rng.choice(strong), rng), rng), 1.0,
-                            explanation="A polite sentence with an offensive word put in: the word makes it offensive.")
-                    for b in clean[n_neg:n_neg + n_pos]]
-        else:  # no word known to offend: the corpus's toxic side (a lookup finds these)
-            toxic = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
-            out += [Control(task, drop_word(a, rng, lexicon), 1.0,
-                            explanation="An offensive sentence of the corpus's toxic side.") for a, _b in toxic[:n_pos]]
-        out += [Control(task, drop_word(b, rng), 0.0, explanation="A neutral paraphrase written by a person.")
-                for b in clean[:n_neg]]
+        out += _toxicity_controls(pairs, all_pairs, n_pos, n_neg, lexicon, rng, screening)
     elif task == "content":
-        same, rest = pairs[:n_pos], pairs[n_pos:]
+        # Room for pairs no donor can change; a donor gives only words, so any paraphrase may be one.
+        readable = _readable(pairs, screening, need=2 * n)
+        same, rest = readable[:n_pos], readable[n_pos:]
         out += [Control(task, touch_up(b, rng), 1.0, input=a, explanation="The original and its own polite paraphrase.")
                 for a, b in same]
         donors = [b for _a, b in pairs]
@@ -232,7 +225,7 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
                     out.append(Control(task, drop_word(far, rng), 0.0, input=a,
                                        explanation="The rewrite belongs to another sentence."))
     else:
-        texts = [b for _a, b in pairs]
+        texts = [b for _a, b in _readable(pairs, screening, need=2 * n_pos + n_neg)]
         good, bad = texts[:2 * n_pos], texts[2 * n_pos:]
         out += [Control(task, touch_up(f"{touch_up(x, rng).rstrip(' .!')}. {y}", rng), 1.0,
                         explanation="Two sentences written by people, one after the other: fluent.")
@@ -242,9 +235,60 @@ def generate_controls(corpus: pd.DataFrame, task: str, n: int, *, lexicon: froze
         out += [Control(task, corrupt(b, rng), 0.0, explanation="Words shuffled and letters swapped: not a sentence.")
                 for b in bad[:n_neg]]
     if len(out) < n:
-        raise DetoxInputError(f"could make only {len(out)} of {n} control items of the {task} task from the corpus")
+        raise DetoxInputError(f"could make only {len(out)} of {n} control items of the {task} task from the corpus"
+                              + (f" ({screening.summary()})" if screening.n_dropped else ""))
     rng.shuffle(out)
     return out
+
+
+def _readable(pairs: list[tuple[str, str]], screening: Screening, need: int | None = None) -> list[tuple[str, str]]:
+    """``pairs`` without those whose paraphrase is garbled (markup, a link), each one counted in
+    ``screening`` while fewer than ``need`` (all without it) are kept."""
+    kept = []
+    for a, b in pairs:
+        if need is not None and len(kept) >= need:
+            break
+        screening.considered += 1
+        if garbled(b):
+            screening.drop(GARBLED)
+        else:
+            kept.append((a, b))
+    return kept
+
+
+def _toxicity_controls(pairs: list[tuple[str, str]], all_pairs: list[tuple[str, str]], n_pos: int, n_neg: int,
+                       lexicon: frozenset[str], rng: random.Random, screening: Screening) -> list[Control]:
+    """The toxicity task's items: ``n_neg`` neutral paraphrases and ``n_pos`` neutral paraphrases
+    with an offensive word put in as an address, each candidate screened
+    (:mod:`detox_core.annotation.screening`)."""
+    strong = strong_words(all_pairs, lexicon)
+    offensive = lexicon | frozenset(strong)
+    neutral: list[str] = []
+    toxic: list[str] = []
+    need_toxic = n_pos if strong else 0
+    for _a, b in pairs:
+        if len(neutral) >= n_neg and len(toxic) >= need_toxic:
+            break
+        screening.considered += 1
+        if why := neutral_problem(b, offensive):
+            screening.drop(why)
+        elif len(neutral) < n_neg:
+            neutral.append(b)
+        else:
+            # A few words in turn: one the classifier barely knows does not condemn the sentence.
+            made = (touch_up(insert_word(b, word, rng), rng) for word in rng.sample(strong, min(3, len(strong))))
+            if (text := next((t for t in made if decisive(b, t)), None)) is None:
+                screening.drop(NOT_DECISIVE)
+            else:
+                toxic.append(text)
+    out = [Control("toxicity", t, 1.0, explanation="A polite sentence with an offensive word put in: the word "
+                                                     "makes it offensive.") for t in toxic]
+    if not strong:  # no word known to offend: the corpus's toxic side (a lookup finds these)
+        worst = sorted(pairs, key=lambda p: -len(lexicon_hits(p[0], lexicon)))
+        out += [Control("toxicity", drop_word(a, rng, lexicon), 1.0,
+                        explanation="An offensive sentence of the corpus's toxic side.") for a, _b in worst[:n_pos]]
+    return out + [Control("toxicity", drop_word(b, rng), 0.0, explanation="A neutral paraphrase written by a person.")
+                  for b in neutral]
 
 
 def load_controls(source: Source, *, name: str | None = None,

@@ -11,6 +11,7 @@ import pandas as pd
 
 from detox_core import editions
 from detox_core.annotation.controls import Control, generate_controls, usable_pairs
+from detox_core.annotation.screening import Screening
 from detox_core.submissions.store import display_names, Store
 from detox_core.errors import DetoxInputError
 from detox_core.vocab import language_name
@@ -72,15 +73,17 @@ def submission_languages(store: Store, submission_ids: Sequence[int], default_la
 
 def corpus_controls(corpus: pd.DataFrame, tasks: Sequence[str], *, per_task: int, exam_per_task: int,
                     lexicon: frozenset[str] = frozenset(), exclude: set[str] | None = None,
-                    seed: int = 0) -> tuple[list[Control], list[Control]]:
+                    seed: int = 0, screening: Screening | None = None) -> tuple[list[Control], list[Control]]:
     """Control and exam items for ``tasks`` from ``corpus``; the two sets share no text,
-    and no input in ``exclude`` (the inputs being judged) is used."""
+    and no input in ``exclude`` (the inputs being judged) is used. ``screening`` counts the
+    candidates dropped as disputable (:mod:`detox_core.annotation.screening`)."""
     if exclude:
         corpus = corpus[~corpus["toxic_comment"].str.strip().isin(exclude)]
     controls: list[Control] = []
     exam: list[Control] = []
     for k, task in enumerate(tasks):
-        made = generate_controls(corpus, task, per_task + exam_per_task, lexicon=lexicon, seed=seed + k)
+        made = generate_controls(corpus, task, per_task + exam_per_task, lexicon=lexicon, seed=seed + k,
+                                 screening=screening)
         # Keep both answers in the exam: alternate golden labels when picking it.
         pos = [c for c in made if c.golden == 1.0]
         neg = [c for c in made if c.golden != 1.0]
@@ -101,6 +104,7 @@ class LanguageControls:
     problem: str = ""  # why the language has no control questions and what to upload
     lacking: tuple[str, ...] = ()  # the tasks it has no control questions for
     why: str = ""  # why none were made from the corpus
+    screened: str = ""  # what the screening of generated candidates dropped, and why ("" when nothing)
 
 
 CONTROL_UPLOAD_HINT = ("upload a control-items TSV (columns lang, task, text, golden; input for the content task; "
@@ -127,11 +131,12 @@ def language_controls(corpus: pd.DataFrame, tasks: Sequence[str], languages: Seq
         part = corpus_part(corpus, lang, corpus_lang)
         made: tuple[list[Control], list[Control]] = ([], [])
         why = ""
+        screening = Screening()
         if per_task + exam_per_task > 0:
             try:
                 made = corpus_controls(part, tasks, per_task=per_task, exam_per_task=exam_per_task,
                                        lexicon=(lexicons or {}).get(lang) or lexicon, exclude=exclude,
-                                       seed=seed + 100 * k)
+                                       seed=seed + 100 * k, screening=screening)
             except DetoxInputError as err:
                 why = "the corpus has no pairs with references in it" if part.empty or not len(_usable(part)) else \
                     f"the corpus has too few: {err}"
@@ -147,7 +152,7 @@ def language_controls(corpus: pd.DataFrame, tasks: Sequence[str], languages: Seq
                 name = f"{language_name(lang)} ({lang})" if lang else "This project's language"
                 problem = f"{name} has no control questions for {', '.join(lacking)}: {why or 'none were made'}."
         plan.append(LanguageControls(lang, source or "none", len(ctrl), len(ex), problem, tuple(lacking),
-                                     why or "none were made"))
+                                     why or "none were made", screening.summary()))
         controls += ctrl
         exam += ex
     return controls, exam, plan
@@ -172,6 +177,14 @@ def controls_problem(plan: Sequence[LanguageControls]) -> str:
     return (said + " To go on, " + CONTROL_UPLOAD_HINT.format(lang=codes)
             + "; or leave " + ("that language" if len(lacking) == 1 else "those languages")
             + " out, or set the generated control items to 0.")
+
+
+def screening_note(plan: Sequence[LanguageControls]) -> str:
+    """What the screening of generated control items dropped, per language ("" when nothing):
+    said when a project is made and kept in its log (the Settings tab shows it)."""
+    lines = [f"{language_name(p.lang)} ({p.lang}): {p.screened}" if p.lang else p.screened
+             for p in plan if p.screened]
+    return "\n".join(lines)
 
 
 def control_corpus(dataset: str, chosen: pd.DataFrame | None, judged_split: str,

@@ -19,7 +19,7 @@ def corpus(n: int = 30) -> pd.DataFrame:
     rows = []
     for i in range(n):
         noun = NOUNS[i % len(NOUNS)]
-        rows.append({"toxic_comment": f"этот тупой {noun} номер {i} опять всё испортил",
+        rows.append({"toxic_comment": f"этот дебил {noun} номер {i} опять всё испортил",
                      "neutral_comment1": f"этот {noun} номер {i} опять всё испортил",
                      "neutral_comment2": "", "neutral_comment3": ""})
     return pd.DataFrame(rows)
@@ -34,14 +34,16 @@ def derived_from(text: str, sources) -> bool:
 
 def test_toxicity_controls_put_an_offensive_word_into_a_paraphrase():
     frame = corpus()
-    got = generate_controls(frame, "toxicity", 10, lexicon=frozenset({"тупой"}), seed=3)
+    got = generate_controls(frame, "toxicity", 10, lexicon=frozenset({"дебил"}), seed=3)
     assert len(got) == 10 and sum(c.golden for c in got) == 5
     for c in got:
-        assert ("тупой" in c.text.lower()) == (c.golden == 1.0)
+        assert ("дебил" in c.text.lower()) == (c.golden == 1.0)
+        if c.golden == 1.0:  # put in as an address, where it reads as an insult
+            assert c.text.lower().startswith("дебил, ") or c.text.rstrip(".!").endswith(", дебил"), c.text
     paraphrases = set(frame["neutral_comment1"])
     # Both answers are paraphrases of the corpus touched up: looking one up finds a
     # paraphrase either way; the offensive word put in decides.
-    assert all(derived_from(c.text.lower().replace("тупой,", "").replace("тупой", ""), paraphrases) for c in got)
+    assert all(derived_from(c.text.lower().replace("дебил", ""), paraphrases) for c in got)
     assert not any(c.text in set(frame["toxic_comment"]) or c.text in paraphrases for c in got)  # not verbatim
 
 

@@ -148,8 +148,8 @@ def test_pairs_from_multilingual_submissions_restricted_to_languages(tmp_path):
 
 
 def corpus(langs=("de",), n: int = 30) -> pd.DataFrame:
-    rows = [{"lang": lang, "toxic_comment": f"dieser dumme Nachbar Nummer {i} hat alles {lang} kaputt gemacht",
-             "neutral_comment1": f"dieser Nachbar Nummer {i} hat alles {lang} kaputt gemacht",
+    rows = [{"lang": lang, "toxic_comment": f"dieser Idiot von Nachbar Nummer {i} hat {lang} das Auto gewaschen",
+             "neutral_comment1": f"dieser Nachbar Nummer {i} hat {lang} das Auto gewaschen",
              "neutral_comment2": "", "neutral_comment3": ""} for lang in langs for i in range(n)]
     return pd.DataFrame(rows)
 

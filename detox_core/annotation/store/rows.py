@@ -155,7 +155,8 @@ class EventRow(Base):
     """The project's log: who was refused and why, and what organizers did about it.
 
     ``kind``: ``exam_failed``, ``banned``, ``join_refused`` (the address limit),
-    ``readmitted`` (a failed annotator admitted), ``unbanned``, ``address_allowed``.
+    ``readmitted`` (a failed annotator admitted), ``unbanned``, ``address_allowed``,
+    ``controls_screened`` (at creation: the generated control items the screening dropped).
     """
 
     __tablename__ = "ann_events"

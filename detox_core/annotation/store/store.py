@@ -39,6 +39,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from detox_core.annotation.controls import Control
+from detox_core.annotation.screening import EVENT as SCREENED
 from detox_core.annotation.quality import (
     check_complete,
     check_label,
@@ -108,10 +109,12 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
 
     def create_project(self, name: str, tasks: Sequence[str], pairs: pd.DataFrame, *,
                        controls: Sequence[Control] = (), exam: Sequence[Control] = (),
-                       settings: Settings | None = None, dataset: str = "", access_code: str | None = None) -> Project:
+                       settings: Settings | None = None, dataset: str = "", access_code: str | None = None,
+                       screened: str = "") -> Project:
         """Create a project judging ``pairs`` (columns ``system``, ``idx``, ``input``,
         ``output`` and optional ``lang``, the ISO code of each pair's language) on
-        ``tasks``, with control and exam items (each of its ``lang``).
+        ``tasks``, with control and exam items (each of its ``lang``); ``screened`` (what the
+        screening of generated control items dropped) goes to the project's log.
 
         Raises:
             AnnotationError: empty name or pairs, a name or code in use, unknown task,
@@ -161,6 +164,8 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
                                          lang=key[3]))
             items += _control_rows(row.id, controls, "control") + _control_rows(row.id, exam, "exam")
             s.add_all(items)
+            if screened:
+                s.add(EventRow(project_id=row.id, name="", kind=SCREENED, detail=screened, created_at=utc_now()))
             s.flush()
             return project_view(row)
 

@@ -10,7 +10,7 @@ from detox_core.annotation.controls import load_controls
 from detox_core.annotation.instructions import BUILTIN_EXAMPLE_LANGUAGES
 from detox_core.annotation.projects import (
     control_corpus, control_coverage, controls_problem, language_controls, pairs_from_submissions,
-    submission_languages,
+    screening_note, submission_languages,
 )
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.annotation.tasks import TASKS, spec
@@ -58,9 +58,12 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
         settings = settings_form("new_set", Settings())
         c1, c2, c3 = st.columns(3)
         n_ctrl = int(c1.number_input("Generated control items per task", 0, 2000, 40, key="new_n_ctrl",
-                                     help="Per language, from the corpus's other splits: toxic inputs vs their "
-                                     "paraphrases, own vs another input's paraphrase, corpus sentences vs corrupted "
-                                     "copies."))
+                                     help="Per language, from the corpus's other splits: neutral paraphrases vs "
+                                     "the same with an insult put in as an address, own vs changed paraphrase, "
+                                     "corpus sentences vs corrupted copies. Candidates a careful reader would "
+                                     "dispute are dropped (markup, a lexicon word or a toxic-sounding text meant "
+                                     "as neutral, an insult that does not make the text toxic); the project says "
+                                     "how many and why when it is created, and its Settings tab keeps it."))
         n_exam = int(c2.number_input("Exam pool per task", 0, 200, 12, key="new_n_exam",
                                      help="Exam items with known answers; each annotator gets a random draw of "
                                           "'Exam items per annotator' from the pool."))
@@ -113,14 +116,16 @@ def new_project_tab(store: AnnotationStore, choice: CorpusChoice) -> None:
                     lexicons={lang: choice.lexicon_for(lang) for lang in langs})
                 if controls_problem(plan):
                     raise DetoxInputError(controls_problem(plan))
+                screened = screening_note(plan)
                 made = store.create_project(name, tasks, pairs, controls=controls, exam=exam, settings=settings,
-                                            dataset=choice.source)
+                                            dataset=choice.source, screened=screened)
                 if examples:
                     store.set_examples(made.id, [ex for ex in examples if ex.task in made.tasks])
                 st.session_state["org_pending_project"] = made.id
                 st.session_state["org_flash"] = ("success", f"Project **{render.md(made.name)}** created: {len(pairs):,} pairs, "
                                                  f"{len(controls):,} control and {len(exam):,} exam items. Access "
-                                                 f"code for annotators: **`{made.access_code}`**")
+                                                 f"code for annotators: **`{made.access_code}`**"
+                                                 + "".join(f"\n\n{render.md(line, None)}" for line in screened.splitlines()))
                 st.rerun()
             except DetoxError as err:
                 st.error(f"Not created. {render.md(err, None)}", icon=":material/error:")

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core.annotation.controls import load_controls
+from detox_core.annotation.screening import EVENT as SCREENED
 from detox_core.annotation.store import AnnotationStore, Project
 from detox_core.annotation.uploads import load_examples
 from detox_core.errors import AnnotationError, DetoxError
@@ -58,6 +59,11 @@ def settings_tab(store: AnnotationStore, project: Project, stamp: object = None)
                                                                     "explanation"]], hide_index=True)
     items = store.items(project.id)
     st.caption("Items: " + ", ".join(f"{k} {v:,}" for k, v in items["kind"].value_counts().items()))
+    log = store.log(project.id)
+    for note in log.loc[log["kind"] == SCREENED, "detail"]:
+        # Generated control items that careful readers would dispute were left out at creation.
+        for line in note.splitlines():
+            st.caption(render.md(line, None))
     with st.expander("Delete this project", icon=":material/delete:"):
         st.warning(f"Deletes **{render.md(project.name)}** with its items, annotators and every answer. This cannot be undone; "
                    "export first.", icon=":material/warning:")

@@ -50,11 +50,12 @@ def show_flash() -> None:
         st.error(message, icon=":material/block:")
 
 
-def notify(kind: str, message: str) -> None:
+def notify(kind: str, message: str, page: int | None = None) -> None:
     """The outcome of a submit or skip, kept until the next one (or a change of task):
-    drawn at the top of the next page, where the annotator is looking."""
+    drawn at the top of the next page, where the annotator is looking. A notice about one
+    page (``page``, its assignment id: its answers restored) is drawn on that page only."""
     seq = st.session_state["ann_seq"] = st.session_state.get("ann_seq", 0) + 1
-    st.session_state["ann_notice"] = {"kind": kind, "text": message, "seq": seq}
+    st.session_state["ann_notice"] = {"kind": kind, "text": message, "seq": seq, "page": page}
 
 
 def show_notice() -> None:

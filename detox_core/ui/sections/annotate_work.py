@@ -116,9 +116,13 @@ def on_draft(a: Annotating, p: Page, key: str) -> None:
         return
     try:
         a.store.save_drafts(a.ann.id, p.assignment_id, draft_answers(p, draft))
-    except (AnnotationError, StorageError):
-        # Not kept (the page expired, the database is away): the answers are still on the
-        # page in the browser, and the submit carries them; it says what went wrong.
+    except AnnotationError as err:
+        # The page is no longer open (submitted in another tab, expired): this run draws the
+        # next one in its place, so the tab says why rather than swapping pages silently.
+        notify("error", f"Not saved: {err}.")
+    except StorageError:
+        # Not kept (the database is away): the answers are still on the page in the browser,
+        # and the submit carries them; it says what went wrong.
         pass
 
 
@@ -133,13 +137,17 @@ def work_page(a: Annotating, page: Page, sp: TaskSpec) -> None:
         drawn.append(page.assignment_id)
         restored = drafts_of(a.store, a.ann.id, page)
         if n_restored := sum(x is not None for x in restored):
-            notify("success", restored_text(n_restored, ui))
+            notify("success", restored_text(n_restored, ui), page=page.assignment_id)
 
     # The whole page is answered in the browser (keys register at once) and arrives in one
     # message on submit or skip; it is checked, then stored in one transaction. Each outcome
     # draws the page afresh (the notice's number is in the key). The answers given so far
     # reach the server as drafts on the way.
     notice = st.session_state.get("ann_notice")
+    if notice and notice.get("page") not in (None, page.assignment_id):
+        # Restored answers of another page (this tab's page was submitted elsewhere since):
+        # not a word about this one.
+        notice = st.session_state["ann_notice"] = None
     page_key = f"ann_page_{page.assignment_id}_{ui}_{notice['seq'] if notice else 0}"
     base = st.session_state.get("ann_draft_base")
     if base is None or base["key"] != page_key:

@@ -24,7 +24,7 @@ COMET_VENV  := .venv-comet
 COMET_REQS  := tests/comet/requirements.txt
 COMET_STAMP := $(COMET_VENV)/.requirements-installed
 
-.PHONY: run test heads check-heads setup data e2e screenshots bench clean lock docs docs-screenshots
+.PHONY: run test heads check-heads setup data e2e screenshots bench clean lock docs
 
 run: $(STAMP) data
 	$(BIN)/python -m detox_core serve --server.port $(PORT) --server.address $(ADDRESS)
@@ -90,17 +90,16 @@ lock:
 e2e: setup data
 	$(BIN)/python -m pytest -m e2e tests/e2e
 
-# Re-take the browser tests' screenshots (tests/e2e/screenshots/, shown in the docs) in headless Chromium.
-screenshots: setup data
-	DETOX_SCREENSHOTS=tests/e2e/screenshots $(BIN)/python -m pytest -m e2e tests/e2e -q
+# Take every screenshot the docs show (docs/screenshots.py lists them), at 1400 and 800 px, from the
+# running app in headless Chromium, into docs/site_src/guide/img/ with screenshots.json: the digest
+# of the files each page is drawn from, which tests/docs/test_screenshots.py checks. ONLY="name ..."
+# re-takes those pictures' scenes alone.
+screenshots: $(TEST_STAMP) data
+	$(BIN)/python docs/take_screenshots.py $(if $(ONLY),--only $(ONLY))
 
 # The docs site (docs/mkdocs.yml) into build/docs-site/, strictly: a broken link fails (tests/docs/ too).
 docs: $(TEST_STAMP)
 	$(BIN)/python -m mkdocs build --strict -f docs/mkdocs.yml
-
-# Re-take the user guide's screenshots (docs/site_src/guide/img/) from the running app in headless Chromium.
-docs-screenshots: $(TEST_STAMP) data
-	$(BIN)/python docs/take_screenshots.py
 
 bench: setup data
 	$(BIN)/python benchmarks/bench_cold_start.py

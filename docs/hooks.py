@@ -6,9 +6,11 @@ cannot go stale.
 - ``<!-- exit-codes -->`` becomes the table of ``detox_core.cli.EXIT_CODES``.
 - ``<!-- include: PATH -->`` becomes the file PATH of the repository (docs/DESIGN.md stays where it is).
 - A Sphinx role left in a docstring (``:func:`score```) shows as its code alone on the API page.
+- ``css/pygments.css``, the colours of the code blocks, is Pygments' own stylesheet for the classes
+  that ``codehilite`` writes at build time: the site loads no script or font from the internet.
 
-The browser tests' screenshots (tests/e2e/screenshots/) are in the site as ``e2e/`` through a
-link of the sources (docs/site_src/e2e), without a copy: a page shows them as ``e2e/NAME.png``.
+The pictures of the app (docs/site_src/guide/img/) are taken by ``make screenshots``
+(docs/take_screenshots.py), each recorded with the digest of the code that draws its page.
 """
 
 from __future__ import annotations
@@ -53,6 +55,25 @@ def exit_codes() -> str:
 
     rows = [f"| {code} | {what} |" for code, what in EXIT_CODES.items()]
     return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
+#: Pygments' style of the code blocks (the theme's light colours, as highlight.js's ``github`` was).
+PYGMENTS_STYLE = "default"
+
+
+def pygments_css() -> str:
+    """The stylesheet of the code blocks that ``codehilite`` colours at build time."""
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".codehilite")
+
+
+def on_files(files, config):
+    """Adds the generated ``css/pygments.css`` (named in ``extra_css``) to the site."""
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, "css/pygments.css", content=pygments_css()))
+    return files
 
 
 def _include(match: re.Match) -> str:

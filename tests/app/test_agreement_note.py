@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -77,9 +79,24 @@ def test_without_human_judgements_the_shipped_figures_are_stated_and_else_not_me
     assert "not measurable here (no human judgements in the data folder)" in texts(at)
 
 
-def test_a_measurement_that_fails_does_not_take_the_page_down(scored, monkeypatch):
-    """The embedded preset is measured on sight; if that breaks (a damaged model file), the
-    ranking still shows, with the reason as text."""
+@pytest.fixture
+def background(monkeypatch):
+    """No background measurement started before; ``wait()`` joins the ones started since."""
+    from detox_core.ui.sections import preset_agreement as section
+
+    monkeypatch.setattr(section, "_BACKGROUND", {})
+
+    def wait() -> None:
+        for thread in threading.enumerate():
+            if thread.name.startswith("agreement-"):
+                thread.join(30)
+
+    return wait
+
+
+def test_a_measurement_that_fails_does_not_take_the_page_down(scored, monkeypatch, background):
+    """The embedded preset with no shipped or kept figures is measured in the background; if
+    that breaks (a damaged model file), the ranking still shows, with the reason as text."""
     monkeypatch.setattr(preset_agreement, "stored", lambda *a, **k: None)
 
     def broken(*a, **k):
@@ -87,23 +104,34 @@ def test_a_measurement_that_fails_does_not_take_the_page_down(scored, monkeypatc
 
     monkeypatch.setattr(preset_agreement, "measure", broken)
     at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
+    background()
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     note = next(c.value for c in at.caption if "could not be measured here" in c.value)
     assert "\\<b\\>" in note or "&lt;b&gt;" in note  # the message as text, not markup
     assert set(at.dataframe[-1].value["system"]) == {"delete_test.txt", "copy_test.txt"}
 
 
-def test_the_embedded_preset_is_measured_on_sight_and_kept(scored, monkeypatch):
-    calls = []
+def test_the_embedded_preset_is_measured_in_the_background_once_and_kept(scored, monkeypatch, background):
+    """A first score's page is not held while the preset's agreement with people is measured
+    (minutes on a CPU): the page says it is being measured and shows the stored submissions;
+    the next run of the page states the kept figures, measured once."""
+    calls, release = [], threading.Event()
 
     def measure(preset, calibrated=True, edition=None, pool=None, progress=None):
         calls.append(preset)
-        return result(0.95)
+        release.wait(30)  # still measuring while the page is drawn
+        return kept.append(result(0.95))
 
-    monkeypatch.setattr(preset_agreement, "stored", lambda *a, **k: result(0.95) if calls else None)
+    kept: list = []
+    monkeypatch.setattr(preset_agreement, "stored", lambda *a, **k: kept[0] if kept else None)
     monkeypatch.setattr(preset_agreement, "measure", measure)
-    at = AppTest.from_file(LEADERBOARD, default_timeout=60).run()
-    assert not at.exception and calls == ["embedded"]
-    assert "system-level Spearman 0.95" in texts(at)
-    at.run()  # the next run reads the kept figures
-    assert calls == ["embedded"]
+    at = AppTest.from_file(SUBMISSIONS, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "being measured in the background since" in texts(at) and not kept
+    assert [h.value for h in at.subheader if h.value == "Stored submissions"] and at.dataframe
+    at.run()  # a second run while it measures starts nothing more
+    release.set()
+    background()
+    at.run()
+    assert calls == ["embedded"] and "system-level Spearman 0.95" in texts(at)

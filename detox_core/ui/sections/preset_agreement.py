@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -17,8 +20,17 @@ from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.models import shared_pool
 from detox_core.vocab import language_name
 
-#: Presets measured at once when a page finds no measurement (seconds on a CPU).
-MEASURED_ON_SIGHT = ("embedded",)
+#: Presets measured in the background when a page finds neither shipped nor kept figures (the
+#: embedded preset when it no longer scores as its shipped figures were made): minutes on a
+#: CPU (4,320 pairs per language, 8,750 in Russian), once a process, kept for every page and
+#: server after; measured on the page, they held a first score's page for minutes.
+MEASURED_IN_BACKGROUND = ("embedded",)
+#: (what, preset, calibrated) -> the background measurement: started, error.
+_BACKGROUND: dict[tuple[str, str, bool], dict] = {}
+_BACKGROUND_LOCK = threading.Lock()
+_ONE_AT_A_TIME = threading.Lock()  # two measurements at once would only halve each one's share of the cores
+#: The background measurement yields the cores to people's scoring (a nice value, Linux).
+BACKGROUND_NICE = 10
 
 
 def _measure(preset: str, calibrated: bool, measure=None, what: str = "Agreement with people"):
@@ -38,12 +50,48 @@ def _measure(preset: str, calibrated: bool, measure=None, what: str = "Agreement
         bar.empty()
 
 
+def in_background(what: str, preset: str, calibrated: bool, measure: Callable) -> dict:
+    """Start ``measure(preset, calibrated, pool=)`` in a thread of its own unless this process
+    has started it already; its state: ``started`` (epoch seconds), ``error`` (the reason it
+    failed, else None). The result is kept by ``measure`` where ``stored()`` reads it."""
+    key = (what, preset, calibrated)
+    with _BACKGROUND_LOCK:
+        job = _BACKGROUND.get(key)
+        if job is not None:
+            return job
+        job = _BACKGROUND[key] = {"started": time.time(), "error": None}
+    pool = shared_pool()  # here: the thread has no Streamlit session to read the cached pool from
+
+    def work() -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)  # this thread's
+        except (AttributeError, OSError):
+            pass  # not Linux, or not allowed: it runs at the usual priority
+        try:
+            with _ONE_AT_A_TIME:
+                measure(preset, calibrated, pool=pool)
+        except Exception as err:  # noqa: BLE001 - said on the page instead of a figure
+            job["error"] = str(err)
+
+    threading.Thread(target=work, name=f"agreement-{what}-{preset}", daemon=True).start()
+    return job
+
+
+def _background_note(what: str, label: str, job: dict) -> None:
+    if job["error"] is not None:
+        st.caption(f"{what} of {label} with people could not be measured here: {render.md(job['error'], 300)}")
+        return
+    st.caption(f"{what} of {label} with people: being measured in the background since "
+               f"{time.strftime('%H:%M', time.localtime(job['started']))} (minutes, once: the figures are then "
+               "kept and shown here).")
+
+
 def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (), key: str = "agr") -> None:
     """One statement of how far ``preset``'s ranking agrees with people; a warning when weak.
 
-    Reads the kept measurement; the embedded preset is measured on the spot when there is
-    none (about 15 s), other presets by an organizer's click (they score 8,750 pairs with
-    their models)."""
+    Reads the shipped or kept measurement; the embedded preset is measured in the background
+    when there is none (:func:`in_background`), other presets by an organizer's click (they
+    score 8,750 pairs with their models)."""
     weak_parts_note(preset, languages)
     editions = preset_agreement.measurable_editions()
     label = registry.preset_label(preset, calibrated)
@@ -51,8 +99,10 @@ def agreement_note(preset: str, calibrated: bool, languages: Sequence[str] = (),
     if result is None and not editions:
         st.caption(f"Agreement of {label} with people: not measurable here (no human judgements in the data folder).")
         return
-    if result is None and preset in MEASURED_ON_SIGHT:
-        result = _measure(preset, calibrated)
+    if result is None and preset in MEASURED_IN_BACKGROUND:
+        language_note(preset, calibrated, languages, key=f"{key}_lang")
+        _background_note("Agreement", label, in_background("russian", preset, calibrated, preset_agreement.measure))
+        return
     if result is None:
         _offer_measure(f"Agreement of {label} with people: not measured yet for this preset as it scores now "
                        f"({editions[0].short} human evaluation).", "Measure it",
@@ -130,9 +180,11 @@ def language_note(preset: str, calibrated: bool, languages: Sequence[str], key: 
     wanted = [c for c in languages if c != "ru" and c in edition.languages and covers(c)]
     if not wanted:
         return set()
-    if result is None and preset in MEASURED_ON_SIGHT:
-        result = _measure_languages(preset, calibrated)
     label = registry.preset_label(preset, calibrated)
+    if result is None and preset in MEASURED_IN_BACKGROUND:
+        _background_note("Agreement per language", label, in_background(
+            "languages", preset, calibrated, preset_agreement_by_language.measure))
+        return set(wanted)
     if result is None:
         _offer_measure(f"Agreement of {label} with people per language: not measured yet for this preset "
                        f"({edition.short} human evaluation, {len(edition.languages)} languages).",

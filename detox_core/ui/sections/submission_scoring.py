@@ -91,6 +91,7 @@ def run_scoring(target: SubmissionTarget, content: bytes, name: str, source: str
     usages: list[dict] = []  # what an LLM judge's run cost, read from its score frame
 
     def on_scored(frame) -> None:
+        progress.storing()  # the bar says so rather than "finishing" while the database writes
         if frame.attrs.get("llm_usage"):
             usages.append(frame.attrs["llm_usage"])
 
@@ -129,6 +130,7 @@ def run_scoring(target: SubmissionTarget, content: bytes, name: str, source: str
         bar.empty()
         st.error(f"Not scored. {render.md(err, None)}", icon=":material/error:")
         return
+    progress.finished()  # what followed the pairs, for the next score's estimate
     bar.empty()
     show_submission(stored.id)
     if summary is not None:

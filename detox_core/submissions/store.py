@@ -180,6 +180,15 @@ def display_names(listed: pd.DataFrame) -> dict[int, str]:
     return {int(i): (f"{n} #{i}" if counts[n] > 1 else str(n)) for i, n in zip(listed["id"], listed["name"])}
 
 
+def short_name(name: str, limit: int = 24) -> str:
+    """``name`` cut in the middle to at most ``limit`` characters ("team-sunrise…_v3_test.txt"):
+    the start and the end, where file names tell their versions apart, both kept."""
+    if len(name) <= limit:
+        return name
+    tail = (limit - 1) * 2 // 5
+    return name[: limit - 1 - tail] + "…" + name[len(name) - tail:]
+
+
 def file_sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 

@@ -11,7 +11,7 @@ from detox_core.analysis.leaderboard import is_official, official_chrf
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.reference import reference_notes
 from detox_core.submissions.service import missing_reference_columns, stored_references, with_language_means
-from detox_core.submissions.store import display_names
+from detox_core.submissions.store import display_names, short_name
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.submission_store import (cached_official_chrf, cached_scores, fill_reference_metrics_of,
@@ -111,15 +111,20 @@ def stored_submissions(target: SubmissionTarget, listed: pd.DataFrame, organizer
                                               for i in listed["id"]])
         score_cols.insert(score_cols.index("chrf") + 1, "chrf_official")
     stored_cols = ["name", *axis_cols, *lang_cols, *score_cols, "source", "n", "created_at"]
+    # Long names cut in the middle, so that J and STA stay on screen at 800 px and the ends of the
+    # names, where versions differ, stay readable; the whole name is in the "Show" box below.
+    shown = listed.assign(name=[short_name(n) for n in display_names(listed).values()])
     st.dataframe(
-        listed[[*stored_cols, "hidden"]], hide_index=True, placeholder=MISSING,
+        shown[[*stored_cols, "hidden"]], hide_index=True, placeholder=MISSING,
         column_order=None if organizer else stored_cols,
         column_config={
             "languages": st.column_config.TextColumn("Languages", help="Picked languages the file answers, and how "
                                                      "many of them the preset scored when fewer (a preset that covers "
                                                      "fewer languages): fewer answered than picked = partial"),
             "hidden": st.column_config.CheckboxColumn("Hidden"),
-            "name": st.column_config.TextColumn("Submission", pinned=True), "source": st.column_config.TextColumn("From"),
+            "name": st.column_config.TextColumn("Submission", pinned=True, help="Long names are cut in the middle "
+                                                "(…); the whole name is in the Show box below"),
+            "source": st.column_config.TextColumn("From"),
             "n": st.column_config.NumberColumn("Sentences"),
             **{c: st.column_config.ProgressColumn(vocab.label(c), min_value=0.0, max_value=1.0, format="%.3f",
                                                   help=vocab.axis_help(c)) for c in SCORE_COLUMNS},

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from detox_core.languages import LANGUAGES
 from detox_core.segment import SEGMENTERS
 
 #: Characters that reorder the display of the text around them (bidirectional embeddings,
@@ -83,6 +84,53 @@ Op = Literal["equal", "delete", "insert"]
 def words(text: str) -> list[str]:
     """The normalised words of ``text`` (lower case, ``ё`` folded to ``е``)."""
     return [normalise_word(w) for w in _word_re(text).findall(text)]
+
+
+_STEMMERS: dict[str, object] = {}
+_STEMMER_LOCK = threading.Lock()
+#: Two roots (stems where the language has a stemmer) are one word when they share a start this
+#: long at least, and all but the last two characters of the shorter: Ukrainian "ідіот", "ідіоте",
+#: "ідіотом" have no stemmer, and a stemmer may leave a case ending.
+ROOT_PREFIX = 4
+
+
+def _stemmer(name: str):
+    with _STEMMER_LOCK:
+        if name not in _STEMMERS:
+            # nltk (installed for the 2022 script's chrF) takes a second to import: only comparing
+            # the insults of two texts needs it.
+            from nltk.stem.snowball import SnowballStemmer
+
+            _STEMMERS[name] = SnowballStemmer(name)
+        return _STEMMERS[name]
+
+
+def word_root(word: str, lang: str | None = None) -> str:
+    """``word`` normalised, without a clitic prefix of ``lang`` (Arabic "ال", Hebrew "ה", when
+    three letters stay) and stemmed by its Snowball stemmer where it has one."""
+    word = normalise_word(word)
+    known = LANGUAGES.get(lang or "")
+    if known is None:
+        return word
+    for clitic in known.clitics:
+        if word.startswith(clitic) and len(word) - len(clitic) >= 3:
+            word = word[len(clitic):]
+            break
+    return _stemmer(known.stemmer).stem(word) if known.stemmer else word
+
+
+def same_root(a: str, b: str, lang: str | None = None) -> bool:
+    """Whether ``a`` and ``b`` are one word in two forms: the same :func:`word_root`, or roots
+    sharing all but their last two characters (at least :data:`ROOT_PREFIX`)."""
+    ra, rb = word_root(a, lang), word_root(b, lang)
+    if ra == rb:
+        return True
+    shared = 0
+    for x, y in zip(ra, rb):
+        if x != y:
+            break
+        shared += 1
+    return shared >= ROOT_PREFIX and shared >= min(len(ra), len(rb)) - 2
 
 
 _KANA_RE = re.compile("[\u3040-\u30ff]")

@@ -45,6 +45,10 @@ class Language:
             was not trained on it).
         rtl: written right to left.
         unspaced: written without spaces between words (segmented by :mod:`detox_core.segment`).
+        stemmer: its Snowball stemmer's name in ``nltk`` (None: none), so that one insult in two
+            inflections ("idiots", "idiot") is one word where rewrites are compared.
+        clitics: prefixes written onto a word (Arabic "ال", "و"; Hebrew "ה", "ו"), longest first,
+            taken off before words are compared.
     """
 
     code: str
@@ -60,6 +64,8 @@ class Language:
     seq2seq_prompt: str | None = None
     rtl: bool = False
     unspaced: bool = False
+    stemmer: str | None = None
+    clitics: tuple[str, ...] = ()
 
 
 _L = Language
@@ -67,22 +73,25 @@ _L = Language
 #: six TextDetox 2025 added), then the ones detection also names.
 LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (
     _L("am", "Amharic", "አማርኛ", "ethiopic", _TEXTDETOX, seq2seq_prompt="መርዝ መርዝ: "),
-    _L("ar", "Arabic", "العربية", "arabic", _TEXTDETOX, "ar", "arabic", seq2seq_prompt="إزالة السموم: ", rtl=True),
+    _L("ar", "Arabic", "العربية", "arabic", _TEXTDETOX, "ar", "arabic", seq2seq_prompt="إزالة السموم: ", rtl=True,
+       stemmer="arabic", clitics=("وال", "بال", "فال", "كال", "لل", "ال", "و", "ف", "ب")),
     _L("de", "German", "Deutsch", "latin", _TEXTDETOX, "de", "german", borrows_english=True, identified=True,
-       seq2seq_prompt="Entgiften: "),
-    _L("en", "English", "English", "latin", _TEXTDETOX, "en", "english", identified=True),
+       seq2seq_prompt="Entgiften: ", stemmer="german"),
+    _L("en", "English", "English", "latin", _TEXTDETOX, "en", "english", identified=True, stemmer="english"),
     _L("es", "Spanish", "Español", "latin", _TEXTDETOX, "es", "spanish", borrows_english=True, identified=True,
-       seq2seq_prompt="Desintoxicar: "),
+       seq2seq_prompt="Desintoxicar: ", stemmer="spanish"),
     _L("hi", "Hindi", "हिन्दी", "devanagari", _TEXTDETOX, "hi", seq2seq_prompt="विषहरण: "),
-    _L("ru", "Russian", "Русский", "cyrillic", (RUSSE2022, *_TEXTDETOX), "ru", "russian", identified=True),
+    _L("ru", "Russian", "Русский", "cyrillic", (RUSSE2022, *_TEXTDETOX), "ru", "russian", identified=True,
+       stemmer="russian"),
     _L("uk", "Ukrainian", "Українська", "cyrillic", _TEXTDETOX, "uk", russian_forms=True, identified=True,
        seq2seq_prompt="Детоксифікуй: "),
     _L("zh", "Chinese", "中文", "cjk", _TEXTDETOX, "zh", "chinese", seq2seq_prompt="排毒：", unspaced=True),
-    _L("fr", "French", "Français", "latin", (TEXTDETOX2025,), "fr", "french", borrows_english=True, identified=True),
-    _L("he", "Hebrew", "עברית", "hebrew", (TEXTDETOX2025,), "he", rtl=True),
+    _L("fr", "French", "Français", "latin", (TEXTDETOX2025,), "fr", "french", borrows_english=True, identified=True,
+       stemmer="french"),
+    _L("he", "Hebrew", "עברית", "hebrew", (TEXTDETOX2025,), "he", rtl=True, clitics=("וה", "שה", "ה", "ו", "ש")),
     _L("hin", "Hinglish", "Hinglish", "latin", (TEXTDETOX2025,), glin="hindi", borrows_english=True),
     _L("it", "Italian", "Italiano", "latin", (TEXTDETOX2025,), "it", "italian", borrows_english=True,
-       identified=True),
+       identified=True, stemmer="italian"),
     _L("ja", "Japanese", "日本語", "cjk", (TEXTDETOX2025,), "ja", "japanese", unspaced=True),
     _L("tt", "Tatar", "Татарча", "cyrillic", (TEXTDETOX2025,), russian_forms=True),
     # Named by detection only (lingua knows them; wordfreq's Serbian list is "sh", and it has

@@ -20,7 +20,8 @@ A candidate is no such rewrite, whatever its J, when it is
   inputs sit under 0.88), so only a sentence further than nearly all of them is called
   unrelated; one that is not is left to its J (an unrelated sentence has a low SIM).
 
-A star also needs a J that shows as more than 0.00. A check that cannot run here (no model of
+A star also needs a J that shows as more than 0.00 (a rewrite below is left out as ``zero``, its
+reason told like the others'). A check that cannot run here (no model of
 meaning, no language identifier) is named in :attr:`BestChoice.unchecked` rather than passed
 silently.
 """
@@ -67,6 +68,7 @@ REASONS = {
     "fragment": "a fragment of the input (it keeps at most half of its words and adds none)",
     "unrelated": "unrelated to the input (the model of meaning puts it further from the input than 19 in 20 pairs "
                  "of two different inputs are from each other, and it shares no more characters with it than they do)",
+    "zero": "scored J 0.00 (a star there would only say that every rewrite failed)",
 }
 
 
@@ -201,11 +203,12 @@ def shows_as_zero(j: float) -> bool:
     return not np.isfinite(j) or round(float(j), 2) <= 0
 
 
-def _toxicity(source: str, out: str, lexicon: frozenset[str], sta: float | None, sta_input: float | None) -> str | None:
+def _toxicity(source: str, out: str, lexicon: frozenset[str], sta: float | None, sta_input: float | None,
+              lang: str) -> str | None:
     """``more_toxic`` where the card flags it (:func:`~detox_core.submissions.explain.flags`),
     ``not_less_toxic`` where its P(neutral) is not above the input's, else None."""
     known = sta is not None and sta_input is not None and bool(np.isfinite(sta) and np.isfinite(sta_input))
-    if flags(source, out, lexicon, sta if known else None, sta_input if known else None).more_toxic:
+    if flags(source, out, lexicon, sta if known else None, sta_input if known else None, lang).more_toxic:
         return "more_toxic"
     return "not_less_toxic" if known and sta <= sta_input else None
 
@@ -235,7 +238,7 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
         except Exception:  # noqa: BLE001 - the language identifier is an optional part here
             unchecked.append("language")
     for k in [k for k in rest if k not in excluded]:
-        if why := _toxicity(source, candidates[k], lexicon, None if sta is None else sta[k], sta_input):
+        if why := _toxicity(source, candidates[k], lexicon, None if sta is None else sta[k], sta_input, lang):
             excluded[k] = why
         elif is_fragment(source, candidates[k], lexicon):
             excluded[k] = "fragment"
@@ -252,7 +255,10 @@ def choose_best(source: str, candidates: Sequence[str], j: Sequence[float], lang
         except meaning.MeaningUnavailableError:
             unchecked.append("unrelated")
     scores = np.asarray([float(x) if x is not None else np.nan for x in j], dtype=np.float64)
-    # A J that shows as 0.00 is no pick: a star there would only say that every rewrite failed.
-    eligible = [k for k in range(n) if k not in excluded and candidates[k].strip() and not shows_as_zero(scores[k])]
+    # A J that shows as 0.00 is no pick: a star there would only say that every rewrite failed. It is
+    # told as a reason like the others, so that every rewrite left out of the ranking says why.
+    excluded.update({k: "zero" for k in range(n)
+                     if k not in excluded and candidates[k].strip() and shows_as_zero(scores[k])})
+    eligible = [k for k in range(n) if k not in excluded and candidates[k].strip()]
     best = max(eligible, key=lambda k: (scores[k], -k)) if eligible else None
     return BestChoice(best, excluded, tuple(unchecked))

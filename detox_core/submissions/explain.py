@@ -19,7 +19,7 @@ import pandas as pd
 
 from detox_core.languages.detect import wrong_language
 from detox_core.metrics.registry import PRESETS
-from detox_core.text import lexicon_hits, words
+from detox_core.text import lexicon_hits, same_root, words
 
 #: The least sentence-level ROC-AUC (against people's judgement of the same axis) at which
 #: an axis's score is read as a reason for a low J. ROC-AUC is the chance that an output
@@ -123,25 +123,46 @@ class Flags:
 MORE_TOXIC_MARGIN = 0.05
 
 
-def added_toxic_words(source: str, output: str, lexicon: frozenset[str]) -> list[str]:
-    """The lexicon words (or phrases) ``output`` has that ``source`` does not."""
+def added_toxic_words(source: str, output: str, lexicon: frozenset[str], lang: str | None = None) -> list[str]:
+    """The lexicon words (or phrases) ``output`` has beyond those of ``source``.
+
+    Insults are compared as words of ``lang`` (:func:`~detox_core.text.same_root`): the input's
+    insult kept in another inflection (Ukrainian "ідіоте" for "ідіот"), with or without an
+    article ("الغبي", "غبي") or inside a longer entry ("يا غبي" for "غبي") adds nothing. A phrase
+    adds toxicity when one of its words that is an insult on its own is new, or when none of its
+    words was in the input's insults ("shut the fuck up" for "shut up" adds "fuck"); the same
+    insult written more often than in the input adds the extra ones.
+    """
     if not lexicon or not output.strip():
         return []
-    had = {" ".join(words(hit)) for hit in lexicon_hits(source, lexicon)}
-    return [hit for hit in lexicon_hits(output, lexicon) if " ".join(words(hit)) not in had]
+    had = [w for hit in lexicon_hits(source, lexicon, lang) for w in words(hit)]
+    added = []
+    for hit in lexicon_hits(output, lexicon, lang):
+        parts = words(hit)
+        new = []
+        for w in parts:
+            k = next((i for i, old in enumerate(had) if same_root(w, old, lang)), None)
+            if k is None:
+                new.append(w)
+            else:
+                del had[k]  # each of the input's insults covers one of the output's
+        if new and (len(new) == len(parts) or any(w in lexicon for w in new)):
+            added.append(hit)
+    return added
 
 
 def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float | None = None,
-          sta_input: float | None = None) -> Flags:
+          sta_input: float | None = None, lang: str | None = None) -> Flags:
     """Flags of one rewrite.
 
-    ``more_toxic``: the output adds lexicon words the input does not have, or (where both
-    are given) its P(neutral) is lower than the input's by more than :data:`MORE_TOXIC_MARGIN`.
+    ``more_toxic``: the output adds lexicon words the input does not have
+    (:func:`added_toxic_words`, compared as words of ``lang``), or (where both are given) its
+    P(neutral) is lower than the input's by more than :data:`MORE_TOXIC_MARGIN`.
     """
     empty = not output.strip()
     copy = not empty and words(source) == words(output)
-    hits_out = lexicon_hits(output, lexicon)
-    more_toxic = bool(added_toxic_words(source, output, lexicon))
+    hits_out = lexicon_hits(output, lexicon, lang)
+    more_toxic = bool(added_toxic_words(source, output, lexicon, lang))
     if sta_output is not None and sta_input is not None and sta_output == sta_output and sta_input == sta_input:
         more_toxic = more_toxic or (not empty and sta_output < sta_input - MORE_TOXIC_MARGIN)
     return Flags(empty, copy, more_toxic, bool(hits_out))
@@ -160,7 +181,7 @@ def explain_frame(inputs: Sequence[str], outputs: Sequence[str], frame: pd.DataF
     for k, (src, out, sta, sim, fl) in enumerate(zip(inputs, outputs, frame["sta"], frame["sim"], frame["fl"])):
         limiting.append(limiting_factor(sta, sim, fl))
         why.append(explain_j(sta, sim, fl, by_lang[langs[k] if langs is not None else None]))
-        found = flags(src, out, lexicon)
+        found = flags(src, out, lexicon, lang=langs[k] if langs is not None else language)
         flag_col.append(", ".join(Flags(found.empty, found.copy, found.more_toxic, found.lexicon,
                                         bool(wrong[k])).labels()))
     return pd.DataFrame({"limiting": limiting, "why": why, "flags": flag_col}, index=frame.index)

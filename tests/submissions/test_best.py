@@ -120,3 +120,46 @@ def test_the_shipped_ceilings_are_what_the_data_gives(lang, real_data, monkeypat
     shipped = best.shipped_ceilings()[lang]
     assert measured.cosine == pytest.approx(shipped.cosine, abs=0.005), "run `detox ceilings`"
     assert measured.chrf == pytest.approx(shipped.chrf, abs=0.005), "run `detox ceilings`"
+
+
+def test_every_rewrite_left_out_of_the_ranking_says_why_a_j_of_zero_included():
+    # An unrelated sentence the model of meaning does not call unrelated still scores J 0.00: it is
+    # told as such, like every other rewrite the star skips, in every language.
+    choice = choose_best("You are an idiot!", ["Please stop.", "The train leaves at five.", "you are an IDIOT"],
+                         [0.6, 0.001, 0.9], "xx")
+    assert choice.best == 0 and choice.excluded == {1: "zero", 2: "copy"}
+    assert choice.reason(1).startswith("scored J 0.00")
+
+
+@pytest.mark.parametrize(("lang", "source", "output"), [
+    ("uk", "Ти ідіот, замовкни!", "Ідіоте, будь ласка, помовч."),  # the same insult in the vocative
+    ("ar", "اسكت يا غبي", "أنت غبي"),  # "غبي" inside the input's longer entry "يا غبي"
+    ("ar", "أنت الغبي", "أنت غبي"),  # with and without the article
+    ("de", "Halt die Fresse, du Idiot.", "Ihr Idioten seid still."),
+    ("ru", "Ты идиот", "Идиоты вы все"),
+    ("en", "You are a fucking moron", "You are a clueless moron."),  # "clueless" is no insult alone
+])
+def test_an_insult_kept_in_another_form_adds_no_toxicity(lang, source, output):
+    lexicon = frozenset({"ідіот", "ідіоте", "يا غبي", "غبي", "الغبي", "halt die fresse", "idiot", "idioten",
+                         "идиот", "идиоты", "fucking", "moron", "clueless moron"})
+    assert added_toxic_words(source, output, lexicon, lang) == []
+    assert not flags(source, output, lexicon, lang=lang).more_toxic
+
+
+@pytest.mark.parametrize(("source", "output", "added"), [
+    ("You are a fucking moron", "You are a clueless moron and your post is garbage", ["is garbage"]),
+    ("Shut up", "Shut the fuck up", ["shut the fuck up"]),  # "fuck" is an insult of its own
+    ("You are an idiot", "You are an idiot, a total idiot", ["idiot"]),  # said twice now
+])
+def test_an_added_insult_is_more_toxic_even_beside_the_inputs_own(source, output, added):
+    lexicon = frozenset({"fucking", "moron", "clueless moron", "is garbage", "shut up", "shut the fuck up", "fuck",
+                         "idiot"})
+    assert added_toxic_words(source, output, lexicon, "en") == added
+    assert flags(source, output, lexicon, lang="en").more_toxic
+
+
+def test_the_english_supplement_knows_garbage_as_an_insult_not_as_a_word():
+    from detox_core.lexicons.base import supplement_words
+
+    words_ = supplement_words("en")
+    assert {"is garbage", "are total garbage", "piece of trash"} <= words_ and "garbage" not in words_

@@ -62,7 +62,8 @@ def test_the_star_goes_to_a_paraphrase_or_to_none(lang, embedded_models, real_da
         best = KINDS[choice.best] if choice.best is not None else None
         assert best not in NEVER_BEST, (lang, best, seen, frame["j"].round(2).tolist())
         assert best is None or round(float(frame["j"].iloc[choice.best]), 2) > 0
-        assert seen["polite"] is None and seen["loose"] is None, (lang, seen)  # a paraphrase is a rewrite
+        # A paraphrase is a rewrite: never left out for what it is (at most for a J that shows as 0.00).
+        assert seen["polite"] in (None, "zero") and seen["loose"] in (None, "zero"), (lang, seen)
         assert seen["copy"] == "copy" and seen["case_copy"] == "copy", (lang, seen)
         assert seen["more_toxic"] == "more_toxic", (lang, seen)
         assert seen["fragment"] == "fragment", (lang, seen)

@@ -93,12 +93,11 @@ def score_cards(source: str, candidates: list[str], frame: pd.DataFrame, sources
         score_card(source, candidates[i], frame.loc[i].to_dict(), language_lexicon, sta_input=sta_input, preset=preset,
                    lang=language, title=f"Rewrite {i + 1}" + (f" · suggested by the {who}" if who else "") + mark)
     if choice_ is not None:
-        out = [f"rewrite {k + 1} is {choice_.reason(k)}" for k in sorted(choice_.excluded)]
+        out = [f"rewrite {k + 1} " + ("" if choice_.excluded[k] == "zero" else "is ") + choice_.reason(k).split(" (")[0]
+               for k in sorted(choice_.excluded)]
         text = ("★ marks the highest J among the rewrites" + (f"; not ranked: {'; '.join(out)}" if out else "") + ".")
         if choice_.best is None:
-            rest = "the others have" if out else "the rewrites have"
-            text = ("No rewrite is marked best: " + "; ".join([*out, f"{rest} no J above 0.00"][:len(out) + (
-                len(out) < len(candidates))]) + ".")
+            text = "No rewrite is marked best: " + "; ".join(out) + "."
         if choice_.unchecked:
             text += (" Not checked here: " + ", ".join({"language": "the language of each rewrite (no language "
                      "identifier)", "unrelated": "whether a rewrite is related to the input (no model of meaning for "

@@ -295,6 +295,12 @@ class Preset(ABC):
         return None
 
     @classmethod
+    def caveats(cls, source: str, output: str, lang: str | None = None) -> list[str]:
+        """The preset's known weak cases that apply to this pair, each in a sentence of fixed
+        words and numbers (a card says them under the scores); none by default."""
+        return []
+
+    @classmethod
     def coverage(cls) -> str:
         """Its languages in words: "any language", "Russian only", "9 languages (am, ar, ...)"."""
         if cls.languages is None:

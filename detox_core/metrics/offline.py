@@ -14,6 +14,7 @@ from detox_core.models import meaning
 from detox_core.offline import judged
 from detox_core.offline.heads import META, Heads, agreement_sample, heads_folder, load_heads
 from detox_core.segment import SEGMENTERS
+from detox_core.text import unspaced_language, words
 from detox_core.languages.detect import IDENTIFIED, UNSPACED, detector, detector_built, not_russian, script_shares
 from detox_core.editions.inputs import LANGUAGES as OTHER_LANGUAGES
 from detox_core.errors import DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
@@ -85,6 +86,23 @@ _SCORING_META = _scoring_meta()
 WEAK_PARTS = _weak_parts()
 
 
+#: A rewrite is short, for :meth:`OfflinePreset.caveats`, at this many words at most (characters
+#: in Chinese and Japanese, written without spaces), and shorter than its input.
+SHORT_WORDS, SHORT_CHARS = 4, 8
+
+
+def short_rewrite(source: str, output: str, lang: str | None = None) -> str | None:
+    """How short ``output`` is, in words ("3 words", "5 characters"), when it is short for
+    :meth:`OfflinePreset.caveats`; None otherwise (an empty rewrite has flags of its own)."""
+    if unspaced_language(output, lang) is not None:
+        n, m, unit, limit = len(output.strip()), len(source.strip()), "character", SHORT_CHARS
+    else:
+        n, m, unit, limit = len(words(output)), len(words(source)), "word", SHORT_WORDS
+    if not 0 < n <= limit or n >= m:
+        return None
+    return f"{n} {unit}{'s' if n > 1 else ''}"
+
+
 @register_preset
 class OfflinePreset(Preset):
     """Offline CPU metrics learnt by the project from people's data (no download, no GPU).
@@ -151,6 +169,18 @@ class OfflinePreset(Preset):
     @classmethod
     def covers(cls, lang: str) -> bool:
         return lang in cls.trained_languages()
+
+    @classmethod
+    def caveats(cls, source: str, output: str, lang: str | None = None) -> list[str]:
+        """A rewrite much shorter than its input, of a few words: the heads read meaning, tone and
+        fluency from few words poorly ("Bitte sei still." for "Halt die Fresse, du Idiot." SIM 0.12;
+        "You are wrong" FL 0.36; Ukrainian "Будь ласка, помовч." STA 0.35), so the card says so."""
+        short = short_rewrite(source, output, lang)
+        if short is None:
+            return []
+        return [f"A short rewrite ({short}): this preset's scores of rewrites this short are erratic. Its SIM can "
+                "miss a polite rewrite that keeps the point and drops the insult, and its STA and FL swing with a "
+                "single word: judge this one yourself."]
 
     @classmethod
     def missing_parts(cls) -> str | None:

@@ -191,3 +191,31 @@ def test_the_language_follows_the_typed_text_until_one_is_picked(real_data):
     linked.text_area(key="live_input").input("你是个白痴，闭嘴")
     run(linked)
     assert linked.selectbox(key="live_lang").value == "de"
+
+
+def _elements(node):
+    """The page's elements in the order drawn."""
+    children = getattr(node, "children", None)
+    if not children:
+        yield node
+        return
+    for key in sorted(children):
+        yield from _elements(children[key])
+
+
+def test_a_short_rewrite_carries_the_presets_known_weakness(trained):
+    # "Bitte sei still." for "Halt die Fresse, du Idiot." scored SIM 0.12 with nothing said: the
+    # card of a short rewrite says the embedded preset's scores of such rewrites are erratic.
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["live_input"] = "ты дебил, иди отсюда и не возвращайся"
+    at.session_state["live_candidates"] = "уйди, пожалуйста\nты неправ, иди отсюда и не возвращайся"
+    run(at)
+    captions = [c.value for c in at.caption]
+    short = [c for c in captions if "A short rewrite (2 words)" in c]
+    assert len(short) == 1 and "judge this one yourself" in short[0]  # on the short card only
+    # The caveat is drawn in the short rewrite's card (the first), not in the other one.
+    order = [(e.type, e.value) for e in _elements(at.main) if e.type in ("markdown", "caption")]
+    cards = [k for k, (kind, value) in enumerate(order) if kind == "markdown" and value.startswith("**Rewrite ")]
+    assert len(cards) == 2
+    assert any("A short rewrite" in v for _, v in order[cards[0]:cards[1]])
+    assert not any("A short rewrite" in v for _, v in order[cards[1]:])

@@ -263,6 +263,10 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
             st.markdown(score_bars_html(row), unsafe_allow_html=True)
         # Numbers and fixed words only (no user text): safe as markdown.
         st.markdown(explain_j(row["sta"], row["sim"], row["fl"], axis_agreement(preset, lang)), help=RELIABILITY_HELP)
-        labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input).labels()
+        # The preset's known weak cases that apply (fixed words and numbers only: safe as markdown).
+        known = preset in registry.PRESETS
+        for caveat in registry.preset_class(preset).caveats(source, output, lang) if known else []:
+            st.caption(f":material/info: {caveat}")
+        labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input, lang=lang).labels()
         if labels:
             st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))

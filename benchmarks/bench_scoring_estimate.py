@@ -39,6 +39,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_first_score import fresh_data  # noqa: E402  (a data folder of its own: no cache, no database)
 #: An estimate is "a few seconds" below 5 s; more than this really left is a broken promise.
 FEW_SECONDS_BROKEN = 10.0
 
@@ -120,15 +123,6 @@ def replay(root: Path, calls: list, events: dict) -> None:
         now[0] = events["scored"]
         bar.storing()
     print("RESULT " + json.dumps({"views": views}), flush=True)
-
-
-def fresh_data(real: Path, where: Path) -> Path:
-    """A data folder of its own: the real datasets linked, no cache, no database."""
-    where.mkdir(parents=True)
-    for entry in real.iterdir():
-        if entry.name != "cache" and not entry.name.startswith("detox.sqlite"):
-            (where / entry.name).symlink_to(entry.resolve())
-    return where
 
 
 def _run(args: list[str], data: Path | None = None) -> dict:

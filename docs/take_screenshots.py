@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 from PIL import Image  # noqa: E402
 
 from docs.screenshots import IMG, MANIFEST, SHOTS, digest, read_manifest, write_manifest  # noqa: E402
-from tests.e2e.util import (CHROMIUM, start_app, stop_app, track_reruns, wait_idle, wait_markup,  # noqa: E402
-                            wait_text)
+from tests.e2e.util import (CHROMIUM, pilot_project, start_app, stop_app, track_reruns, wait_idle,  # noqa: E402
+                            wait_markup, wait_text)
 
 #: The window's height for a page, by picture (1400 px wide unless the name ends in -800).
 HEIGHTS = {"corpus": 1300, "submissions": 1500, "leaderboard": 1600, "compare": 1400, "human_eval": 1300,
@@ -229,36 +229,7 @@ def annotation_project(db_url: str, data_root: Path) -> str:
     """Creates an annotation project on two systems' outputs for eight test inputs, answered by
     three careful annotators and a random one (through the store); returns its access code. Each
     item wants five annotators, so that the one of the Annotate picture still has a page to answer."""
-    import numpy as np
-    import pandas as pd
-
-    from detox_core import editions
-    from detox_core.annotation.projects import corpus_controls
-    from detox_core.annotation.store import AnnotationStore, Settings
-
-    store = AnnotationStore(db_url)
-    corpus = editions.load_dataset("russe2022", ["train"], data_root)
-    test = editions.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
-    pairs = pd.concat([pd.DataFrame({"system": system, "idx": range(len(test)), "input": test,
-                                     "output": [f(t) for t in test]})
-                       for system, f in (("copy_test.txt", str), ("upper_test.txt", str.upper))], ignore_index=True)
-    tasks = ["toxicity", "content", "fluency"]
-    controls, exam = corpus_controls(corpus, tasks, per_task=6, exam_per_task=0)
-    project = store.create_project("pilot", tasks, pairs, controls=controls, exam=exam,
-                                   settings=Settings(overlap=5, page_size=6, controls_per_page=1, min_page_seconds=0,
-                                                     training=False, ban_control_accuracy=0.0))
-    golden = store.items(project.id).set_index("item")["golden"]
-    rng = np.random.default_rng(0)
-    truth = {i: (g if g == g else float(rng.integers(0, 2))) for i, g in golden.items()}
-    for name, accuracy in (("ann-1", 0.95), ("ann-2", 0.9), ("ann-3", 0.85), ("random", 0.5)):
-        annotator = store.join(project.access_code, name)
-        for task in project.tasks:
-            while (page := store.next_page(annotator.id, task)) is not None:
-                answers = {}
-                for item in page.items:
-                    right = truth[item.id]
-                    answers[item.id] = right if rng.random() < accuracy else (1.0 - right if task != "fluency" else 0.5)
-                store.submit_page(annotator.id, page.assignment_id, answers)
+    _store, project = pilot_project(db_url, data_root, overlap=5)
     return project.access_code
 
 

@@ -1,7 +1,7 @@
 """The running app in headless Chromium, driven by Playwright.
 
 Skipped when Debian's Chromium is not installed. With ``DETOX_SCREENSHOTS=DIR`` the
-tests also save the screenshots shown in the docs site (docs/site_src). Fixtures: ``conftest.py``.
+tests also save their pages there (the docs' pictures are taken by ``make screenshots``). Fixtures: ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import CHROMIUM, no_exception, shot, shown_pairs, wait_idle, wait_text, wait_until
+from tests.e2e.util import (CHROMIUM, no_exception, pilot_project, shot, shown_pairs, wait_idle, wait_text,
+                            wait_until)
 
 pytestmark = [
     pytest.mark.e2e,
@@ -176,37 +177,7 @@ def test_annotator_answers_a_page_with_the_keyboard(server, page, db_url):
 
 
 def test_organizer_pages(server, page, db_url, data_root):
-    import numpy as np
-    import pandas as pd
-
-    from detox_core import editions
-    from detox_core.annotation.projects import corpus_controls
-    from detox_core.annotation.store import AnnotationStore, Settings
-
-    store = AnnotationStore(db_url)
-    corpus = editions.load_dataset("russe2022", ["train"], data_root)
-    test = editions.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
-    pairs = pd.concat([pd.DataFrame({"system": system, "idx": range(len(test)), "input": test,
-                                     "output": [f(t) for t in test]})
-                       for system, f in (("copy_test.txt", str), ("upper_test.txt", str.upper))], ignore_index=True)
-    n_ctrl = 6 if len(corpus) > 100 else 2
-    controls, exam = corpus_controls(corpus, ["toxicity", "content", "fluency"], per_task=n_ctrl, exam_per_task=0)
-    p = store.create_project("pilot", ["toxicity", "content", "fluency"], pairs, controls=controls, exam=exam,
-                             settings=Settings(overlap=4, page_size=6, controls_per_page=1, min_page_seconds=0,
-                                               training=False, ban_control_accuracy=0.0))
-    golden = store.items(p.id).set_index("item")["golden"]
-    rng = np.random.default_rng(0)
-    truth = {i: (g if g == g else float(rng.integers(0, 2))) for i, g in golden.items()}
-    # Three careful annotators and one who answers at random (simulated through the store).
-    for name, accuracy in (("ann-1", 0.95), ("ann-2", 0.9), ("ann-3", 0.85), ("random", 0.5)):
-        ann = store.join(p.access_code, name)
-        for task in p.tasks:
-            while (pg := store.next_page(ann.id, task)) is not None:
-                answers = {}
-                for item in pg.items:
-                    right = truth[item.id]
-                    answers[item.id] = right if rng.random() < accuracy else (1.0 - right if task != "fluency" else 0.5)
-                store.submit_page(ann.id, pg.assignment_id, answers)
+    _store, p = pilot_project(db_url, data_root, overlap=4)  # answered by three careful annotators and a random one
     page.goto(f"{server}/annotation_projects")
     wait_idle(page)
     no_exception(page)

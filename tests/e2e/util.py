@@ -451,3 +451,49 @@ def peak_rss_mb(pid: int) -> float:
     """A process's peak resident memory so far (VmHWM), in MB."""
     with open(f"/proc/{pid}/status", encoding="ascii") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+
+
+#: Simulated annotators of a pilot project: three careful ones and one who answers at random.
+PILOT_ANNOTATORS = (("ann-1", 0.95), ("ann-2", 0.9), ("ann-3", 0.85), ("random", 0.5))
+
+
+def answer_every_page(store, project, annotators=PILOT_ANNOTATORS, seed: int = 0) -> None:
+    """Every page of ``project`` answered through ``store`` by ``(name, accuracy)`` annotators:
+    right with that chance against the golden answer (a coin's for items without one)."""
+    import numpy as np  # the browser tests' helpers load without it otherwise
+
+    golden = store.items(project.id).set_index("item")["golden"]
+    rng = np.random.default_rng(seed)
+    truth = {i: (g if g == g else float(rng.integers(0, 2))) for i, g in golden.items()}
+    for name, accuracy in annotators:
+        annotator = store.join(project.access_code, name)
+        for task in project.tasks:
+            while (page := store.next_page(annotator.id, task)) is not None:
+                answers = {item.id: (truth[item.id] if rng.random() < accuracy
+                                     else (1.0 - truth[item.id] if task != "fluency" else 0.5)) for item in page.items}
+                store.submit_page(annotator.id, page.assignment_id, answers)
+
+
+def pilot_project(db_url: str, data_root: Path, overlap: int):
+    """An annotation project "pilot" on two systems' outputs (a copy and an upper-cased copy) of
+    eight RUSSE-2022 test inputs, with controls made from the training split, every page answered by
+    :data:`PILOT_ANNOTATORS` (:func:`answer_every_page`); returns ``(store, project)``."""
+    import pandas as pd  # the browser tests' helpers load without it otherwise
+
+    from detox_core import editions
+    from detox_core.annotation.projects import corpus_controls
+    from detox_core.annotation.store import AnnotationStore, Settings
+
+    store = AnnotationStore(db_url)
+    corpus = editions.load_dataset("russe2022", ["train"], data_root)
+    test = editions.load_dataset("russe2022", ["test"], data_root)["toxic_comment"].head(8).tolist()
+    pairs = pd.concat([pd.DataFrame({"system": system, "idx": range(len(test)), "input": test,
+                                     "output": [f(t) for t in test]})
+                       for system, f in (("copy_test.txt", str), ("upper_test.txt", str.upper))], ignore_index=True)
+    tasks = ["toxicity", "content", "fluency"]
+    controls, exam = corpus_controls(corpus, tasks, per_task=6 if len(corpus) > 100 else 2, exam_per_task=0)
+    project = store.create_project("pilot", tasks, pairs, controls=controls, exam=exam,
+                                   settings=Settings(overlap=overlap, page_size=6, controls_per_page=1,
+                                                     min_page_seconds=0, training=False, ban_control_accuracy=0.0))
+    answer_every_page(store, project)
+    return store, project

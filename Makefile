@@ -115,6 +115,7 @@ bench: setup data
 	$(BIN)/python benchmarks/bench_annotation.py
 	$(BIN)/python benchmarks/bench_load.py
 	$(BIN)/python benchmarks/bench_live_browser.py
+	$(BIN)/python benchmarks/bench_first_ranking.py
 	$(BIN)/python benchmarks/bench_pages.py
 
 clean:

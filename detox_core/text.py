@@ -105,6 +105,14 @@ def _stemmer(name: str):
         return _STEMMERS[name]
 
 
+def warm_stemmers() -> None:
+    """Build every language's stemmer (the server's warm-up: nltk's import takes a second or two,
+    which a visitor's first card comparing insults would otherwise wait for)."""
+    for known in LANGUAGES.values():
+        if known.stemmer:
+            _stemmer(known.stemmer)
+
+
 def word_root(word: str, lang: str | None = None) -> str:
     """``word`` normalised, without a clitic prefix of ``lang`` (Arabic "ال", Hebrew "ה", when
     three letters stay) and stemmed by its Snowball stemmer where it has one."""

@@ -84,3 +84,14 @@ def test_a_lexicon_loaded_again_is_not_compared_word_by_word_on_every_sentence()
     for _ in range(5):
         lexicon_spans(text, again)
     assert compared == []
+
+
+def test_the_warm_up_builds_every_stemmer_so_a_visitors_first_card_imports_nothing(monkeypatch):
+    # nltk's import took 1.7 s inside a visitor's first English card that compared insults.
+    from detox_core import text
+    from detox_core.languages import LANGUAGES
+
+    monkeypatch.setattr(text, "_STEMMERS", {})
+    text.warm_stemmers()
+    assert set(text._STEMMERS) == {lang.stemmer for lang in LANGUAGES.values() if lang.stemmer}
+    assert text.same_root("idiots", "idiot", "en") and not text.same_root("moron", "idiot", "en")

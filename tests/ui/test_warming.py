@@ -158,7 +158,8 @@ def test_the_launcher_warms_the_pages_before_the_models_once_its_server_is_up(mo
     monkeypatch.setattr(warmup, "start", lambda delay=0.0, app_steps=(): asked.append([s[0] for s in app_steps]))
     monkeypatch.setattr(streamlit_cli, "main", lambda *a, **k: None)
     assert serve.serve(["--server.port", "1"]) == 0
-    assert asked == [["the server", "the pages' code", "the toxic lexicons (built once)", "the default corpus"]]
+    assert asked == [["the server", "the pages' code", "the toxic lexicons (built once)", "the word stemmers",
+                      "the default corpus"]]
 
 
 def test_a_first_start_without_lexicons_builds_them_once(tmp_path, monkeypatch):

@@ -19,6 +19,7 @@ from detox_core.lexicons import read_lexicons
 from detox_core.lexicons.build import build_lexicons
 from detox_core.metrics import warmup
 from detox_core.metrics.registry import preset_label
+from detox_core.text import warm_stemmers
 from detox_core.ui.app import cache, render
 
 log = logging.getLogger(__name__)
@@ -110,8 +111,8 @@ def warming_notice(preset: str) -> Iterator[None]:
 def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
     """What the pages need before any model, for the warm-up to do first
     (:func:`detox_core.metrics.warmup.start`): the modules the entry script and the pages import
-    (about 3 s on a 2-core machine), then the corpus the sidebar opens on and the
-    per-language lexicons (about 2.5 s). The first visitor of a fresh process finds them
+    (about 3 s on a 2-core machine), then the per-language lexicons, the stemmers that compare
+    insults (nltk: about 1.7 s) and the corpus the sidebar opens on (about 2.5 s). The first visitor of a fresh process finds them
     done; the caches are the pages' own (:mod:`detox_core.ui.app.cache`), so nothing is held twice.
 
     ``wait_for_server``: first wait (at most 30 s) until Streamlit's runtime exists, as the
@@ -119,6 +120,7 @@ def app_steps(wait_for_server: bool = False) -> list[warmup.Step]:
     runtime's storage, as they would had a page made them."""
     steps: list[warmup.Step] = [("the pages' code", import_page_modules),
                                 ("the toxic lexicons (built once)", build_missing_lexicons),
+                                ("the word stemmers", warm_stemmers),
                                 ("the default corpus", prepare_default_corpus)]
     return [("the server", _await_runtime), *steps] if wait_for_server else steps
 

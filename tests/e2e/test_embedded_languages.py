@@ -239,6 +239,9 @@ def test_the_star_never_marks_a_copy_an_unrelated_sentence_or_another_language(o
     # the unrelated sentence: called so where the model of meaning puts it further than nearly every
     # pair of different inputs; else left to its J, which the star never reaches
     assert "not ranked: unrelated to the input" in titles[2] or "best J" not in titles[2]
+    # ... and a J that shows as 0.00 is told too: every rewrite the star skips says why.
+    if j_values(page)[2] <= 0.0:
+        assert "not ranked: unrelated to the input" in titles[2] or "not ranked: scored J 0.00" in titles[2], titles[2]
     assert "not ranked: in another language or script than the input" in titles[3]
     body = page.inner_text("body")
     assert "rewrite 2 is an unchanged copy of the input" in body
@@ -315,3 +318,20 @@ def test_the_star_is_on_a_paraphrase_or_on_none_among_eight_kinds(offline_server
     assert "rewrite 8 is more toxic than the input" in body
     assert cut_off_controls(page) == []
     shot(page, f"embedded_live_eight_{lang}_{width}", height=4200, width=width)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_short_rewrite_says_the_presets_known_weakness_on_its_card(offline_server, page, width):
+    """"Bitte sei still." for "Halt die Fresse, du Idiot." scored SIM 0.12 with nothing said: the
+    card of a rewrite of a few words says that this preset scores such rewrites erratically."""
+    open_candidates(page, offline_server, "de", "Halt die Fresse, du Idiot, niemand will deine Meinung hören.",
+                    ["Bitte sei still.", "Bitte sei leiser, deine Meinung interessiert hier gerade niemanden."], width)
+    short = page.get_by_text(re.compile(r"A short rewrite \(3 words\): .*judge this one yourself"))
+    assert short.count() == 1
+    first = page.get_by_text(re.compile(r"^Rewrite 1")).bounding_box()
+    second = page.get_by_text(re.compile(r"^Rewrite 2")).bounding_box()
+    caption = short.bounding_box()
+    assert first["y"] < caption["y"] < second["y"]  # in the short rewrite's card, not the long one's
+    assert caption["x"] + caption["width"] <= width  # whole at 800 px too
+    assert cut_off_controls(page) == []
+    shot(page, f"embedded_live_short_{width}", height=2000, width=width)

@@ -35,8 +35,8 @@ def press(page, keys: str) -> None:
 
 def test_a_tab_left_behind_on_a_page_submitted_in_another_says_so(server, browser, db_url):
     store = AnnotationStore(db_url)
-    pairs = pd.DataFrame({"system": "sys", "idx": range(12), "input": [f"ты осёл {i}" for i in range(12)],
-                          "output": [f"ты ошибаешься {i}" for i in range(12)]})
+    pairs = pd.DataFrame({"system": "sys", "idx": range(16), "input": [f"ты осёл {i}" for i in range(16)],
+                          "output": [f"ты ошибаешься {i}" for i in range(16)]})
     project = store.create_project("stale tab", ["toxicity"], pairs,
                                    settings=Settings(page_size=4, controls_per_page=0, min_page_seconds=0,
                                                      training=False))
@@ -90,7 +90,21 @@ def test_a_tab_left_behind_on_a_page_submitted_in_another_says_so(server, browse
     assert second.get_by_text(ELSEWHERE).count() == 1
     assert second.locator(".ap-item.answered").count() == 0
     assert second.get_by_text("answers of this page restored").count() == 0
+
+    # Page three: submitted in the first tab; the second answers one item and presses Enter at once
+    # (the page is not complete, so the submit stays in the tab): its answer still goes, and the
+    # tab says where the page went instead of only asking for the other items.
+    press(first, "1111")
+    first.keyboard.press("Enter")
+    first.get_by_text("Page 3 saved: 4 answers").wait_for(timeout=30_000)
+    wait_idle(first)
+    press(second, "2")
+    second.keyboard.press("Enter")
+    second.get_by_text(ELSEWHERE).wait_for(timeout=30_000)
+    wait_idle(second)
+    no_exception(second)
+    assert texts(second) == texts(first) != page_three
     stored = store.answers(project.id)
-    # The first tab's answers (1 2 1 2, then 1 1 1 1), none of the second tab's 2s.
-    assert len(stored) == 8 and (stored["label"] == 1.0).sum() == 6
+    # The first tab's answers (1 2 1 2, then 1 1 1 1 twice), none of the second tab's 2s.
+    assert len(stored) == 12 and (stored["label"] == 1.0).sum() == 10
     ctx.close()

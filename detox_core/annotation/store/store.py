@@ -371,7 +371,7 @@ class AnnotationStore(AnnotatorActions, DraftActions, StoreQueries):
         if asg.status != "open":
             done = {"expired": "given to others after it expired"}.get(asg.status, asg.status)
             raise AnnotationError(f"this page is no longer open: it was {done} already (in another tab or window?), "
-                                  "so these answers were not stored again; take the next one")
+                                  "so the answers sent now were not stored; take the next one")
         return ann, asg, settings
 
     @staticmethod

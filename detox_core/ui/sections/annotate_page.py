@@ -252,6 +252,7 @@ export default function (component) {
   }
   function send(action) {
     if (sent) return;
+    const pending = draftTimer !== null;
     clearTimeout(draftTimer);  // the page itself goes now, with every answer
     draftTimer = null;
     if (action === "submit") {
@@ -261,6 +262,8 @@ export default function (component) {
         current = missing[0] - 1;
         draw();
         rows[current].scrollIntoView({ block: "nearest" });
+        // The answers not yet sent go now as they would have (a page submitted in another tab is said so).
+        if (pending) sendDraft();
         return;
       }
     }

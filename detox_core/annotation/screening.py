@@ -48,7 +48,7 @@ MIN_STEP = 0.25
 _GARBLED = re.compile(r"[=<>|\[\]{}#@_\\^~]|\w\*+\w|https?://|www\.", re.IGNORECASE)
 
 #: Why a candidate was dropped, as the organizer reads it.
-GARBLED = "markup or a link in the text (such as '=' joining words)"
+GARBLED = "markup or a link in the text, such as '=' joining words"
 LEXICON_WORD = "a word of the toxic lexicon in a text meant to be neutral"
 READS_TOXIC = "the toxicity classifier finds the text meant to be neutral toxic"
 NOT_DECISIVE = "the offensive word put in does not make the text toxic for the classifier"

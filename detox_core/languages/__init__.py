@@ -192,7 +192,7 @@ def weak_parts(code: str, *, lexicons: Mapping[str, object] | None = None,
     if others := not_caught(code):
         out.append(f"only the script is checked: an output in {_names(others)} is not caught")
     if rewrites is not None and code not in set(rewrites):
-        out.append("no people's rewrites to learn from (toxicity data only)")
+        out.append("no people's rewrites to learn from, only toxicity data")
     if lexicons is not None:
         lexicon = lexicons.get(code)
         if lexicon is None or not lexicon.words:

@@ -90,7 +90,7 @@ def test_the_project_says_what_the_screening_dropped_and_keeps_it_in_its_log(sto
                                              lexicons={"de": frozenset({"idiot", "asylanten"})})
     note = screening_note(plan)
     assert note.startswith("German (de): The screening of generated control items dropped ")
-    assert "markup or a link in the text (such as '=' joining words): " in note  # the Mehrzahl pair
+    assert "markup or a link in the text, such as '=' joining words: " in note  # the Mehrzahl pair
     assert not any("=" in c.text for c in [*controls, *exam])
     pairs = pd.DataFrame({"system": "s", "idx": [0], "input": ["Du Idiot"], "output": ["Du"], "lang": ["de"]})
     project = store.create_project("screened", ["toxicity", "fluency"], pairs, controls=controls, exam=exam,

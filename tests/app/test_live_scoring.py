@@ -8,6 +8,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
+from detox_core.languages.detect import detector
 from tests.app.helpers import run
 
 PAGE = str(PROJECT_ROOT / "pages" / "live_scoring.py")
@@ -183,6 +184,13 @@ def test_the_language_follows_the_typed_text_until_one_is_picked(real_data):
     at.text_area(key="live_input").input("You are a complete idiot, shut up.")
     run(at)
     assert at.selectbox(key="live_lang").value == "de"
+    # ... and the page says the text reads as English, where its rewrites would be "another language"
+    # (told by the detector the server's warm-up builds).
+    detector()
+    at.text_area(key="live_input").input("You are a complete idiot, shut up!")
+    run(at)
+    said = [w.value for w in at.warning if "reads as English, not German" in w.value]
+    assert len(said) == 1 and "Pick English (en)" in said[0], [w.value for w in at.warning]
     # A link that names the language picked it: Chinese typed leaves it.
     linked = AppTest.from_file(PAGE, default_timeout=120)
     linked.query_params["dataset"] = "TextDetox 2024"
@@ -213,9 +221,24 @@ def test_a_short_rewrite_carries_the_presets_known_weakness(trained):
     captions = [c.value for c in at.caption]
     short = [c for c in captions if "A short rewrite (2 words)" in c]
     assert len(short) == 1 and "judge this one yourself" in short[0]  # on the short card only
+    # Without references, the n/a reference metrics share one line per reason (not a line each).
+    reasons = [c.split(": n/a — ", 1)[1] for c in captions if ": n/a — " in c]
+    assert reasons and len(reasons) == len(set(reasons)), captions
+    assert any(c.startswith("chrF, BLEU, ROUGE-L") for c in captions), captions
     # The caveat is drawn in the short rewrite's card (the first), not in the other one.
     order = [(e.type, e.value) for e in _elements(at.main) if e.type in ("markdown", "caption")]
     cards = [k for k, (kind, value) in enumerate(order) if kind == "markdown" and value.startswith("**Rewrite ")]
     assert len(cards) == 2
     assert any("A short rewrite" in v for _, v in order[cards[0]:cards[1]])
     assert not any("A short rewrite" in v for _, v in order[cards[1]:])
+
+
+def test_a_more_toxic_rewrite_says_which_insults_it_adds_as_text(trained):
+    # "more toxic than the input" beside "P(neutral) of the input: 0.00" read as a contradiction:
+    # the card names the insults the rewrite adds (the rewrite's own words, never as markup).
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["live_input"] = "ты дебил, иди отсюда"
+    at.session_state["live_candidates"] = "ты дебил и **мудак**, иди отсюда\nты неправ, иди отсюда"
+    run(at)
+    added = [c.value for c in at.caption if c.value.startswith("Adds toxic words the input does not have")]
+    assert len(added) == 1 and added[0].endswith(": мудак")  # the word as a word, not the typed markup

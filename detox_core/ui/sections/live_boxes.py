@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core.lexicons import lexicon_help
+from detox_core.languages.detect import script_mismatch
 from detox_core.limits import MAX_TEXT_CHARS
 from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
 from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, default_language, known_languages,
@@ -76,6 +77,23 @@ def follow_typed_language(choice: CorpusChoice, language: str) -> None:
     if guess is not None and guess != language:
         st.session_state[_WANT] = guess
         st.rerun(scope="app")
+
+
+def picked_language_note(choice: CorpusChoice, language: str) -> None:
+    """A warning when the toxic sentence reads as another language of the same script than the
+    one picked (the script's own warning is :func:`~detox_core.ui.sections.live_results.live_request`'s):
+    the scores use the picked language's models, and a rewrite in the typed language is then "in
+    another language" (an English pair under German: the long rewrite called another language, the
+    short one starred)."""
+    typed = st.session_state.get("live_input", "")
+    if not typed.strip() or script_mismatch(language, typed):
+        return
+    guess = typed_language(typed, known_languages(choice) or list(LANGUAGES))
+    if guess is not None and guess != language:
+        st.warning(f"The toxic sentence reads as {language_name(guess)}, not {language_name(language)}: the scores "
+                   f"below use the {language_name(language)} models, and a rewrite in {language_name(guess)} may be "
+                   f"called another language. Pick {language_label(guess)} in **Language** above.",
+                   icon=":material/translate:")
 
 
 def text_boxes() -> None:

@@ -18,7 +18,7 @@ from detox_core.submissions.live import parse_request
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.warming import warming_notice
-from detox_core.ui.sections.live_boxes import follow_typed_language, suggestions, text_boxes
+from detox_core.ui.sections.live_boxes import follow_typed_language, picked_language_note, suggestions, text_boxes
 from detox_core.ui.sections.preset_agreement import ranking_trust, weak_parts_note
 from detox_core.ui.sections.scores import score_card, show_scoring_error
 from detox_core.vocab import label, language_label, language_name
@@ -120,8 +120,11 @@ def score_notes(both: pd.DataFrame, frame: pd.DataFrame, sources: dict[str, str]
                + " · the address of this page holds the texts and the "
                "preset: copy it to share this example.")
     weak_parts_note(preset, [language])
-    for metric, why in reference_notes(sig).items():  # a reference metric that is n/a, and why
-        st.caption(f"{label(metric)}: n/a — " + render.md(why, None) + ".")
+    by_reason: dict[str, list[str]] = {}  # the reference metrics that are n/a, one line per reason
+    for metric, why in reference_notes(sig).items():
+        by_reason.setdefault(why, []).append(label(metric))
+    for why, metrics in by_reason.items():
+        st.caption(f"{', '.join(metrics)}: n/a — " + render.md(why, None) + ".")
     if any(who.startswith("LLM") for who in sources.values()) and (info := st.session_state.get("_live_llm_info")):
         st.caption(info)
     if usage := both.attrs.get("llm_usage"):  # the LLM judge: what the requests cost, what is missing
@@ -135,6 +138,7 @@ def live_body(choice, language: str, preset: str | None, calibrated: bool, ready
     warm re-score redraws only what changed (``benchmarks/bench_live_browser.py``)."""
     text_boxes()
     follow_typed_language(choice, language)
+    picked_language_note(choice, language)
     language_lexicon, has_examples = suggestions(choice, language)
     source, candidates, references, sources = live_request(language)
     if not ready or preset is None or preset_class(preset).unavailable():  # no preset covers the language, its

@@ -114,6 +114,8 @@ class Flags:
     more_toxic: bool
     lexicon: bool
     language: bool = False
+    #: the insults the output adds (:func:`added_toxic_words`), which make it ``more_toxic``
+    added: tuple[str, ...] = ()
 
     def labels(self) -> list[str]:
         return [FLAGS[k] for k in FLAGS if getattr(self, k)]
@@ -162,10 +164,11 @@ def flags(source: str, output: str, lexicon: frozenset[str], sta_output: float |
     empty = not output.strip()
     copy = not empty and words(source) == words(output)
     hits_out = lexicon_hits(output, lexicon, lang)
-    more_toxic = bool(added_toxic_words(source, output, lexicon, lang))
+    added = tuple(added_toxic_words(source, output, lexicon, lang))
+    more_toxic = bool(added)
     if sta_output is not None and sta_input is not None and sta_output == sta_output and sta_input == sta_input:
         more_toxic = more_toxic or (not empty and sta_output < sta_input - MORE_TOXIC_MARGIN)
-    return Flags(empty, copy, more_toxic, bool(hits_out))
+    return Flags(empty, copy, more_toxic, bool(hits_out), added=added)
 
 
 def explain_frame(inputs: Sequence[str], outputs: Sequence[str], frame: pd.DataFrame,

@@ -86,7 +86,8 @@ def picked_language_note(choice: CorpusChoice, language: str) -> None:
     another language" (an English pair under German: the long rewrite called another language, the
     short one starred)."""
     typed = st.session_state.get("live_input", "")
-    if not typed.strip() or script_mismatch(language, typed):
+    # While the language follows the typed text, follow_typed_language has asked already (and switched).
+    if st.session_state.get(_AUTO) or not typed.strip() or script_mismatch(language, typed):
         return
     guess = typed_language(typed, known_languages(choice) or list(LANGUAGES))
     if guess is not None and guess != language:

@@ -11,7 +11,7 @@ from detox_core import vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
 from detox_core.llm import access as judge_access
 from detox_core.metrics import registry
-from detox_core.submissions.explain import RELIABILITY_HELP, added_toxic_words, axis_agreement, explain_j, flags
+from detox_core.submissions.explain import RELIABILITY_HELP, axis_agreement, explain_j, flags
 from detox_core.text import word_diff
 from detox_core.ui.app import auth, render
 from detox_core.ui.app.auth import is_organizer
@@ -267,9 +267,9 @@ def score_card(source: str, output: str, row: dict, lexicon: frozenset[str], sta
         known = preset in registry.PRESETS
         for caveat in registry.preset_class(preset).caveats(source, output, lang) if known else []:
             st.caption(f":material/info: {caveat}")
-        labels = flags(source, output, lexicon, row.get("sta_raw"), sta_input, lang=lang).labels()
-        if labels:
+        found = flags(source, output, lexicon, row.get("sta_raw"), sta_input, lang=lang)
+        if labels := found.labels():
             st.markdown(" ".join(f":orange-badge[{label}]" for label in labels))
         # What made it "more toxic": the insults it adds (the rewrite's own words: shown as text).
-        if added := added_toxic_words(source, output, lexicon, lang):
-            st.caption("Adds toxic words the input does not have: " + render.md(", ".join(added), 200))
+        if found.added:
+            st.caption("Adds toxic words the input does not have: " + render.md(", ".join(found.added), 200))

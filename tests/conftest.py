@@ -151,6 +151,26 @@ def postgres_in_use():
         yield
 
 
+
+def drop_database(conn, name: str, tries: int = 20) -> None:
+    """``DROP DATABASE IF EXISTS name WITH (FORCE)`` on an AUTOCOMMIT connection, again for a few
+    seconds when it is refused because a process of another role is in that database: an
+    autovacuum worker, which a role without ``pg_signal_backend`` may not end (it is done in a
+    moment)."""
+    import time
+
+    from sqlalchemy.exc import DBAPIError
+
+    for attempt in range(tries):
+        try:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            return
+        except DBAPIError as err:
+            if attempt == tries - 1 or "pg_signal_backend" not in str(err):
+                raise
+            time.sleep(0.5)
+
+
 @pytest.fixture(scope="session")
 def postgres_url():
     """``DETOX_TEST_POSTGRES_URL`` (None when unset); under pytest-xdist (``make test`` runs two
@@ -169,13 +189,13 @@ def postgres_url():
     # No pool: the deployment test restarts the server meanwhile, and a pooled connection would be dead.
     admin = create_engine(base, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     with postgres_server(url), admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        drop_database(conn, name)
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     try:
         yield base.set(database=name).render_as_string(hide_password=False)
     finally:
         with postgres_server(url), admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            drop_database(conn, name)
         admin.dispose()
 
 

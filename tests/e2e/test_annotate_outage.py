@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from sqlalchemy import create_engine, text
 
 from detox_core.annotation.store import AnnotationStore, Settings
+from tests.conftest import drop_database
 from tests.e2e.test_annotate_keys import join
 from tests.e2e.util import CHROMIUM, no_exception, start_app, stop_app
 
@@ -43,7 +44,7 @@ def answer_all(page, keys: str) -> None:
 def test_a_page_sent_during_an_outage_keeps_its_answers_and_is_stored_later(browser, data_root, postgres_in_use):
     admin = create_engine(PG, isolation_level="AUTOCOMMIT")
     with admin.connect() as c:
-        c.execute(text("DROP DATABASE IF EXISTS detox_outage WITH (FORCE)"))
+        drop_database(c, "detox_outage")
         c.execute(text("CREATE DATABASE detox_outage"))
     url = PG.rsplit("/", 1)[0] + "/detox_outage"
     role = create_engine(url).url.username
@@ -88,5 +89,5 @@ def test_a_page_sent_during_an_outage_keeps_its_answers_and_is_stored_later(brow
         stop_app(proc)
         store.engine.dispose()
         with admin.connect() as c:
-            c.execute(text("DROP DATABASE IF EXISTS detox_outage WITH (FORCE)"))
+            drop_database(c, "detox_outage")
         admin.dispose()

@@ -36,7 +36,7 @@ from detox_core.annotation.controls import Control
 from detox_core.annotation.store import AnnotationStore, Settings
 from detox_core.data import PROJECT_ROOT
 from tests.ci_skips import required
-from tests.conftest import postgres_server
+from tests.conftest import drop_database, postgres_server
 from tests.e2e.util import (
     CHROMIUM,
     ORGANIZER_PASSWORD,
@@ -133,7 +133,7 @@ def deployment(data_root, tmp_path_factory):
     # pool_pre_ping: the restart test below cuts the connections this engine keeps.
     admin = create_engine(PG, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     with admin.connect() as c:
-        c.execute(text("DROP DATABASE IF EXISTS detox_deploy WITH (FORCE)"))
+        drop_database(c, "detox_deploy")
         c.execute(text("CREATE DATABASE detox_deploy"))
     db_url = PG.rsplit("/", 1)[0] + "/detox_deploy"
     run_dir = tmp_path_factory.mktemp("run")
@@ -156,7 +156,7 @@ def deployment(data_root, tmp_path_factory):
         if proc is not None:
             stop_run_sh(proc)
         with admin.connect() as c:
-            c.execute(text("DROP DATABASE IF EXISTS detox_deploy WITH (FORCE)"))
+            drop_database(c, "detox_deploy")
         admin.dispose()
 
 

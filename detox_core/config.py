@@ -72,6 +72,11 @@ MAX_SESSIONS_ENV = "DETOX_MAX_SESSIONS_PER_ADDRESS"
 #: fits, a script opening hundreds of tabs does not.
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 20
 MAX_PROCESS_SESSIONS_ENV = "DETOX_MAX_SESSIONS"
+HASHING_NICE_ENV = "DETOX_HASHING_NICE"
+#: Default of ``DETOX_HASHING_NICE``: how much lower than the pages' the priority of the
+#: password hashing threads is (:mod:`detox_core.annotation.passwords`); at 10 a page's work
+#: weighs about ten times a hash's on a busy core.
+DEFAULT_HASHING_NICE = 10
 RUNS_PER_ADDRESS_ENV = "DETOX_RUNS_PER_ADDRESS"
 #: Default of ``DETOX_RUNS_PER_ADDRESS``: the page runs of one address at a time, per process
 #: (:mod:`detox_core.server.runs`). The runs of a process share one interpreter lock, so this
@@ -283,6 +288,15 @@ def runs_per_address() -> int:
     """``$DETOX_RUNS_PER_ADDRESS``: page runs of one address at a time, per process; the
     others wait their turn (default 2; 0 = no limit)."""
     return _count_setting(RUNS_PER_ADDRESS_ENV, DEFAULT_RUNS_PER_ADDRESS)
+
+
+def hashing_nice() -> int:
+    """``$DETOX_HASHING_NICE``: niceness added to the password hashing threads, 0 to 19
+    (default 10; 0 = the pages' own priority)."""
+    value = _count_setting(HASHING_NICE_ENV, DEFAULT_HASHING_NICE)
+    if value > 19:
+        raise DetoxInputError(f"{HASHING_NICE_ENV} must be a whole number from 0 to 19, got {value}")
+    return value
 
 
 def max_sessions() -> int:

@@ -15,6 +15,12 @@ hash of the same password does not (the first 8 bytes of the new salt carry it).
 
 Both kinds are compared in constant time (argon2's own verification; ``hmac.compare_digest``
 for scrypt).
+
+Every argon2 hash and check of a process runs on its hashing threads (:func:`_argon2`): one
+per four cores (a hash runs four lanes over 64 MiB), at a lower priority than the pages
+(``DETOX_HASHING_NICE``, default 10, on Linux). A flood of joins under new names (a script
+adding a fake annotator a second) then takes the cores the pages leave idle, not the honest
+annotator's page saves; an honest join waits its turn behind at most the flood's hashes.
 """
 
 from __future__ import annotations
@@ -23,7 +29,13 @@ import base64
 import binascii
 import hashlib
 import hmac
+import logging
+import os
 import secrets
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -36,6 +48,43 @@ _HASHER = PasswordHasher()
 _ARGON2 = "$argon2"
 _ID_BYTES = 8
 
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def hashing_threads() -> int:
+    """argon2 hashes and checks one process runs at once: one per four cores (each runs
+    :attr:`PasswordHasher.parallelism` lanes, 4, over 64 MiB); the others wait their turn."""
+    return max(1, (os.cpu_count() or 1) // _HASHER.parallelism)
+
+
+def _lower_priority(nice: int) -> None:
+    """Run this thread (and the lanes argon2 starts from it, which inherit it) ``nice`` above
+    its niceness: on Linux a thread's niceness is its own."""
+    if not nice:
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except (AttributeError, OSError) as err:  # not Linux: the hashes run at the pages' priority
+        _log.info("password hashing runs at the pages' priority (%s)", err)
+
+
+def _argon2(call: Callable[[], _T]) -> _T:
+    """``call()`` on the process's hashing threads (:func:`hashing_threads`, lower
+    priority: :func:`_lower_priority`); the caller waits for it."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            from detox_core import config
+
+            _POOL = ThreadPoolExecutor(hashing_threads(), thread_name_prefix="detox-argon2",
+                                       initializer=_lower_priority, initargs=(config.hashing_nice(),))
+        pool = _POOL
+    return pool.submit(call).result()
+
 
 def hash_secret(secret: str, replacing: str | None = None) -> str:
     """The stored form of an annotator's password: an encoded argon2id hash, parameters and
@@ -46,9 +95,10 @@ def hash_secret(secret: str, replacing: str | None = None) -> str:
             at sign-in): the new hash keeps its :func:`password_id`.
     """
     if replacing is None:
-        return _HASHER.hash(secret)
+        return _argon2(lambda: _HASHER.hash(secret))
     kept = bytes.fromhex(password_id(replacing))
-    return _HASHER.hash(secret, salt=kept + secrets.token_bytes(_HASHER.salt_len - len(kept)))
+    salt = kept + secrets.token_bytes(_HASHER.salt_len - len(kept))
+    return _argon2(lambda: _HASHER.hash(secret, salt=salt))
 
 
 def check_secret(secret: str, stored: str) -> bool:
@@ -57,7 +107,7 @@ def check_secret(secret: str, stored: str) -> bool:
     nothing."""
     if stored.startswith(_ARGON2):
         try:
-            return _HASHER.verify(stored, secret)
+            return _argon2(lambda: _HASHER.verify(stored, secret))
         except (VerificationError, InvalidHashError):
             return False
     try:

@@ -239,6 +239,7 @@ def test_the_counts_env_example_names_are_the_apps_defaults():
     defaults = {config.MAX_SESSIONS_ENV: config.DEFAULT_MAX_SESSIONS_PER_ADDRESS,
                 config.MAX_PROCESS_SESSIONS_ENV: config.DEFAULT_MAX_SESSIONS,
                 config.RUNS_PER_ADDRESS_ENV: config.DEFAULT_RUNS_PER_ADDRESS,
+                config.HASHING_NICE_ENV: config.DEFAULT_HASHING_NICE,
                 config.CACHE_MB_ENV: config.DEFAULT_CACHE_MB,
                 config.UPLOADS_MB_ENV: config.DEFAULT_UPLOADS_MB}
     given = dict(re.findall(r"^#?(DETOX_[A-Z0-9_]+)=(\d+)$", ENV_EXAMPLE.read_text(encoding="utf-8"),

@@ -29,11 +29,6 @@ from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretErro
 from detox_core.vocab import language_name
 
 
-#: argon2 hashes and checks one process runs at once (each takes 64 MiB and a core for tens of
-#: milliseconds: 30 joins at once would take 2 GB); the others wait their turn.
-HASHING = threading.BoundedSemaphore(4)
-
-
 class _Hashing:
     """The argon2 work of one join, done before the store's write lock is taken (each check
     or new hash costs tens of milliseconds of CPU and 64 MiB; under the lock, a flood of joins
@@ -48,20 +43,17 @@ class _Hashing:
 
     def check(self, stored: str) -> bool:
         if stored not in self._checked:
-            with HASHING:
-                self._checked[stored] = check_secret(self.secret, stored)
+            self._checked[stored] = check_secret(self.secret, stored)
         return self._checked[stored]
 
     def new(self) -> str:
         if self._new is None:
-            with HASHING:
-                self._new = hash_secret(self.secret)
+            self._new = hash_secret(self.secret)
         return self._new
 
     def rehash(self, stored: str) -> str:
         if stored not in self._rehashed:
-            with HASHING:
-                self._rehashed[stored] = hash_secret(self.secret, replacing=stored)
+            self._rehashed[stored] = hash_secret(self.secret, replacing=stored)
         return self._rehashed[stored]
 
 
@@ -292,8 +284,7 @@ class AnnotatorActions:
         secret = secret if secret is not None else secrets.token_urlsafe(9)
         if len(secret) < MIN_SECRET_CHARS:
             raise AnnotationError(f"the password needs at least {MIN_SECRET_CHARS} characters")
-        with HASHING:
-            hashed = hash_secret(secret)  # before the write lock (see _Hashing)
+        hashed = hash_secret(secret)  # before the write lock (see _Hashing)
         with self._lock, self._write() as s, s.begin():
             row = get_row(s, AnnotatorRow, annotator_id, "annotator")
             row.secret_hash = hashed

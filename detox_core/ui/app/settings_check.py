@@ -127,6 +127,7 @@ def settings_problem(files: list[Path] | None = None) -> str | None:
     try:
         _networks(tuple(config.trusted_proxies()))
         config.ipv6_prefix()
+        config.hashing_nice()
     except DetoxInputError as err:
         return str(err)
     return None

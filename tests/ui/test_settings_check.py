@@ -93,6 +93,26 @@ def test_a_broken_file_never_reads_as_an_open_app(secrets_file):
         st.secrets._secrets = None
 
 
+def test_without_a_secrets_file_the_pages_do_not_ask_streamlit_again_and_again(secrets_file, monkeypatch):
+    """Streamlit looks for a missing secrets file again on every read, under one lock that
+    every page run of the process waits on (several reads a run): the app asks it only when
+    a file is there, and a file written later is read."""
+    import streamlit as st
+
+    from detox_core.ui.app import auth
+
+    asked = []
+    real = type(st.secrets)._parse
+    monkeypatch.setattr(type(st.secrets), "_parse", lambda self, *a, **k: asked.append(1) or real(self, *a, **k))
+    st.secrets._secrets = None
+    try:
+        assert all(auth.is_open() for _ in range(50)) and not asked
+        secrets_file.write_text('[access]\norganizer_password = "a long enough password"\n', encoding="utf-8")
+        assert not auth.is_open() and asked
+    finally:
+        st.secrets._secrets = None
+
+
 def test_the_app_serves_only_the_message_while_the_file_is_broken(secrets_file, tiny_data):
     secrets_file.write_text(BROKEN, encoding="utf-8")
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()

@@ -41,7 +41,9 @@ from detox_core.llm import access as judge_access
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.render import md
-from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
+from detox_core.ui.app.settings_check import (
+    MIN_ORGANIZER_CHARS, SettingsError, password_problem, secrets_files, settings_problem,
+)
 from detox_core.ui.app.join_guard import JoinGuard
 from detox_core.ui.app.throttle import FAILED, OK, SharedLoginThrottle
 
@@ -55,6 +57,10 @@ _SIGNED_IN = "organizer_ok"
 def _secret(section: str, key: str) -> Any:
     """A value of the secrets (None when unset). A secrets file that cannot be read raises
     :class:`SettingsError` naming it: never read as "unset", which would open the app."""
+    if not any(path.exists() for path in secrets_files()):
+        # Unset. Not asked of Streamlit, which would look for the files again under its lock,
+        # and raise, on each of the several calls of every page run.
+        return None
     try:
         table = st.secrets.get(section, {})
         if table is None:

@@ -180,6 +180,9 @@ def test_serve_takes_the_apps_config_wherever_it_starts_and_answers_this_machine
     pairs = dict(zip(flags[::2], flags[1::2]))
     assert pairs["--server.maxUploadSize"] == "25" and pairs["--server.fileWatcherType"] == "none"
     assert pairs["--client.showErrorDetails"] == "type" and pairs["--browser.gatherUsageStats"] == "false"
+    # No full garbage collection of the process after every page run: a flood of runs from one
+    # address spent most of the process in them (benchmarks/bench_live_attacks.py --gc both).
+    assert pairs["--runner.postScriptGC"] == "false"
     monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "5")  # Streamlit's own variable wins over the file
     assert "--server.maxUploadSize" not in serve.config_flags()
     monkeypatch.delenv("STREAMLIT_SERVER_ADDRESS", raising=False)

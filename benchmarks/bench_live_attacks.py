@@ -25,11 +25,15 @@ During the beats, the organizer also arrives from a new address and signs in wit
 sidebar's form (drawn beside "full" too): what they got, and how fast.
 
     python benchmarks/bench_live_attacks.py [--target process|deployment|both]
-        [--attacks beats,guesses,new-names] [--turns off|on|both] [--addresses 4] [--minutes 3] [--seconds 60]
+        [--attacks beats,guesses,new-names] [--turns off|on|both] [--hashing off|on|both] [--gc off|on|both]
+        [--addresses 4] [--minutes 3] [--seconds 60]
 
-Each target runs twice (``--turns both``): without the turns of an address's page runs
-(``DETOX_RUNS_PER_ADDRESS=0``, as before them) and with them (the default), so each figure has
-its baseline in the same run.
+Each target runs once per setting compared, so each figure has its baseline in the same run:
+``--turns both`` without the turns of an address's page runs (``DETOX_RUNS_PER_ADDRESS=0``, as
+before them) and with them (the default); ``--hashing both`` with the password hashes at the
+pages' priority (``DETOX_HASHING_NICE=0``, as before) and lower (the default); ``--gc both``
+with Streamlit's full garbage collection after every page run and without it (the app's
+``.streamlit/config.toml``).
 
 Needs nginx for the deployment, Chromium for the honest annotator's saves, and a
 PostgreSQL URL in ``DETOX_TEST_POSTGRES_URL`` for the deployment (SQLite otherwise).
@@ -413,19 +417,16 @@ def _project(db_url: str, pages: int) -> str:
     return project.access_code
 
 
-def _env(data: str, db_url: str, turns: str | None) -> dict[str, str]:
-    env = {"DETOX_DATA_DIR": data, "DETOX_DB_URL": db_url, "DETOX_WARMUP": "0",
-           "DETOX_ORGANIZER_PASSWORD": ORGANIZER, "DETOX_MAX_SESSIONS": str(PLACES)}
-    if turns is not None:
-        env["DETOX_RUNS_PER_ADDRESS"] = turns
-    return env
+def _env(data: str, db_url: str, extra: dict[str, str]) -> dict[str, str]:
+    return {"DETOX_DATA_DIR": data, "DETOX_DB_URL": db_url, "DETOX_WARMUP": "0",
+            "DETOX_ORGANIZER_PASSWORD": ORGANIZER, "DETOX_MAX_SESSIONS": str(PLACES), **extra}
 
 
 @contextmanager
-def one_process(run: Path, db_url: str, data: str, turns: str | None):
+def one_process(run: Path, db_url: str, data: str, extra: dict[str, str]):
     from tests.e2e.util import start_app, stop_app
 
-    proc, url = start_app(_env(data, db_url, turns), launcher=True)
+    proc, url = start_app(_env(data, db_url, extra), launcher=True)
     try:
         yield url
     finally:
@@ -433,11 +434,11 @@ def one_process(run: Path, db_url: str, data: str, turns: str | None):
 
 
 @contextmanager
-def deployment(run: Path, db_url: str, data: str, turns: str | None):
+def deployment(run: Path, db_url: str, data: str, extra: dict[str, str]):
     from tests.e2e.test_deployment import start_run_sh, stop_run_sh, wait_up
 
     log = run / "run.log"
-    proc, url, _ = start_run_sh(_env(data, db_url, turns), run, 3, log)
+    proc, url, _ = start_run_sh(_env(data, db_url, extra), run, 3, log)
     try:
         wait_up(url, proc, log)
         yield url
@@ -451,6 +452,11 @@ def main() -> None:
     ap.add_argument("--attacks", default="beats,guesses,new-names")
     ap.add_argument("--turns", choices=("off", "on", "both"), default="both",
                     help="the servers without the turns of an address's runs (DETOX_RUNS_PER_ADDRESS=0), with, or both")
+    ap.add_argument("--hashing", choices=("off", "on", "both"), default="on",
+                    help="the password hashes at the pages' priority (DETOX_HASHING_NICE=0), lower (the default), or both")
+    ap.add_argument("--gc", choices=("off", "on", "both"), default="on",
+                    help="a full garbage collection after every page run (Streamlit's default, "
+                         "STREAMLIT_RUNNER_POST_SCRIPT_GC=true), none (the app's setting), or both")
     ap.add_argument("--addresses", type=int, default=4, help="attacking addresses of the beats, 20 tabs each")
     ap.add_argument("--minutes", type=float, default=3, help="how long newcomers arrive during the beats")
     ap.add_argument("--seconds", type=float, default=60, help="about how long the flood of new names lasts")
@@ -461,19 +467,30 @@ def main() -> None:
     data = str(data_dir())
     attacks = args.attacks.split(",")
     targets = ["process", "deployment"] if args.target == "both" else [args.target]
-    from detox_core.config import DEFAULT_RUNS_PER_ADDRESS
+    from detox_core.config import DEFAULT_HASHING_NICE, DEFAULT_RUNS_PER_ADDRESS
 
-    settings = {"off": [("before: an address's runs unlimited", "0")],
-                "on": [(f"now: {DEFAULT_RUNS_PER_ADDRESS} runs of an address at a time", None)]}
-    settings["both"] = settings["off"] + settings["on"]
-    for target, (label, turns) in ((t, s) for t in targets for s in settings[args.turns]):
+    # Each compared setting: (label, environment) before and now; "both" runs each.
+    compared = {
+        "turns": ([("an address's runs unlimited", {"DETOX_RUNS_PER_ADDRESS": "0"})],
+                  [(f"{DEFAULT_RUNS_PER_ADDRESS} runs of an address at a time", {})]),
+        "hashing": ([("hashes at the pages' priority", {"DETOX_HASHING_NICE": "0"})],
+                    [(f"hashes at niceness +{DEFAULT_HASHING_NICE}", {})]),
+        "gc": ([("a full garbage collection after each run", {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"})],
+               [("no collection after each run", {})]),
+    }
+    settings = [("", {})]
+    for name, (before, now) in compared.items():
+        chosen = {"off": before, "on": now, "both": before + now}[getattr(args, name)]
+        settings = [(", ".join(x for x in (label, c_label) if x), {**env, **c_env})
+                    for label, env in settings for c_label, c_env in chosen]
+    for target, (label, extra) in ((t, s) for t in targets for s in settings):
         with tempfile.TemporaryDirectory() as tmp:
             run = Path(tmp)
             pg = os.environ.get("DETOX_TEST_POSTGRES_URL")
             db_url = _fresh_database(pg) if pg and target == "deployment" else f"sqlite:///{run / 'app.sqlite'}"
             code = _project(db_url, pages=50)
             starter = one_process if target == "process" else deployment
-            with starter(run, db_url, data, turns) as url:
+            with starter(run, db_url, data, extra) as url:
                 print(f"{target} ({'1 process' if target == 'process' else '3 processes behind nginx'}, "
                       f"{PLACES} sessions each, {os.cpu_count()} cores), {label}:", flush=True)
                 if "beats" in attacks:

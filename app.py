@@ -37,65 +37,67 @@ warmup.start(delay=1.5)
 # to left, each line by its own first strong character.
 st.html("<style>textarea, input[type=text] {unicode-bidi: plaintext; text-align: start;}</style>")
 
-SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
-            "Humans": ["human_eval", "annotate", "annotation_projects"]}
-# Each role's menu shows its own pages (detox_core.ui.app.auth). The others stay routable but
-# hidden, so their address answers with the page's own refusal and sign-in.
-# Every page has its own path (/corpus, /live_scoring, ...); the root address forwards to
-# Corpus with its parameters, so older links such as /?q=...&pair=... keep working.
-pages = {
-    section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], url_path=pid,
-                      visibility="visible" if not _settings and auth.allowed(pid) else "hidden")
-              for pid in ids]
-    for section, ids in SECTIONS.items()
-}
-corpus_page = pages["Explore"][0]
+# Each access setting is read once per run (every page's visibility below asks who the session is).
+with auth.settings_read_once():
+    SECTIONS = {"Explore": ["corpus"], "Score": ["live_scoring", "submissions", "leaderboard", "compare"],
+                "Humans": ["human_eval", "annotate", "annotation_projects"]}
+    # Each role's menu shows its own pages (detox_core.ui.app.auth). The others stay routable but
+    # hidden, so their address answers with the page's own refusal and sign-in.
+    # Every page has its own path (/corpus, /live_scoring, ...); the root address forwards to
+    # Corpus with its parameters, so older links such as /?q=...&pair=... keep working.
+    pages = {
+        section: [st.Page(f"pages/{pid}.py", title=auth.PAGES[pid][0], icon=auth.PAGES[pid][1], url_path=pid,
+                          visibility="visible" if not _settings and auth.allowed(pid) else "hidden")
+                  for pid in ids]
+        for section, ids in SECTIONS.items()
+    }
+    corpus_page = pages["Explore"][0]
 
 
-def _root() -> None:
-    params = {key: st.query_params.get_all(key) for key in st.query_params}  # repeated keys stay repeated
-    st.switch_page(corpus_page, query_params=params)
+    def _root() -> None:
+        params = {key: st.query_params.get_all(key) for key in st.query_params}  # repeated keys stay repeated
+        st.switch_page(corpus_page, query_params=params)
 
 
-root = st.Page(_root, title="Corpus", url_path="home", default=True, visibility="hidden")
-page = st.navigation({"": [root], **pages})
-if _settings:
-    st.error(f"**The app's access settings cannot be read, so it serves nothing.** {render.md(_settings, None)}. "
-             "Fix it and reload this page (docs: Deployment).", icon=":material/lock:")
-    st.stop()
-# An address or a process holding too many sessions gets a message, and no work; the
-# Annotate page may take the places kept for new annotators.
-admit_session(reserved=page.url_path == "annotate")
-try:
-    # This address's runs take turns, a few at a time (detox_core.server.runs): twenty tabs of
-    # one address cannot take twenty shares of the process from everybody else.
-    take_turn()
-    if page is root:
-        page.run()
-    with st.sidebar:
-        st.markdown("**detox-dashboard** · evaluating text detoxification")
-    # A signed-in annotator on Annotate sees the work only: no data, model or LLM settings of
-    # the other pages (an organizer keeps them).
-    annotating = (page.url_path == "annotate" and st.session_state.get("ann_id") is not None
-                  and (auth.is_open() or not auth.is_organizer()))
-    if not annotating:
-        render_warmup_status()  # "Warming models: ..." while they load, updated without rerunning the page
-        render_sidebar(owner="app")
-    auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
-    if not annotating:
-        render_model_settings()
-        render_llm_judge_settings()
-    if problem := database_problem():
-        st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
-    render_reconnect_notice()  # "Reconnected" after the tab's app process stopped (deploy/)
+    root = st.Page(_root, title="Corpus", url_path="home", default=True, visibility="hidden")
+    page = st.navigation({"": [root], **pages})
+    if _settings:
+        st.error(f"**The app's access settings cannot be read, so it serves nothing.** {render.md(_settings, None)}. "
+                 "Fix it and reload this page (docs: Deployment).", icon=":material/lock:")
+        st.stop()
+    # An address or a process holding too many sessions gets a message, and no work; the
+    # Annotate page may take the places kept for new annotators.
+    admit_session(reserved=page.url_path == "annotate")
     try:
-        page.run()
-    except StorageError as err:
-        # The database is down, damaged or read-only: say so, never show a traceback. What the
-        # session holds (an annotator's unsent answers, scores not yet stored) stays: trying
-        # again reruns this session, a reload would start a new one.
-        st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
-        st.button("Try again", icon=":material/refresh:", key="db_try_again",
-                  help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")
-finally:
-    session_ran()  # a long run (a whole submission scored) is not an idle tab; the next run of this address goes
+        # This address's runs take turns, a few at a time (detox_core.server.runs): twenty tabs of
+        # one address cannot take twenty shares of the process from everybody else.
+        take_turn()
+        if page is root:
+            page.run()
+        with st.sidebar:
+            st.markdown("**detox-dashboard** · evaluating text detoxification")
+        # A signed-in annotator on Annotate sees the work only: no data, model or LLM settings of
+        # the other pages (an organizer keeps them).
+        annotating = (page.url_path == "annotate" and st.session_state.get("ann_id") is not None
+                      and (auth.is_open() or not auth.is_organizer()))
+        if not annotating:
+            render_warmup_status()  # "Warming models: ..." while they load, updated without rerunning the page
+            render_sidebar(owner="app")
+        auth.render_access_sidebar(sign_in_form=page.url_path != "annotation_projects")
+        if not annotating:
+            render_model_settings()
+            render_llm_judge_settings()
+        if problem := database_problem():
+            st.sidebar.error(f"**Database down.** {render.md(problem, None)}", icon=":material/cloud_off:")
+        render_reconnect_notice()  # "Reconnected" after the tab's app process stopped (deploy/)
+        try:
+            page.run()
+        except StorageError as err:
+            # The database is down, damaged or read-only: say so, never show a traceback. What the
+            # session holds (an annotator's unsent answers, scores not yet stored) stays: trying
+            # again reruns this session, a reload would start a new one.
+            st.error(f"**The database is not available.** {render.md(err, None)}", icon=":material/cloud_off:")
+            st.button("Try again", icon=":material/refresh:", key="db_try_again",
+                      help="Runs this page again in this tab, keeping what you entered; reloading the tab would lose it.")
+    finally:
+        session_ran()  # a long run (a whole submission scored) is not an idle tab; the next run of this address goes

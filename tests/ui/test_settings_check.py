@@ -25,10 +25,14 @@ def secrets_file(tmp_path, monkeypatch):
     """A secrets file of the test's, the only one Streamlit and the check read."""
     path = tmp_path / ".streamlit" / "secrets.toml"
     path.parent.mkdir()
+    import streamlit as st
+
     before = st_config.get_option("secrets.files")
     st_config.set_option("secrets.files", [str(path)])
     monkeypatch.delenv("DETOX_ORGANIZER_PASSWORD", raising=False)
+    st.secrets._secrets = None  # Streamlit keeps what it read: this test's file is read afresh
     yield path
+    st.secrets._secrets = None
     st_config.set_option("secrets.files", before)
 
 
@@ -93,24 +97,22 @@ def test_a_broken_file_never_reads_as_an_open_app(secrets_file):
         st.secrets._secrets = None
 
 
-def test_without_a_secrets_file_the_pages_do_not_ask_streamlit_again_and_again(secrets_file, monkeypatch):
-    """Streamlit looks for a missing secrets file again on every read, under one lock that
-    every page run of the process waits on (several reads a run): the app asks it only when
-    a file is there, and a file written later is read."""
-    import streamlit as st
-
+def test_a_page_run_reads_each_access_setting_once(secrets_file, tiny_data, monkeypatch):
+    """Every page's visibility asks who the session is: a run read the secrets 32 times, each
+    asking Streamlit's configuration (under its process-wide lock) and the file system."""
     from detox_core.ui.app import auth
 
-    asked = []
-    real = type(st.secrets)._parse
-    monkeypatch.setattr(type(st.secrets), "_parse", lambda self, *a, **k: asked.append(1) or real(self, *a, **k))
-    st.secrets._secrets = None
-    try:
-        assert all(auth.is_open() for _ in range(50)) and not asked
-        secrets_file.write_text('[access]\norganizer_password = "a long enough password"\n', encoding="utf-8")
-        assert not auth.is_open() and asked
-    finally:
-        st.secrets._secrets = None
+    secrets_file.write_text('[access]\norganizer_password = "a long enough password"\n', encoding="utf-8")
+    reads: list[tuple[str, str]] = []
+    real = auth._read_secret
+    monkeypatch.setattr(auth, "_read_secret", lambda section, key: reads.append((section, key)) or real(section, key))
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    reads.clear()
+    at.run()
+    assert not at.exception and reads
+    assert len(reads) == len(set(reads)), reads
+    assert "Organizer sign-in" in str(at.sidebar)  # still a visitor's page, asking for the password
 
 
 def test_the_app_serves_only_the_message_while_the_file_is_broken(secrets_file, tiny_data):

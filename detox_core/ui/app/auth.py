@@ -28,6 +28,9 @@ import hmac
 import json
 import math
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +44,7 @@ from detox_core.llm import access as judge_access
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.render import md
-from detox_core.ui.app.settings_check import (
-    MIN_ORGANIZER_CHARS, SettingsError, password_problem, secrets_files, settings_problem,
-)
+from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
 from detox_core.ui.app.join_guard import JoinGuard
 from detox_core.ui.app.throttle import FAILED, OK, SharedLoginThrottle
 
@@ -54,13 +55,35 @@ ROOTS_ENV = config.MODEL_ROOTS_ENV
 _SIGNED_IN = "organizer_ok"
 
 
+_RUN = threading.local()
+
+
+@contextmanager
+def settings_read_once() -> Iterator[None]:
+    """Within it (a page run: ``app.py``), each access setting of the secrets is read once.
+    A run reads them a few dozen times (every page's visibility asks who the session is), and
+    each read asked Streamlit's configuration, under its process-wide lock, and the file system:
+    under a flood of page runs they were a tenth of the process's work. A setting that cannot
+    be read is not kept: it raises at each read."""
+    _RUN.read = {}
+    try:
+        yield
+    finally:
+        _RUN.read = None
+
+
 def _secret(section: str, key: str) -> Any:
     """A value of the secrets (None when unset). A secrets file that cannot be read raises
     :class:`SettingsError` naming it: never read as "unset", which would open the app."""
-    if not any(path.exists() for path in secrets_files()):
-        # Unset. Not asked of Streamlit, which would look for the files again under its lock,
-        # and raise, on each of the several calls of every page run.
-        return None
+    read = getattr(_RUN, "read", None)
+    if read is None:
+        return _read_secret(section, key)
+    if (section, key) not in read:
+        read[(section, key)] = _read_secret(section, key)
+    return read[(section, key)]
+
+
+def _read_secret(section: str, key: str) -> Any:
     try:
         table = st.secrets.get(section, {})
         if table is None:

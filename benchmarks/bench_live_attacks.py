@@ -26,7 +26,7 @@ sidebar's form (drawn beside "full" too): what they got, and how fast.
 
     python benchmarks/bench_live_attacks.py [--target process|deployment|both]
         [--attacks beats,guesses,new-names] [--turns off|on|both] [--hashing off|on|both] [--gc off|on|both]
-        [--addresses 4] [--minutes 3] [--seconds 60]
+        [--server-cpus 1] [--addresses 4] [--minutes 3] [--seconds 60]
 
 Each target runs once per setting compared, so each figure has its baseline in the same run:
 ``--turns both`` without the turns of an address's page runs (``DETOX_RUNS_PER_ADDRESS=0``, as
@@ -34,6 +34,10 @@ before them) and with them (the default); ``--hashing both`` with the password h
 pages' priority (``DETOX_HASHING_NICE=0``, as before) and lower (the default); ``--gc both``
 with Streamlit's full garbage collection after every page run and without it (the app's
 ``.streamlit/config.toml``).
+
+``--server-cpus 1`` runs the server(s) on CPU 1 and the attacking clients and Chromium on the
+others, as on a real deployment, where they are not on the server's cores (PostgreSQL, a
+service of its own, stays where it is).
 
 Needs nginx for the deployment, Chromium for the honest annotator's saves, and a
 PostgreSQL URL in ``DETOX_TEST_POSTGRES_URL`` for the deployment (SQLite otherwise).
@@ -428,7 +432,7 @@ def one_process(run: Path, db_url: str, data: str, extra: dict[str, str]):
 
     proc, url = start_app(_env(data, db_url, extra), launcher=True)
     try:
-        yield url
+        yield url, proc.pid
     finally:
         stop_app(proc)
 
@@ -441,7 +445,7 @@ def deployment(run: Path, db_url: str, data: str, extra: dict[str, str]):
     proc, url, _ = start_run_sh(_env(data, db_url, extra), run, 3, log)
     try:
         wait_up(url, proc, log)
-        yield url
+        yield url, proc.pid
     finally:
         stop_run_sh(proc)
 
@@ -457,11 +461,20 @@ def main() -> None:
     ap.add_argument("--gc", choices=("off", "on", "both"), default="on",
                     help="a full garbage collection after every page run (Streamlit's default, "
                          "STREAMLIT_RUNNER_POST_SCRIPT_GC=true), none (the app's setting), or both")
+    ap.add_argument("--server-cpus", default="",
+                    help="CPUs the server(s) run on (e.g. 1), the attacking clients and Chromium on the others: "
+                         "the clients off the server's cores, as on a real deployment (default: all share all)")
     ap.add_argument("--addresses", type=int, default=4, help="attacking addresses of the beats, 20 tabs each")
     ap.add_argument("--minutes", type=float, default=3, help="how long newcomers arrive during the beats")
     ap.add_argument("--seconds", type=float, default=60, help="about how long the flood of new names lasts")
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
+    server_cpus = {int(c) for c in args.server_cpus.split(",") if c.strip()}
+    if server_cpus:
+        clients = set(range(os.cpu_count() or 1)) - server_cpus
+        if not clients:
+            ap.error("--server-cpus must leave a CPU for the clients")
+        os.sched_setaffinity(0, clients)  # this process, its clients' threads and its Chromium
     from detox_core.config import data_dir
 
     data = str(data_dir())
@@ -490,9 +503,14 @@ def main() -> None:
             db_url = _fresh_database(pg) if pg and target == "deployment" else f"sqlite:///{run / 'app.sqlite'}"
             code = _project(db_url, pages=50)
             starter = one_process if target == "process" else deployment
-            with starter(run, db_url, data, extra) as url:
+            with starter(run, db_url, data, extra) as (url, server):
+                where = f"{os.cpu_count()} cores shared with the clients"
+                if server_cpus:
+                    _pin(server, server_cpus)
+                    where = (f"on CPU {','.join(map(str, sorted(server_cpus)))}, the clients and Chromium on the other "
+                             f"{(os.cpu_count() or 1) - len(server_cpus)}")
                 print(f"{target} ({'1 process' if target == 'process' else '3 processes behind nginx'}, "
-                      f"{PLACES} sessions each, {os.cpu_count()} cores), {label}:", flush=True)
+                      f"{PLACES} sessions each, {where}), {label}:", flush=True)
                 if "beats" in attacks:
                     print("  scripted beats (item 1):")
                     asyncio.run(beats(url, args.addresses, args.minutes))
@@ -502,6 +520,37 @@ def main() -> None:
                 if "new-names" in attacks:
                     print("  new names (item 5):")
                     asyncio.run(new_names(url, code, args.seconds, honest_saves))
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _pin(root: int, cpus: set[int]) -> int:
+    """Every thread of ``root`` and its descendants on ``cpus``, the threads they start later
+    too; the count of threads pinned."""
+    pinned = 0
+    for pid in _descendants(root):
+        for task in Path(f"/proc/{pid}/task").glob("[0-9]*"):
+            try:
+                os.sched_setaffinity(int(task.name), cpus)
+                pinned += 1
+            except OSError:
+                pass  # ended meanwhile
+    return pinned
 
 
 def _fresh_database(pg: str) -> str:

@@ -50,7 +50,7 @@ from detox_core.editions import training_edition
 from detox_core.languages.detect import UNSPACED
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.segment import SEGMENTERS
-from detox_core.text import WORD_RE, normalise_word
+from detox_core.text import UNSPACED_RE, WORD_RE, normalise_word
 
 #: The heads' recipe: a change of features or training data makes new heads.
 HEADS_VERSION = "2"
@@ -121,7 +121,6 @@ def char_matrix(texts: list[str]) -> sparse.csr_matrix:
 
 
 _TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
-_UNSPACED_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def token_bigram_matrix(texts: list[str]) -> sparse.csr_matrix:
@@ -133,8 +132,8 @@ def token_bigram_matrix(texts: list[str]) -> sparse.csr_matrix:
     for t in texts:
         toks = ["<s>"]
         for tok in _TOKEN.findall(normalise_word(t)):
-            if _UNSPACED_CHARS.search(tok):
-                toks.extend(_UNSPACED_CHARS.findall(tok))
+            if UNSPACED_RE.search(tok):
+                toks.extend(UNSPACED_RE.findall(tok))
             else:
                 toks.append(tok)
         toks.append("</s>")

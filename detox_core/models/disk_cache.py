@@ -8,7 +8,8 @@ the middle leaves the file as it was before that write, never a half-stored row.
 
 A row is keyed by the SHA-256 of its *namespace* and its text. The namespace says
 everything the output depends on: the model's identity (a hub model's commit, or a local
-folder's path, file sizes and modification times in nanoseconds), its kind, device,
+folder's fingerprint, the one its scores' signature names:
+:func:`~detox_core.models.origin.folder_fingerprint`), its kind, device,
 precision, backend, tokenizer, token limit and :data:`RECIPE_VERSION` (raised whenever the
 pool computes an output differently). A changed model or recipe therefore never serves an
 old output; its rows age out.
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from detox_core import config
-from detox_core.models.origin import hub_commit
+from detox_core.models.origin import folder_fingerprint, hub_commit
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ def model_identity(loaded: Any, mapped: dict[str, str], max_length: int) -> str 
 
     def ident(source: str, local: bool) -> str | None:
         if local:
-            return folder_fingerprint(source)
+            return f"folder-{folder_fingerprint(source)}"
         commit = loaded.revision if source == loaded.source and loaded.revision and not str(
             loaded.revision).startswith("local-") else hub_commit(source)
         return f"hub:{source}@{commit}" if commit else None
@@ -98,7 +99,8 @@ def model_identity(loaded: Any, mapped: dict[str, str], max_length: int) -> str 
     if model is None or tok is None:
         return None
     if mapped:
-        extra = sorted(f"{mid}={folder_fingerprint(f) if Path(f).is_dir() else f}" for mid, f in mapped.items())
+        extra = sorted(f"{mid}=folder-{folder_fingerprint(f)}" if Path(f).is_dir() else f"{mid}={f}"
+                       for mid, f in mapped.items())
         tok = f"{tok};{','.join(extra)}"
     return "|".join(map(str, (f"v{RECIPE_VERSION}", model, tok, loaded.kind, loaded.device, loaded.dtype,
                               loaded.backend, max_length)))
@@ -116,18 +118,6 @@ def default_disk_cache() -> DiskCache | None:
     except (OSError, sqlite3.Error) as err:  # a read-only data folder: memory only
         log.warning("the on-disk cache of model outputs is off: %s", err)
         return None
-
-
-def folder_fingerprint(folder: str | Path) -> str:
-    """A local model folder's identity for the cache: its resolved path and every file's
-    name, size and modification time (nanoseconds); no weights are read."""
-    root = Path(folder).resolve()
-    h = hashlib.sha1(str(root).encode())
-    for p in sorted(root.rglob("*")):
-        if p.is_file():
-            st = p.stat()
-            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return "folder-" + h.hexdigest()[:16]
 
 
 class DiskCache:

@@ -55,16 +55,28 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def revision(source: str, local: bool) -> str | None:
-    """A local model's identity: a hash of its config and weights' sizes and times."""
-    if not local:
-        return None
+def folder_fingerprint(folder: str | Path) -> str:
+    """A local model folder's identity: the one its scores' signature names (:func:`revision`)
+    and the on-disk cache keys its outputs by (:func:`detox_core.models.disk_cache.model_identity`).
+    Every file's path inside the folder, size and modification time (nanoseconds), subfolders
+    included (a sentence-transformers folder keeps its pooling there); no weights are read. A
+    file saved over, even within the same second at the same size, changes it; the folder
+    moved or copied with its files' times does not."""
+    root = Path(folder)
     h = hashlib.sha1()
-    for p in sorted(Path(source).glob("*")):
+    for p in sorted(root.rglob("*")):
         if p.is_file():
             st = p.stat()
-            h.update(f"{p.name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return "local-" + h.hexdigest()[:10]
+            h.update(f"{p.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+def revision(source: str, local: bool) -> str | None:
+    """A local model's identity in its scores' signature (None for a hub model: its commit
+    is read from the loaded model)."""
+    if not local:
+        return None
+    return "local-" + folder_fingerprint(source)
 
 
 def hub_commit(model_id: str) -> str | None:

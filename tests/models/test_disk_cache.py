@@ -205,3 +205,39 @@ def test_a_cache_held_by_another_process_is_skipped_not_switched_off(tmp_path):
     assert cache.enabled  # busy once is no reason to stop caching
     cache.put_many("ns", [("later", np.zeros(2))])
     assert set(cache.get_many("ns", ["kept", "lost", "later"])) == {"kept", "later"}
+
+
+def test_the_signature_and_the_cache_key_name_a_local_model_alike(tmp_path):
+    """A local folder's identity is one fingerprint: a file saved over inside a subfolder, in
+    the same second at the same size, changes both the signature's revision and the cache key
+    (the signature read top-level files to the second, the key every file to the nanosecond);
+    the folder moved with its files changes neither (the key held the folder's path)."""
+    import shutil
+    from types import SimpleNamespace
+
+    from detox_core.models.disk_cache import model_identity
+    from detox_core.models.origin import revision
+
+    folder = tmp_path / "a" / "sim"
+    (folder / "1_Pooling").mkdir(parents=True)
+    (folder / "config.json").write_text("{}", encoding="utf-8")
+    pooling = folder / "1_Pooling" / "config.json"
+    pooling.write_text('{"pooling_mode": "mean"}', encoding="utf-8")
+
+    def names(where: Path) -> tuple[str, str]:
+        loaded = SimpleNamespace(source=str(where), local=True, revision=revision(str(where), True),
+                                 tokenizer_from=None, kind="embedder", device="cpu", dtype="float32", backend="torch")
+        key = model_identity(loaded, {}, 128)
+        assert loaded.revision.removeprefix("local-") in key  # the same fingerprint in both
+        return loaded.revision, key
+
+    first = names(folder)
+    st = pooling.stat()
+    pooling.write_text('{"pooling_mode": "last"}', encoding="utf-8")  # another pooling, same size
+    os.utime(pooling, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # and within the same second
+    assert pooling.stat().st_size == st.st_size
+    second = names(folder)
+    assert second[0] != first[0] and second[1] != first[1]
+    moved = tmp_path / "b" / "sim"
+    shutil.copytree(folder, moved)  # copytree keeps the files' times
+    assert names(moved) == second

@@ -40,6 +40,8 @@ from typing import TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from detox_core import config
+
 #: Shortest annotator password accepted.
 MIN_SECRET_CHARS = 6
 
@@ -78,8 +80,6 @@ def _argon2(call: Callable[[], _T]) -> _T:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            from detox_core import config
-
             _POOL = ThreadPoolExecutor(hashing_threads(), thread_name_prefix="detox-argon2",
                                        initializer=_lower_priority, initargs=(config.hashing_nice(),))
         pool = _POOL

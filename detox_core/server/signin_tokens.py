@@ -12,7 +12,7 @@ password, so that
 
 The browser keeps it in an ``HttpOnly`` cookie (:data:`COOKIE`) that the server sets
 (:mod:`detox_core.ui.app.asgi`), so no script of the page can read it. The page asks for the
-cookie with a **ticket** (:meth:`SessionTokens.ticket`): a random one-time word that the
+cookie with a **ticket** (:meth:`SignInTokens.ticket`): a random one-time word that the
 server redeems once, within :data:`TICKET_S` seconds, and only for a request from the
 client address that signed in, for the token or for clearing the cookie; the token itself
 never reaches the page, and a ticket a script sends elsewhere is worth nothing there.
@@ -62,7 +62,7 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-class SessionTokens:
+class SignInTokens:
     """Issue, check and revoke sign-in tokens of one server (see the module docstring).
 
     Args:

@@ -8,15 +8,15 @@ import asyncio
 import pytest
 from starlette.requests import Request
 
-from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.server.signin_tokens import COOKIE, SignInTokens
 from detox_core.ui.app import asgi
 
 
 @pytest.fixture
-def tokens(tmp_path, monkeypatch) -> SessionTokens:
+def tokens(tmp_path, monkeypatch) -> SignInTokens:
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("DETOX_SESSION_SECRET", raising=False)
-    return SessionTokens()
+    return SignInTokens()
 
 
 def post(body: bytes, scheme: str = "http", headers: dict[str, str] | None = None, peer: str = "127.0.0.1"):

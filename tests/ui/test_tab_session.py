@@ -4,7 +4,7 @@ it names one annotator, and Leave ends it in every process."""
 from __future__ import annotations
 
 from detox_core.annotation.store import Annotator
-from detox_core.server.sessions import SessionTokens
+from detox_core.server.signin_tokens import SignInTokens
 from detox_core.ui.app import tab_session
 
 
@@ -13,7 +13,7 @@ def annotator(id_: int = 42, project: int = 3, name: str = "Olga") -> Annotator:
 
 
 def test_a_token_names_its_annotator_and_nothing_else_passes(tmp_path):
-    tokens = SessionTokens(tmp_path)
+    tokens = SignInTokens(tmp_path)
     olga = annotator()
     token = tab_session.issue(tokens, olga)
     assert tab_session.claimed(tokens, token) == 42 and tab_session.holds(tokens, token, olga)
@@ -29,11 +29,11 @@ def test_a_token_names_its_annotator_and_nothing_else_passes(tmp_path):
     assert tab_session.claimed(tokens, organizer) is None
     assert tokens.verify(token, "the-organizer-password") is None
     # Another server (another secret) does not accept it.
-    assert tab_session.claimed(SessionTokens(tmp_path / "other"), token) is None
+    assert tab_session.claimed(SignInTokens(tmp_path / "other"), token) is None
 
 
 def test_leave_revokes_the_token_for_every_process(tmp_path):
-    first, second = SessionTokens(tmp_path), SessionTokens(tmp_path)  # two processes, one data folder
+    first, second = SignInTokens(tmp_path), SignInTokens(tmp_path)  # two processes, one data folder
     token = tab_session.issue(first, annotator(7))
     assert tab_session.holds(second, token, annotator(7))
     tab_session.revoke(first, token)
@@ -42,7 +42,7 @@ def test_leave_revokes_the_token_for_every_process(tmp_path):
 
 
 def test_an_expired_token_signs_nobody_in(tmp_path):
-    tokens = SessionTokens(tmp_path, lifetime_s=60)
+    tokens = SignInTokens(tmp_path, lifetime_s=60)
     role = tab_session._role(annotator(5))
     old = tokens.issue(role, tab_session._KEY, now=0)
     assert tab_session.claimed(tokens, old) is None
@@ -57,7 +57,7 @@ def test_a_new_password_set_by_an_organizer_signs_every_tab_out(tmp_path):
     pairs = pd.DataFrame({"system": ["a", "b"], "idx": [0, 0], "input": ["x y z", "x y z"], "output": ["one", "two"]})
     code = store.create_project("p", ["toxicity"], pairs).access_code
     olga = store.join(code, "Olga", "a good long secret")
-    tokens = SessionTokens(tmp_path)
+    tokens = SignInTokens(tmp_path)
     token = tab_session.issue(tokens, olga)
     assert tab_session.holds(tokens, token, store.annotator(olga.id))
     new = store.set_secret(olga.id)

@@ -7,7 +7,7 @@ writes is a cookie any script of the page can read. So the launcher
 a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
 route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
 
-- the page posts a one-time ticket (:meth:`detox_core.server.sessions.SessionTokens.ticket`),
+- the page posts a one-time ticket (:meth:`detox_core.server.signin_tokens.SignInTokens.ticket`),
   which the server redeems once, within a minute, for a request of the page's own origin
   (``Origin``, ``Sec-Fetch-Site``) from the client address that signed in (the same
   address the sign-in throttle sees, :func:`detox_core.server.addresses.client_address`): a ticket
@@ -49,7 +49,7 @@ from detox_core.config import app_root
 from detox_core.server import presence
 from detox_core.server.addresses import client_address, client_key
 from detox_core.server.memory import release_free_memory
-from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.server.signin_tokens import COOKIE, SignInTokens
 from detox_core.ui.app import visitors
 
 log = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ async def session_cookie(request):
         return Response("not a ticket", status_code=403, headers=headers)
     if not _same_origin(request):
         return Response("not from this site", status_code=403, headers=headers)
-    tokens = SessionTokens()
+    tokens = SignInTokens()
     redeemed = await run_in_threadpool(tokens.redeem, ticket, _client(request))
     if redeemed is None:
         return Response("unknown, used or expired ticket", status_code=403, headers=headers)

@@ -38,15 +38,15 @@ import streamlit as st
 
 from detox_core import config
 from detox_core.db import default_url, make_engine
-from detox_core.server.sessions import COOKIE, SessionTokens
+from detox_core.server.signin_tokens import COOKIE, SignInTokens
 from detox_core.server.addresses import UNKNOWN, client_address, client_key
 from detox_core.llm import access as judge_access
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.render import md
 from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
-from detox_core.ui.app.join_guard import JoinGuard
-from detox_core.ui.app.throttle import FAILED, OK, SharedLoginThrottle
+from detox_core.server.join_guard import JoinGuard
+from detox_core.server.throttle import FAILED, OK, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -128,22 +128,22 @@ def is_open() -> bool:
     return organizer_secret() is None
 
 
-# The sign-in cookie (detox_core.server.sessions.COOKIE): a signed, expiring token, no password
+# The sign-in cookie (detox_core.server.signin_tokens.COOKIE): a signed, expiring token, no password
 # in it, set HttpOnly by the server's cookie route (detox_core.ui.app.asgi).
 _TOKEN = "_organizer_token"
 _COOKIE_ACTION = "_organizer_cookie_action"
 
 
 @st.cache_resource(show_spinner=False)
-def session_tokens() -> SessionTokens:
+def signin_tokens() -> SignInTokens:
     """This server's sign-in tokens (the secret shared by its processes through the data folder)."""
-    return SessionTokens()
+    return SignInTokens()
 
 
 def _restore_from_cookie(secret: str) -> None:
     """Sign this session in from a valid cookie (a reload or a new tab), and sign it out
     when its token was revoked (signed out elsewhere) or has expired."""
-    tokens = session_tokens()
+    tokens = signin_tokens()
     token = st.session_state.get(_TOKEN)
     if st.session_state.get(_SIGNED_IN):
         if token and tokens.verify(token, secret) != "organizer":
@@ -224,14 +224,14 @@ def _new_name_throttle(url: str) -> SharedLoginThrottle:
 
 def join_guard() -> JoinGuard:
     """Annotators' joins, shared by every app process like :func:`login_throttle`:
-    :class:`detox_core.ui.app.join_guard.JoinGuard`."""
+    :class:`detox_core.server.join_guard.JoinGuard`."""
     url = default_url()
     return JoinGuard(_login_throttle(url), _address_throttle(url), _new_name_throttle(url))
 
 
 def login_throttle() -> SharedLoginThrottle:
     """Sign-ins of every app process sharing the app's database (organizers and
-    annotators): :class:`detox_core.ui.app.throttle.SharedLoginThrottle`."""
+    annotators): :class:`detox_core.server.throttle.SharedLoginThrottle`."""
     return _login_throttle(default_url())
 
 
@@ -272,7 +272,7 @@ def retry_text(wait: float, what: str = "wrong passwords", account: str = "this 
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
     """The organizer password form; signs this session in when the password is right.
-    Wrong tries are throttled (:class:`detox_core.ui.app.throttle.LoginThrottle`)."""
+    Wrong tries are throttled (:class:`detox_core.server.throttle.LoginThrottle`)."""
     secret = organizer_secret()
     if secret is None or st.session_state.get(_SIGNED_IN):
         return
@@ -290,7 +290,7 @@ def organizer_sign_in(form_key: str = "organizer_login") -> None:
     if hmac.compare_digest(typed.encode(), secret.encode()):
         throttle.settle(attempt, OK)
         st.session_state[_SIGNED_IN] = True
-        token = session_tokens().issue("organizer", secret)
+        token = signin_tokens().issue("organizer", secret)
         st.session_state[_TOKEN] = token
         st.session_state[_COOKIE_ACTION] = ("set", token)  # written by the sidebar on the next run
         st.rerun()
@@ -312,7 +312,7 @@ def sign_out() -> None:
     token = st.session_state.pop(_TOKEN, None)
     secret = organizer_secret()
     if token and secret:
-        session_tokens().revoke(token, secret)
+        signin_tokens().revoke(token, secret)
     st.session_state.pop(_SIGNED_IN, None)
     st.session_state[_COOKIE_ACTION] = ("clear", "")
 
@@ -339,7 +339,7 @@ def _write_cookie() -> None:
     if not action or path is None:
         return
     kind, token = action
-    ticket = session_tokens().ticket(kind, token, client_id())
+    ticket = signin_tokens().ticket(kind, token, client_id())
     # JSON strings; "<" escaped so that no value can close the script element.
     target, body = (json.dumps(v).replace("<", "\\u003c") for v in (path, ticket))
     st.html(f"""<script>

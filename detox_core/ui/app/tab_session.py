@@ -4,7 +4,7 @@ through a reconnect to another app process when the one the tab was on stops (``
 A Streamlit session lives in one process's memory; a reload, a new tab or a move to
 another process starts a new one, which would ask the annotator to join again. After
 joining, the server hands the tab a signed, expiring token
-(:class:`detox_core.server.sessions.SessionTokens`, role
+(:class:`detox_core.server.signin_tokens.SignInTokens`, role
 ``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that
 every process of a deployment shares); the tab keeps it in ``sessionStorage`` (kept over a
 reload). A new tab of the same browser asks the open tabs of this app for it over a
@@ -30,7 +30,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from detox_core.annotation.store import Annotator
-from detox_core.server.sessions import SessionTokens
+from detox_core.server.signin_tokens import SignInTokens
 
 _JS = """
 export default function (component) {
@@ -102,12 +102,12 @@ def _role(annotator: Annotator) -> str:
     return f"annotator:{int(annotator.id)}:{int(annotator.project_id)}:{digest}"
 
 
-def issue(tokens: SessionTokens, annotator: Annotator) -> str:
+def issue(tokens: SignInTokens, annotator: Annotator) -> str:
     """A token for this tab of ``annotator``."""
     return tokens.issue(_role(annotator), _KEY)
 
 
-def claimed(tokens: SessionTokens, token: object) -> int | None:
+def claimed(tokens: SignInTokens, token: object) -> int | None:
     """The annotator id a tab's token claims, if the server made it and it is neither
     expired nor revoked (then check it with :func:`holds`)."""
     if not isinstance(token, str) or not _TOKEN.match(token):
@@ -118,7 +118,7 @@ def claimed(tokens: SessionTokens, token: object) -> int | None:
     return int(role.split(":")[1])
 
 
-def holds(tokens: SessionTokens, token: object, annotator: Annotator) -> bool:
+def holds(tokens: SignInTokens, token: object, annotator: Annotator) -> bool:
     """Whether ``token`` is a valid token of ``annotator`` (their id, project and name)."""
     # The role names the id, the project and the name and password digests: one check.
     return isinstance(token, str) and bool(_TOKEN.match(token)) and tokens.verify(token, _KEY) == _role(annotator)
@@ -130,7 +130,7 @@ def who(annotator: Annotator) -> str:
     return hashlib.sha256(_role(annotator).encode("utf-8")).hexdigest()[:24]
 
 
-def revoke(tokens: SessionTokens, token: str | None) -> None:
+def revoke(tokens: SignInTokens, token: str | None) -> None:
     if token:
         tokens.revoke(token, _KEY)
 

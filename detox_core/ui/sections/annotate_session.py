@@ -85,7 +85,7 @@ def leave(store: AnnotationStore, tell_tabs: bool = True, why: str | None = None
             store.release_pages(int(ann_id))
         except Exception:  # noqa: BLE001 - leaving never fails; the pages expire anyway
             pass
-    tab_session.revoke(auth.session_tokens(), st.session_state.get("ann_token"))
+    tab_session.revoke(auth.signin_tokens(), st.session_state.get("ann_token"))
     left = st.session_state.get("ann_who") if tell_tabs else None
     for key in [k for k in st.session_state if k.startswith(("ann_", "tr_", "ex_", "a_", "cur_"))]:
         del st.session_state[key]
@@ -138,7 +138,7 @@ def leave_question(store: AnnotationStore, ann_id: int) -> None:
 def restore(token: str) -> None:
     """A new session of a tab that holds an annotator's token (a reload, or another app
     process after this one stopped): that annotator, where they were."""
-    found = tab_session.claimed(auth.session_tokens(), token)
+    found = tab_session.claimed(auth.signin_tokens(), token)
     if found is not None:  # checked against the annotator below, once the store has them
         st.session_state["ann_id"], st.session_state["ann_token"] = found, token
 
@@ -178,7 +178,7 @@ def join_section(store: AnnotationStore) -> None:
             known = client if client != UNKNOWN else None
             joined = store.join(code, name, secret, client=known)  # with the password just stored
             st.session_state["ann_id"] = joined.id
-            st.session_state["ann_token"] = tab_session.issue(auth.session_tokens(), joined)
+            st.session_state["ann_token"] = tab_session.issue(auth.signin_tokens(), joined)
         except AnnotationError as err:
             # Guessing is counted (a wrong password for a name, a code no project has); a typo
             # in a new name or a short password is said and costs nothing.
@@ -202,7 +202,7 @@ def signed_in(store: AnnotationStore, ann_id: int) -> tuple[Annotator, Project]:
     except AnnotationError:
         leave(store, tell_tabs=False, why=SIGNED_OUT)
         st.rerun()
-    if (token := st.session_state.get("ann_token")) and not tab_session.holds(auth.session_tokens(), token, ann):
+    if (token := st.session_state.get("ann_token")) and not tab_session.holds(auth.signin_tokens(), token, ann):
         leave(store, tell_tabs=False, why=SIGNED_OUT)  # left in another tab, expired, or not this annotator
         st.rerun()
     who = st.session_state["ann_who"] = tab_session.who(ann)
@@ -223,7 +223,7 @@ def still_signed_in(a: Annotating) -> bool:
     message is stored: a tab signed out elsewhere stores nothing more)."""
     token = st.session_state.get("ann_token")
     return st.session_state.get("ann_id") == a.ann.id and (
-        token is None or tab_session.holds(auth.session_tokens(), token, a.ann))
+        token is None or tab_session.holds(auth.signin_tokens(), token, a.ann))
 
 
 def instructions_language(project: Project) -> str:

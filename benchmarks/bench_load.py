@@ -196,13 +196,13 @@ def rss_mb():
 from detox_core import data
 from detox_core import editions
 from detox_core.submissions.live import parse_request
-from detox_core.metrics import score
+from detox_core.metrics import score_frame
 from detox_core.models import default_pool
 
 rows = editions.load_dataset("russe2022", ["train", "dev", "test"])
 pool = default_pool()
 req = parse_request("ты дебил", "ты неправ")
-score([req.source] * 2, [*req.candidates, req.source], [[]] * 2, preset="embedded", pool=pool)  # warm
+score_frame([req.source] * 2, [*req.candidates, req.source], [[]] * 2, preset="embedded", pool=pool)  # warm
 out = {"before": rss_mb()}
 start = time.monotonic()
 for k in range(n):
@@ -210,7 +210,7 @@ for k in range(n):
     req = parse_request(f"{r.toxic_comment} {k}", f"{r.neutral_comment1} {k}\n{r.toxic_comment} ({k})",
                         f"{r.neutral_comment1}")
     m = len(req.candidates)
-    score([req.source] * (m + 1), [*req.candidates, req.source], [list(req.references)] * m + [[]],
+    score_frame([req.source] * (m + 1), [*req.candidates, req.source], [list(req.references)] * m + [[]],
           preset="embedded", pool=pool)
     if k + 1 in (1000, n):
         out[f"after_{k + 1}"] = rss_mb()

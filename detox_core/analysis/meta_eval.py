@@ -92,7 +92,7 @@ def preset_scores(frame: pd.DataFrame, preset: str = "embedded", *, rows: np.nda
         if not len(part):
             scores = pd.DataFrame(columns=["sta", "sim", "fl", "j", "chrf"], dtype=float)
         else:  # the judged pairs are scored as any submission is
-            scores = detox_core.metrics.score(inputs, outputs, refs, preset=preset, pool=pool, models=models,
+            scores = detox_core.metrics.score_frame(inputs, outputs, refs, preset=preset, pool=pool, models=models,
                                               progress=progress, langs=langs)
         _remember(digest, scores)
         _keep(scores, path)

@@ -161,10 +161,10 @@ def measure(preset: str, calibrated: bool = True, edition: Edition | None = None
     outputs = {n: data.load_submission(p, inputs=inputs)["neutral_sentence"].tolist()
                for n, p in _system_files(edition, root).items()}
     human_j = {n: edition.human_systems[n] for n in outputs}
-    j = detox_core.metrics.score(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
+    j = detox_core.metrics.score_frame(human["toxic_sentence"].tolist(), human["neutral_sentence"].tolist(),
                                  _judged_refs(human), preset=preset, calibrated=calibrated, pool=pool,
                                  progress=progress)["j"].to_numpy(float)
-    by_system = {n: detox_core.metrics.score(inputs, o, test_refs, preset=preset, calibrated=calibrated,
+    by_system = {n: detox_core.metrics.score_frame(inputs, o, test_refs, preset=preset, calibrated=calibrated,
                                              pool=pool, progress=progress)["j"].to_numpy(float)
                  for n, o in outputs.items()}
     rho = _system_spearman(by_system, human_j) if len(by_system) >= 3 else [float("nan")] * 3

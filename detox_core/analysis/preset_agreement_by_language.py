@@ -150,7 +150,7 @@ def measure(preset: str, calibrated: bool = True, pool=None, progress=None,
     pairs = pairs[pairs["lang"].map({c: covers(c) for c in pairs["lang"].unique()})].reset_index(drop=True)
     if pairs.empty:
         raise ValueError(f"{preset} covers none of the judged sample's languages")
-    frame = detox_core.metrics.score(pairs["toxic_sentence"].tolist(), pairs["neutral_sentence"].tolist(),
+    frame = detox_core.metrics.score_frame(pairs["toxic_sentence"].tolist(), pairs["neutral_sentence"].tolist(),
                                      [[] for _ in range(len(pairs))], preset=preset, calibrated=calibrated, pool=pool,
                                      progress=progress, langs=pairs["lang"].tolist())
     pairs = pairs.assign(j=frame["j"].to_numpy(float))

@@ -1,7 +1,8 @@
 """Metric recipes: a base (score frames, signatures, calibration, the Preset class), a
 registry, and one module per recipe.
 
-``score(inputs, outputs, references, preset=...)`` is the entry point. Importing this
+``score_frame(inputs, outputs, references, preset=..., langs=...)`` is the layers' entry point
+(the library's is :func:`detox_core.score`). Importing this
 package registers every recipe below, in this order after the offline default:
 
 - :mod:`.offline`: offline CPU models the project trains (the default);
@@ -42,13 +43,13 @@ from detox_core.metrics.registry import (
     preset_names,
     register_preset,
     registered,
-    score,
+    score_frame,
     unregister_preset,
 )
 
 __all__ = [
     "DEFAULT_PRESET", "NO_CALIBRATION", "PRESETS", "RAW_COLUMNS", "SCORE_COLUMNS", "Calibration", "Preset",
     "Signature", "StepProgress", "check_pairs", "get_preset", "has_calibration", "make_score_frame", "model_roles",
-    "preset_class", "preset_label", "preset_names", "register_preset", "registered", "rotation_calibration", "score",
+    "preset_class", "preset_label", "preset_names", "register_preset", "registered", "rotation_calibration", "score_frame",
     "system_scores", "unregister_preset",
 ]

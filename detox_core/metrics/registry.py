@@ -110,7 +110,7 @@ def get_preset(name: str, pool: ModelPool | None = None, models: dict[str, str] 
     return cls(pool=pool, models=ids, sources=sources, **options)
 
 
-def score(
+def score_frame(
     inputs: Sequence[str],
     outputs: Sequence[str],
     references: Sequence[Sequence[str]] | None = None,
@@ -122,10 +122,12 @@ def score(
     progress: StepProgress | None = None,
     langs: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Score outputs with a preset; see :meth:`Preset.score`. ``langs``: the language of
-    each pair, told to presets that read it (the embedded preset picks its models by it;
-    without it, it scores Cyrillic inputs as Russian and refuses others). For notebooks,
-    :func:`detox_core.score` detects the languages and returns means with intervals."""
+    """The score frame of outputs under a preset (:meth:`Preset.score`): the layers' call,
+    one language per pair given (``langs``, told to presets that read it: the embedded
+    preset picks its models by it; without it, it scores Cyrillic inputs as Russian and
+    refuses others). The library's one public ``score`` is :func:`detox_core.score`, which
+    detects the languages and returns every sentence's scores with the systems' means and
+    intervals."""
     scorer = get_preset(preset, pool=pool, models=models)
     return scorer.score(inputs, outputs, references, calibrated=calibrated, progress=progress, langs=langs)
 

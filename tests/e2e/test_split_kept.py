@@ -25,7 +25,7 @@ def dev_scored(db_url, data_root):
 
     inputs = load_dataset("russe2022", ["dev"], data_root)["toxic_comment"].tolist()
     outputs = [t.lower() for t in inputs]
-    scores = detox_core.metrics.score(inputs, outputs, [[] for _ in inputs], preset="embedded")
+    scores = detox_core.metrics.score_frame(inputs, outputs, [[] for _ in inputs], preset="embedded")
     store = Store(db_url)
     if not store.list(dataset="russe2022", split="dev").empty:
         return

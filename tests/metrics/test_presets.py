@@ -9,7 +9,7 @@ import pytest
 import torch
 from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
 
-from detox_core.metrics import get_preset, score
+from detox_core.metrics import get_preset, score_frame
 from detox_core.metrics.base import rotation_calibration
 from detox_core.models import ModelPool, ModelUnavailableError
 
@@ -144,7 +144,7 @@ def test_thread_safe_pool(tiny_models):
 
 def test_textdetox2024_on_tiny_models(tiny_models):
     pool = ModelPool(device="cpu", backend="torch")
-    frame = score(INPUTS, OUTPUTS, REFS, preset="textdetox2024", pool=pool,
+    frame = score_frame(INPUTS, OUTPUTS, REFS, preset="textdetox2024", pool=pool,
                   models={"sta": str(tiny_models["sta"]), "sim": str(tiny_models["st"])})
     p_neutral = probs(tiny_models["sta"], OUTPUTS)[:, 0]
     assert np.allclose(frame["sta"], p_neutral, atol=1e-5)

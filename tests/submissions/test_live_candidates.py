@@ -18,7 +18,7 @@ from detox_core.editions.registry import all_languages
 from detox_core.models import meaning
 from detox_core.languages import IDENTIFIED, script_of
 from detox_core.lexicons import load_lexicons
-from detox_core.metrics import score
+from detox_core.metrics import score_frame
 from detox_core.submissions.best import choose_best
 from detox_core.submissions.live_inputs import live_lexicon
 
@@ -53,7 +53,7 @@ def test_the_star_goes_to_a_paraphrase_or_to_none(lang, embedded_models, real_da
                  "unrelated": case.unrelated, "translated": case.translated, "fragment": case.fragment,
                  "more_toxic": case.more_toxic}
         candidates = [texts[k] for k in KINDS]
-        both = score([case.toxic] * (len(KINDS) + 1), [*candidates, case.toxic], [[]] * (len(KINDS) + 1),
+        both = score_frame([case.toxic] * (len(KINDS) + 1), [*candidates, case.toxic], [[]] * (len(KINDS) + 1),
                      preset="embedded", calibrated=True, langs=[lang] * (len(KINDS) + 1))
         frame = both.iloc[:len(KINDS)]
         choice = choose_best(case.toxic, candidates, frame["j"].tolist(), lang, sta=frame["sta_raw"].tolist(),

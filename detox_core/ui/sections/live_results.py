@@ -11,7 +11,7 @@ import streamlit as st
 from detox_core.languages.detect import SCRIPT_NAMES, languages_in_script, script_mismatch
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.llm.runner import Usage
-from detox_core.metrics import preset_class, score
+from detox_core.metrics import preset_class, score_frame
 from detox_core.metrics.reference import reference_notes
 from detox_core.submissions.best import ceilings_at_hand, choose_best
 from detox_core.submissions.live import parse_request
@@ -55,7 +55,7 @@ def live_scores(source: str, candidates: list[str], references: list[str], prese
             # tells whether a rewrite is more toxic (a comparative STA says that itself).
             alone = preset_class(preset).sta_of_text_alone
             extra = [source] if alone else []
-            both = score([source] * (len(candidates) + len(extra)), [*candidates, *extra],
+            both = score_frame([source] * (len(candidates) + len(extra)), [*candidates, *extra],
                          [references] * len(candidates) + [[]] * len(extra), preset=preset, calibrated=calibrated,
                          pool=shared_pool(), langs=[language] * (len(candidates) + len(extra)))
             frame = both.iloc[:len(candidates)]

@@ -13,7 +13,7 @@ from detox_core.cli import main
 from detox_core.config import PROJECT_ROOT
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-TEST_TOOLS = {"pytest", "playwright", "bert-score", "pydantic"}
+TEST_TOOLS = {"pytest", "pytest-timeout", "playwright", "bert-score", "pydantic"}
 
 
 def _name(requirement: str) -> str:

@@ -10,7 +10,7 @@ typing a sentence and a rewrite to the score cards (the J metric shown).
 Part 2 measures the server's memory: a fresh Python process runs 10,000 distinct
 Live scoring requests (a corpus sentence made unique, two rewrites, a reference)
 through the code path of the page (``detox_core.submissions.live.parse_request`` and
-``detox_core.metrics.score`` with the process-wide model pool), and prints its RSS
+``detox_core.metrics.score_frame`` with the process-wide model pool), and prints its RSS
 before the first request, after 1,000 and after 10,000, once with the default cache
 budget (``DETOX_CACHE_MB``, 512 MB) and once with a 32 MB budget. Driving 10,000
 requests through browsers would take hours on this machine; the per-request caches

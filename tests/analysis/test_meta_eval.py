@@ -224,7 +224,7 @@ def test_embedded_scores_are_kept_on_disk(trained, tmp_path, monkeypatch):
     def no_scoring(*args, **kwargs):
         raise AssertionError("scored again")
 
-    monkeypatch.setattr("detox_core.metrics.score", no_scoring)
+    monkeypatch.setattr("detox_core.metrics.score_frame", no_scoring)
     monkeypatch.setattr(humaneval, "_SCORES_MEMO", {})  # as after a restart
     again = humaneval.embedded_scores(judged, tmp_path)  # read from the disk, not scored
     assert np.allclose(again["j"], first["j"])

@@ -65,7 +65,7 @@ def test_a_preset_scores_some_rows_and_keeps_them_on_disk(trained, tmp_path, mon
     def no_scoring(*args, **kwargs):
         raise AssertionError("scored again")
 
-    monkeypatch.setattr("detox_core.metrics.score", no_scoring)
+    monkeypatch.setattr("detox_core.metrics.score_frame", no_scoring)
     monkeypatch.setattr(meta_eval, "_SCORES_MEMO", {})  # as after a restart
     again = preset_scores(frame, "embedded", rows=russian, cache_dir=tmp_path, cached_only=True)
     assert np.allclose(again.loc[[0, 2], "j"], scores.loc[[0, 2], "j"])

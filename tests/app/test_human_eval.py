@@ -204,7 +204,7 @@ def test_the_2024_recipe_scores_the_sample_once_with_fl_and_j_said_to_be_missing
     def no_scoring(*args, **kwargs):
         raise AssertionError("scored again")
 
-    monkeypatch.setattr("detox_core.metrics.score", no_scoring)
+    monkeypatch.setattr("detox_core.metrics.score_frame", no_scoring)
     again = open_tab(open_textdetox(), "Correlations")
     assert "textdetox2024:sta" in again.selectbox(key="he_lang_metric_sta").options
 

@@ -88,7 +88,10 @@ def model_identity(loaded: Any, mapped: dict[str, str], max_length: int) -> str 
     kind's, such as xCOMET's encoder): their folders are part of its identity."""
 
     def ident(source: str, local: bool) -> str | None:
-        if local:
+        if local:  # the fingerprint its signature's revision took at load, else the folder's now
+            known = loaded.revision if source == loaded.source else None
+            if isinstance(known, str) and known.startswith("local-"):
+                return f"folder-{known.removeprefix('local-')}"
             return f"folder-{folder_fingerprint(source)}"
         commit = loaded.revision if source == loaded.source and loaded.revision and not str(
             loaded.revision).startswith("local-") else hub_commit(source)

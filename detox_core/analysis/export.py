@@ -139,23 +139,25 @@ def default_align(frame: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:
 
 def to_latex(frame: pd.DataFrame, columns: Mapping[str, str], caption: str, label: str = "tab:detox",
              align: Sequence[str] | None = None, digits: int | Mapping[str, int] = DIGITS) -> str:
-    """A ``table`` with a booktabs ``tabular`` (``\\toprule``, ``\\midrule``, ``\\bottomrule``).
+    """A ``table`` with a booktabs ``tabular`` (``\\toprule``, ``\\midrule``, ``\\bottomrule``),
+    written by pandas' Styler from the cells as :func:`_cells` prints them, every one escaped by
+    :func:`latex_escape` (a ``|`` may break the line, which Styler's own escaping does not allow).
 
     Args:
         frame: the rows, cells as they should print.
         columns: column -> header, in order.
-        caption: said under the table (escaped).
+        caption: said above the table (escaped).
         label: the ``\\label`` key, made safe by :func:`latex_label`.
         align: one of ``l``/``r``/``c`` per column (default: :func:`default_align`).
         digits: decimals of number cells (see :func:`_cells`).
     """
     align = list(align or default_align(frame, columns))
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{''.join(align)}}}", r"\toprule",
-             " & ".join(latex_escape(h) for h in columns.values()) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in _cells(frame, columns, digits)]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{latex_escape(caption)}}}",
-              rf"\label{{{latex_label(label)}}}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    rows = [[latex_escape(c) for c in row] for row in _cells(frame, columns, digits)]
+    cells = pd.DataFrame(rows, columns=pd.Index([latex_escape(h) for h in columns.values()], dtype=object),
+                         dtype=object)
+    styler = cells.style.hide(axis="index").set_table_styles([{"selector": "small", "props": ":;"}])
+    return styler.to_latex(hrules=True, column_format="".join(align), position="t", position_float="centering",
+                           caption=latex_escape(caption), label=latex_label(label), environment="table")
 
 
 def to_markdown(frame: pd.DataFrame, columns: Mapping[str, str], caption: str,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +70,9 @@ SHOTS: tuple[Shot, ...] = (
 )
 
 
+_COMPONENT_FILE = re.compile(r"""\bsource\(["']([\w.-]+\.(?:js|css))["']\)""")
+
+
 def _module_file(module: str) -> Path | None:
     """The source file of a module of ``detox_core.ui`` (a package's ``__init__.py``), or None."""
     path = ROOT.joinpath(*module.split("."))
@@ -114,6 +118,10 @@ def sources(page: str) -> list[Path]:
             if file not in seen:
                 seen.add(file)
                 todo.append(file)
+    # the JavaScript and CSS files its modules' components read (``source("annotate_page.js")``)
+    components = ROOT / "detox_core" / "ui" / "components"
+    for file in [p for p in seen if p.suffix == ".py"]:
+        seen.update(components / name for name in _COMPONENT_FILE.findall(file.read_text(encoding="utf-8")))
     return sorted(seen)
 
 

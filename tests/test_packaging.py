@@ -166,6 +166,9 @@ def test_the_wheel_carries_the_app_its_config_and_the_licence(tmp_path):
         assert not any(n.endswith("secrets.toml") for n in names)
         assert {"detox_core/offline/trained/heads.npz", "detox_core/offline/trained/heads.json",
                 "detox_core/offline/pins.json"} <= names
+        # the components' JavaScript and CSS, byte for byte (the dashboard's annotation page draws with them)
+        for asset in (PROJECT_ROOT / "detox_core" / "ui" / "components").glob("*.[jc]s*"):
+            assert z.read(f"detox_core/ui/components/{asset.name}") == asset.read_bytes(), asset.name
         info = f"detox_dashboard-{__version__}.dist-info/"
         assert "MIT License" in z.read(info + "licenses/docs/LICENSE").decode("utf-8")
         metadata = z.read(info + "METADATA").decode("utf-8")

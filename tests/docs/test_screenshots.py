@@ -107,3 +107,13 @@ def test_the_upload_limit_the_pages_state_is_among_their_sources(checkout):
     config.write_text(config.read_text(encoding="utf-8").replace("maxUploadSize = 25", "maxUploadSize = 50"),
                       encoding="utf-8")
     assert screenshots.digest("submissions") != before
+
+
+def test_an_edit_of_a_component_s_script_makes_the_pages_that_draw_it_stale(checkout):
+    """The annotation page draws with detox_core/ui/components/annotate_page.js: a new script is a new picture."""
+    script = checkout / "detox_core" / "ui" / "components" / "annotate_page.js"
+    assert script in screenshots.sources("annotate") and script not in screenshots.sources("corpus")
+    before = {page: screenshots.digest(page) for page in ("annotate", "corpus")}
+    script.write_text(script.read_text(encoding="utf-8") + "\n// another line\n", encoding="utf-8")
+    assert screenshots.digest("annotate") != before["annotate"]
+    assert screenshots.digest("corpus") == before["corpus"]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,7 +69,12 @@ SHOTS: tuple[Shot, ...] = (
 )
 
 
-_COMPONENT_FILE = re.compile(r"""\bsource\(["']([\w.-]+\.(?:js|css))["']\)""")
+def _component_file(node: ast.AST) -> str | None:
+    """The file a ``source("name.js")`` call reads (:func:`detox_core.ui.components.source`), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "source" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return node.args[0].value
+    return None
 
 
 def _module_file(module: str) -> Path | None:
@@ -84,11 +88,14 @@ def _module_file(module: str) -> Path | None:
 
 def _ui_imports(path: Path) -> set[Path]:
     """The files of ``detox_core.ui`` that the Python file ``path`` imports (anywhere in it:
-    pages import some modules inside functions), each package on the way included."""
+    pages import some modules inside functions), each package on the way included, and the
+    component files (JavaScript, CSS) it reads."""
     found: set[Path] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names: list[str] = []
-        if isinstance(node, ast.Import):
+        if (component := _component_file(node)) is not None:  # source("annotate_page.js"): it draws too
+            found.add(ROOT / "detox_core" / "ui" / "components" / component)
+        elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             # ``from detox_core.ui.app import auth``: auth may be a module or a name of the package.
@@ -117,11 +124,8 @@ def sources(page: str) -> list[Path]:
         for file in _ui_imports(todo.pop()):
             if file not in seen:
                 seen.add(file)
-                todo.append(file)
-    # the JavaScript and CSS files its modules' components read (``source("annotate_page.js")``)
-    components = ROOT / "detox_core" / "ui" / "components"
-    for file in [p for p in seen if p.suffix == ".py"]:
-        seen.update(components / name for name in _COMPONENT_FILE.findall(file.read_text(encoding="utf-8")))
+                if file.suffix == ".py":
+                    todo.append(file)
     return sorted(seen)
 
 

@@ -35,8 +35,8 @@ TEST_WORKERS ?= 2
 test: setup data
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
-# The shipped heads of the offline preset (detox_core/offline/trained/) rebuilt from the pinned data
-# (detox_core/offline/pins.json: each file's SHA-256, checked before any training), byte for byte the
+# The shipped heads of the offline preset (detox_core/metrics/embedded/trained/) rebuilt from the pinned data
+# (detox_core/metrics/embedded/pins.json: each file's SHA-256, checked before any training), byte for byte the
 # same when the data is; then measured against people on the RUSSE-2022 human sample (heads.json);
 # and Live scoring's "unrelated" ceilings per language (detox_core/submissions/unrelated_ceilings.json).
 heads: setup data
@@ -47,7 +47,7 @@ heads: setup data
 # The shipped heads of the offline preset rebuilt from a tenth of the data and compared with them:
 # minutes of training, so not a step of `make test` (CI); run it when the heads or their training change.
 check-heads: setup data
-	DETOX_CHECK_HEADS=1 $(BIN)/python -m pytest tests/offline/test_heads.py -k rebuild_on_a_subsample
+	DETOX_CHECK_HEADS=1 $(BIN)/python -m pytest tests/embedded/test_heads.py -k rebuild_on_a_subsample
 
 setup: $(STAMP) $(TEST_STAMP) $(COMET_STAMP)
 

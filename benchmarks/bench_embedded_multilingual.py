@@ -19,7 +19,7 @@ this version beside a baseline (an earlier checkout), measured by the same code 
    (:func:`detox_core.analysis.preset_agreement.measure`); and J's ROC-AUC apart on the pairs
    whose input earlier heads learnt from (342 of the 875 inputs are in TextDetox 2024's
    development references, which trained versions up to 5) and on the others.
-4. People-written cases (``tests/offline/data``: a polite rewrite against a deletion that
+4. People-written cases (``tests/embedded/data``: a polite rewrite against a deletion that
    leaves a broken sentence, one that leaves it rude, the copy, an unrelated sentence and
    another language): how often the polite rewrite gets the highest J.
 5. Speed and memory, per language, in a fresh process: 200 test inputs with new outputs (every
@@ -73,9 +73,9 @@ def measure(speed: bool = True) -> dict:
     from detox_core import config, data
     from detox_core.analysis import preset_agreement, preset_agreement_by_language
     from detox_core.data.judge_labels import load_llm_judgements, load_pairs
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    out: dict = {"version": OfflinePreset.version}
+    out: dict = {"version": EmbeddedPreset.version}
     root = config.data_dir() / "textdetox2024"
     pairs = load_pairs(root / "meta_eval" / "pairs.tsv")
     result = preset_agreement_by_language.measure("embedded")
@@ -84,7 +84,7 @@ def measure(speed: bool = True) -> dict:
     scores = []
     for lang in LANGS:
         g = pairs[pairs["lang"] == lang].reset_index(drop=True)
-        frame = OfflinePreset(langs=[lang] * len(g)).score(g["toxic_sentence"].tolist(), g["neutral_sentence"].tolist())
+        frame = EmbeddedPreset(langs=[lang] * len(g)).score(g["toxic_sentence"].tolist(), g["neutral_sentence"].tolist())
         frame["id"] = g["id"].to_numpy()
         frame["lang"] = lang
         scores.append(frame)
@@ -101,7 +101,7 @@ def measure(speed: bool = True) -> dict:
     edition = preset_agreement.measurable_editions()[0]
     human = data.load_human_judgements(edition.path(edition.human, config.data_dir()))
     refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
-    frame = OfflinePreset(langs=["ru"] * len(human)).score(human["toxic_sentence"].tolist(),
+    frame = EmbeddedPreset(langs=["ru"] * len(human)).score(human["toxic_sentence"].tolist(),
                                                             human["neutral_sentence"].tolist(), refs)
     out["russe_axes"] = {axis: _auc(frame[axis], (human[col].to_numpy(float) >= 0.5).astype(float))
                          for axis, col in (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency"), ("j", "J"))}
@@ -127,9 +127,9 @@ def _cases() -> dict:
     """Per kind of candidate: how often the polite rewrite's J is above it."""
     import pandas as pd
 
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    folder = ROOT / "tests" / "offline" / "data"
+    folder = ROOT / "tests" / "embedded" / "data"
     wins: dict[str, list[bool]] = {}
     tables = (("deletion_cases.tsv", ("broken", "rude")), ("judge_cases.tsv", ("toxic", "unrelated", "other_text",
                                                                                "deletion")))
@@ -137,7 +137,7 @@ def _cases() -> dict:
         cases = pd.read_csv(folder / name, sep="\t", dtype=str, quoting=3, keep_default_na=False)
         for case in cases.itertuples():
             candidates = [case.polite, *(getattr(case, k) for k in kinds)]
-            frame = OfflinePreset(langs=[case.lang] * len(candidates)).score([case.toxic] * len(candidates), candidates)
+            frame = EmbeddedPreset(langs=[case.lang] * len(candidates)).score([case.toxic] * len(candidates), candidates)
             j = frame["j"].to_numpy()
             for k, kind in enumerate(kinds, start=1):
                 label = {"toxic": "copy", "other_text": "other language"}.get(kind, kind)
@@ -160,7 +160,7 @@ def _speed_child() -> None:
 
     from detox_core import config
     from detox_core.models import meaning
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
     def rss() -> float:
         with open("/proc/self/status") as fh:
@@ -171,7 +171,7 @@ def _speed_child() -> None:
     dev25 = pd.read_csv(root / "textdetox2025" / "dev_inputs.tsv", sep="\t", dtype=str, keep_default_na=False)
     figures: dict = {"rss_start": rss()}
     t0 = time.perf_counter()
-    for _, step in OfflinePreset.warm_steps():
+    for _, step in EmbeddedPreset.warm_steps():
         step()
     figures["warm_s"] = time.perf_counter() - t0
     figures["rss_warm"] = rss()
@@ -185,7 +185,7 @@ def _speed_child() -> None:
         # new outputs: each input less its last word, and a tag that no other text has
         outputs = [" ".join(t.split()[:-1]) + f" {k}" if len(t.split()) > 1 else t[: max(1, len(t) // 2)] + f" {k}"
                    for k, t in enumerate(inputs)]
-        preset = OfflinePreset(langs=[lang] * len(inputs))
+        preset = EmbeddedPreset(langs=[lang] * len(inputs))
         t0 = time.perf_counter()
         preset.score(inputs, outputs)
         cold = time.perf_counter() - t0
@@ -197,7 +197,7 @@ def _speed_child() -> None:
             k = int(rng.integers(len(inputs)))
             out = inputs[k][: max(1, len(inputs[k]) // 2)] + str(rng.integers(1_000_000))
             t0 = time.perf_counter()
-            OfflinePreset(langs=[lang]).score([inputs[k]], [out])
+            EmbeddedPreset(langs=[lang]).score([inputs[k]], [out])
             times.append(time.perf_counter() - t0)
         per[lang] = {"pairs": len(inputs), "new_pairs_s": len(inputs) / cold, "warm_pairs_s": len(inputs) / warm,
                      "live_ms": float(np.median(times) * 1000)}

@@ -87,7 +87,7 @@ def real_data() -> Path:
 def embedded_models(real_data) -> Path:
     """The embedded preset's heads (they ship with the package: nothing to train), with the
     real data fetched."""
-    from detox_core.offline.heads import heads_folder
+    from detox_core.metrics.embedded.heads import heads_folder
 
     return heads_folder()
 

@@ -239,7 +239,7 @@ def test_the_check_of_language_tables_finds_a_second_table(tmp_path):
 #: Packages that read a preset only through the registry and the Preset class, never the
 #: offline preset's own modules (its heads, their training, its scoring).
 PRESET_USERS = ("detox_core.analysis", "detox_core.submissions")
-OFFLINE_PRESET = ("detox_core.offline", "detox_core.metrics.offline")
+OFFLINE_PRESET = ("detox_core.metrics.embedded",)
 
 
 def _reaches_into_the_offline_preset(root: Path = PROJECT_ROOT) -> list[str]:
@@ -256,12 +256,12 @@ def test_analysis_and_submissions_do_not_reach_into_the_offline_preset():
 
 
 def test_the_reach_check_sees_a_function_level_import(tmp_path):
-    for rel, text in {"detox_core/__init__.py": "", "detox_core/offline/__init__.py": "",
-                      "detox_core/offline/heads.py": "", "detox_core/analysis/__init__.py": "",
-                      "detox_core/analysis/x.py": "def f():\n    from detox_core.offline.heads import g\n"}.items():
+    for rel, text in {"detox_core/__init__.py": "", "detox_core/metrics/embedded/__init__.py": "",
+                      "detox_core/metrics/embedded/heads.py": "", "detox_core/analysis/__init__.py": "",
+                      "detox_core/analysis/x.py": "def f():\n    from detox_core.metrics.embedded.heads import g\n"}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    assert "detox_core.analysis.x -> detox_core.offline.heads" in _reaches_into_the_offline_preset(tmp_path)
+    assert "detox_core.analysis.x -> detox_core.metrics.embedded.heads" in _reaches_into_the_offline_preset(tmp_path)
 
 
 #: Not packages of a layer: the root (``import detox_core``: the notebook call, loaded lazily)

@@ -164,8 +164,8 @@ def test_the_wheel_carries_the_app_its_config_and_the_licence(tmp_path):
             assert z.read(site + "pages/" + page.name) == page.read_bytes(), page.name
         assert z.read(site + ".streamlit/config.toml") == (PROJECT_ROOT / ".streamlit" / "config.toml").read_bytes()
         assert not any(n.endswith("secrets.toml") for n in names)
-        assert {"detox_core/offline/trained/heads.npz", "detox_core/offline/trained/heads.json",
-                "detox_core/offline/pins.json"} <= names
+        assert {"detox_core/metrics/embedded/trained/heads.npz", "detox_core/metrics/embedded/trained/heads.json",
+                "detox_core/metrics/embedded/pins.json"} <= names
         # the components' JavaScript and CSS, byte for byte (the dashboard's annotation page draws with them)
         for asset in (PROJECT_ROOT / "detox_core" / "ui" / "components").glob("*.[jc]s*"):
             assert z.read(f"detox_core/ui/components/{asset.name}") == asset.read_bytes(), asset.name

@@ -47,7 +47,7 @@ from detox_core.editions.base import Edition
 WEAK_SPEARMAN = 0.8
 N_BOOT = 1000
 #: The shipped measurements: ``{"preset", "identity", "russian", "languages"}``.
-SHIPPED_FILE = Path(__file__).resolve().parent.parent / "offline" / "agreement.json"
+SHIPPED_FILE = Path(__file__).resolve().parent.parent / "metrics" / "embedded" / "agreement.json"
 _SHIPPED: list[dict] = []
 
 

@@ -21,7 +21,7 @@ generated control is screened before it is used, by what it is made of:
   it, which was neutral): the word decides the answer for a classifier as for a reader.
 
 The character model is the embedded preset's shipped head, trained on data that is no
-edition's test set or human judgement (:mod:`detox_core.offline.heads`); it needs no download
+edition's test set or human judgement (:mod:`detox_core.metrics.embedded.heads`); it needs no download
 and reads the text alone. :class:`Screening` counts what was dropped and why, for the
 project's creation and its Settings tab.
 """
@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from detox_core.offline.heads import char_matrix, load_heads
+from detox_core.metrics.embedded.heads import char_matrix, load_heads
 from detox_core.text import lexicon_hits
 
 #: A text a neutral gold may be: the character model's P(neutral) at least this.

@@ -1,5 +1,5 @@
 """Command line: ``python -m detox_core <command> ...``; one module per command group
-(:mod:`.data`, :mod:`.offline`, :mod:`.score`, :mod:`.human`, :mod:`.annotation`,
+(:mod:`.data`, :mod:`.embedded`, :mod:`.score`, :mod:`.human`, :mod:`.annotation`,
 :mod:`.server`), sharing :mod:`.args`. Only this package prints.
 
 Commands:
@@ -31,7 +31,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from detox_core.cli import annotation, data, human, offline, score, server
+from detox_core.cli import annotation, data, embedded, human, score, server
 from detox_core.errors import DataMissingError, DetoxError, ScorerUnavailableError, UnknownNameError, UsageError
 from detox_core.metrics import bertscore
 from detox_core.version import __version__
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"detox-dashboard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     data.add_commands(sub)  # fetch-data, build-lexicons
-    offline.add_commands(sub)  # train-embedded, agreement
+    embedded.add_commands(sub)  # train-embedded, agreement, ceilings
     score.add_commands(sub)
     human.add_commands(sub)  # meta-eval, crowd-filter, fit-calibrators
     annotation.add_commands(sub)  # aggregate, export-annotations

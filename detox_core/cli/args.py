@@ -14,7 +14,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from detox_core.errors import UsageError
-from detox_core.metrics import bertscore, fitted_calibration
+from detox_core.calibration import fitted as fitted_calibration
+from detox_core.metrics import bertscore
 
 #: Presets whose calibrators are fitted from human judgements (they take ``calibrators=``).
 FITTED = ("rudetox-mera",)

@@ -19,7 +19,7 @@ from detox_core.cli.args import (FITTED, add_bertscore_options, add_json_option,
                                  int_in, interval, out_file, parse_models, step_bars, written)
 from detox_core.data.spreadsheet import csv_text, unescape_cell
 from detox_core.errors import DetoxInputError, UsageError
-from detox_core.metrics import fitted_calibration
+from detox_core.calibration import fitted as fitted_calibration
 from detox_core.metrics.base import system_scores
 from detox_core.metrics.registry import get_preset, preset_class, preset_names
 from detox_core.metrics.rudetox_mera_published import published_set

@@ -117,7 +117,7 @@ class HubSource:
             with a tab inside a cell (several rows run together) is left out.
         revision: the hub commit (or tag) to download; None: the default branch. Either way a
             file the offline heads train on is checked against its pinned SHA-256 before any
-            training (:func:`detox_core.offline.heads_training.check_pins`).
+            training (:func:`detox_core.metrics.embedded.training.check_pins`).
     """
 
     repo_id: str

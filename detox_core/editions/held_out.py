@@ -14,7 +14,7 @@ punctuation at the ends), never by exact text:
   inputs are held out above is held out whole (TextDetox 2024's development set, with its hub
   references, is TextDetox 2025's test set), so a near-copy that normalising misses goes too.
 
-Every training set goes through :meth:`HeldOut.keep` (:mod:`detox_core.offline.heads_training`,
+Every training set goes through :meth:`HeldOut.keep` (:mod:`detox_core.metrics.embedded.training`,
 :mod:`detox_core.editions.inputs`, the lexicon builder), and ``tests/editions/test_held_out.py``
 asserts that no training set shares a text with any held-out set.
 """

@@ -38,7 +38,7 @@ REFERENCES = HubSource("textdetox/multilingual_paradetox", ("toxic_sentence", "n
 HUB_LEXICON = DataFile("lexicon/hub_toxic_lexicon.tsv", None, count_table_rows,
                        hub=HubSource("textdetox/multilingual_toxic_lexicon", ("text",)), optional=True,
                        note="on the Hugging Face hub only")
-#: What the embedded preset's heads learn from (detox_core.offline.heads_training): the task's
+#: What the embedded preset's heads learn from (detox_core.metrics.embedded.training): the task's
 #: toxicity data in 15 languages, and English ParaDetox's crowd rewrites.
 TOXICITY = DataFile("training/toxicity.tsv", None, count_table_rows,
                     hub=HubSource("textdetox/multilingual_toxicity_dataset", ("text", "toxic"), flatten=True),

@@ -1,6 +1,6 @@
 """What the embedded preset's meaning head learns from, per language: the languages of the STS
 Benchmark's translations, and negation words that its training takes out of a rewrite to turn
-its claim over (:func:`detox_core.offline.negatives.negated`)."""
+its claim over (:func:`detox_core.metrics.embedded.negatives.negated`)."""
 
 from __future__ import annotations
 

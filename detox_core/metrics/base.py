@@ -25,42 +25,11 @@ import pandas as pd
 
 from detox_core.version import __version__
 from detox_core.errors import DetoxInputError
+from detox_core.calibration.rotation import Calibration
 from detox_core.metrics.chrf import chrf_signature
 from detox_core.metrics.reference import add_reference_columns
 from detox_core.models import ModelPool, default_pool
 from detox_core.vocab import RAW_COLUMNS, REFERENCE_METRIC_COLUMNS, SCORE_COLUMNS, axis_help, language_name
-
-
-def rotation_calibration(x: np.ndarray, coef: float, px: float, py: float = 1.0) -> np.ndarray:
-    """``clip((x - px) * coef + py, 0, 1)``: a rotation around ``(px, py)`` (the 2022
-    shared task's calibration, Dementieva et al., 2022).
-
-    With ``coef = 1`` it is the identity for scores in [0, 1] at ``px = 1`` (STA, SIM),
-    and ``1 + x`` at ``px = 0`` (FL from a non-positive difference).
-    """
-    return np.clip((np.asarray(x, dtype=np.float64) - px) * coef + py, 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Coefficients ``(coef, px)`` of :func:`rotation_calibration` for the three axes
-    (a preset that has one declares its values)."""
-
-    sta: tuple[float, float]
-    sim: tuple[float, float]
-    fl: tuple[float, float]
-
-    def apply(self, axis: str, x: np.ndarray) -> np.ndarray:
-        coef, px = getattr(self, axis)
-        return rotation_calibration(x, coef, px)
-
-    def raw(self, axis: str, x: np.ndarray) -> np.ndarray:
-        """The same formula with coefficient 1 (no rotation)."""
-        _, px = getattr(self, axis)
-        return rotation_calibration(x, 1.0, px)
-
-
-NO_CALIBRATION = Calibration((1.0, 1.0), (1.0, 1.0), (1.0, 0.0))
 
 
 @dataclass

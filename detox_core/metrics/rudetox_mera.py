@@ -34,7 +34,7 @@ Calibrators: the official code unpickles ``score_calibrations_ru.pkl`` (three
 scikit-learn ``IsotonicRegression`` objects in the notebook; the benchmark's filter
 hard-codes one isotonic calibrator for all three axes). Unpickling runs arbitrary code,
 so this preset never reads a pickle: it applies calibrators fitted by this project on
-human judgements and kept as JSON (:mod:`detox_core.metrics.fitted_calibration`: fitted
+human judgements and kept as JSON (:mod:`detox_core.calibration.fitted`: fitted
 on Human vs automatic or with ``python -m detox_core fit-calibrators``), or the
 benchmark's published isotonic map copied as numbers from its filter
 (:mod:`.rudetox_mera_published`, ``fit-calibrators --published``). Without any it runs
@@ -54,10 +54,10 @@ import numpy as np
 import pandas as pd
 
 from detox_core.errors import DetoxInputError
-from detox_core.metrics import fitted_calibration
+from detox_core.calibration import fitted as fitted_calibration
 from detox_core.metrics.base import Preset, Signature, StepProgress, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
-from detox_core.metrics.fitted_calibration import CalibratorSet
+from detox_core.calibration.fitted import CalibratorSet
 from detox_core.metrics.registry import register_preset
 
 #: The label the official code asks of the paraphrase classifier (``meaning_target_label``).

@@ -12,7 +12,7 @@ calibrated numbers are reproduced without unpickling anything:
 
 from __future__ import annotations
 
-from detox_core.metrics.fitted_calibration import AXES, AxisCalibrator, CalibratorSet
+from detox_core.calibration.fitted import AXES, AxisCalibrator, CalibratorSet
 
 SOURCE = ("MERA-Evaluation/MERA benchmark_tasks/rudetox/utils.py (ruDetoxScoring.get_calibrator) at 9cf05b2: "
           "one isotonic map for all three axes")

@@ -16,7 +16,8 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 
-from detox_core.metrics.base import NO_CALIBRATION, Calibration, Preset, Signature, StepProgress, check_pairs, make_score_frame
+from detox_core.calibration.rotation import NO_CALIBRATION, Calibration
+from detox_core.metrics.base import Preset, Signature, StepProgress, check_pairs, make_score_frame
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 

@@ -8,7 +8,7 @@ import pytest
 
 from detox_core.errors import DetoxInputError
 
-from detox_core.analysis.calibration import Calibrator, leave_one_system_out
+from detox_core.calibration.evaluation import Calibrator, leave_one_system_out
 from detox_core.metrics.textdetox2025 import add_2025_recipes
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, join_score_files, meta_eval
 
@@ -127,7 +127,7 @@ def test_a_score_folder_written_spreadsheet_safe_joins_outputs_that_start_like_f
 
 
 def test_join_stored_and_apply_calibrator(tmp_path):
-    from detox_core.analysis.calibration import apply_calibrator
+    from detox_core.calibration.evaluation import apply_calibrator
     from detox_core.analysis.meta_eval import join_stored
     from detox_core.metrics.base import Signature, make_score_frame
     from detox_core.submissions.store import Store
@@ -199,7 +199,7 @@ def test_stored_shipped_samples_join_their_judged_systems(tmp_path):
 
 
 def test_reliability_curve_bins_predictions_against_human_labels():
-    from detox_core.analysis.calibration import calibration_curves, reliability_curve
+    from detox_core.calibration.evaluation import calibration_curves, reliability_curve
 
     pred = np.array([0.05, 0.15, 0.12, 0.95, 0.91, np.nan, 1.0])
     human = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0])

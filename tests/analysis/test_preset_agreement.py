@@ -41,7 +41,7 @@ def test_the_embedded_preset_ranks_the_shipped_systems_as_people_do(real_data, e
     # trains them; 0.650 when 342 of these inputs were in their training data): docs/site_src/embedded.md
     import json
 
-    from detox_core.offline.heads import agreement_sample, shipped_folder
+    from detox_core.metrics.embedded.heads import agreement_sample, shipped_folder
 
     stated = json.loads((shipped_folder() / "heads.json").read_text(encoding="utf-8"))["agreement"][agreement_sample()]
     assert result.auc[0] == pytest.approx(stated["j"], abs=0.005) and result.auc[0] >= 0.6

@@ -86,9 +86,9 @@ def test_strong_agreement_is_a_caption_and_russian_alone_shows_nothing(textdetox
 def test_a_language_the_preset_does_not_cover_gets_no_figure(textdetox_data, monkeypatch):
     """A Russian-only preset on a multilingual page: no per-language figure for languages it
     never scored, nothing measured for them."""
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    monkeypatch.setattr(OfflinePreset, "trained_languages", classmethod(lambda cls: ("ru",)))
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru",)))
     monkeypatch.setattr(la, "stored", lambda *a, **k: _result({"de": 1.0, "en": -0.64}))
     at = AppTest.from_function(_page, args=(["de", "en"],), default_timeout=60).run()
     assert not at.exception and not at.warning and not at.caption and not at.dataframe
@@ -100,14 +100,14 @@ def test_judged_pairs_are_scored_with_their_own_languages_models(textdetox_data,
     import pandas as pd
 
     from detox_core.analysis.meta_eval import preset_scores
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
     # the English row's output is German: another language for an English pair, not for a German one
     frame = pd.DataFrame({"toxic_sentence": ["you are a stupid idiot and a liar", "ты тупой идиот"],
                           "neutral_sentence": ["du bist ein Lügner und ein Idiot", "ты неправ"], "lang": ["en", "ru"]})
     got = preset_scores(frame, "embedded", cache_dir=tmp_path)
-    own = OfflinePreset(langs=["en", "ru"]).score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
-    as_german = OfflinePreset(langs=["de", "ru"]).score(frame["toxic_sentence"].tolist(),
+    own = EmbeddedPreset(langs=["en", "ru"]).score(frame["toxic_sentence"].tolist(), frame["neutral_sentence"].tolist())
+    as_german = EmbeddedPreset(langs=["de", "ru"]).score(frame["toxic_sentence"].tolist(),
                                                         frame["neutral_sentence"].tolist())
     np.testing.assert_allclose(got["j"].to_numpy(float), own["j"].to_numpy(float), atol=1e-9)
     assert got.loc[0, "sim"] < as_german.loc[0, "sim"]  # read as English: the German output is another language

@@ -71,7 +71,7 @@ def test_calibration_is_held_out(page):
     report = reports[0].set_index("calibrator")
     learned = report.loc["learned J (embedded axes + features)"]
     # the raw J is the shipped heads' stated figure on this sample (heads.json, measured by `make heads`)
-    from detox_core.offline.heads import agreement_sample, shipped_folder
+    from detox_core.metrics.embedded.heads import agreement_sample, shipped_folder
 
     stated = json.loads((shipped_folder() / "heads.json").read_text(encoding="utf-8"))["agreement"][agreement_sample()]
     assert 0.5 < learned["held_out_auc"] < 1 and learned["raw_auc"] == pytest.approx(stated["j"], abs=0.01)

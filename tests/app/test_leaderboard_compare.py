@@ -396,11 +396,11 @@ def ru_only_2024(tmp_path, monkeypatch):
     import numpy as np
     import pandas as pd
 
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
     from detox_core.vocab import RAW_COLUMNS, SCORE_COLUMNS
 
     # The embedded preset as on a server trained without the TextDetox inputs: Russian only.
-    monkeypatch.setattr(OfflinePreset, "trained_languages", classmethod(lambda cls: ("ru",)))
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru",)))
     store = fetched_textdetox2024(tmp_path, monkeypatch)
     inputs = editions.get_edition("textdetox2024").load(["test"])
     ru = inputs[inputs["lang"] == "ru"]

@@ -50,7 +50,7 @@ def test_app_shows_the_model_settings(tiny_data):
 
 
 def test_embedded_status_names_the_shipped_heads_without_any_training(tiny_data):
-    from detox_core.offline.heads import load_heads, shipped_folder
+    from detox_core.metrics.embedded.heads import load_heads, shipped_folder
 
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception

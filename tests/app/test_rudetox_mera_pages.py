@@ -8,7 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from detox_core.data import PROJECT_ROOT
-from detox_core.metrics import fitted_calibration, get_preset, preset_class
+from detox_core.calibration import fitted as fitted_calibration
+from detox_core.metrics import get_preset, preset_class
 from detox_core.models import default_pool
 from tests.annotation.test_crowd_filter import PAIRS, export_text, votes_for, write_table
 from tests.metrics.test_rudetox_mera import build_pair_classifier, build_roberta_classifier, write_judgements

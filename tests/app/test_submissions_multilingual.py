@@ -110,9 +110,9 @@ def test_a_bad_upload_is_refused_with_each_line_named_and_nothing_stored(textdet
 def test_the_offline_preset_scores_only_the_language_it_covers(textdetox, embedded_models, monkeypatch):
     """A preset that covers Russian only (the embedded one, told so: it covers every language
     since it learnt them; RUSSE-2022's and MERA's presets cover Russian only but need models)."""
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    monkeypatch.setattr(OfflinePreset, "languages", ("ru",))
+    monkeypatch.setattr(EmbeddedPreset, "languages", ("ru",))
     (textdetox.parent / "models").symlink_to(embedded_models.parent, target_is_directory=True)
     at = open_page("Embedded (offline CPU)")
     assert any("Embedded (offline CPU) covers Russian only" in c.value for c in at.caption)

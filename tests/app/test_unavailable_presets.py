@@ -74,9 +74,9 @@ def test_submissions_disable_scoring_with_a_preset_that_cannot_run(offline, netw
 def _russian_only_embedded(monkeypatch) -> None:
     """A server where the offline preset cannot score English (as one whose model of meaning
     cannot run there would be for every language)."""
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    monkeypatch.setattr(OfflinePreset, "trained_languages", classmethod(lambda cls: ("ru",)))
+    monkeypatch.setattr(EmbeddedPreset, "trained_languages", classmethod(lambda cls: ("ru",)))
 
 
 def test_english_live_scoring_offers_no_russian_example_and_says_what_would_score_english(offline, monkeypatch):

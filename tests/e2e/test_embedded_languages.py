@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from detox_core.editions.textdetox import TEXTDETOX2025
-from detox_core.metrics.offline import WEAK_PARTS
+from detox_core.metrics.embedded.preset import WEAK_PARTS
 from tests.e2e.util import CHROMIUM, cut_off_controls, no_exception, shot, start_app, stop_app, wait_idle, wait_markup
 
 pytestmark = [
@@ -81,9 +81,9 @@ def test_live_scoring_offline_in_each_family(offline_server, page, lang, width):
 
 
 #: the languages whose Live scoring is checked on the people-written cases of
-#: tests/offline/data/judge_cases.tsv (the first case of each)
+#: tests/embedded/data/judge_cases.tsv (the first case of each)
 JUDGED = {"en": "English", "zh": "Chinese", "ar": "Arabic", "hi": "Hindi", "am": "Amharic"}
-CASES = Path(__file__).resolve().parent.parent / "offline" / "data" / "judge_cases.tsv"
+CASES = Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv"
 
 
 def case_of(path: Path, lang: str) -> dict[str, str]:

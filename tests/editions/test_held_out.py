@@ -10,7 +10,7 @@ from detox_core.editions import held_out as registry
 from detox_core.editions.held_out import held_out, normalise
 from detox_core.editions.inputs import read_inputs, russe_pairs
 from detox_core.lexicons.build import read_inputs as lexicon_inputs
-from detox_core.offline.heads_training import load_training, training_files
+from detox_core.metrics.embedded.training import load_training, training_files
 from tests.conftest import write_tiny_dataset
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from detox_core.metrics import preset_class
-from detox_core.metrics.offline import short_rewrite
+from detox_core.metrics.embedded.preset import short_rewrite
 
 
 @pytest.mark.parametrize(("lang", "source", "output", "short"), [

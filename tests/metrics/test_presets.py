@@ -10,7 +10,7 @@ import torch
 from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
 
 from detox_core.metrics import get_preset, score_frame
-from detox_core.metrics.base import rotation_calibration
+from detox_core.calibration.rotation import rotation_calibration
 from detox_core.models import ModelPool, ModelUnavailableError
 
 INPUTS = ["ты дебил, иди отсюда", "этот мудак опять врёт", "какая хрень эта ваша новость", "сука как же надоело",

@@ -241,7 +241,7 @@ def test_the_embedded_preset_warms_in_named_steps():
 
 
 def test_the_embedded_preset_warms_on_its_shipped_heads(trained, monkeypatch):
-    from detox_core.offline import heads
+    from detox_core.metrics.embedded import heads
 
     monkeypatch.setattr(heads, "_LOADED", {})
     w = warmup.Warmup(RecordingPool(), presets=["embedded"])

@@ -17,7 +17,7 @@ from detox_core.submissions import best
 from detox_core.submissions.best import REASONS, choose_best, is_fragment
 from detox_core.submissions.explain import added_toxic_words, flags
 
-CASES = pd.read_csv(Path(__file__).resolve().parent.parent / "offline" / "data" / "judge_cases.tsv", sep="\t",
+CASES = pd.read_csv(Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv", sep="\t",
                     dtype=str, quoting=3, keep_default_na=False)
 
 

@@ -182,9 +182,9 @@ def test_references_from_the_inputs_file_or_a_references_file(tmp_path, embedded
 def test_the_page_and_the_shell_give_identical_numbers(editions_root, tmp_path, capsys, monkeypatch):
     # A preset that covers Russian only (as the embedded one did before it learnt the other
     # languages): the languages it does not cover are said, the same way by both.
-    from detox_core.metrics.offline import OfflinePreset
+    from detox_core.metrics.embedded.preset import EmbeddedPreset
 
-    monkeypatch.setattr(OfflinePreset, "languages", ("ru",))
+    monkeypatch.setattr(EmbeddedPreset, "languages", ("ru",))
     """One matching and one scoring for both: the stored frame of the Submissions page and
     the CLI's score file agree sentence by sentence, and per language."""
     header, rows = rows_of(TEXTDETOX2024.path("outputs/duplicate_test.tsv"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from detox_core.metrics.offline import OfflinePreset
+from detox_core.metrics.embedded.preset import EmbeddedPreset
 from detox_core.submissions.explain import (FLAGS, RELIABLE_AUC, RELIABILITY_HELP, axis_agreement, explain_frame,
                                             explain_j, flags, limiting_factor)
 
@@ -44,14 +44,14 @@ def test_the_embedded_preset_explains_a_low_fl_by_its_measured_agreement():
     """Two near-identical polite rewrites with FL far apart under a preset whose FL agrees
     weakly with people: the lower one's FL is named as what the metric measured, with its
     figure, and neither rewrite is called disfluent."""
-    assert axis_agreement("embedded") == OfflinePreset.axis_agreement
-    assert OfflinePreset.axis_agreement["fl"] < RELIABLE_AUC <= OfflinePreset.axis_agreement["sta"]
+    assert axis_agreement("embedded") == EmbeddedPreset.axis_agreement
+    assert EmbeddedPreset.axis_agreement["fl"] < RELIABLE_AUC <= EmbeddedPreset.axis_agreement["sta"]
     inputs = ["Ты дурак, заткнись"] * 2
     outputs = ["Ты не прав, помолчи, пожалуйста", "Ты ошибаешься, пожалуйста, помолчи"]
     frame = pd.DataFrame({"sta": [0.9, 0.9], "sim": [0.9, 0.9], "fl": [0.3, 0.95]})
     out = explain_frame(inputs, outputs, frame, preset="embedded")
     assert out["limiting"].iloc[0] == "fl"
-    assert f"agrees weakly with people (ROC-AUC {OfflinePreset.axis_agreement['fl']:.2f}" in out["why"].iloc[0]
+    assert f"agrees weakly with people (ROC-AUC {EmbeddedPreset.axis_agreement['fl']:.2f}" in out["why"].iloc[0]
     assert "does not read fluently" not in " ".join(out["why"])
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from detox_core.models import meaning
 from detox_core.metrics.base import LOADING_STEP, PAIRS_STEP
-from detox_core.metrics.offline import OfflinePreset
+from detox_core.metrics.embedded.preset import EmbeddedPreset
 from detox_core.submissions import progress
 from detox_core.submissions.progress import LOADING_TEXT, ScoringProgress, time_left_text
 
@@ -50,7 +50,7 @@ def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left
         calls.append((step, done, total))
         tracker(step, done, total)
 
-    frame = OfflinePreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
+    frame = EmbeddedPreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
                                    langs=[lang for lang, _, _ in rows])
     assert frame["j"].notna().all()
     n = len(rows)
@@ -71,7 +71,7 @@ def test_a_first_score_says_the_models_load_then_counts_pairs_with_the_time_left
 
     # A second score of the same texts: nothing loads, nothing waits on the engine.
     calls.clear()
-    OfflinePreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
+    EmbeddedPreset().score([x for _, x, _ in rows], [y for _, _, y in rows], None, progress=progress,
                            langs=[lang for lang, _, _ in rows])
     assert LOADING_STEP not in {step for step, _, _ in calls} and calls[-1] == (PAIRS_STEP, n, n)
 

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from detox_core.errors import DetoxInputError, ScorerUnavailableError
-from detox_core.metrics import fitted_calibration
+from detox_core.calibration import fitted as fitted_calibration
 from detox_core.metrics.registry import get_preset, preset_class, preset_label
 from detox_core.metrics.rudetox_mera_published import published_set
 from detox_core.ui.app import render

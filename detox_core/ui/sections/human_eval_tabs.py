@@ -12,7 +12,7 @@ import streamlit as st
 
 from detox_core.analysis.export import csv_export
 from detox_core import data, vocab
-from detox_core.analysis.calibration import (Calibrator, calibration_curves, calibration_report, held_out_possible,
+from detox_core.calibration.evaluation import (Calibrator, calibration_curves, calibration_report, held_out_possible,
                                              simple_features)
 from detox_core.analysis.meta_eval import available_metrics, confusion, disagreements, meta_eval, per_system_auc
 from detox_core.ui.app import render

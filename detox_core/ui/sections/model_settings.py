@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from detox_core.models import meaning
-from detox_core.offline.heads import heads_folder, load_heads, shipped
+from detox_core.metrics.embedded.heads import heads_folder, load_heads, shipped
 from detox_core.errors import ModelUnavailableError
 from detox_core.metrics import bertscore
 from detox_core.ui.app import auth, render

@@ -4,7 +4,7 @@ people's data, shipped with the package (no training step before the first score
 Every head reads multilingual-e5-small's sentence vectors (:mod:`detox_core.models.meaning`)
 and a few language-independent surface features, so one set of heads serves all 15
 languages (the model's space is shared across languages: what it learns of toxicity in one
-carries to the others). Trained by :mod:`detox_core.offline.heads_training` from the data
+carries to the others). Trained by :mod:`detox_core.metrics.embedded.training` from the data
 folder (``detox train-embedded`` rebuilds them); the design and the figures are in its
 docstring.
 
@@ -62,7 +62,7 @@ ARRAYS = "heads.npz"
 HASHED = ("sta_char", "fl_tok")
 META = "heads.json"
 #: The shipped heads, inside the package.
-SHIPPED = "detox_core.offline", "trained"
+SHIPPED = "detox_core.metrics.embedded", "trained"
 
 _PUNCT = re.compile(r"[^\w\s*]+")
 _SPACED_PUNCT = re.compile(r"\s[,.;:!?،。，！？、](?=\s|$)")
@@ -172,7 +172,7 @@ def surface_features(texts: list[str]) -> np.ndarray:
 #: the pair features the SIM head reads beside the two vectors' ``|x - y|`` and ``x * y``: meaning,
 #: length and the input's non-toxic words kept (a polite rewrite drops the insult and keeps the
 #: point; chosen on held-out training pairs and two LLM judges, see
-#: :mod:`detox_core.offline.heads_training`)
+#: :mod:`detox_core.metrics.embedded.training`)
 SIM_COLUMNS = ("cos", "log_len_ratio", "abs_log_len_ratio", "kept")
 #: the columns of the second SIM head, averaged with the first: the cosine and the length alone
 #: (read as people's rewrites read them: a loose polite paraphrase keeps the meaning)

@@ -39,6 +39,22 @@ AXES: tuple[str, ...] = ("sta", "sim", "fl")
 FORMAT = "detox-dashboard calibrators v1"
 
 
+def isotonic_thresholds(x: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float]]:
+    """scikit-learn's ``IsotonicRegression(increasing=True, y_min=0, y_max=1, out_of_bounds="clip")``
+    fitted on ``x`` -> ``y``, kept as its thresholds (plain numbers, what the JSON files hold)."""
+    # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
+    from sklearn.isotonic import IsotonicRegression
+
+    model = IsotonicRegression(increasing=True, y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x, y)
+    return [float(v) for v in model.X_thresholds_], [float(v) for v in model.y_thresholds_]
+
+
+def isotonic_predict(x: np.ndarray, xs: list[float], ys: list[float]) -> np.ndarray:
+    """What the fitted isotonic regression predicts from its thresholds: linear interpolation,
+    the end values held outside ``[xs[0], xs[-1]]`` (scikit-learn's clip)."""
+    return np.interp(np.asarray(x, float), np.asarray(xs, float), np.asarray(ys, float))
+
+
 @dataclass(frozen=True)
 class AxisCalibrator:
     """One fitted map from a raw score in [0, 1] to a calibrated one (see the module
@@ -52,9 +68,7 @@ class AxisCalibrator:
         """Calibrated scores; NaN stays NaN."""
         x = np.asarray(x, dtype=np.float64)
         if self.kind == "isotonic":
-            xs, ys = np.asarray(self.params["x"], float), np.asarray(self.params["y"], float)
-            # np.interp holds the end values outside [x0, xn]: scikit-learn's clip.
-            out = np.interp(x, xs, ys)
+            out = isotonic_predict(x, self.params["x"], self.params["y"])
         else:
             out = 1.0 / (1.0 + np.exp(-(self.params["slope"] * x + self.params["intercept"])))
         return np.where(np.isnan(x), np.nan, out)
@@ -203,12 +217,8 @@ def fit_axis(x: np.ndarray, y: np.ndarray, kind: Kind) -> AxisCalibrator:
     if len(x) < 2:
         raise DetoxInputError(f"expected at least 2 pairs with a score and a human label, found {len(x)}")
     if kind == "isotonic":
-        # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
-        from sklearn.isotonic import IsotonicRegression
-
-        model = IsotonicRegression(increasing=True, y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x, y)
-        return AxisCalibrator("isotonic", {"x": [float(v) for v in model.X_thresholds_],
-                                           "y": [float(v) for v in model.y_thresholds_]})
+        xs, ys = isotonic_thresholds(x, y)
+        return AxisCalibrator("isotonic", {"x": xs, "y": ys})
     if kind != "logistic":
         raise DetoxInputError(f"unknown calibrator kind {kind!r}; expected {' or '.join(KINDS)}")
     labels = (y >= 0.5).astype(int)

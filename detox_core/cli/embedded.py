@@ -20,8 +20,8 @@ from detox_core.analysis.meta_eval import scorer_identity
 from detox_core.cli.args import add_json_option, emit_json, written
 from detox_core.editions import training_edition
 from detox_core.models import meaning
-from detox_core.offline.heads import META, agreement_sample, forget, rebuilt_folder, shipped_folder
-from detox_core.offline.heads_training import PINS_FILE, file_digests, read_files, train_heads
+from detox_core.metrics.embedded.heads import META, agreement_sample, forget, rebuilt_folder, shipped_folder
+from detox_core.metrics.embedded.training import PINS_FILE, file_digests, read_files, train_heads
 from detox_core.errors import DataMissingError, DetoxInputError, UsageError
 from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import PRESETS, get_preset, has_calibration, preset_names
@@ -106,7 +106,7 @@ def _write_pins(root: Path) -> None:
     absent = [rel for rel, sha in digests.items() if sha == "absent"]
     if absent:
         raise DataMissingError(f"cannot pin files that are not there: {', '.join(absent)}; run `detox fetch-data`")
-    path = Path(__file__).resolve().parent.parent / "offline" / PINS_FILE
+    path = Path(__file__).resolve().parent.parent / "metrics" / "embedded" / PINS_FILE
     path.write_text(json.dumps({"files": digests}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     _say(f"pinned {len(digests)} files in {path.name}")
 
@@ -176,7 +176,7 @@ def add_commands(sub) -> None:
     train.add_argument("--fraction", type=float, default=1.0, metavar="F",
                        help="train on this share of every source (default 1: all)")
     train.add_argument("--ship", action="store_true",
-                       help="rebuild the shipped heads (detox_core/offline/trained/) from the pinned data, checked by "
+                       help="rebuild the shipped heads (detox_core/metrics/embedded/trained/) from the pinned data, checked by "
                             "SHA-256 first, then measure them against people (`make heads`)")
     train.add_argument("--pin", action="store_true",
                        help="with --ship: first record the data folder's files as the new pins (after a deliberate "
@@ -195,6 +195,6 @@ def add_commands(sub) -> None:
     ag.add_argument("--raw", action="store_true", help="uncalibrated scores, for presets with a calibration")
     ag.add_argument("--ship", action="store_true",
                     help="measure the embedded preset (RUSSE-2022, and TextDetox 2024 per language) and write the "
-                         "figures every server states (detox_core/offline/agreement.json), after `make heads`")
+                         "figures every server states (detox_core/metrics/embedded/agreement.json), after `make heads`")
     add_json_option(ag)
     ag.set_defaults(func=cmd_agreement)

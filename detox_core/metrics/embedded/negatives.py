@@ -1,5 +1,5 @@
 """The examples the embedded preset's heads learn meaning and fluency from, built from people's
-texts (:mod:`detox_core.offline.heads_training` reads the data): SIM's pairs of same and lost
+texts (:mod:`detox_core.metrics.embedded.training` reads the data): SIM's pairs of same and lost
 meaning, and FL's corruptions of people's sentences as the systems' failures leave them."""
 
 from __future__ import annotations

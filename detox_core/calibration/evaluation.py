@@ -1,4 +1,4 @@
-"""Calibrators: fitted maps from automatic scores to human labels, and how well they do.
+"""Calibrators of one or more features fitted on the human judgements on screen, and how well they do.
 
 Calibrators are always evaluated with leave-one-system-out cross-validation: fitted on
 the other systems, applied to the held-out one (a calibrator never sees the system it
@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from detox_core.calibration.fitted import isotonic_predict, isotonic_thresholds
 from detox_core.stats.agreement import agreement
 from detox_core.errors import DetoxInputError
 from detox_core.text import lexicon_hits, words
@@ -64,7 +65,6 @@ class Calibrator:
 
     def fit(self, frame: pd.DataFrame) -> "Calibrator":
         # Imported here: scikit-learn takes about a second to import: only fitting and clustering need it.
-        from sklearn.isotonic import IsotonicRegression
         from sklearn.linear_model import LinearRegression, LogisticRegression
 
         x = frame[self.features].to_numpy(dtype=float)
@@ -72,8 +72,8 @@ class Calibrator:
         if self.kind == "isotonic":
             if len(self.features) != 1:
                 raise ValueError("isotonic calibration maps one score")
-            iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, 0], y)
-            self.params_ = {"x": iso.X_thresholds_.tolist(), "y": iso.y_thresholds_.tolist()}
+            xs, ys = isotonic_thresholds(x[:, 0], y)
+            self.params_ = {"x": xs, "y": ys}
         elif self.kind == "logistic":
             mean, scale = x.mean(axis=0), x.std(axis=0)
             scale = np.where(scale > 0, scale, 1.0)  # StandardScaler's rule for constant columns
@@ -93,7 +93,7 @@ class Calibrator:
         x = frame[self.features].to_numpy(dtype=float)
         p = self.params_
         if self.kind == "isotonic":
-            return np.interp(x[:, 0], np.asarray(p["x"], float), np.asarray(p["y"], float))
+            return isotonic_predict(x[:, 0], p["x"], p["y"])
         z = x if self.kind == "linear" else (x - np.asarray(p["mean"])) / np.asarray(p["scale"])
         z = z @ np.asarray(p["coef"], float) + p["intercept"]
         return 1.0 / (1.0 + np.exp(-z)) if self.kind == "logistic" else np.clip(z, 0.0, 1.0)

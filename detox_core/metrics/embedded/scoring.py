@@ -1,5 +1,5 @@
 """The embedded preset's per-sentence axes in every language, from its trained heads
-(:mod:`detox_core.offline.heads`) and its model of meaning.
+(:mod:`detox_core.metrics.embedded.heads`) and its model of meaning.
 
 For a toxic input x and an output y of language ``lang``:
 
@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from detox_core.models import meaning
-from detox_core.offline.heads import PAIR, TOXIC_WORD, Heads, pair_features, sta_text
+from detox_core.metrics.embedded.heads import PAIR, TOXIC_WORD, Heads, pair_features, sta_text
 from detox_core.languages.detect import IDENTIFIED, identify, wrong_language_share
 
 #: FL's unit of a fall: this many times the spread of F between two people's rewrites

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from detox_core.cli import main as cli_main
-from detox_core.offline import heads as heads_module
+from detox_core.metrics.embedded import heads as heads_module
 from detox_core.models import meaning
-from detox_core.offline.heads import Heads, _word_buckets, load_heads, shipped_folder, text_buckets
-from detox_core.offline.heads_training import check_pins, corrupt, pins, train_heads, training_files
+from detox_core.metrics.embedded.heads import Heads, _word_buckets, load_heads, shipped_folder, text_buckets
+from detox_core.metrics.embedded.training import check_pins, corrupt, pins, train_heads, training_files
 from detox_core.errors import DataMissingError, DetoxInputError
-from detox_core.metrics.offline import OfflinePreset
+from detox_core.metrics.embedded.preset import EmbeddedPreset
 
 #: per language: a toxic input, and a rewrite of it
 PAIRS = {
@@ -65,7 +65,7 @@ def test_the_heads_ship_as_plain_arrays_with_what_made_them():
     assert meta["model_of_meaning"] == meaning.signature()
     # STA learnt toxicity in every language of the task, measured on texts it never saw
     held = meta["figures"]["sta_held_out_auc"]
-    assert set(held) == set(OfflinePreset.languages) and min(held.values()) >= 0.75, held
+    assert set(held) == set(EmbeddedPreset.languages) and min(held.values()) >= 0.75, held
     assert (folder / "heads.npz").stat().st_size < 4_000_000
 
 
@@ -77,7 +77,7 @@ def test_the_shipped_heads_were_made_from_the_pinned_data():
     assert meta["params"]["fraction"] == 1.0 and meta["params"]["seed"] == 0
     assert meta["held_out"]["dropped"]["toxicity"] > 0  # the registry kept test texts out of the toxicity data
     agreement = meta["agreement"]["russe2022 human sample"]
-    assert agreement["pairs"] == 2625 and OfflinePreset.axis_agreement == {a: agreement[a] for a in ("sta", "sim", "fl")}
+    assert agreement["pairs"] == 2625 and EmbeddedPreset.axis_agreement == {a: agreement[a] for a in ("sta", "sim", "fl")}
 
 
 def test_pinned_data_that_changed_is_refused_naming_the_file(tmp_path):
@@ -115,7 +115,7 @@ def test_heads_in_the_data_folder_score_only_when_named(tiny_data, monkeypatch, 
 
 def test_the_preset_scores_at_once_without_any_training_or_data(tmp_path, monkeypatch):
     monkeypatch.setenv("DETOX_DATA_DIR", str(tmp_path))  # an empty data folder: nothing trained there
-    frame = OfflinePreset(langs=["en"]).score([PAIRS["en"][0]], [PAIRS["en"][1]])
+    frame = EmbeddedPreset(langs=["en"]).score([PAIRS["en"][0]], [PAIRS["en"][1]])
     assert frame[["sta", "sim", "fl", "j"]].notna().all(axis=None)
     sig = frame.attrs["signature"]
     assert sig["models"]["sta"]["revision"] == load_heads(shipped_folder()).digest
@@ -126,13 +126,13 @@ def test_scores_are_in_range_and_do_not_depend_on_order_or_batch():
     inputs = [PAIRS["en"][0]] * 3 + [PAIRS["ru"][0]]
     outputs = [PAIRS["en"][1], "shut up", "The weather in Paris is mild in May.", PAIRS["ru"][1]]
     langs = ["en", "en", "en", "ru"]
-    frame = OfflinePreset(langs=langs).score(inputs, outputs)
+    frame = EmbeddedPreset(langs=langs).score(inputs, outputs)
     for axis in ("sta", "sim", "fl", "j"):
         assert frame[axis].between(0, 1).all(), axis
     order = [3, 1, 0, 2]
-    again = OfflinePreset(langs=[langs[k] for k in order]).score([inputs[k] for k in order], [outputs[k] for k in order])
+    again = EmbeddedPreset(langs=[langs[k] for k in order]).score([inputs[k] for k in order], [outputs[k] for k in order])
     np.testing.assert_allclose(again["j"].to_numpy(), frame["j"].to_numpy()[order], atol=1e-9)
-    one = OfflinePreset(langs=["en"]).score([inputs[1]], [outputs[1]])
+    one = EmbeddedPreset(langs=["en"]).score([inputs[1]], [outputs[1]])
     assert one["j"].iloc[0] == pytest.approx(frame["j"].iloc[1], abs=1e-9)
 
 
@@ -146,7 +146,7 @@ def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beat
     toxic, rewrite = PAIRS[lang]
     if lang in WEAK_STA:
         request.applymarker(pytest.mark.xfail(reason=WEAK_STA[lang], strict=True))
-    frame = OfflinePreset(langs=[lang] * 3).score([toxic] * 3, [toxic, toxic.upper() + "!", rewrite])
+    frame = EmbeddedPreset(langs=[lang] * 3).score([toxic] * 3, [toxic, toxic.upper() + "!", rewrite])
     copy, shouted, polite = frame.to_dict("records")
     assert copy["sim"] == 1.0 and copy["fl"] == 1.0 and copy["sta"] == 0.0 and copy["j"] == 0.0
     assert shouted["sta"] == 0.0  # case and punctuation alone change nothing
@@ -156,7 +156,7 @@ def test_a_copy_keeps_the_meaning_and_fluency_but_stays_toxic_and_a_rewrite_beat
 @pytest.mark.parametrize("lang", sorted(WRONG_SCRIPT))
 def test_an_output_in_another_script_loses_its_content_and_fluency(lang):
     toxic, rewrite = PAIRS[lang]
-    ax = OfflinePreset(langs=[lang]).score_language(lang, [toxic, toxic], [rewrite, WRONG_SCRIPT[lang]], [[], []])
+    ax = EmbeddedPreset(langs=[lang]).score_language(lang, [toxic, toxic], [rewrite, WRONG_SCRIPT[lang]], [[], []])
     assert ax["wrong_language"].tolist() == [0.0, 1.0]  # every letter in another script: surely another language
     assert ax["sim"][1] <= 0.05 * 1.0001 and ax["fl"][1] <= 0.05 * 1.0001  # it keeps the floor's share at most
 
@@ -169,12 +169,12 @@ def test_lingua_s_doubt_decides_how_much_a_text_in_another_language_loses():
     share = wrong_language_share("de", [toxic] * 2, outputs)
     assert share[0] == 0.0  # German: nothing lost
     assert share[1] > 0.9  # English, and lingua is sure of it
-    ax = OfflinePreset(langs=["de"]).score_language("de", [toxic] * 2, outputs, [[], []])
+    ax = EmbeddedPreset(langs=["de"]).score_language("de", [toxic] * 2, outputs, [[], []])
     assert ax["sim"][1] < 0.1 * ax["sim"][0] + 0.05
 
 
 def test_sta_is_stable_where_the_classifier_already_thought_the_input_neutral():
-    from detox_core.offline.judged import relative_sta
+    from detox_core.metrics.embedded.scoring import relative_sta
 
     # the classifier misses the input's toxicity (P(x) = 0.9); the output dropped the insults
     assert relative_sta([0.9], [0.9], [0.0])[0] >= 0.9  # not halved
@@ -191,14 +191,14 @@ def test_a_polite_rewrite_that_drops_the_insult_keeps_the_meaning_and_a_deletion
     toxic = "You are a fucking idiot, shut up already."
     outputs = ["Please stop talking for a moment.", "You are a", "You are a, already.",
                "The weather will be sunny tomorrow in the north."]
-    ax = OfflinePreset(langs=["en"]).score_language("en", [toxic] * 4, outputs, [[]] * 4)
+    ax = EmbeddedPreset(langs=["en"]).score_language("en", [toxic] * 4, outputs, [[]] * 4)
     polite, fragment, leftover, unrelated = ax["sim"]
     assert polite > 0.5, ax["sim"]
     assert polite > max(fragment, leftover, unrelated) + 0.2, ax["sim"]
 
 
 def test_taking_the_negation_out_turns_a_claim_over():
-    from detox_core.offline.heads_training import negated
+    from detox_core.metrics.embedded.training import negated
 
     assert negated("I do not agree with you", "en") == "I do agree with you"
     assert negated("Я не согласен с тобой", "ru") == "Я согласен с тобой"
@@ -207,7 +207,7 @@ def test_taking_the_negation_out_turns_a_claim_over():
 
 
 def test_an_empty_output_gets_nothing():
-    frame = OfflinePreset(langs=["en"]).score([PAIRS["en"][0]], [""])
+    frame = EmbeddedPreset(langs=["en"]).score([PAIRS["en"][0]], [""])
     assert frame["sim"].iloc[0] == 0.0 and frame["fl"].iloc[0] == 0.0 and frame["j"].iloc[0] == 0.0
 
 
@@ -265,7 +265,7 @@ def test_train_embedded_writes_heads_the_preset_scores_with(tiny_data, capsys):
     trained = Heads.load(out)
     assert trained.meta["params"]["fraction"] == 1.0 and trained.meta["counts"]["sta"] > 0
     assert trained.meta["files"][path.relative_to(tiny_data).as_posix()] != "absent"
-    frame = OfflinePreset(langs=["en", "ru"], folder=out).score([PAIRS["en"][0], PAIRS["ru"][0]],
+    frame = EmbeddedPreset(langs=["en", "ru"], folder=out).score([PAIRS["en"][0], PAIRS["ru"][0]],
                                                                 [PAIRS["en"][1], PAIRS["ru"][1]])
     assert frame["j"].between(0.0, 1.0).all()
 
@@ -279,7 +279,7 @@ def test_a_rebuild_on_a_subsample_reproduces_the_shipped_heads(real_data, tmp_pa
 
     from scipy.stats import spearmanr
 
-    from tests.offline.test_deletion_cases import CASES
+    from tests.embedded.test_deletion_cases import CASES
 
     if os.environ.get("DETOX_CHECK_HEADS", "") in ("", "0"):
         pytest.skip("a training step of minutes: `make check-heads` runs it (DETOX_CHECK_HEADS=1)")
@@ -295,8 +295,8 @@ def test_a_rebuild_on_a_subsample_reproduces_the_shipped_heads(real_data, tmp_pa
     inputs = [x for c in CASES.itertuples() for x in (c.toxic, c.toxic, c.toxic, c.clean_toxic)]
     outputs = [y for c in CASES.itertuples() for y in (c.polite, c.broken, c.rude, c.clean)]
     langs = [c.lang for c in CASES.itertuples() for _ in range(4)]
-    shipped = OfflinePreset(langs=langs).score(inputs, outputs)["j"].to_numpy()
-    again = OfflinePreset(langs=langs, folder=out).score(inputs, outputs)["j"].to_numpy()
+    shipped = EmbeddedPreset(langs=langs).score(inputs, outputs)["j"].to_numpy()
+    again = EmbeddedPreset(langs=langs, folder=out).score(inputs, outputs)["j"].to_numpy()
     assert np.abs(shipped - again).mean() <= 0.15, np.abs(shipped - again).mean()
     assert spearmanr(shipped, again).statistic >= 0.8
 
@@ -307,7 +307,7 @@ def test_train_embedded_refuses_a_fraction_outside_0_to_1(capsys):
 
 
 def test_the_stated_per_axis_agreement_is_what_the_heads_measure_on_the_russe_human_sample(real_data):
-    """``OfflinePreset.axis_agreement`` (what score cards cite) is re-measured here: ROC-AUC of
+    """``EmbeddedPreset.axis_agreement`` (what score cards cite) is re-measured here: ROC-AUC of
     each axis against the same human axis on the 2,625 judged pairs, with their references."""
     from sklearn.metrics import roc_auc_score
 
@@ -315,8 +315,8 @@ def test_the_stated_per_axis_agreement_is_what_the_heads_measure_on_the_russe_hu
 
     human = data.load_human_judgements(real_data / "human_eval_test.csv")
     refs = [[r] if isinstance(r, str) and r.strip() else [] for r in human["neutral_sentence_reference"]]
-    frame = OfflinePreset(langs=["ru"] * len(human)).score(human["toxic_sentence"].tolist(),
+    frame = EmbeddedPreset(langs=["ru"] * len(human)).score(human["toxic_sentence"].tolist(),
                                                             human["neutral_sentence"].tolist(), refs)
     for axis, column in (("sta", "non-toxicity"), ("sim", "content"), ("fl", "fluency")):
         measured = roc_auc_score(human[column].to_numpy(float) >= 0.5, frame[axis])
-        assert measured == pytest.approx(OfflinePreset.axis_agreement[axis], abs=0.01), axis
+        assert measured == pytest.approx(EmbeddedPreset.axis_agreement[axis], abs=0.01), axis

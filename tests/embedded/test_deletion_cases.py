@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from detox_core.models import meaning
-from detox_core.metrics.offline import OfflinePreset
+from detox_core.metrics.embedded.preset import EmbeddedPreset
 
 CASES = pd.read_csv(Path(__file__).parent / "data" / "deletion_cases.tsv", sep="\t", dtype=str, quoting=3,
                     keep_default_na=False)
@@ -52,7 +52,7 @@ def scored():
     for k, case in enumerate(CASES.itertuples()):
         kinds = {"polite": (case.toxic, case.polite), "broken": (case.toxic, case.broken),
                  "rude": (case.toxic, case.rude), "clean": (case.clean_toxic, case.clean)}
-        frame = OfflinePreset(langs=[case.lang] * len(kinds)).score([x for x, _ in kinds.values()],
+        frame = EmbeddedPreset(langs=[case.lang] * len(kinds)).score([x for x, _ in kinds.values()],
                                                                       [y for _, y in kinds.values()])
         frame["kind"], frame["lang"], frame["case"] = list(kinds), case.lang, k
         rows.append(frame)

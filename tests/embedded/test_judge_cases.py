@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from detox_core.models import meaning
-from detox_core.metrics.offline import OfflinePreset
+from detox_core.metrics.embedded.preset import EmbeddedPreset
 
 CASES = pd.read_csv(Path(__file__).parent / "data" / "judge_cases.tsv", sep="\t", dtype=str, quoting=3,
                     keep_default_na=False)
@@ -35,7 +35,7 @@ def scored(embedded_models):
         pytest.skip(f"the model of meaning does not run here: {meaning.unavailable_reason()}")
     rows = []
     for lang, group in CASES.groupby("lang", sort=False):
-        if not OfflinePreset.covers(lang):
+        if not EmbeddedPreset.covers(lang):
             pytest.fail(f"the embedded preset does not cover {lang}")
         inputs, outputs, kinds = [], [], []
         for case in group.itertuples():
@@ -44,17 +44,17 @@ def scored(embedded_models):
                 inputs.append(case.toxic)
                 outputs.append(text)
                 kinds.append(kind)
-        frame = OfflinePreset(langs=[lang] * len(inputs)).score(inputs, outputs)
+        frame = EmbeddedPreset(langs=[lang] * len(inputs)).score(inputs, outputs)
         frame["lang"], frame["kind"], frame["case"] = lang, kinds, [k // 5 for k in range(len(kinds))]
         rows.append(frame)
     return pd.concat(rows, ignore_index=True)
 
 
 def test_every_language_has_three_cases():
-    assert CASES.groupby("lang").size().to_dict() == {lang: 3 for lang in OfflinePreset.languages}
+    assert CASES.groupby("lang").size().to_dict() == {lang: 3 for lang in EmbeddedPreset.languages}
 
 
-@pytest.mark.parametrize("lang", OfflinePreset.languages)
+@pytest.mark.parametrize("lang", EmbeddedPreset.languages)
 @pytest.mark.parametrize("case", range(3))
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_polite_rewrite_beats_a_copy_an_unrelated_sentence_another_language_and_a_deletion(scored, lang, case, kind,

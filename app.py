@@ -22,10 +22,10 @@ with st.spinner("Starting the app…"):
     from detox_core.metrics import warmup
     from detox_core.errors import StorageError
     from detox_core.ui.app import auth, render
-    from detox_core.ui.sections.llm_judge import render_llm_judge_settings
-    from detox_core.ui.sections.model_settings import render_model_settings
+    from detox_core.ui.sidebar.llm_judge import render_llm_judge_settings
+    from detox_core.ui.sidebar.model_settings import render_model_settings
     from detox_core.ui.app.reconnect import render_reconnect_notice
-    from detox_core.ui.sections.sidebar import render_sidebar
+    from detox_core.ui.sidebar.corpus import render_sidebar
     from detox_core.ui.app.submission_store import database_problem
     from detox_core.ui.app.visitors import admit_session, session_ran, take_turn
     from detox_core.ui.app.warming import render_warmup_status

@@ -100,7 +100,7 @@ def child(root: Path, edition: str, split: str, output: str, limit: int | None) 
         measured.append("russian")
     if preset_agreement_by_language.stored("embedded", True) is None:
         measured.append("languages")
-    on_sight = getattr(__import__("detox_core.ui.sections.preset_agreement", fromlist=["x"]), "MEASURED_ON_SIGHT", ())
+    on_sight = getattr(__import__("detox_core.ui.widgets.preset_agreement", fromlist=["x"]), "MEASURED_ON_SIGHT", ())
     if "embedded" in on_sight and "languages" in measured:
         preset_agreement_by_language.measure("embedded", True)
     events["shown"] = clock()

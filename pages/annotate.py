@@ -11,11 +11,11 @@ import streamlit as st
 from detox_core.ui.app.annotation_store import annotation_store
 from detox_core.ui.app.auth import require_page
 from detox_core.ui.app.navigation import ensure_app_navigation
-from detox_core.ui.sections.annotate_session import (
+from detox_core.ui.annotate.session import (
     Annotating, instructions_language, join_section, show_flash, signed_in, text_language,
 )
-from detox_core.ui.sections.annotate_steps import exam_section, instructions, kept_out, training_section
-from detox_core.ui.sections.annotate_work import next_page, progress_caption, task_picker, work_page
+from detox_core.ui.annotate.steps import exam_section, instructions, kept_out, training_section
+from detox_core.ui.annotate.work import next_page, progress_caption, task_picker, work_page
 
 ensure_app_navigation()
 st.title("Annotate")

@@ -11,12 +11,12 @@ import streamlit as st
 from detox_core.ui.app.annotation_store import annotation_store
 from detox_core.ui.app.auth import organizer_gate
 from detox_core.ui.app.navigation import ensure_app_navigation
-from detox_core.ui.sections.annotation_project_crowd import crowd_import_tab
-from detox_core.ui.sections.annotation_project_new import new_project_tab
-from detox_core.ui.sections.annotation_project_progress import pick_project, progress_tab
-from detox_core.ui.sections.annotation_project_review import results_tab, review_tab
-from detox_core.ui.sections.annotation_project_settings import settings_tab
-from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.annotation_projects.crowd import crowd_import_tab
+from detox_core.ui.annotation_projects.new import new_project_tab
+from detox_core.ui.annotation_projects.progress import pick_project, progress_tab
+from detox_core.ui.annotation_projects.review import results_tab, review_tab
+from detox_core.ui.annotation_projects.settings import settings_tab
+from detox_core.ui.sidebar.corpus import current_choice
 
 ensure_app_navigation()
 st.title("Annotation projects")

@@ -8,12 +8,12 @@ from detox_core.analysis.compare import side_by_side
 from detox_core.submissions.store import display_names
 from detox_core.ui.app.auth import require_page
 from detox_core.ui.app.submission_store import cached_scores, shared_store
-from detox_core.ui.sections.preset_agreement import agreement_note
-from detox_core.ui.sections.compare import (cached_significance, language_scope, means_section, pair_section,
+from detox_core.ui.widgets.preset_agreement import agreement_note
+from detox_core.ui.compare.systems import (cached_significance, language_scope, means_section, pair_section,
                                             significance_section)
-from detox_core.ui.sections.failure_groups import failure_kinds_section
-from detox_core.ui.sections.scores import preset_label
-from detox_core.ui.sections.sidebar import current_choice, split_languages, split_picker
+from detox_core.ui.compare.failure_groups import failure_kinds_section
+from detox_core.ui.widgets.scores import preset_label
+from detox_core.ui.sidebar.corpus import current_choice, split_languages, split_picker
 
 st.title("Compare systems")
 require_page("compare")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core.ui.app.auth import require_page
-from detox_core.ui.sections.corpus_charts import corpus_statistics
-from detox_core.ui.sections.corpus_pair import corpus_pair
-from detox_core.ui.sections.corpus_search import corpus_caption, corpus_format, corpus_search
-from detox_core.ui.sections.corpus_table import corpus_table
-from detox_core.ui.sections.sidebar import current_choice
-from detox_core.ui.sections.similar import find_similar_section
+from detox_core.ui.corpus.charts import corpus_statistics
+from detox_core.ui.corpus.pair import corpus_pair
+from detox_core.ui.corpus.search import corpus_caption, corpus_format, corpus_search
+from detox_core.ui.corpus.table import corpus_table
+from detox_core.ui.sidebar.corpus import current_choice
+from detox_core.ui.corpus.similar import find_similar_section
 
 st.title("Corpus")
 require_page("corpus")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from detox_core.ui.app.auth import require_page
-from detox_core.ui.sections.human_eval_source import judged_outputs
-from detox_core.ui.sections.human_eval_tabs import human_eval_tabs
-from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.human_eval.source import judged_outputs
+from detox_core.ui.human_eval.tabs import human_eval_tabs
+from detox_core.ui.sidebar.corpus import current_choice
 
 st.title("Human vs automatic")
 require_page("human_eval")

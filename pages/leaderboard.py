@@ -9,10 +9,10 @@ from detox_core.analysis.leaderboard import official_chrf
 from detox_core.submissions.service import split_inputs
 from detox_core.ui.app.auth import require_page
 from detox_core.ui.app.submission_store import cached_boards, cached_human_scores
-from detox_core.ui.sections.human_scores import human_source_note
-from detox_core.ui.sections.leaderboard import AXIS_NAMES, local_board, published_leaderboard
-from detox_core.ui.sections.leaderboard_languages import multilingual_leaderboard
-from detox_core.ui.sections.sidebar import current_choice, split_picker
+from detox_core.ui.leaderboard.human_scores import human_source_note
+from detox_core.ui.leaderboard.board import AXIS_NAMES, local_board, published_leaderboard
+from detox_core.ui.leaderboard.languages import multilingual_leaderboard
+from detox_core.ui.sidebar.corpus import current_choice, split_picker
 
 st.title("Leaderboard")
 require_page("leaderboard")

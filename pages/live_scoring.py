@@ -7,10 +7,10 @@ import streamlit as st
 from detox_core import config
 from detox_core.metrics import warmup
 from detox_core.ui.app.auth import require_page
-from detox_core.ui.sections.live_boxes import language_picker
-from detox_core.ui.sections.live_results import live_body
-from detox_core.ui.sections.scores import preset_picker, preset_ready
-from detox_core.ui.sections.sidebar import current_choice
+from detox_core.ui.live_scoring.boxes import language_picker
+from detox_core.ui.live_scoring.results import live_body
+from detox_core.ui.widgets.scores import preset_picker, preset_ready
+from detox_core.ui.sidebar.corpus import current_choice
 
 st.title("Live scoring")
 require_page("live_scoring")

@@ -7,11 +7,11 @@ import streamlit as st
 from detox_core.submissions.service import split_inputs, split_rows
 from detox_core.ui.app.auth import is_organizer, require_page
 from detox_core.ui.app.submission_store import shared_store
-from detox_core.ui.sections.scores import preset_picker, preset_ready
-from detox_core.ui.sections.sidebar import current_choice, split_languages, split_picker
-from detox_core.ui.sections.submission_scoring import SubmissionTarget, add_submission, inputs_caption, show_pending
-from detox_core.ui.sections.submission_sentences import submission_sentences
-from detox_core.ui.sections.submission_table import listed_submissions, stored_submissions, submission_picker
+from detox_core.ui.widgets.scores import preset_picker, preset_ready
+from detox_core.ui.sidebar.corpus import current_choice, split_languages, split_picker
+from detox_core.ui.submissions.scoring import SubmissionTarget, add_submission, inputs_caption, show_pending
+from detox_core.ui.submissions.sentences import submission_sentences
+from detox_core.ui.submissions.table import listed_submissions, stored_submissions, submission_picker
 
 st.title("Submissions")
 require_page("submissions")

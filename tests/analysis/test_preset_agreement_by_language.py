@@ -57,7 +57,7 @@ def _result(figures: dict[str, float]) -> la.LanguageAgreement:
 
 
 def _page(languages):
-    from detox_core.ui.sections.preset_agreement import language_note
+    from detox_core.ui.widgets.preset_agreement import language_note
 
     language_note("embedded", True, languages, key="t")
 

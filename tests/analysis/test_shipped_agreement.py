@@ -9,7 +9,7 @@ import pytest
 
 from detox_core.analysis import preset_agreement, preset_agreement_by_language
 from detox_core.analysis.meta_eval import scorer_identity
-from detox_core.ui.sections.preset_agreement import ranking_trust
+from detox_core.ui.widgets.preset_agreement import ranking_trust
 
 TEXTDETOX2024 = ["am", "ar", "de", "en", "es", "hi", "ru", "uk", "zh"]
 

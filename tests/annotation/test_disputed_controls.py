@@ -123,7 +123,7 @@ def test_majority_vote_with_fewer_annotators_than_it_needs_is_refused_with_why(s
 
     def form():
         from detox_core.annotation.store import Settings
-        from detox_core.ui.sections.annotation import settings_form
+        from detox_core.ui.widgets.annotation import settings_form
 
         settings_form("t", Settings(method="mv", overlap=2))
 

@@ -1,5 +1,5 @@
 """Runs the sidebar's LLM judge settings alone (see model_settings_harness.py)."""
 
-from detox_core.ui.sections.llm_judge import render_llm_judge_settings
+from detox_core.ui.sidebar.llm_judge import render_llm_judge_settings
 
 render_llm_judge_settings()

@@ -14,9 +14,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from detox_core.data import load_human_judgements
-from detox_core.ui.sections.calibrators import fitted_calibrators_section
-from detox_core.ui.sections.crowd_filter import crowd_filter_section
-from detox_core.ui.sections.scores import preset_picker
+from detox_core.ui.human_eval.calibrators import fitted_calibrators_section
+from detox_core.ui.annotation_projects.crowd_filter import crowd_filter_section
+from detox_core.ui.widgets.scores import preset_picker
 
 
 class _Upload(io.BytesIO):

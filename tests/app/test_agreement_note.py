@@ -82,7 +82,7 @@ def test_without_human_judgements_the_shipped_figures_are_stated_and_else_not_me
 @pytest.fixture
 def background(monkeypatch):
     """No background measurement started before; ``wait()`` joins the ones started since."""
-    from detox_core.ui.sections import preset_agreement as section
+    from detox_core.ui.widgets import preset_agreement as section
 
     monkeypatch.setattr(section, "_BACKGROUND", {})
 

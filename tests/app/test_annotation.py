@@ -602,7 +602,7 @@ def test_a_page_message_nested_100000_deep_is_refused_with_a_message(store, monk
     nested 100,000 deep raised RecursionError there, shown as a traceback."""
     from streamlit.components.v2.bidi_component.serialization import deserialize_trigger_list
 
-    import detox_core.ui.sections.annotate_page as widget
+    import detox_core.ui.annotate.page as widget
 
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(RecursionError):

@@ -99,7 +99,7 @@ def test_a_visitor_cannot_embed_a_scope_larger_than_the_cap(tiny_data, monkeypat
     thousands of texts would hold the engine for everyone); an organizer's is not."""
     if not meaning.available():
         pytest.skip(meaning.unavailable_reason())
-    from detox_core.ui.sections import similar as widget
+    from detox_core.ui.corpus import similar as widget
 
     monkeypatch.setattr(widget, "VISITOR_MAX_TEXTS", 1)
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
@@ -122,7 +122,7 @@ def test_a_visitor_over_the_engine_budget_is_told_the_time_left_and_the_cost(tin
         pytest.skip(meaning.unavailable_reason())
     from detox_core.analysis import similar as analysis
     from detox_core.server.budget import TimeBudget
-    from detox_core.ui.sections import similar as widget
+    from detox_core.ui.corpus import similar as widget
 
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")
     monkeypatch.setattr(widget, "is_organizer", lambda: False)
@@ -145,7 +145,7 @@ def test_a_visitor_over_the_engine_budget_is_told_the_time_left_and_the_cost(tin
 def test_a_visitors_default_scope_is_one_the_visitor_may_build(tiny_data, model, monkeypatch):
     """The sidebar's whole corpus can be over a visitor's cap (RUSSE-2022: 8,623 inputs over
     3,000): the section then starts from its smallest splits that fit, its button ready."""
-    from detox_core.ui.sections import similar as widget
+    from detox_core.ui.corpus import similar as widget
 
     monkeypatch.setattr(widget, "VISITOR_MAX_TEXTS", 5)  # the tiny corpus: 8 inputs in train, dev and test
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")

@@ -89,7 +89,7 @@ def test_an_edit_of_a_page_s_drawing_code_makes_that_page_s_pictures_stale(check
     before = {page: screenshots.digest(page) for page in app_pages()}
     assert before == {page: screenshots.digest(page) for page in app_pages()}  # deterministic
     # A section only Compare draws: Compare's pictures are stale, the Corpus's are not.
-    section = checkout / "detox_core" / "ui" / "sections" / "compare.py"
+    section = checkout / "detox_core" / "ui" / "compare" / "systems.py"
     assert section in screenshots.sources("compare") and section not in screenshots.sources("corpus")
     section.write_text(section.read_text(encoding="utf-8") + "\n# another caption\n", encoding="utf-8")
     assert screenshots.digest("compare") != before["compare"]

@@ -252,7 +252,7 @@ def test_no_pickle_in_the_calibration_code():
     calibration = sorted((root / "detox_core" / "calibration").glob("*.py"))
     assert {p.name for p in calibration} >= {"fitted.py", "evaluation.py", "rotation.py"}
     others = ("detox_core.metrics.rudetox_mera", "detox_core.metrics.rudetox_mera_published", "detox_core.cli.human",
-              "detox_core.cli.args", "detox_core.annotation.crowd_filter", "detox_core.ui.sections.calibrators")
+              "detox_core.cli.args", "detox_core.annotation.crowd_filter", "detox_core.ui.human_eval.calibrators")
     for path in [*calibration, *(root / (name.replace(".", "/") + ".py") for name in others)]:
         text, name = path.read_text(encoding="utf-8"), path.name
         code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("#", '"', "``")))

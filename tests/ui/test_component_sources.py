@@ -42,7 +42,7 @@ def test_the_check_catches_a_broken_script(tmp_path):
 
 
 def test_the_annotation_page_draws_with_its_files():
-    from detox_core.ui.sections import annotate_page
+    from detox_core.ui.annotate import page as annotate_page
 
     assert annotate_page._CSS == source("annotate_page.css") and ".ap-item" in annotate_page._CSS
     assert annotate_page._JS == source("annotate_page.js") and "setTriggerValue" in annotate_page._JS

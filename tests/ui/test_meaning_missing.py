@@ -9,7 +9,7 @@ from detox_core.models import meaning
 
 
 def _page(languages):
-    from detox_core.ui.sections.preset_agreement import weak_parts_note
+    from detox_core.ui.widgets.preset_agreement import weak_parts_note
 
     weak_parts_note("embedded", languages)
 

@@ -56,7 +56,7 @@ def test_chart_labels_keep_quotes_and_escape_markup():
     one named with a tag shows the tag as text."""
     import pandas as pd
 
-    from detox_core.ui.sections.leaderboard import p_value_heatmap
+    from detox_core.ui.leaderboard.board import p_value_heatmap
 
     names = ['team "alpha"', "<b>bold</b> & co"]
     fig = p_value_heatmap(pd.DataFrame([[1.0, 0.01], [0.01, 1.0]], index=names, columns=names))

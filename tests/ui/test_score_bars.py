@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detox_core.ui.sections.scores import score_bars_html
+from detox_core.ui.widgets.scores import score_bars_html
 
 
 def test_bars_show_every_score_clamped_and_n_a_for_a_missing_one():

@@ -112,7 +112,7 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
     from detox_core.ui.app import cache, warming
 
     modules = warming.page_modules()
-    assert {"detox_core.ui.sections.sidebar", "detox_core.ui.sections.scores"} <= set(modules)
+    assert {"detox_core.ui.sidebar.corpus", "detox_core.ui.widgets.scores"} <= set(modules)
     assert "__future__" not in modules and len(modules) == len(set(modules))
     warming.import_page_modules()
     # What the pages' sections import comes with them (the plots, Live scoring's best rewrite).
@@ -126,7 +126,7 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
     assert prepared == [1]
 
     def page() -> None:
-        from detox_core.ui.sections.sidebar import render_sidebar
+        from detox_core.ui.sidebar.corpus import render_sidebar
 
         render_sidebar()
 

@@ -1,7 +1,7 @@
 """The LLM judge's endpoint on this server: ``[llm_judge]`` of ``.streamlit/secrets.toml``,
 read once per server process into the server-wide settings (:mod:`detox_core.llm.settings`)
 and the visitors' allowance (:mod:`detox_core.llm.access`). The organizers change them in
-the sidebar (:mod:`detox_core.ui.sections.llm_judge`)."""
+the sidebar (:mod:`detox_core.ui.sidebar.llm_judge`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The shared model pool: one per server process (``st.cache_resource``), so models load
 once and serve every session; the model settings of the sidebar
-(:mod:`detox_core.ui.sections.model_settings`) apply to it, for the whole server."""
+(:mod:`detox_core.ui.sidebar.model_settings`) apply to it, for the whole server."""
 
 from __future__ import annotations
 

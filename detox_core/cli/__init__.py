@@ -42,7 +42,7 @@ EXIT_CODES = {
     0: "done",
     1: "bad data: a file's content, data not fetched or trained, the database",
     2: "usage: unknown, missing or conflicting options, an option's value of the wrong form",
-    3: "a model or judge that cannot load or run here",
+    3: "a model, judge or part of the package that cannot load or run here (a missing extra: which to install)",
     130: "interrupted (Ctrl-C or SIGTERM); what was done so far is kept",
 }
 

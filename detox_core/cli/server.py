@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from detox_core import extras
 from detox_core.cli.args import int_in
 from detox_core.db import health, make_engine
 from detox_core.server import deploy
@@ -37,6 +38,7 @@ def _cmd_deploy_nginx(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    extras.require("app", "The dashboard")
     # Imported here: Streamlit's server is heavy to import and only this command needs it.
     from detox_core.ui.app.serve import serve  # noqa: PLC0415
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from detox_core import extras
 from detox_core.version import __version__
 from detox_core.errors import DetoxInputError
 from detox_core.calibration.rotation import Calibration
@@ -186,6 +187,8 @@ class Preset(ABC):
     calibration: ClassVar[Calibration | None] = None
     axis_help: ClassVar[dict[str, str]] = {}
     needs_download: ClassVar[bool] = True
+    #: The extra of pyproject.toml its models need (:mod:`detox_core.extras`); None: the bare package runs it.
+    extra: ClassVar[str | None] = "models"
     #: Each run is billed by someone (a paid API): organizers only unless they open it to
     #: visitors (:mod:`detox_core.llm.access`).
     paid: ClassVar[bool] = False
@@ -304,8 +307,9 @@ class Preset(ABC):
     @classmethod
     def unavailable(cls) -> str | None:
         """Why the preset cannot run on this server and what to set, or None when it can
-        try (a preset whose models may fail to load says so when it runs)."""
-        return None
+        try (a preset whose models may fail to load says so when it runs): by default, the
+        extra its models need (:attr:`extra`) when it is not installed."""
+        return extras.why_missing(cls.extra, f"the {cls.label or cls.name} preset") if cls.extra else None
 
     def get_pool(self) -> ModelPool:
         return self.pool or default_pool()

@@ -50,6 +50,7 @@ class LLMJudgePreset(Preset):
     }
     sta_of_text_alone = False  # STA compares the output with the input
     needs_download = True
+    extra = None  # a chat-completions server needs nothing installed; a local LM needs [models] (llm/local.py)
     paid = True  # the organizers' endpoint bills every request
 
     def __init__(self, pool: ModelPool | None = None, models: dict[str, str] | None = None,

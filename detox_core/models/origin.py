@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import socket
 import time
 from pathlib import Path
@@ -49,6 +50,10 @@ def in_hub_cache(model_id: str) -> bool:
 
 
 def default_device() -> str:
+    """CUDA when PyTorch sees a GPU; the CPU otherwise, and where PyTorch is not installed (the
+    bare package: the embedded preset runs on numpy)."""
+    if importlib.util.find_spec("torch") is None:
+        return "cpu"
     # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
     import torch
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from detox_core import config
+from detox_core import config, extras
 from detox_core.errors import DetoxInputError, ModelUnavailableError
 from detox_core.lru import ByteLRU, cache_budget
 from detox_core.models.batching import PAIR_SEP, plan_batches, run_batches, torch_dtype  # noqa: F401
@@ -248,8 +248,7 @@ class ModelPool:
         toxicity classifier is read with ``cardiffnlp/twitter-xlm-roberta-large-2022``'s);
         it resolves through the same local folders as model ids.
         """
-        # Keyed by where the model loads from: remapping an id to another folder
-        # never serves the old model or its memoised results.
+        # Keyed by where the model loads from: a remapped id never serves the old model or its results.
         where, local = self.resolve(model_id, source)
         tok = (tokenizer, *self.resolve(tokenizer)) if tokenizer else None
         key = (where, kind, self.device, self.dtype, self.backend, tok[1] if tok else None)
@@ -273,6 +272,7 @@ class ModelPool:
             raise ModelUnavailableError(model_id, f"the folder {source} does not exist", role)
         if tok and tok[2] and not Path(tok[1]).is_dir():
             raise ModelUnavailableError(model_id, f"the tokenizer folder {tok[1]} does not exist", role)
+        extras.require("models", f"the {role + ' ' if role else ''}model '{model_id}'")
         loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch", tokenizer_from=tok)
         # Offline, a hub id can still load from the local Hugging Face cache.
         cache_only = local or not hub_reachable()

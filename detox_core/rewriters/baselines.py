@@ -89,10 +89,10 @@ class Seq2SeqDetoxifier:
         self.max_new_tokens = max_new_tokens
 
     def rewrite(self, texts: Sequence[str]) -> list[str]:
+        loaded = self.pool.get(self.model_id, "seq2seq", role="rewrite")  # without [models]: says to install it
         # Imported here: torch takes seconds to import: only a model's load or forward pass needs it.
         import torch
 
-        loaded = self.pool.get(self.model_id, "seq2seq", role="rewrite")
         tok, model = loaded.tokenizer, loaded.model
         batch = tok([self.prefix + t for t in texts], return_tensors="pt", padding=True, truncation=True,
                     max_length=256).to(self.pool.device)

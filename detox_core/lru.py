@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
+from cachetools import LRUCache
 
 from detox_core import config
 
@@ -37,8 +37,24 @@ def approx_bytes(obj: Any) -> int:
     return sys.getsizeof(obj)
 
 
+class _Entries(LRUCache):
+    """cachetools' LRU cache of ``(value, bytes)`` entries, weighed by their bytes, counting what it
+    drops to stay within its budget."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(maxsize=max_bytes, getsizeof=lambda entry: entry[1])
+        self.evictions = 0
+
+    def popitem(self):
+        item = super().popitem()
+        self.evictions += 1
+        return item
+
+
 class ByteLRU(Generic[V]):
-    """Key -> value, evicting the least recently used entries past ``max_bytes``.
+    """Key -> value, evicting the least recently used entries past ``max_bytes``: cachetools'
+    ``LRUCache`` weighed by each entry's bytes (key and value), behind a lock (Streamlit's sessions
+    are threads; cachetools' caches are not thread-safe).
 
     Args:
         max_bytes: the budget; an entry larger than it on its own is not stored.
@@ -55,19 +71,22 @@ class ByteLRU(Generic[V]):
             raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
         self.max_bytes = int(max_bytes)
         self._sizeof = sizeof or (lambda k, v: approx_bytes(k) + approx_bytes(v) + 64)
-        self._data: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._data = _Entries(self.max_bytes)
         self._lock = threading.Lock()
-        self.bytes = 0
-        self.evictions = 0
+
+    @property
+    def bytes(self) -> int:
+        return int(self._data.currsize)
+
+    @property
+    def evictions(self) -> int:
+        return self._data.evictions
 
     def get(self, key: Hashable, default: Any = None) -> V | Any:
         """The value of ``key`` (marked as recently used), or ``default``."""
         with self._lock:
             entry = self._data.get(key, _MISSING)
-            if entry is _MISSING:
-                return default
-            self._data.move_to_end(key)
-            return entry[0]
+        return default if entry is _MISSING else entry[0]
 
     def __contains__(self, key: Hashable) -> bool:
         with self._lock:
@@ -77,17 +96,9 @@ class ByteLRU(Generic[V]):
         """Store ``value`` under ``key``, evicting the oldest entries to fit."""
         size = int(self._sizeof(key, value))
         with self._lock:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
-            if size > self.max_bytes:
-                return
-            self._data[key] = (value, size)
-            self.bytes += size
-            while self.bytes > self.max_bytes:
-                _, (_, dropped) = self._data.popitem(last=False)
-                self.bytes -= dropped
-                self.evictions += 1
+            self._data.pop(key, None)
+            if size <= self.max_bytes:
+                self._data[key] = (value, size)
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> V:
         """The cached value of ``key``, computing and storing it when missing (the
@@ -116,8 +127,9 @@ class ByteLRU(Generic[V]):
 
     def clear(self) -> None:
         with self._lock:
-            self._data.clear()
-            self.bytes = 0
+            evictions = self._data.evictions
+            self._data = _Entries(self.max_bytes)
+            self._data.evictions = evictions
 
     def __len__(self) -> int:
         return len(self._data)

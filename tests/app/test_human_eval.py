@@ -294,6 +294,10 @@ def test_the_calibration_tab_offers_no_fit_of_the_embedded_preset_on_the_judgeme
     open_tab(page, "Calibration")
     assert not page.exception, [e.value for e in page.exception]
     assert not [b for b in page.button if b.key == "he_embfit"]
+    # What the tab does draw: the held-out calibrators of a metric, their figures, and saving one.
+    assert any("leave-one-system-out" in m.value for m in page.markdown)
+    assert any(c.value.startswith("Reliability: the held-out predictions") for c in page.caption)
+    assert page.button(key="he_cal_save").label == "Save the first calibrator (fitted on all systems)"
 
 
 def test_textdetox_2025_offers_the_nine_language_judges_of_2024(textdetox, real_data):

@@ -45,8 +45,8 @@ def test_a_path_that_is_not_a_folder_is_refused(tiny_data, clean_pool, tmp_path)
 def test_app_shows_the_model_settings(tiny_data):
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
-    assert at.sidebar.text_input(key=f"model_dir::{STA_ID}") is not None
-    assert at.sidebar.button(key="check_models") is not None
+    assert STA_ID in at.sidebar.text_input(key=f"model_dir::{STA_ID}").label
+    assert at.sidebar.button(key="check_models").label == "Check that the official models load"
 
 
 def test_embedded_status_names_the_shipped_heads_without_any_training(tiny_data):

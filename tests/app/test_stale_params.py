@@ -18,6 +18,10 @@ from detox_core.data import PROJECT_ROOT
 APP = str(PROJECT_ROOT / "app.py")
 PAGES = ["corpus", "live_scoring", "submissions", "leaderboard", "compare", "human_eval", "annotate",
          "annotation_projects"]
+#: The title each page opens under.
+TITLES = {"corpus": "Corpus", "live_scoring": "Live scoring", "submissions": "Submissions", "leaderboard": "Leaderboard",
+          "compare": "Compare systems", "human_eval": "Human vs automatic", "annotate": "Annotate",
+          "annotation_projects": "Annotation projects"}
 #: Every key the pages bind to the address, and a few of their own.
 BOUND = ["dataset", "splits", "languages", "q", "regex", "case", "in", "refs", "len", "lex", "chart", "pair",
          "live_lang", "preset", "preset_cal", "split", "sub_preset", "he_tab"]
@@ -124,6 +128,7 @@ def test_every_page_opens_with_a_hostile_address(page, kind, tiny_data):
             at.query_params[key] = values
         at.run()
         assert not errors(at), (page, values[0][:20], errors(at))
+        assert at.title[0].value == TITLES[page]  # the page itself is drawn, under its title
         for md in at.markdown:  # markup from the address is never rendered as markup
             assert not (md.proto.allow_html and "<script>" in md.value), md.value[:200]
 

@@ -6,11 +6,12 @@ tests also save their pages there (the docs' pictures are taken by ``make screen
 
 from __future__ import annotations
 
+import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.util import (CHROMIUM, no_exception, pilot_project, shot, shown_pairs, wait_idle, wait_text,
+from tests.e2e.util import (CHROMIUM, cut_off_controls, no_exception, pilot_project, shot, shown_pairs, wait_idle, wait_text,
                             wait_until)
 
 pytestmark = [
@@ -122,22 +123,38 @@ def test_submission_upload_scored_and_a_bad_one_refused(server, page, data_root,
     shot(page, "submissions", 1900)
 
 
-@pytest.mark.parametrize(
-    "path, title",
-    [("live_scoring", "Live scoring"), ("submissions", "Submissions"), ("leaderboard", "Leaderboard"),
-     ("compare", "Compare systems"), ("human_eval", "Human vs automatic"), ("annotate", "Annotate"),
-     ("annotation_projects", "Annotation projects")],
-)
-def test_every_page_opens(server, page, path, title):
-    page.goto(f"{server}/{path}")
-    wait_idle(page)
-    # The first page of a fresh server loads the corpus and the models: give it time.
-    page.get_by_role("heading", name=title, exact=True).wait_for(timeout=120_000)
-    wait_idle(page)
-    no_exception(page)
-    assert page.get_by_role("heading", name=title, exact=True).is_visible()
-    assert "Page not found" not in page.inner_text("body")
-    shot(page, path, {"leaderboard": 2000, "compare": 1500, "human_eval": 1300}.get(path))
+#: Every page, with the heading it opens on (Live scoring with a pair typed in, as a shared link gives it).
+PAGES = [("", "Corpus"),
+         ("live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",
+                                                    "live_candidates": "ты неправ, иди отсюда"}), "Live scoring"),
+         ("submissions", "Submissions"), ("leaderboard", "Leaderboard"), ("compare", "Compare systems"),
+         ("human_eval", "Human vs automatic"), ("annotate", "Annotate"), ("annotation_projects", "Annotation projects")]
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize("path, title", PAGES, ids=[p.split("?")[0] or "corpus" for p, _ in PAGES])
+def test_every_page_opens_and_is_usable(server, browser, path, title, width):
+    """Each page opens on its heading without an exception or "Page not found", and every control
+    is whole (none cut off or hidden) on a wide screen and at 800 px."""
+    ctx = browser.new_context(viewport={"width": width, "height": 1100})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server}/{path}")
+        wait_idle(page, 180)
+        # The first page of a fresh server loads the corpus and the models: give it time.
+        heading = page.get_by_role("heading", name=title, exact=True)
+        heading.wait_for(timeout=120_000)
+        wait_idle(page, 180)
+        no_exception(page)
+        assert heading.is_visible()
+        assert "Page not found" not in page.inner_text("body")
+        problems = cut_off_controls(page)
+        assert not problems, problems
+        name = path.split("?")[0] or "corpus"
+        shot(page, name if width == 1400 else f"{name}-800",
+             {"leaderboard": 2000, "compare": 1500, "human_eval": 1300}.get(name, 1900), width=width)
+    finally:
+        ctx.close()
 
 
 def test_annotator_answers_a_page_with_the_keyboard(server, page, db_url):

@@ -337,24 +337,3 @@ def test_annotation_progress_reads_the_same_in_number_and_bar(server, browser, d
         ctx.close()
 
 
-PAGES = ["", "live_scoring?" + urllib.parse.urlencode({"live_input": "ты дебил, иди отсюда",
-                                                       "live_candidates": "ты неправ, иди отсюда"}),
-         "submissions", "leaderboard", "compare", "human_eval", "annotate", "annotation_projects"]
-
-
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.split("?")[0] or "corpus")
-def test_every_page_is_usable_at_800_px(server, browser, path):
-    ctx = browser.new_context(viewport={"width": 800, "height": 1100})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{server}/{path}")
-        wait_idle(page, 180)
-        page.locator("h1").first.wait_for(timeout=120_000)
-        wait_idle(page, 180)
-        no_exception(page)
-        problems = cut_off_controls(page)
-        assert not problems, problems
-        name = (path.split("?")[0] or "corpus")
-        shot(page, f"{name}-800", 1900, width=800)
-    finally:
-        ctx.close()

@@ -129,3 +129,31 @@ def test_english_with_the_2025_preset_points_to_the_preset_that_needs_fewer_mode
     assert "**TextDetox 2024** would, with its models on this server: toxicity classifier " \
            "(textdetox/xlmr-large-toxicity-classifier), meaning model (sentence-transformers/LaBSE)" in offer
     assert offline == [] and not at.error
+
+
+def test_a_preset_whose_extra_is_not_installed_says_which_and_offers_what_runs(offline, network_attempts, monkeypatch):
+    """A server installed without [models]: picking an official preset says, before any model is
+    looked for, which extra to install; nothing is scored and the embedded preset is offered."""
+    from detox_core import extras
+
+    installed = extras._installed
+    monkeypatch.setattr(extras, "_installed", lambda m: m not in ("torch", "transformers") and installed(m))
+    at = AppTest.from_file(LIVE, default_timeout=60)
+    at.query_params["preset"] = "RUSSE-2022 official"
+    at.session_state["live_input"] = "Ты дурак, заткнись"
+    at.session_state["live_candidates"] = "Ты не прав, помолчи, пожалуйста"
+    run(at)
+    assert offline == [] and network_attempts == []
+    assert not at.error and not at.exception and not at.metric  # nothing scored, no red error
+    warning = " ".join(w.value for w in at.warning)
+    assert "needs the [models] extra (torch, transformers not installed)" in warning.replace("\\", "")
+    assert "detox-dashboard[models]" in warning.replace("\\", "")
+    assert "cannot score on this server: its models are not here" not in warning  # not a download problem
+    offer = " ".join(i.value for i in at.info)
+    assert "To score Russian here, choose **Embedded (offline CPU)**" in offer
+    sub = AppTest.from_file(SUBMISSIONS, default_timeout=60)
+    sub.query_params["sub_preset"] = "RUSSE-2022 official"
+    run(sub)
+    assert "[models] extra" in " ".join(w.value for w in sub.warning).replace("\\", "")
+    score = [b for b in sub.button if b.label in ("Score this output", "Score all 2")]
+    assert score and all(b.disabled for b in score)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from detox_core import vocab
+from detox_core import extras, vocab
 from detox_core.errors import EmbeddedMissingError, ModelUnavailableError, ScorerUnavailableError
 from detox_core.llm import access as judge_access
 from detox_core.metrics import registry
@@ -160,8 +160,10 @@ def offer_what_scores(languages: Sequence[str], instead_of: str | None = None) -
         else:
             text.append(f"**{cls.display()}** would, with its models on this server: {_models_text(missing)}. "
                         + _where_to_set())
-    judges = [cls for _, cls in covering if cls.unavailable() and (not left or all(cls.covers(lang) for lang in left))]
-    text += [f"**{cls.display()}** would, once the organizers connect it." for cls in judges]
+    waiting = [cls for _, cls in covering if cls.unavailable() and (not left or all(cls.covers(lang) for lang in left))]
+    text += [f"**{cls.display()}** would, with the [{cls.extra}] extra installed on this server."
+             if cls.extra and extras.missing(cls.extra) else f"**{cls.display()}** would, once the organizers connect it."
+             for cls in waiting]
     st.info(" ".join(text), icon=":material/translate:")
 
 
@@ -169,10 +171,13 @@ def preset_ready(preset: str, languages: Sequence[str] = ()) -> bool:
     """Whether ``preset``'s models can be had here, found in seconds before any scoring
     (folders listed, the hub asked once, no weights read). When they cannot, the page says
     so in the visitor's terms, and what would score ``languages`` instead."""
+    cls = registry.preset_class(preset)
+    if cls.extra and extras.missing(cls.extra):  # the picker has said which extra: no model to look for
+        offer_what_scores(languages, instead_of=preset)
+        return False
     missing = registry.missing_models(preset, shared_pool())
     if not missing:
         return True
-    cls = registry.preset_class(preset)
     st.warning(f"**{cls.display()}** cannot score on this server: its models are not here, and this server cannot "
                f"download them ({_models_text(missing)}).", icon=":material/cloud_off:")
     offer_what_scores(languages, instead_of=preset)

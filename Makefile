@@ -38,7 +38,7 @@ test: setup data
 # The shipped heads of the offline preset (detox_core/metrics/embedded/trained/) rebuilt from the pinned data
 # (detox_core/metrics/embedded/pins.json: each file's SHA-256, checked before any training), byte for byte the
 # same when the data is; then measured against people on the RUSSE-2022 human sample (heads.json);
-# and Live scoring's "unrelated" ceilings per language (detox_core/submissions/unrelated_ceilings.json).
+# and Live scoring's "unrelated" ceilings per language (detox_core/live/unrelated_ceilings.json).
 heads: setup data
 	$(BIN)/python -m detox_core train-embedded --ship
 	$(BIN)/python -m detox_core agreement --ship

@@ -69,7 +69,7 @@ with auth.settings_read_once():
     # Annotate page may take the places kept for new annotators.
     admit_session(reserved=page.url_path == "annotate")
     try:
-        # This address's runs take turns, a few at a time (detox_core.server.runs): twenty tabs of
+        # This address's runs take turns, a few at a time (detox_core.deployment.runs): twenty tabs of
         # one address cannot take twenty shares of the process from everybody else.
         take_turn()
         if page is root:

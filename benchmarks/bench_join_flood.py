@@ -41,8 +41,8 @@ from detox_core.annotation.store import AnnotationStore, Settings, people  # noq
 from detox_core.db import make_engine  # noqa: E402
 from detox_core.errors import AnnotationError, UnknownCodeError, WrongSecretError  # noqa: E402
 from detox_core.names import name_key  # noqa: E402
-from detox_core.server.join_guard import JoinGuard  # noqa: E402
-from detox_core.server.throttle import SharedLoginThrottle  # noqa: E402
+from detox_core.deployment.join_guard import JoinGuard  # noqa: E402
+from detox_core.deployment.throttle import SharedLoginThrottle  # noqa: E402
 
 
 def guard(url: str, new_names: bool = True) -> JoinGuard:

@@ -9,7 +9,7 @@ typing a sentence and a rewrite to the score cards (the J metric shown).
 
 Part 2 measures the server's memory: a fresh Python process runs 10,000 distinct
 Live scoring requests (a corpus sentence made unique, two rewrites, a reference)
-through the code path of the page (``detox_core.submissions.live.parse_request`` and
+through the code path of the page (``detox_core.live.request.parse_request`` and
 ``detox_core.metrics.score_frame`` with the process-wide model pool), and prints its RSS
 before the first request, after 1,000 and after 10,000, once with the default cache
 budget (``DETOX_CACHE_MB``, 512 MB) and once with a 32 MB budget. Driving 10,000
@@ -96,7 +96,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from detox_core import config  # noqa: E402
-from detox_core.server.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
+from detox_core.deployment.deploy import COOKIE as PROXY_COOKIE  # noqa: E402
 from tests.e2e.util import (  # noqa: E402
     BUSY_JS, CHROMIUM, free_block, free_port, from_address, peak_rss_mb, start_app, stop_app, stream_session)
 
@@ -195,7 +195,7 @@ def rss_mb():
 
 from detox_core import data
 from detox_core import editions
-from detox_core.submissions.live import parse_request
+from detox_core.live.request import parse_request
 from detox_core.metrics import score_frame
 from detox_core.models import default_pool
 

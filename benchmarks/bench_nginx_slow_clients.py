@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from detox_core.server import deploy  # noqa: E402
-from tests.server.nginx_attack import NGINX, page_time, proxy, slow_posts  # noqa: E402
+from detox_core.deployment import deploy  # noqa: E402
+from tests.deployment.nginx_attack import NGINX, page_time, proxy, slow_posts  # noqa: E402
 
 
 def main() -> None:

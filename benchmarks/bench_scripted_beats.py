@@ -1,7 +1,7 @@
 """Scripted tabs that beat without running, against one process's places: who gets in.
 
 Simulates, on the counter the app admits sessions with
-(:class:`detox_core.server.presence.SessionCounter`, its own rules, a simulated clock),
+(:class:`detox_core.deployment.presence.SessionCounter`, its own rules, a simulated clock),
 the round-6 attack: ``--addresses`` addresses x 20 tabs that beat every 20 s with their
 own tokens and never run again, topping up every place that frees, while one new visitor
 (a new address) arrives every ``--every`` seconds and tries again every 5 s until admitted.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from detox_core.server import presence  # noqa: E402
-from detox_core.server.presence import BEAT_S, SessionCounter  # noqa: E402
+from detox_core.deployment import presence  # noqa: E402
+from detox_core.deployment.presence import BEAT_S, SessionCounter  # noqa: E402
 
 
 def run(addresses: int, minutes: float, every: float, yield_idle_s: float, hoard_idle_s: float,

@@ -100,7 +100,7 @@ supervise() {
     while :; do
         # The output through a rotating log: at most 4 x DETOX_LOG_MB megabytes per process.
         "$PY" -m detox_core serve --server.port "$port" --server.address 127.0.0.1 --server.headless true \
-            > >("$PY" -m detox_core.server.logpipe "$RUN/app-$k.log" --max-mb "${DETOX_LOG_MB:-20}" --keep 3) 2>&1 &
+            > >("$PY" -m detox_core.deployment.logpipe "$RUN/app-$k.log" --max-mb "${DETOX_LOG_MB:-20}" --keep 3) 2>&1 &
         child=$!
         echo "$child" >"$RUN/app-$k.pid"
         wait "$child" && code=0 || code=$?

@@ -79,7 +79,7 @@ HASHING_NICE_ENV = "DETOX_HASHING_NICE"
 DEFAULT_HASHING_NICE = 10
 RUNS_PER_ADDRESS_ENV = "DETOX_RUNS_PER_ADDRESS"
 #: Default of ``DETOX_RUNS_PER_ADDRESS``: the page runs of one address at a time, per process
-#: (:mod:`detox_core.server.runs`). The runs of a process share one interpreter lock, so this
+#: (:mod:`detox_core.deployment.runs`). The runs of a process share one interpreter lock, so this
 #: is the share of the process one address may take, whatever the machine's cores.
 DEFAULT_RUNS_PER_ADDRESS = 2
 #: Default of ``DETOX_MAX_SESSIONS``: a session of the Corpus page takes about 13 MB while

@@ -238,7 +238,7 @@ def test_the_check_of_language_tables_finds_a_second_table(tmp_path):
 
 #: Packages that read a preset only through the registry and the Preset class, never the
 #: offline preset's own modules (its heads, their training, its scoring).
-PRESET_USERS = ("detox_core.analysis", "detox_core.submissions")
+PRESET_USERS = ("detox_core.analysis", "detox_core.submissions", "detox_core.live")
 OFFLINE_PRESET = ("detox_core.metrics.embedded",)
 
 

@@ -26,7 +26,7 @@ from detox_core.errors import DataMissingError, DetoxInputError, UsageError
 from detox_core.metrics.base import signature_text
 from detox_core.metrics.registry import PRESETS, get_preset, has_calibration, preset_names
 from detox_core.stats.agreement import roc_auc
-from detox_core.submissions.best import SHIPPED_FILE as SHIPPED_CEILINGS, ship_ceilings
+from detox_core.live.best import SHIPPED_FILE as SHIPPED_CEILINGS, ship_ceilings
 
 
 

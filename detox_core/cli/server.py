@@ -11,7 +11,7 @@ from pathlib import Path
 from detox_core import extras
 from detox_core.cli.args import int_in
 from detox_core.db import health, make_engine
-from detox_core.server import deploy
+from detox_core.deployment import deploy
 
 
 def _cmd_health(args: argparse.Namespace) -> int:

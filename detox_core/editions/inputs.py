@@ -2,7 +2,7 @@
 :mod:`detox_core.editions.held_out`, decides): the multilingual editions' input files' rows
 outside it and the toxic texts of the TextDetox toxicity data, which the offline preset trains
 on; RUSSE-2022's training pairs for Russian. Live scoring's "unrelated" check reads them
-(:mod:`detox_core.submissions.best`)."""
+(:mod:`detox_core.live.best`)."""
 
 from __future__ import annotations
 

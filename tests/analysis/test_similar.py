@@ -170,7 +170,7 @@ def test_a_build_of_another_scope_does_not_wait_for_a_slow_one(tiny_data, monkey
 
 
 def test_a_time_budget_per_address_refuses_what_would_pass_it_and_renews_in_an_hour():
-    from detox_core.server.budget import TimeBudget
+    from detox_core.deployment.budget import TimeBudget
 
     now = [0.0]
     budget = TimeBudget(120, clock=lambda: now[0])

@@ -121,7 +121,7 @@ def test_a_visitor_over_the_engine_budget_is_told_the_time_left_and_the_cost(tin
     if not meaning.available():
         pytest.skip(meaning.unavailable_reason())
     from detox_core.analysis import similar as analysis
-    from detox_core.server.budget import TimeBudget
+    from detox_core.deployment.budget import TimeBudget
     from detox_core.ui.corpus import similar as widget
 
     monkeypatch.setenv("DETOX_ORGANIZER_PASSWORD", "a long organizer password")

@@ -287,9 +287,9 @@ def test_the_example_hint_is_not_given_when_the_example_button_is_disabled(offli
     assert "or press Example from the corpus" in page.inner_text("body")
 
 
-#: Eight kinds of candidates written for Live scoring (tests/submissions/data/live_candidates.tsv):
+#: Eight kinds of candidates written for Live scoring (tests/live/data/live_candidates.tsv):
 #: the languages where a new user saw the star on the more toxic rewrite, a fragment or a J of 0.00.
-EIGHT = Path(__file__).resolve().parent.parent / "submissions" / "data" / "live_candidates.tsv"
+EIGHT = Path(__file__).resolve().parent.parent / "live" / "data" / "live_candidates.tsv"
 EIGHT_CASES = [("ru", 1400), ("tt", 1400), ("zh", 1400), ("ru", 800), ("zh", 800)]
 
 

@@ -110,7 +110,7 @@ def test_sessions_from_many_addresses_stop_at_the_process_limit(data_root, db_ur
     and once the tabs close a new visitor gets in."""
     import time
 
-    from detox_core.server.presence import RESERVE_SHARE
+    from detox_core.deployment.presence import RESERVE_SHARE
     from tests.e2e.util import run_async, stream_session
 
     limit, visitors = 12, 20
@@ -179,7 +179,7 @@ def test_a_websocket_message_over_the_cap_closes_that_connection_and_the_server_
 
     from detox_core.config import streamlit_config_file
     from detox_core.limits import MAX_TEXT_CHARS
-    from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
+    from detox_core.live.request import MAX_CANDIDATES, MAX_REFERENCES
     from tests.e2e.util import run_async, stream_session
 
     cap_mb = tomllib.loads(streamlit_config_file().read_text(encoding="utf-8"))["server"]["maxWidgetStateSize"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from detox_core.server.presence import GRACE_S
+from detox_core.deployment.presence import GRACE_S
 from detox_core.ui.app.asgi import SWEEP_S
 from tests.e2e.util import CHROMIUM, from_address, no_exception, start_app, stop_app, wait_idle
 

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from starlette.requests import Request
 
-from detox_core.server.signin_tokens import COOKIE, SignInTokens
+from detox_core.deployment.signin_tokens import COOKIE, SignInTokens
 from detox_core.ui.app import asgi
 
 

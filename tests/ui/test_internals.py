@@ -8,8 +8,8 @@ import pytest
 import streamlit.runtime.context as st_context
 from streamlit.web.server.starlette import starlette_websocket
 
-from detox_core.server.addresses import UNKNOWN
-from detox_core.server.presence import SessionCounter
+from detox_core.deployment.addresses import UNKNOWN
+from detox_core.deployment.presence import SessionCounter
 from detox_core.ui.app.internals import internals_problem
 
 

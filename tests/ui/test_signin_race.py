@@ -13,8 +13,8 @@ import traceback
 from sqlalchemy import func, select
 
 from detox_core.db import make_engine
-from detox_core.server.join_guard import JoinGuard
-from detox_core.server.throttle import FAILED, OK, VOID, LoginThrottle, SharedLoginThrottle, signin_events
+from detox_core.deployment.join_guard import JoinGuard
+from detox_core.deployment.throttle import FAILED, OK, VOID, LoginThrottle, SharedLoginThrottle, signin_events
 
 CHECK_S = 0.05  # the time of a password check (argon2id at its defaults takes about this)
 
@@ -248,7 +248,7 @@ def test_a_lab_coming_back_at_the_same_moment_is_not_slowed_by_its_own_checks(sq
     """Thirty annotators behind one address sign back in at the same moment: a check under
     way delays nobody and locks nothing; past the address's 20 under way, the others are
     told to try again in a moment (not in 15 minutes), and then get in."""
-    from detox_core.server.throttle import PENDING_RETRY_S
+    from detox_core.deployment.throttle import PENDING_RETRY_S
 
     now = [1_000_000.0]
     guards = [guard(sql_url, lambda: now[0]) for _ in range(2)]

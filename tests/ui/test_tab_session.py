@@ -4,7 +4,7 @@ it names one annotator, and Leave ends it in every process."""
 from __future__ import annotations
 
 from detox_core.annotation.store import Annotator
-from detox_core.server.signin_tokens import SignInTokens
+from detox_core.deployment.signin_tokens import SignInTokens
 from detox_core.ui.app import tab_session
 
 

@@ -133,7 +133,7 @@ def beating(max_per_client=20, max_total=100, **kw):
 def test_idle_sockets_of_nine_addresses_hold_few_places_and_lose_them_within_a_minute():
     """Round 5: 102 WebSockets that ran the Annotate page once and sat idle made a process
     answer "server is full" to everyone, for as long as the attacker liked."""
-    from detox_core.server.presence import GRACE_S, UNCONFIRMED_PER_ADDRESS
+    from detox_core.deployment.presence import GRACE_S, UNCONFIRMED_PER_ADDRESS
 
     c, now = beating()
     attackers = [f"203.0.113.{k}" for k in range(9)]
@@ -154,7 +154,7 @@ def test_idle_sockets_of_nine_addresses_hold_few_places_and_lose_them_within_a_m
 
 
 def test_a_tab_that_beats_stays_counted_and_one_that_stops_is_dropped():
-    from detox_core.server.presence import BEAT_S, DROP_S
+    from detox_core.deployment.presence import BEAT_S, DROP_S
 
     c, now = beating()
     assert c.admit("198.51.100.1", "reader") and c.admit("198.51.100.1", "gone")
@@ -195,7 +195,7 @@ def test_without_the_app_routes_sessions_count_as_before():
 
 
 def test_a_place_kept_for_annotators_is_marked_and_a_tab_whose_beats_go_elsewhere_lives_on_its_reruns():
-    from detox_core.server.presence import DROP_S
+    from detox_core.deployment.presence import DROP_S
 
     c, now = beating(max_per_client=0, max_total=5)  # reserve: 1, visitors: 4
     for k in range(4):
@@ -223,7 +223,7 @@ def test_scripted_tabs_that_only_beat_give_their_places_to_newcomers():
     """Round 6: 5 addresses x 20 scripted tabs, each beating with its own token, held every
     place of a process; new visitors were told "full" throughout. Now a tab that has not run
     for YIELD_IDLE_S gives its place to a newcomer, from the address holding the most."""
-    from detox_core.server.presence import BEAT_S, YIELD_IDLE_S
+    from detox_core.deployment.presence import BEAT_S, YIELD_IDLE_S
 
     c, now = beating(max_per_client=20, max_total=100)  # 80 places for visitors: 4 addresses fill them
     scripts = [f"203.0.113.{k}" for k in range(4)]
@@ -259,7 +259,7 @@ def test_scripted_tabs_that_only_beat_give_their_places_to_newcomers():
 def test_a_person_using_the_app_keeps_their_place_in_a_full_process():
     """Only a tab that has not run (drawn, been clicked) for YIELD_IDLE_S gives up its place;
     one that is used keeps it, however many places its address holds."""
-    from detox_core.server.presence import YIELD_IDLE_S
+    from detox_core.deployment.presence import YIELD_IDLE_S
 
     c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places
     lab = [f"lab-{k}" for k in range(8)]
@@ -293,7 +293,7 @@ def test_a_tab_that_gave_its_place_is_told_why(tiny_data, monkeypatch):
 
 
 def test_organizers_places_kept_for_annotators_and_long_runs_are_never_given_up():
-    from detox_core.server.presence import YIELD_IDLE_S
+    from detox_core.deployment.presence import YIELD_IDLE_S
 
     c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places, 2 kept for annotators
     for k in range(8):
@@ -323,7 +323,7 @@ def test_an_address_holding_many_places_gives_up_a_tab_idle_for_half_a_minute():
     """The first newcomers to a process full of scripted tabs waited up to two minutes; an address
     holding HOARD_SHARE of the places (at least HOARD_MIN) now gives up a tab idle for
     HOARD_IDLE_S, while a smaller holder's tab still needs YIELD_IDLE_S."""
-    from detox_core.server.presence import HOARD_IDLE_S, HOARD_MIN, YIELD_IDLE_S
+    from detox_core.deployment.presence import HOARD_IDLE_S, HOARD_MIN, YIELD_IDLE_S
 
     c, now = beating(max_per_client=20, max_total=10)  # 8 visitor places
     tabs = {"203.0.113.1": HOARD_MIN, "192.0.2.1": 3, "192.0.2.2": 1}
@@ -351,7 +351,7 @@ def test_a_place_that_frees_goes_to_the_newcomer_waiting_longest_not_a_holders_n
     """Scripts topped up every place that freed; now a refused newcomer queues, and the place goes
     to the address waiting longest among those holding the fewest. One that stops trying leaves
     the queue after WAIT_KEEP_S; a page that reloads itself keeps its turn."""
-    from detox_core.server.presence import WAIT_KEEP_S
+    from detox_core.deployment.presence import WAIT_KEEP_S
 
     closed: set[str] = set()
     now = [0.0]
@@ -399,7 +399,7 @@ def test_waiting_visitors_do_not_keep_annotators_out_of_their_places():
 def test_a_page_run_takes_its_addresss_turn_and_gives_it_back(tiny_data, monkeypatch):
     """app.py runs a page in its address's turn and frees the turn at the end; with the
     address's turns taken by its other tabs, the run waits (bounded) and the page still draws."""
-    import detox_core.server.runs as runs
+    import detox_core.deployment.runs as runs
     import detox_core.ui.app.auth as auth
     import detox_core.ui.app.visitors as visitors
 
@@ -435,7 +435,7 @@ def test_a_turn_comes_back_even_when_the_run_is_stopped_right_after_taking_it(mo
     end, and a session's next run never holds two."""
     from types import SimpleNamespace
 
-    import detox_core.server.runs as runs
+    import detox_core.deployment.runs as runs
     import detox_core.ui.app.auth as auth
     import detox_core.ui.app.visitors as visitors
 
@@ -475,7 +475,7 @@ def test_who_takes_no_turn_and_a_long_job_gives_its_turn_back(monkeypatch):
     submission's scoring gives its turn back at once."""
     from types import SimpleNamespace
 
-    import detox_core.server.runs as runs
+    import detox_core.deployment.runs as runs
     import detox_core.ui.app.auth as auth
     import detox_core.ui.app.visitors as visitors
 

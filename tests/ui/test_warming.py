@@ -116,7 +116,7 @@ def test_the_app_steps_import_what_the_pages_import_and_fill_the_sidebar_cache(t
     assert "__future__" not in modules and len(modules) == len(set(modules))
     warming.import_page_modules()
     # What the pages' sections import comes with them (the plots, Live scoring's best rewrite).
-    assert all(name in sys.modules for name in [*modules, "plotly.graph_objects", "detox_core.submissions.best"])
+    assert all(name in sys.modules for name in [*modules, "plotly.graph_objects", "detox_core.live.best"])
 
     cache._prepared.clear()
     prepared: list[int] = []

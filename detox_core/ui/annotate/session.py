@@ -12,7 +12,7 @@ from detox_core.annotation.instructions import LABELS, UI_LANGUAGES
 from detox_core.names import name_key
 from detox_core.annotation.store import MIN_SECRET_CHARS, AnnotationStore, Annotator, Project
 from detox_core.errors import AnnotationError, StorageError, UnknownCodeError, WrongSecretError
-from detox_core.server.addresses import UNKNOWN
+from detox_core.deployment.addresses import UNKNOWN
 from detox_core.ui.app import auth, render, tab_session
 from detox_core.vocab import language_name
 

@@ -7,10 +7,10 @@ writes is a cookie any script of the page can read. So the launcher
 a deployment) serves ``app.py`` through this module's :data:`app`, a ``st.App`` with one
 route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``):
 
-- the page posts a one-time ticket (:meth:`detox_core.server.signin_tokens.SignInTokens.ticket`),
+- the page posts a one-time ticket (:meth:`detox_core.deployment.signin_tokens.SignInTokens.ticket`),
   which the server redeems once, within a minute, for a request of the page's own origin
   (``Origin``, ``Sec-Fetch-Site``) from the client address that signed in (the same
-  address the sign-in throttle sees, :func:`detox_core.server.addresses.client_address`): a ticket
+  address the sign-in throttle sees, :func:`detox_core.deployment.addresses.client_address`): a ticket
   that a script sends elsewhere redeems nothing there;
 - the answer sets the cookie ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no
   other site's request carries it), ``Secure`` when the page is served over https (the
@@ -22,7 +22,7 @@ route of its own, :data:`SESSION_ROUTE` (``POST``, under ``server.baseUrlPath``)
 Beside it, ``_detox/beat`` (``POST``): each page posts its session's beat token there every
 20 seconds, and a sweeper task of the server closes the WebSockets of sessions whose pages
 stopped beating, so that idle sockets do not hold the places of people
-(:mod:`detox_core.server.presence`).
+(:mod:`detox_core.deployment.presence`).
 
 A plain ``streamlit run app.py`` has neither route: the sign-in then holds for the tab
 only (:func:`serving` is False there), no cookie is written at all, and sessions count
@@ -46,10 +46,10 @@ from streamlit import runtime
 
 from detox_core import config
 from detox_core.config import app_root
-from detox_core.server import presence
-from detox_core.server.addresses import client_address, client_key
-from detox_core.server.memory import release_free_memory
-from detox_core.server.signin_tokens import COOKIE, SignInTokens
+from detox_core.deployment import presence
+from detox_core.deployment.addresses import client_address, client_key
+from detox_core.deployment.memory import release_free_memory
+from detox_core.deployment.signin_tokens import COOKIE, SignInTokens
 from detox_core.ui.app import visitors
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ SWEEP_S = 10.0
 
 async def _sweep_forever() -> None:
     """Close, every :data:`SWEEP_S`, the WebSockets of sessions that are not really there
-    (:meth:`detox_core.server.presence.SessionCounter.to_close`)."""
+    (:meth:`detox_core.deployment.presence.SessionCounter.to_close`)."""
     first_seen: dict[str, float] = {}
     while True:
         await asyncio.sleep(SWEEP_S)
@@ -158,7 +158,7 @@ async def _small_body(request, limit: int) -> bytes | Response:
 async def beat(request):
     """``POST`` a session's beat token: 204 when it is a live session's, 404 when not (the
     page then asks for a rerun, which admits it again); 403 from another site, 413 for a
-    body over :data:`detox_core.server.presence.MAX_TOKEN_CHARS`."""
+    body over :data:`detox_core.deployment.presence.MAX_TOKEN_CHARS`."""
     headers = {"Cache-Control": "no-store"}
     body = await _small_body(request, presence.MAX_TOKEN_CHARS)
     if isinstance(body, Response):

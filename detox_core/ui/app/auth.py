@@ -38,15 +38,15 @@ import streamlit as st
 
 from detox_core import config
 from detox_core.db import default_url, make_engine
-from detox_core.server.signin_tokens import COOKIE, SignInTokens
-from detox_core.server.addresses import UNKNOWN, client_address, client_key
+from detox_core.deployment.signin_tokens import COOKIE, SignInTokens
+from detox_core.deployment.addresses import UNKNOWN, client_address, client_key
 from detox_core.llm import access as judge_access
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.page_ids import DEFAULT_PUBLIC, ORGANIZER_ONLY, PAGES
 from detox_core.ui.app.render import md
 from detox_core.ui.app.settings_check import MIN_ORGANIZER_CHARS, SettingsError, password_problem, settings_problem
-from detox_core.server.join_guard import JoinGuard
-from detox_core.server.throttle import FAILED, OK, SharedLoginThrottle
+from detox_core.deployment.join_guard import JoinGuard
+from detox_core.deployment.throttle import FAILED, OK, SharedLoginThrottle
 
 SECRET_ENV = config.ORGANIZER_PASSWORD_ENV
 PUBLIC_ENV = config.PUBLIC_PAGES_ENV
@@ -128,7 +128,7 @@ def is_open() -> bool:
     return organizer_secret() is None
 
 
-# The sign-in cookie (detox_core.server.signin_tokens.COOKIE): a signed, expiring token, no password
+# The sign-in cookie (detox_core.deployment.signin_tokens.COOKIE): a signed, expiring token, no password
 # in it, set HttpOnly by the server's cookie route (detox_core.ui.app.asgi).
 _TOKEN = "_organizer_token"
 _COOKIE_ACTION = "_organizer_cookie_action"
@@ -224,20 +224,20 @@ def _new_name_throttle(url: str) -> SharedLoginThrottle:
 
 def join_guard() -> JoinGuard:
     """Annotators' joins, shared by every app process like :func:`login_throttle`:
-    :class:`detox_core.server.join_guard.JoinGuard`."""
+    :class:`detox_core.deployment.join_guard.JoinGuard`."""
     url = default_url()
     return JoinGuard(_login_throttle(url), _address_throttle(url), _new_name_throttle(url))
 
 
 def login_throttle() -> SharedLoginThrottle:
     """Sign-ins of every app process sharing the app's database (organizers and
-    annotators): :class:`detox_core.server.throttle.SharedLoginThrottle`."""
+    annotators): :class:`detox_core.deployment.throttle.SharedLoginThrottle`."""
     return _login_throttle(default_url())
 
 
 def client_id() -> str:
     """Who is signing in, for the throttle and the address limit: the connection's
-    address, or behind a trusted proxy the client's (:func:`detox_core.server.addresses.client_address`);
+    address, or behind a trusted proxy the client's (:func:`detox_core.deployment.addresses.client_address`);
     ``"unknown client"`` outside a browser session (a test, a script)."""
     try:
         # A private module of Streamlit, imported here: a Streamlit that moved it falls back below.
@@ -272,7 +272,7 @@ def retry_text(wait: float, what: str = "wrong passwords", account: str = "this 
 
 def organizer_sign_in(form_key: str = "organizer_login") -> None:
     """The organizer password form; signs this session in when the password is right.
-    Wrong tries are throttled (:class:`detox_core.server.throttle.LoginThrottle`)."""
+    Wrong tries are throttled (:class:`detox_core.deployment.throttle.LoginThrottle`)."""
     secret = organizer_secret()
     if secret is None or st.session_state.get(_SIGNED_IN):
         return

@@ -16,7 +16,7 @@ from detox_core.data import spans
 from detox_core.data.multilingual import is_multilingual, load_multilingual_inputs
 from detox_core.errors import DetoxInputError
 from detox_core.lru import ByteLRU, cache_budget
-from detox_core.server.memory import release_free_memory
+from detox_core.deployment.memory import release_free_memory
 
 
 def _stamp(dataset: str, root: Path) -> tuple:

@@ -30,7 +30,7 @@ from typing import Any
 
 from detox_core import config
 from detox_core.errors import DetoxInputError
-from detox_core.server.addresses import _networks
+from detox_core.deployment.addresses import _networks
 from detox_core.ui.app.page_ids import ORGANIZER_ONLY, PAGES
 
 #: The shortest organizer password the app accepts.

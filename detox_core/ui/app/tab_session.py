@@ -4,7 +4,7 @@ through a reconnect to another app process when the one the tab was on stops (``
 A Streamlit session lives in one process's memory; a reload, a new tab or a move to
 another process starts a new one, which would ask the annotator to join again. After
 joining, the server hands the tab a signed, expiring token
-(:class:`detox_core.server.signin_tokens.SignInTokens`, role
+(:class:`detox_core.deployment.signin_tokens.SignInTokens`, role
 ``annotator:<id>:<project>:<digest of name and password>``, under the server's secret that
 every process of a deployment shares); the tab keeps it in ``sessionStorage`` (kept over a
 reload). A new tab of the same browser asks the open tabs of this app for it over a
@@ -30,7 +30,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from detox_core.annotation.store import Annotator
-from detox_core.server.signin_tokens import SignInTokens
+from detox_core.deployment.signin_tokens import SignInTokens
 from detox_core.ui.components import source
 
 _JS = source("tab_session.js")

@@ -1,13 +1,13 @@
 """How many browser sessions one address, and all of them, may hold open on this process.
 
 The counts and the heartbeat that tells a tab really there from an idle socket live in
-:mod:`detox_core.server.presence`; this module asks them at the top of every page run and
+:mod:`detox_core.deployment.presence`; this module asks them at the top of every page run and
 says why a session is refused. Two hundred sessions opened by one client once made another
 visitor's Live scoring take two minutes and left the server 420 MB larger, and each session
 of the Corpus page took about 13 MB while many started at once.
 
 - An address holding :func:`detox_core.config.max_sessions_per_address` live sessions (or
-  :data:`~detox_core.server.presence.UNCONFIRMED_PER_ADDRESS` whose pages have not beaten
+  :data:`~detox_core.deployment.presence.UNCONFIRMED_PER_ADDRESS` whose pages have not beaten
   yet) is told so; it gets in as soon as one of its tabs closes.
 - A process holding :func:`detox_core.config.max_sessions` sessions is full; visitors may
   take all but a reserve, which the Annotate page (a new annotator) may take too, and a
@@ -18,8 +18,8 @@ of the Corpus page took about 13 MB while many started at once.
 
 Sessions already admitted are not turned away (their own state says so, also after an
 idle spell or a reconnection), except a tab that gave its place to a newcomer in a full
-process (:data:`~detox_core.server.presence.YIELD_IDLE_S` without a run, or
-:data:`~detox_core.server.presence.HOARD_IDLE_S` where its address holds many places; its address
+process (:data:`~detox_core.deployment.presence.YIELD_IDLE_S` without a run, or
+:data:`~detox_core.deployment.presence.HOARD_IDLE_S` where its address holds many places; its address
 holding the most), which is told so. A tab told the process is full queues: it reloads by
 itself every few seconds, and gets a place in its turn.
 """
@@ -33,11 +33,11 @@ from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from detox_core import config
-from detox_core.server import deploy, presence
-from detox_core.server.addresses import UNKNOWN
-from detox_core.server.presence import IDLE_S, SessionCounter  # noqa: F401 - the counter's names, here too
-from detox_core.server import runs
-from detox_core.server.runs import RunShare
+from detox_core.deployment import deploy, presence
+from detox_core.deployment.addresses import UNKNOWN
+from detox_core.deployment.presence import IDLE_S, SessionCounter  # noqa: F401 - the counter's names, here too
+from detox_core.deployment import runs
+from detox_core.deployment.runs import RunShare
 from detox_core.ui.app import auth
 from detox_core.ui.components import source
 
@@ -89,7 +89,7 @@ def _render_heartbeat(token: str | None) -> None:
 
 def _forget_process() -> None:
     """Behind the deployment's nginx, drop the cookie that pins this browser to this full
-    process (:data:`detox_core.server.deploy.COOKIE`): its next load goes to the least busy one."""
+    process (:data:`detox_core.deployment.deploy.COOKIE`): its next load goes to the least busy one."""
     try:
         pinned = deploy.COOKIE in st.context.cookies
     except Exception:  # noqa: BLE001 - no request context
@@ -115,7 +115,7 @@ _THIS_MACHINE = frozenset({"127.0.0.1", "::1"})
 
 
 def run_share() -> RunShare:
-    """The turns of this process's page runs, per address (:mod:`detox_core.server.runs`)."""
+    """The turns of this process's page runs, per address (:mod:`detox_core.deployment.runs`)."""
     global _runs
     with _counter_lock:
         if _runs is None:
@@ -177,7 +177,7 @@ def session_ran() -> None:
 
 def admit_session(reserved: bool = False) -> None:
     """Stop this run with a message when its address or this process holds too many
-    sessions already; an admitted session's page beats (:mod:`detox_core.server.presence`).
+    sessions already; an admitted session's page beats (:mod:`detox_core.deployment.presence`).
     ``reserved``: the Annotate page, which may take the places kept for new annotators."""
     ctx = get_script_run_ctx()
     if ctx is None:

@@ -10,7 +10,7 @@ from detox_core import editions
 from detox_core.analysis import similar
 from detox_core.models import meaning
 from detox_core.errors import DataMissingError, DetoxInputError
-from detox_core.server.budget import TimeBudget
+from detox_core.deployment.budget import TimeBudget
 from detox_core.ui.app import auth, render
 from detox_core.ui.app.auth import is_organizer
 from detox_core.ui.app.params import clamp_value, keep_options

@@ -8,8 +8,8 @@ import streamlit as st
 from detox_core.lexicons import lexicon_help
 from detox_core.languages.detect import script_mismatch
 from detox_core.limits import MAX_TEXT_CHARS
-from detox_core.submissions.live import MAX_CANDIDATES, MAX_REFERENCES
-from detox_core.submissions.live_inputs import (browser_languages, corpus_rows, default_language, known_languages,
+from detox_core.live.request import MAX_CANDIDATES, MAX_REFERENCES
+from detox_core.live.inputs import (browser_languages, corpus_rows, default_language, known_languages,
                                                 live_lexicon, typed_language)
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer

@@ -13,8 +13,8 @@ from detox_core.errors import DetoxInputError, ScorerUnavailableError
 from detox_core.llm.runner import Usage
 from detox_core.metrics import preset_class, score_frame
 from detox_core.metrics.reference import reference_notes
-from detox_core.submissions.best import ceilings_at_hand, choose_best
-from detox_core.submissions.live import parse_request
+from detox_core.live.best import ceilings_at_hand, choose_best
+from detox_core.live.request import parse_request
 from detox_core.ui.app import render
 from detox_core.ui.app.models import shared_pool
 from detox_core.ui.app.warming import warming_notice

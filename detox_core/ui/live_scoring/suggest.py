@@ -12,8 +12,8 @@ from detox_core.data import PARAPHRASE_COLUMNS
 from detox_core.errors import ScorerUnavailableError
 from detox_core.rewriters.baselines import delete_baseline, Seq2SeqDetoxifier
 from detox_core.rewriters.seq2seq_models import seq2seq_model, surely_missing
-from detox_core.submissions.live import MAX_CANDIDATES, example_boxes
-from detox_core.submissions.live_inputs import corpus_rows, live_lexicon
+from detox_core.live.request import MAX_CANDIDATES, example_boxes
+from detox_core.live.inputs import corpus_rows, live_lexicon
 from detox_core.text import lexicon_spans
 from detox_core.ui.app import cache, render
 from detox_core.ui.app.auth import is_organizer, model_folder_allowed

@@ -15,7 +15,7 @@ from detox_core import editions
 from detox_core.data.multilingual import answered_splits
 from detox_core.errors import DetoxError, DetoxInputError
 from detox_core.lexicons import ToxicLexicon
-from detox_core.server.addresses import UNKNOWN
+from detox_core.deployment.addresses import UNKNOWN
 from detox_core.ui.app import auth, cache, render
 from detox_core.ui.app.navigation import ensure_app_navigation
 from detox_core.ui.app.params import accept_plain_values, keep_options

@@ -1,11 +1,11 @@
 """Annotators' joins: the sign-in throttle's rules for an access code, a name and a
-password (:class:`JoinGuard`), over :mod:`detox_core.server.throttle`'s counts."""
+password (:class:`JoinGuard`), over :mod:`detox_core.deployment.throttle`'s counts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from detox_core.server.throttle import FAILED, OK, VOID, Attempt, LoginThrottle, SharedLoginThrottle
+from detox_core.deployment.throttle import FAILED, OK, VOID, Attempt, LoginThrottle, SharedLoginThrottle
 
 
 @dataclass(frozen=True)

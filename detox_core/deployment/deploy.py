@@ -112,7 +112,7 @@ def site_config(processes: int = 3, first_port: int = 8601, listen: str = "80", 
     lines = [
         (f"# detox-dashboard behind nginx: {n} app process{'es' if n > 1 else ''} "
          f"(python -m detox_core serve) at {', '.join(addresses)}."),
-        "# Written by `python -m detox_core deploy-nginx`; detox_core/server/deploy.py says why each part is there.",
+        "# Written by `python -m detox_core deploy-nginx`; detox_core/deployment/deploy.py says why each part is there.",
         "",
         "# WebSocket upgrades pass through; other requests keep an ordinary connection.",
         "map $http_upgrade $detox_connection {",
@@ -202,7 +202,7 @@ def _limit_lines(processes: int) -> tuple[list[str], list[str], list[str]]:
     conns = connections_per_address(processes)
     zones = [
         "",
-        "# Per client address: open connections, and the request rate (detox_core/server/deploy.py: _limit_lines).",
+        "# Per client address: open connections, and the request rate (detox_core/deployment/deploy.py: _limit_lines).",
         "limit_conn_zone $binary_remote_addr zone=detox_conn:10m;",
         f"limit_req_zone $binary_remote_addr zone=detox_req:10m rate={REQUESTS_PER_S}r/s;",
         f"limit_req_zone $binary_remote_addr zone=detox_routes:10m rate={ROUTE_REQUESTS_PER_S}r/s;",

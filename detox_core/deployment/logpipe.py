@@ -1,4 +1,4 @@
-"""``python -m detox_core.server.logpipe FILE [--max-mb 20] [--keep 3]``: standard input to
+"""``python -m detox_core.deployment.logpipe FILE [--max-mb 20] [--keep 3]``: standard input to
 ``FILE``, rotated: past ``--max-mb`` megabytes it becomes ``FILE.1`` (``FILE.1`` becomes
 ``FILE.2`` and so on, ``--keep`` of them kept) and a new ``FILE`` starts. ``deploy/run.sh``
 pipes each app process's output through it, so a flood of log lines (a client that hangs up
@@ -22,7 +22,7 @@ def rotating_file(path: Path, max_bytes: int, keep: int) -> RotatingFileHandler:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m detox_core.server.logpipe", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m detox_core.deployment.logpipe", description=__doc__.split("\n")[0])
     ap.add_argument("file", type=Path)
     ap.add_argument("--max-mb", type=float, default=20.0)
     ap.add_argument("--keep", type=int, default=3)

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from detox_core.server.signin_tokens import SignInTokens
+from detox_core.deployment.signin_tokens import SignInTokens
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from detox_core.server import deploy
+from detox_core.deployment import deploy
 from detox_core.config import PROJECT_ROOT
 
 DEPLOY = PROJECT_ROOT / "deploy"

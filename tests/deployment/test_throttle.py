@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from detox_core.server.throttle import LoginThrottle
+from detox_core.deployment.throttle import LoginThrottle
 
 
 def make():
@@ -77,7 +77,7 @@ def test_an_account_under_attack_lets_the_right_person_in():
 
 
 def test_memory_stays_bounded_under_many_addresses():
-    from detox_core.server.throttle import MAX_TRACKED
+    from detox_core.deployment.throttle import MAX_TRACKED
 
     t, now = make()
     for k in range(MAX_TRACKED + 500):
@@ -92,7 +92,7 @@ def test_memory_stays_bounded_under_many_addresses():
 def shared_pair(tmp_path):
     """Two throttles on one database, as two app processes behind the proxy, one clock."""
     from detox_core.db import make_engine
-    from detox_core.server.throttle import SharedLoginThrottle
+    from detox_core.deployment.throttle import SharedLoginThrottle
 
     now = [1_800_000_000.0]
     url = f"sqlite:///{tmp_path / 'detox.sqlite'}"
@@ -153,7 +153,7 @@ def test_shared_answers_equal_one_process_answers(tmp_path):
 def test_a_database_that_cannot_be_read_falls_back_to_the_processs_own_counts(tmp_path):
     from sqlalchemy import create_engine
 
-    from detox_core.server.throttle import SharedLoginThrottle
+    from detox_core.deployment.throttle import SharedLoginThrottle
 
     now = [1_800_000_000.0]
     gone = SharedLoginThrottle(create_engine(f"sqlite:///{tmp_path / 'missing' / 'no.sqlite'}"),
@@ -164,7 +164,7 @@ def test_a_database_that_cannot_be_read_falls_back_to_the_processs_own_counts(tm
 
 
 def guard():
-    from detox_core.server.join_guard import JoinGuard
+    from detox_core.deployment.join_guard import JoinGuard
 
     now = [0.0]
     clock = lambda: now[0]  # noqa: E731

@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from detox_core.server.addresses import UNKNOWN
+from detox_core.deployment.addresses import UNKNOWN
 
 #: Without heartbeats: a session that has not run for this long no longer counts (seconds).
 IDLE_S = 900.0

@@ -7,7 +7,7 @@ import pytest
 from detox_core.errors import DetoxInputError
 from detox_core.metrics.chrf import pair_chrf
 from detox_core.limits import MAX_TEXT_CHARS
-from detox_core.submissions.live import MAX_CANDIDATES, example_boxes, parse_request
+from detox_core.live.request import MAX_CANDIDATES, example_boxes, parse_request
 
 
 def test_lines_become_candidates_and_references():

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from detox_core.server.runs import RunShare
+from detox_core.deployment.runs import RunShare
 
 
 def test_an_address_runs_two_at_a_time_and_others_are_not_held_up():

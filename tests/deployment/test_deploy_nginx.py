@@ -1,4 +1,4 @@
-"""nginx's configuration for several app processes (detox_core.server.deploy): what it routes,
+"""nginx's configuration for several app processes (detox_core.deployment.deploy): what it routes,
 that nginx itself accepts it, and that bad settings are refused before nginx sees them."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from detox_core.server import deploy
+from detox_core.deployment import deploy
 from detox_core.cli import main
 from detox_core.config import PROJECT_ROOT
 

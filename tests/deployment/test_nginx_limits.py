@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from detox_core.server import deploy
+from detox_core.deployment import deploy
 from tests.ci_skips import required
-from tests.server.nginx_attack import NGINX, page_time, proxy, slow_posts
+from tests.deployment.nginx_attack import NGINX, page_time, proxy, slow_posts
 
 pytestmark = pytest.mark.skipif(NGINX is None and not required("DETOX_REQUIRE_DEPLOY"),
                                 reason="nginx is not installed (apt-get install nginx)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from detox_core.server.addresses import UNKNOWN, client_address
+from detox_core.deployment.addresses import UNKNOWN, client_address
 from detox_core.errors import DetoxInputError
 
 LOOP = ["127.0.0.1", "::1"]
@@ -51,7 +51,7 @@ def test_the_setting_is_read_and_checked(monkeypatch):
 
 def test_an_ipv6_client_is_counted_by_its_64_network(monkeypatch):
     """Before: 80 addresses of one /64 counted as 80 clients and filled every visitor place."""
-    from detox_core.server.addresses import client_key
+    from detox_core.deployment.addresses import client_key
     from detox_core.ui.app.visitors import SessionCounter
 
     monkeypatch.delenv("DETOX_IPV6_PREFIX", raising=False)
@@ -70,7 +70,7 @@ def test_an_ipv6_client_is_counted_by_its_64_network(monkeypatch):
 
 
 def test_a_mapped_ipv4_behind_the_proxy_stays_an_ipv4_client(monkeypatch):
-    from detox_core.server.addresses import client_address, client_key
+    from detox_core.deployment.addresses import client_address, client_key
 
     monkeypatch.delenv("DETOX_IPV6_PREFIX", raising=False)
     assert client_key(client_address("::ffff:203.0.113.9", "")) == "203.0.113.9"

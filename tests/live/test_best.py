@@ -13,8 +13,8 @@ import pytest
 from detox_core.editions import inputs as edition_inputs
 from detox_core.models import meaning
 from detox_core.languages import IDENTIFIED, script_of
-from detox_core.submissions import best
-from detox_core.submissions.best import REASONS, choose_best, is_fragment
+from detox_core.live import best
+from detox_core.live.best import REASONS, choose_best, is_fragment
 from detox_core.submissions.explain import added_toxic_words, flags
 
 CASES = pd.read_csv(Path(__file__).resolve().parent.parent / "embedded" / "data" / "judge_cases.tsv", sep="\t",

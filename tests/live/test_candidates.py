@@ -4,7 +4,7 @@ rewrite's, the language's toxic lexicon): the star is on the polite or the loose
 or on none, never on a copy (unchanged or in other case), an unrelated sentence, another
 language, a fragment or a more toxic rewrite; a real paraphrase is never called unrelated.
 
-The candidates (tests/submissions/data/live_candidates.tsv) were written for this test; no
+The candidates (tests/live/data/live_candidates.tsv) were written for this test; no
 threshold was chosen on them."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from detox_core.models import meaning
 from detox_core.languages import IDENTIFIED, script_of
 from detox_core.lexicons import load_lexicons
 from detox_core.metrics import score_frame
-from detox_core.submissions.best import choose_best
-from detox_core.submissions.live_inputs import live_lexicon
+from detox_core.live.best import choose_best
+from detox_core.live.inputs import live_lexicon
 
 CASES = pd.read_csv(Path(__file__).resolve().parent / "data" / "live_candidates.tsv", sep="\t", dtype=str,
                     quoting=3, keep_default_na=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from detox_core.editions.registry import get_edition
-from detox_core.submissions.live_inputs import browser_languages, default_language
+from detox_core.live.inputs import browser_languages, default_language
 
 
 def choice(edition: str | None, languages: tuple[str, ...] = ()):

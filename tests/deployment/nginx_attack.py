@@ -1,7 +1,7 @@
 """One address against the shipped nginx configuration: slow POSTs to the app's beat route
 (headers, one byte of the body, then silence), as the hostile visitor's report sent 4,000
 of them, while a visitor from another address loads the page. Used by
-``tests/server/test_nginx_limits.py`` and ``benchmarks/bench_nginx_slow_clients.py``."""
+``tests/deployment/test_nginx_limits.py`` and ``benchmarks/bench_nginx_slow_clients.py``."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from detox_core.server import deploy
+from detox_core.deployment import deploy
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 ATTACKER, VISITOR = "127.0.0.2", "127.0.0.1"  # two addresses of this machine's loopback

@@ -54,7 +54,7 @@ def guard(url: str, new_names: bool = True) -> JoinGuard:
 
 def join_now(store: AnnotationStore, g: JoinGuard, client: str, code: str, name: str, secret: str,
              before: bool) -> str:
-    """One press of Join, as ``annotate_session.join_section`` does it (``before``: its former
+    """One press of Join, as ``ui/annotate/session.join_section`` does it (``before``: its former
     order). Returns "joined", "wrong", "wait" or "refused"."""
     key = name_key(name)
     if before:

@@ -149,8 +149,8 @@ def default_url() -> str:
     return config.db_url()
 
 
-#: Database URL prefixes the app works with (SQLite files, PostgreSQL through psycopg 3;
-#: a plain ``postgresql://`` URL is read as psycopg 3, the driver the app installs).
+#: Database URL prefixes the app works with (SQLite files, PostgreSQL through psycopg 3, the
+#: [postgres] extra; a plain ``postgresql://`` URL is read as psycopg 3).
 SUPPORTED_URLS = ("sqlite://", "postgresql+psycopg://", "postgresql://", "postgres://")
 
 

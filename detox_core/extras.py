@@ -8,17 +8,24 @@ driver and ``[all]`` every one of them (tests/test_packaging.py holds this table
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import json
+from urllib.parse import unquote, urlsplit
 
 from detox_core.errors import MissingExtraError
 
-#: Each extra's modules (import names), and what it gives, in the words of a message.
-EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
-    "app": (("streamlit", "starlette", "plotly", "crowdkit"), "the dashboard"),
-    "models": (("torch", "transformers", "sentence_transformers", "onnxruntime", "onnx", "sentencepiece",
-                "safetensors", "google.protobuf"), "the official recipes' models"),
-    "postgres": (("psycopg",), "PostgreSQL"),
+#: Each extra's modules (import names): those without which its part cannot run, then the others
+#: it installs (ONNX Runtime, an optional backend; the tokenizers' and weights' readers of a few
+#: models, which transformers names itself when one is missing).
+EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "app": (("streamlit", "starlette", "plotly"), ("crowdkit",)),
+    "models": (("torch", "transformers", "sentence_transformers"),
+               ("onnxruntime", "onnx", "sentencepiece", "safetensors", "google.protobuf")),
+    "postgres": (("psycopg",), ()),
 }
+#: What to do before installing an extra, where there is something.
+BEFORE = {"models": "install torch's CPU or CUDA build first (README)"}
 
 
 def _installed(module: str) -> bool:
@@ -28,41 +35,56 @@ def _installed(module: str) -> bool:
         return False
 
 
-def missing(extra: str) -> list[str]:
-    """The modules of ``extra`` that are not installed (none when it is)."""
-    return [m for m in EXTRAS[extra][0] if not _installed(m)]
+def missing(extra: str, modules: tuple[str, ...] | None = None) -> list[str]:
+    """The modules ``extra`` needs (or of ``modules``, some of them) that are not installed."""
+    return [m for m in (modules or EXTRAS[extra][0]) if not _installed(m)]
+
+
+def _source() -> str:
+    """What pip installs the package from: the checkout it was installed from (a local folder,
+    read from pip's record of a direct install, PEP 610), else its name on the package index."""
+    try:
+        record = json.loads(importlib.metadata.distribution("detox-dashboard").read_text("direct_url.json") or "{}")
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        record = {}
+    url = record.get("url", "")
+    if url.startswith("file://") and "dir_info" in record:
+        return unquote(urlsplit(url).path)
+    return "detox-dashboard"
 
 
 def install_line(extra: str) -> str:
-    return f"pip install 'detox-dashboard[{extra}]'"
+    line = f"pip install '{_source()}[{extra}]'"
+    return f"{BEFORE[extra]}, then {line}" if extra in BEFORE else line
 
 
-def why_missing(extra: str, what: str) -> str | None:
-    """One line saying that ``what`` needs ``extra`` and how to install it, or None when it is
-    installed."""
-    absent = missing(extra)
+def why_missing(extra: str, what: str, modules: tuple[str, ...] | None = None) -> str | None:
+    """One line saying that ``what`` needs ``extra`` (``modules`` of it, by default the ones it
+    cannot run without) and how to install it, or None when they are installed."""
+    absent = missing(extra, modules)
     if not absent:
         return None
     named = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
     return f"{what} needs the [{extra}] extra ({named} not installed): {install_line(extra)}"
 
 
-def require(extra: str, what: str) -> None:
-    """Raise :class:`MissingExtraError` (one line: which extra, the pip command) when ``extra`` is
-    not installed; ``what`` names the part that needs it ("the RUSSE-2022 preset")."""
-    if why := why_missing(extra, what):
+def require(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
+    """Raise :class:`MissingExtraError` (one line: which extra, the pip command) when ``extra`` (its
+    ``modules``) is not installed; ``what`` names the part that needs it ("the RUSSE-2022 preset")."""
+    if why := why_missing(extra, what, modules):
         raise MissingExtraError(why)
 
 
 def require_module(module: str, what: str) -> None:
     """Like :func:`require` for one module of an extra (crowd-kit's aggregators need crowd-kit, not
     the rest of the dashboard)."""
-    extra = extra_of(module)
-    if extra and not _installed(module):
-        raise MissingExtraError(f"{what} needs the [{extra}] extra ({module} not installed): {install_line(extra)}")
+    require(extra_of(module), what, (module,))
 
 
-def extra_of(module: str) -> str | None:
-    """The extra that installs ``module`` (a top-level import name), or None."""
-    top = module.split(".")[0]
-    return next((extra for extra, (modules, _) in EXTRAS.items() if any(m.split(".")[0] == top for m in modules)), None)
+def extra_of(module: str) -> str:
+    """The extra that installs ``module`` (an import name of :data:`EXTRAS`).
+
+    Raises:
+        KeyError: a module no extra installs.
+    """
+    return next(extra for extra, (needed, others) in EXTRAS.items() if module in needed + others)

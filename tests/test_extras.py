@@ -23,13 +23,31 @@ def without(monkeypatch):
     return hide
 
 
-def test_a_missing_extra_is_one_line_with_the_pip_command(without):
+def test_a_missing_extra_is_one_line_with_the_pip_command(without, monkeypatch):
     without("torch", "transformers", "sentence_transformers", "onnxruntime", "onnx")
+    monkeypatch.setattr(extras, "_source", lambda: "detox-dashboard")  # installed from the package index
     line = extras.why_missing("models", "the RUSSE-2022 preset")
-    assert line == ("the RUSSE-2022 preset needs the [models] extra (torch, transformers, sentence_transformers "
-                    "and 2 more not installed): pip install 'detox-dashboard[models]'")
+    assert line == ("the RUSSE-2022 preset needs the [models] extra (torch, transformers, sentence_transformers not "
+                    "installed): install torch's CPU or CUDA build first (README), then "
+                    "pip install 'detox-dashboard[models]'")
     assert "\n" not in line
+    assert extras.why_missing("models", "ONNX Runtime", ("onnxruntime", "onnx")).startswith(
+        "ONNX Runtime needs the [models] extra (onnxruntime, onnx not installed)")
     assert extras.why_missing("app", "The dashboard") is None  # installed here
+
+
+def test_the_pip_line_names_the_checkout_a_package_was_installed_from(monkeypatch, tmp_path):
+    """From a checkout (the README's install), `pip install 'detox-dashboard[app]'` would ask the
+    package index: the line names the folder pip installed from, as pip recorded it."""
+    import json
+    from types import SimpleNamespace
+
+    record = {"url": (tmp_path / "my checkout").as_uri(), "dir_info": {}}
+    monkeypatch.setattr(extras.importlib.metadata, "distribution",
+                        lambda name: SimpleNamespace(read_text=lambda f: json.dumps(record)))
+    assert extras.install_line("app") == f"pip install '{tmp_path / 'my checkout'}[app]'"
+    record = {"url": "https://example.org/detox_dashboard-0.1.0-py3-none-any.whl", "archive_info": {}}
+    assert extras.install_line("postgres") == "pip install 'detox-dashboard[postgres]'"
 
 
 def test_an_official_preset_without_its_models_extra_is_unavailable_and_says_why(without):
@@ -38,7 +56,7 @@ def test_an_official_preset_without_its_models_extra_is_unavailable_and_says_why
     assert preset_class("russe2022").unavailable() is None
     without("torch")
     why = preset_class("russe2022").unavailable()
-    assert "[models]" in why and "pip install 'detox-dashboard[models]'" in why
+    assert "[models]" in why and extras.install_line("models") in why
     assert preset_class("embedded").unavailable() is None  # the bare package runs it
     assert preset_class("embedded").extra is None
 
@@ -53,12 +71,12 @@ def test_scoring_with_an_official_preset_says_which_extra(without, tmp_path, cap
                  "--preset", "russe2022", "--json", "-q"])
     err = capsys.readouterr().err
     assert code == 3
-    assert "needs the [models] extra (torch, transformers not installed): pip install 'detox-dashboard[models]'" in err
+    assert f"needs the [models] extra (torch, transformers not installed): {extras.install_line('models')}" in err
     assert "Traceback" not in err
 
 
 def test_the_embedded_preset_scores_without_the_extras(without, tmp_path, capsys):
-    without(*(m for modules, _ in extras.EXTRAS.values() for m in modules))
+    without(*(m for needed, others in extras.EXTRAS.values() for m in needed + others))
     (tmp_path / "inputs.txt").write_text("you are a stupid idiot, shut up\n", encoding="utf-8")
     (tmp_path / "team.txt").write_text("you are wrong, please stop\n", encoding="utf-8")
     code = main(["score", "--inputs", str(tmp_path / "inputs.txt"), "--preds", str(tmp_path / "team.txt"),
@@ -71,8 +89,17 @@ def test_serve_without_the_app_extra_says_so(without, capsys):
     without("streamlit")
     assert main(["serve"]) == 3
     err = capsys.readouterr().err
-    assert "The dashboard needs the [app] extra (streamlit not installed): pip install 'detox-dashboard[app]'" in err
+    assert f"The dashboard needs the [app] extra (streamlit not installed): {extras.install_line('app')}" in err
     assert "Traceback" not in err
+
+
+def test_serve_with_a_postgresql_url_without_its_driver_says_so_before_serving(without, monkeypatch, capsys):
+    without("psycopg")
+    monkeypatch.setenv("DETOX_DB_URL", "postgresql+psycopg://user:secret@localhost/detox")
+    assert main(["serve"]) == 3
+    err = capsys.readouterr().err
+    assert "DETOX_DB_URL's PostgreSQL database needs the [postgres] extra (psycopg not installed)" in err
+    assert "secret" not in err and "Traceback" not in err
 
 
 def test_a_postgresql_database_without_its_driver_says_so(without):

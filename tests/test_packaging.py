@@ -91,8 +91,8 @@ def test_the_extras_table_is_pyproject_s():
     from detox_core import extras
 
     assert set(extras.EXTRAS) == set(EXTRAS)
-    for extra, (modules, _) in extras.EXTRAS.items():
-        owners = set().union(*(_distributions(m.split(".")[0]) for m in modules))
+    for extra, (needed, others) in extras.EXTRAS.items():
+        owners = set().union(*(_distributions(m.split(".")[0]) for m in needed + others))
         assert owners == {_name(r) for r in EXTRAS[extra]}, (extra, owners)
     assert PYPROJECT["project"]["optional-dependencies"]["all"] == [
         f"detox-dashboard[{','.join(sorted(EXTRAS))}]"]

@@ -1,6 +1,6 @@
 """Analysis of scores: statistics (bootstrap, agreement, ranks), the corpus explorer's
-search and statistics, leaderboards, comparison of systems, meta-evaluation against
-human judgements and calibration.
+search and statistics, leaderboards, comparison of systems and meta-evaluation against
+human judgements (calibration has its own package, :mod:`detox_core.calibration`).
 
 - :mod:`.stats`: bootstrap intervals, paired significance, agreement, rank ranges;
 - :mod:`.corpus`: search, filters and statistics of a parallel corpus;
@@ -9,6 +9,5 @@ human judgements and calibration.
 - :mod:`.compare`: side-by-side systems, paired differences, win/tie/loss;
 - :mod:`.failure_groups`: a system's worst outputs grouped by meaning (failure kinds);
 - :mod:`.similar`: nearest neighbours by meaning among inputs and outputs, across languages;
-- :mod:`.meta_eval`: human vs automatic metrics, joins of scores to judgements;
-- :mod:`.calibration`: calibrators, held-out evaluation, reliability curves.
+- :mod:`.meta_eval`: human vs automatic metrics, joins of scores to judgements.
 """

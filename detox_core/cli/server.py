@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from detox_core import extras
+from detox_core import config, extras
 from detox_core.cli.args import int_in
 from detox_core.db import health, make_engine
 from detox_core.deployment import deploy
@@ -39,6 +39,8 @@ def _cmd_deploy_nginx(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     extras.require("app", "The dashboard")
+    if config.db_url().startswith(("postgresql", "postgres://")):  # said before the pages open, not on each
+        extras.require("postgres", "DETOX_DB_URL's PostgreSQL database")
     # Imported here: Streamlit's server is heavy to import and only this command needs it.
     from detox_core.ui.app.serve import serve  # noqa: PLC0415
 

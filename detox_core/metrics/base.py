@@ -161,6 +161,8 @@ class Preset(ABC):
         axis_help: axis key -> what the number measures under this recipe, where it
             differs from the generic wording of :mod:`detox_core.vocab`.
         needs_download: its models come from the model hub.
+        extra: the extra of pyproject.toml its models need (``"models"`` by default; None: the
+            bare package runs it); :meth:`unavailable` says when it is not installed.
         languages: the ISO codes of the languages its models cover, or None for any
             language (a recipe without language-specific models).
         companions: role -> the id of another model whose files that role's model is

@@ -170,9 +170,8 @@ class ModelPool:
     # ------------------------------------------------------------------ loading
 
     def _choose_backend(self, backend: Backend) -> str:
-        # "auto" is PyTorch: measured on a 2-core Xeon with oneDNN, ONNX Runtime (also
-        # with its fused transformer graph) ran BERT-base about 10% slower in fp32.
-        # ONNX stays available for CPUs where it wins (``backend="onnx"``).
+        # "auto" is PyTorch: measured on a 2-core Xeon with oneDNN, ONNX Runtime (also with its fused
+        # transformer graph) ran BERT-base about 10% slower in fp32; ONNX stays for CPUs where it wins.
         if backend in ("torch", "auto") or self.device != "cpu":
             if backend == "onnx" and self.device != "cpu":
                 raise DetoxInputError("the ONNX backend runs on the CPU only; use backend='torch' on CUDA")
@@ -272,7 +271,8 @@ class ModelPool:
             raise ModelUnavailableError(model_id, f"the folder {source} does not exist", role)
         if tok and tok[2] and not Path(tok[1]).is_dir():
             raise ModelUnavailableError(model_id, f"the tokenizer folder {tok[1]} does not exist", role)
-        extras.require("models", f"the {role + ' ' if role else ''}model '{model_id}'")
+        needs = ("torch", "transformers", "sentence_transformers")[:3 if kind == "sentence-transformer" else 2]
+        extras.require("models", f"the {role + ' ' if role else ''}model '{model_id}'", needs)
         loaded = _Loaded(model_id, source, local, kind, self.device, self.dtype, "torch", tokenizer_from=tok)
         # Offline, a hub id can still load from the local Hugging Face cache.
         cache_only = local or not hub_reachable()

@@ -147,7 +147,7 @@ def test_a_preset_whose_extra_is_not_installed_says_which_and_offers_what_runs(o
     assert not at.error and not at.exception and not at.metric  # nothing scored, no red error
     warning = " ".join(w.value for w in at.warning)
     assert "needs the [models] extra (torch, transformers not installed)" in warning.replace("\\", "")
-    assert "detox-dashboard[models]" in warning.replace("\\", "")
+    assert extras.install_line("models") in warning.replace("\\", "")
     assert "cannot score on this server: its models are not here" not in warning  # not a download problem
     offer = " ".join(i.value for i in at.info)
     assert "To score Russian here, choose **Embedded (offline CPU)**" in offer

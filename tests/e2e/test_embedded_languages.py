@@ -251,40 +251,7 @@ def test_the_star_never_marks_a_copy_an_unrelated_sentence_or_another_language(o
     shot(page, f"embedded_live_star_{lang}_{width}", height=2600, width=width)
 
 
-def open_chinese_pair(page, url: str, live_lang: str) -> str:
-    """Live scoring on a Chinese pair from a link naming the language ``live_lang``; the picker's value."""
-    page.goto(f"{url}/live_scoring?" + urllib.parse.urlencode(
-        {"dataset": "TextDetox 2025", "live_lang": live_lang, "preset": EMBEDDED,
-         "live_input": "你这个白痴快给我滚开", "live_candidates": "请你离开这里"}))
-    wait_idle(page, 180)
-    no_exception(page)
-    return page.get_by_role("combobox", name="Language", exact=True).input_value()
-
-
-@pytest.mark.parametrize("width", [1400, 800])
-def test_a_link_with_a_language_code_scores_that_language_and_a_wrong_script_is_said(offline_server, page, width):
-    page.set_viewport_size({"width": width, "height": 1100})
-    assert open_chinese_pair(page, offline_server, "ZH") == "Chinese (zh)"
-    assert "is not written" not in page.inner_text("body")
-    # The same Chinese text under Russian: scored with the Russian models, and said.
-    assert open_chinese_pair(page, offline_server, "Russian") == "Russian (ru)"
-    warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="is not written")
-    assert "Chinese characters or kana" in warning.inner_text() and "Chinese (zh)" in warning.inner_text()
-    shot(page, f"live_wrong_script_{width}", height=1400, width=width)
-
-
-def test_the_example_hint_is_not_given_when_the_example_button_is_disabled(offline_server, page):
-    # RUSSE-2022 in the sidebar has no Chinese sentences: the Example button is disabled.
-    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode({"live_lang": "zh", "preset": EMBEDDED}))
-    wait_idle(page, 180)
-    no_exception(page)
-    assert page.get_by_role("button", name="Example from the corpus").is_disabled()
-    body = page.inner_text("body")
-    assert "Type a toxic sentence and at least one rewrite." in body and "or press" not in body
-    page.goto(f"{offline_server}/live_scoring?" + urllib.parse.urlencode({"live_lang": "ru", "preset": EMBEDDED}))
-    wait_idle(page, 180)
-    assert page.get_by_role("button", name="Example from the corpus").is_enabled()
-    assert "or press Example from the corpus" in page.inner_text("body")
+# A link's language, a wrong script and the Example hint are read by AppTests (tests/app/test_live_links.py).
 
 
 #: Eight kinds of candidates written for Live scoring (tests/live/data/live_candidates.tsv):

@@ -150,6 +150,8 @@ def test_a_refusal_is_said_and_adds_nothing(trained, endpoint):
 
 
 def test_markup_in_the_answer_reaches_the_page_as_text(trained, endpoint):
+    """The one test of an LLM's markup on the page (the rewriter keeps it as text:
+    tests/rewriters/test_llm.py; the page's escaping: tests/ui/test_render.py)."""
     at = ask(page(f"ты дебил {MARKUP_MARK}"), 3)
     assert "<script>alert(1)</script> quiet" in at.session_state["live_candidates"].split("\n")
     raw = "".join(m.value for m in at.markdown)

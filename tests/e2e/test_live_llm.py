@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.util import CHROMIUM, cut_off_controls, free_port, no_exception, shot, start_app, stop_app, wait_idle
-from tests.llm.fake_llm import MARKUP_MARK, FakeLLM
+from tests.llm.fake_llm import FakeLLM
 
 pytestmark = [
     pytest.mark.e2e,
@@ -86,15 +86,6 @@ def test_llm_rewrites_are_added_labelled_and_scored_with_the_typed_one(llm_serve
     assert "sk-e2e" not in body
     assert not cut_off_controls(page)
     shot(page, f"live_llm_{width}", 2600, width)
-
-
-def test_markup_in_the_answer_shows_as_text(llm_server, page):
-    open_live(page, llm_server, 1400, f"{INPUT} {MARKUP_MARK}")
-    page.evaluate("window.__xss = 0")
-    suggest(page)
-    body = page.inner_text("body")
-    assert "<script>alert(1)</script> quiet" in body and "<b>bold</b> words" in body and "**stars** here" in body
-    assert page.locator(".dx-text b, .dx-text strong, .dx-text script").count() == 0
 
 
 @pytest.mark.parametrize("width", [1400, 800])

@@ -41,12 +41,17 @@ def _texts(at: AppTest) -> str:
     return " ".join(e.value for kind in (at.warning, at.info, at.error) for e in kind)
 
 
-def test_live_scoring_says_at_once_that_a_preset_cannot_run_and_offers_the_embedded_one(offline, network_attempts):
+def live_russian_pair(preset: str) -> AppTest:
+    """Live scoring with ``preset`` picked and a Russian pair typed."""
     at = AppTest.from_file(LIVE, default_timeout=60)
-    at.query_params["preset"] = "TextDetox 2025"
+    at.query_params["preset"] = preset
     at.session_state["live_input"] = "Ты дурак, заткнись"
     at.session_state["live_candidates"] = "Ты не прав, помолчи, пожалуйста"
-    run(at)
+    return run(at)
+
+
+def test_live_scoring_says_at_once_that_a_preset_cannot_run_and_offers_the_embedded_one(offline, network_attempts):
+    at = live_russian_pair("TextDetox 2025")
     # Reported: a minute before failing. Found out without loading a model, without the network.
     assert offline == [] and network_attempts == []
     assert not at.error and not at.metric  # no red model error, no scores
@@ -138,11 +143,7 @@ def test_a_preset_whose_extra_is_not_installed_says_which_and_offers_what_runs(o
 
     installed = extras._installed
     monkeypatch.setattr(extras, "_installed", lambda m: m not in ("torch", "transformers") and installed(m))
-    at = AppTest.from_file(LIVE, default_timeout=60)
-    at.query_params["preset"] = "RUSSE-2022 official"
-    at.session_state["live_input"] = "Ты дурак, заткнись"
-    at.session_state["live_candidates"] = "Ты не прав, помолчи, пожалуйста"
-    run(at)
+    at = live_russian_pair("RUSSE-2022 official")
     assert offline == [] and network_attempts == []
     assert not at.error and not at.exception and not at.metric  # nothing scored, no red error
     warning = " ".join(w.value for w in at.warning)

@@ -67,12 +67,28 @@ class ByteLRU(Generic[V]):
     """
 
     def __init__(self, max_bytes: int, sizeof: Callable[[Hashable, V], int] | None = None) -> None:
-        if max_bytes < 0:
-            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
-        self.max_bytes = int(max_bytes)
         self._sizeof = sizeof or (lambda k, v: approx_bytes(k) + approx_bytes(v) + 64)
-        self._data = _Entries(self.max_bytes)
         self._lock = threading.Lock()
+        self._data = _Entries(0)
+        self.max_bytes = max_bytes
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self._data.maxsize)
+
+    @max_bytes.setter
+    def max_bytes(self, value: int) -> None:
+        """A new budget: the entries kept, the oldest dropped until they fit (cachetools fixes a
+        cache's size when it is made, so the entries move to one of the new size)."""
+        if value < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {value}")
+        with self._lock:
+            old, self._data = self._data, _Entries(int(value))
+            self._data.evictions = old.evictions
+            while old:  # least recently used first, so that the new cache keeps the order of use
+                key, entry = old.popitem()
+                if entry[1] <= self._data.maxsize:
+                    self._data[key] = entry
 
     @property
     def bytes(self) -> int:
@@ -97,7 +113,7 @@ class ByteLRU(Generic[V]):
         size = int(self._sizeof(key, value))
         with self._lock:
             self._data.pop(key, None)
-            if size <= self.max_bytes:
+            if size <= self._data.maxsize:
                 self._data[key] = (value, size)
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> V:
@@ -128,7 +144,7 @@ class ByteLRU(Generic[V]):
     def clear(self) -> None:
         with self._lock:
             evictions = self._data.evictions
-            self._data = _Entries(self.max_bytes)
+            self._data = _Entries(int(self._data.maxsize))
             self._data.evictions = evictions
 
     def __len__(self) -> int:

@@ -198,3 +198,22 @@ def test_an_address_holding_no_upload_may_always_take_one_the_server_has_room_fo
     big = held.hold(162, "203.0.113.7")
     assert big is not None
     assert held.refusal(10, "203.0.113.7") == "address"  # a second one is over its share
+
+
+def test_a_new_budget_keeps_the_most_recent_entries_and_holds_from_then_on():
+    """A budget set after the cache is made (a test, a smaller server) keeps the most recently
+    used entries that fit; set back, it takes entries as large as before."""
+    cache: ByteLRU[str] = ByteLRU(1_000, sizeof=lambda k, v: 100)
+    for key in "abcde":
+        cache.put(key, key)
+    assert cache.get("a") == "a"  # a is now the most recent
+    cache.max_bytes = 250
+    assert cache.max_bytes == 250 and cache.bytes <= 250
+    assert "a" in cache and "e" in cache and "b" not in cache  # the two most recently used
+    cache.max_bytes = 1_000
+    big: ByteLRU[bytes] = ByteLRU(10, sizeof=lambda k, v: len(v))
+    big.max_bytes = 10_000
+    big.put("x", b"y" * 5_000)
+    assert "x" in big and big.bytes == 5_000
+    with pytest.raises(ValueError, match="max_bytes must be >= 0"):
+        cache.max_bytes = -1

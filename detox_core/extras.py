@@ -8,6 +8,7 @@ driver and ``[all]`` every one of them (tests/test_packaging.py holds this table
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -28,6 +29,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 BEFORE = {"models": "install torch's CPU or CUDA build first (README)"}
 
 
+@functools.cache  # what is installed does not change under a running process; pages ask on every run
 def _installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
